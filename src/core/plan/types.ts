@@ -1,0 +1,103 @@
+// The shapes every layer shares once a plan is compiled. Positions are 0-based (the extension converts).
+
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface Range {
+  readonly start: Position;
+  readonly end: Position;
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/** A located problem in a plan file: expected failures are data, never exceptions. */
+export interface Diagnostic {
+  readonly file: string;
+  readonly range: Range;
+  readonly severity: Severity;
+  readonly message: string;
+  /** Stable machine-readable kind, e.g. `unknown-key`, `cycle`, `template`. */
+  readonly code: string;
+}
+
+export type StepKind = 'run' | 'prompt';
+export type Isolation = 'shared' | 'worktree';
+export type IfCondition = 'always' | 'success' | 'failure';
+
+/** An agent definition after presets and plan `agents:` are merged. */
+export interface AgentDef {
+  readonly name: string;
+  /** argv template; elements may hold `${{ … }}` templates, never passed to a shell. */
+  readonly command: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  readonly stdin?: 'prompt';
+  readonly context: boolean;
+  readonly pool?: string;
+  /** How the agent's stdout is read: plain text, or a structured event stream. */
+  readonly format: 'text' | 'claude-stream-json' | 'codex-json' | 'gemini-json';
+}
+
+/** One concrete step of the expanded graph (a matrix step yields several). Immutable. */
+export interface GraphStep {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: StepKind;
+  /** Shell source with templates still in place (`${{ … }}`); rendered at start time. */
+  readonly run?: string;
+  /** Prompt with templates still in place; rendered at start time. */
+  readonly prompt?: string;
+  /** Resolved agent name for prompt steps. */
+  readonly agent?: string;
+  /** Concrete ids this step needs, sorted. */
+  readonly needs: readonly string[];
+  /** Concrete ids that need this step, sorted. */
+  readonly dependents: readonly string[];
+  /** Matrix id this step came from and its values, for grouping and `${{ matrix.* }}`. */
+  readonly matrix?: { readonly group: string; readonly values: Readonly<Record<string, string>> };
+  readonly cwd?: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly writes: readonly string[];
+  readonly reads: readonly string[];
+  readonly isolation: Isolation;
+  readonly timeoutMs?: number;
+  readonly idleTimeoutMs?: number;
+  readonly pool?: string;
+  readonly maxCostUsd?: number;
+  readonly setup?: string;
+  readonly copy: readonly string[];
+  readonly symlink: readonly string[];
+  readonly sparse: readonly string[];
+  readonly retries: number;
+  readonly retryDelayMs: number;
+  readonly continueOnError: boolean;
+  readonly if: IfCondition;
+  readonly check?: string;
+  readonly output?: string;
+  /** Range of the step's key in the plan file (for code lenses and diagnostics). */
+  readonly range: Range;
+  /** Longest path (in steps, counting itself) from this step to a sink. */
+  readonly depth: number;
+}
+
+export interface PlanInfo {
+  readonly file: string;
+  readonly name: string;
+  readonly version: 1;
+  readonly concurrency?: number;
+  readonly context?: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly pools: Readonly<Record<string, number>>;
+  readonly maxCostUsd?: number;
+  readonly base?: string;
+}
+
+/** The compiled plan: steps in a topological order (ties by file order). */
+export interface Graph {
+  readonly plan: PlanInfo;
+  readonly agents: Readonly<Record<string, AgentDef>>;
+  readonly steps: ReadonlyMap<string, GraphStep>;
+  readonly order: readonly string[];
+}
