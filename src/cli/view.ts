@@ -1,0 +1,86 @@
+// The CLI's human view: one line per event when piped, a live line per running step on a TTY,
+// and a summary table at the end.
+import { formatDuration } from '../core/plan/duration';
+import type { RunResult } from '../core/engine/scheduler';
+import type { EngineEvent } from '../core/engine/types';
+
+const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', interrupted: '33' };
+
+export class HumanView {
+  private readonly live = new Map<string, { since: number; last: string }>();
+  private drawn = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private frame = 0;
+
+  constructor(private readonly out: NodeJS.WriteStream, private readonly fancy: boolean) {
+    if (fancy) this.timer = setInterval(() => this.redraw(), 100);
+  }
+
+  private color(status: string, text: string): string {
+    return this.fancy && COLORS[status] ? `\x1b[${COLORS[status]}m${text}\x1b[0m` : text;
+  }
+
+  private print(line: string): void {
+    this.clear();
+    this.out.write(line + '\n');
+    this.redraw();
+  }
+
+  on(e: EngineEvent): void {
+    if (e.type === 'output') {
+      const l = this.live.get(e.id);
+      const last = e.text.trimEnd().split('\n').pop();
+      if (l && last) l.last = last;
+      return;
+    }
+    if (e.type === 'lock') return this.print(`${this.color('waiting', 'waiting')} ${e.id} for ${e.waitingFor}: ${e.paths.join(' ↔ ')}`);
+    if (e.type === 'run') {
+      if (e.status === 'started') this.print(`braid: run ${e.run} · ${e.plan} · ${e.steps} steps`);
+      return;
+    }
+    if (e.status === 'running') {
+      this.live.set(e.id, { since: Date.now(), last: '' });
+      if (!this.fancy) this.print(`running   ${e.id}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
+      return;
+    }
+    if (e.status === 'waiting' && !e.reason) return;
+    this.live.delete(e.id);
+    const why = e.reason ? ` · ${e.reason}` : '';
+    this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why}`);
+  }
+
+  private clear(): void {
+    if (!this.fancy || this.drawn === 0) return;
+    this.out.write(`\x1b[${this.drawn}A\x1b[J`);
+    this.drawn = 0;
+  }
+
+  private redraw(): void {
+    if (!this.fancy) return;
+    this.clear();
+    this.frame++;
+    const width = this.out.columns || 100;
+    for (const [id, l] of this.live) {
+      const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)} ${l.last}`;
+      this.out.write(line.slice(0, width - 1) + '\n');
+      this.drawn++;
+    }
+  }
+
+  summary(result: RunResult, order: readonly string[]): void {
+    if (this.timer) clearInterval(this.timer);
+    this.clear();
+    const rows = order.map((id) => {
+      const s = result.steps.get(id)!;
+      const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
+      return [id, s.status, String(s.attempt), dur, s.message ?? ''];
+    });
+    const head = ['step', 'status', 'tries', 'time', 'note'];
+    const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const fmt = (r: string[]) => r.map((c, i) => (i === 4 ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
+    this.out.write('\n' + fmt(head) + '\n');
+    for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
+    this.out.write(`\nrun ${result.status}\n`);
+  }
+}

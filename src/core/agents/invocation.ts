@@ -1,0 +1,46 @@
+// How a prompt step becomes a process: the agent's argv template, rendered, with the prompt as
+// one argv element (or on stdin). Nothing here goes through a shell, so no prompt text, quote or
+// `$(…)` can become shell syntax.
+import type { AgentDef } from '../plan/types';
+
+// `${{ prompt }}` with any spacing, as the template parser trims expressions.
+const PROMPT = /\$\{\{\s*prompt\s*\}\}/g;
+const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;
+
+export interface AgentInvocation {
+  argv: string[];
+  /** The agent's own env (rendered); the runner lays it over the plan's and the step's. */
+  env: Record<string, string>;
+  stdin?: string;
+  cwd?: string;
+}
+
+/** The prompt an agent receives: the plan's context and a blank line first, when the agent takes context and the prompt did not place it itself. */
+export function promptWithContext(agent: AgentDef, prompt: string, context: string | undefined, promptUsesContext: boolean): string {
+  if (!agent.context || promptUsesContext || context === undefined || context.trim() === '') return prompt;
+  // A YAML `|` block ends in a newline; trim it so exactly one blank line separates the two.
+  return `${context.trimEnd()}\n\n${prompt}`;
+}
+
+/** The argv, env, stdin and cwd that run `agent` on `fullPrompt`; `render` expands the step's templates in each element. */
+export function agentInvocation(agent: AgentDef, render: (template: string) => string, fullPrompt: string): AgentInvocation {
+  const onStdin = agent.stdin === 'prompt';
+  const fill = (template: string): string =>
+    // Render the pieces around the prompt, never the prompt itself: its text is final, and a
+    // `${{ … }}` written inside it must reach the agent verbatim.
+    template.split(PROMPT).map(render).join(fullPrompt);
+  const argv: string[] = [];
+  for (const element of agent.command) {
+    if (onStdin && ONLY_PROMPT.test(element)) continue;
+    argv.push(fill(element));
+  }
+  if (argv.length === 0 || argv[0] === '') {
+    throw new Error(`agent ${agent.name}: command renders to no executable (${JSON.stringify(agent.command)})`);
+  }
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(agent.env)) env[name] = fill(value);
+  const out: AgentInvocation = { argv, env };
+  if (onStdin) out.stdin = fullPrompt;
+  if (agent.cwd !== undefined) out.cwd = fill(agent.cwd);
+  return out;
+}

@@ -1,0 +1,274 @@
+// One child process, start to finish: spawn it in its own process group, stream its output,
+// end its whole tree on timeout, silence or cancel, and report how it ended as data.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { basename } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { StringDecoder } from 'node:string_decoder';
+import type { Writable } from 'node:stream';
+import { groupAlive, terminateTree, type Termination } from './killTree';
+import { ByteTail } from './tail';
+
+export interface SpawnSpec {
+  /** argv[0] is the executable; never run through a shell here. */
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  /** The full environment for the child. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Written then closed; without it stdin is /dev/null. */
+  readonly stdin?: string;
+  /** Kill the whole tree after this long. */
+  readonly timeoutMs?: number;
+  /** Kill the whole tree after this long with no output on stdout or stderr. */
+  readonly idleTimeoutMs?: number;
+  /** TERM → KILL delay; default 3000. */
+  readonly graceMs?: number;
+  /** Cancel: the same kill path, reason `canceled`. */
+  readonly signal?: AbortSignal;
+  /** Combined stdout+stderr, raw bytes, in arrival order; never ended here. */
+  readonly log?: Writable;
+  /** UTF-8 text as it arrives; a character split across chunks is delivered whole. */
+  onOutput?(stream: 'stdout' | 'stderr', text: string): void;
+  /** How much stdout to keep for `stdoutTail`; default 64 KiB. */
+  readonly tailBytes?: number;
+}
+
+export interface ProcessResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly reason: 'exit' | 'timeout' | 'idle-timeout' | 'canceled' | 'spawn-failed';
+  /** e.g. "timed out after 2s", "no output for 1s", "spawn nosuchcmd ENOENT". */
+  readonly message?: string;
+  readonly durationMs: number;
+  /** The last tailBytes of stdout, decoded. */
+  readonly stdoutTail: string;
+  readonly pid?: number;
+}
+
+type Reason = ProcessResult['reason'];
+
+const isWindows = process.platform === 'win32';
+const DEFAULT_GRACE_MS = 3000;
+const DEFAULT_TAIL_BYTES = 64 * 1024;
+// Once the main process has exited and its group is dead or KILLed, how long to keep reading
+// pipes a process outside the group (it called setsid) may hold open forever.
+const DRAIN_MS = 200;
+const DRAIN_MAX_MS = 2000;
+const MAX_DELAY = 2_147_483_647; // setTimeout fires at once past this, so long limits re-arm.
+
+/** The argv that runs `script` through the platform shell. */
+export function shellArgv(script: string): string[] {
+  return isWindows ? ['cmd.exe', '/d', '/s', '/c', script] : ['/bin/sh', '-c', script];
+}
+
+/** Runs one process to its end; expected failures (spawn errors, timeouts, cancel) are results, never rejections. */
+export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
+  checkSpec(spec);
+  const started = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - started);
+  if (spec.signal?.aborted) {
+    return Promise.resolve({ exitCode: null, signal: null, reason: 'canceled', message: 'canceled before start', durationMs: 0, stdoutTail: '' });
+  }
+  const argv = windowsShellArgs(spec.argv);
+  const [file, ...args] = argv;
+  let child: ChildProcess;
+  try {
+    child = spawn(file!, args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      detached: !isWindows,
+      windowsHide: true,
+      windowsVerbatimArguments: argv !== spec.argv,
+    });
+  } catch (err) {
+    // Node throws synchronously for some failures (cwd that is a file: ENOTDIR; a NUL in argv).
+    return Promise.resolve({ exitCode: null, signal: null, reason: 'spawn-failed', message: spawnMessage(err, spec.cwd), durationMs: elapsed(), stdoutTail: '' });
+  }
+  return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve));
+}
+
+function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void): void {
+  const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
+  const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
+  const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
+  const pid = child.pid;
+
+  let reason: Reason | undefined;
+  let message: string | undefined;
+  let exitCode: number | null = null;
+  let exitSignal: string | null = null;
+  let exited = false;
+  let done = false;
+  let termination: Termination | undefined;
+  let lastOutput = performance.now();
+  let timeoutTimer: NodeJS.Timeout | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+  let drainStarted = 0;
+  let drainBytes = 0;
+  let bytes = 0;
+
+  const decoders = onOutput ? { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') } : undefined;
+  const flush = (name: 'stdout' | 'stderr'): void => {
+    const rest = decoders?.[name].end();
+    if (rest) onOutput!(name, rest);
+  };
+  const reader = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
+    bytes += chunk.length;
+    if (idleTimeoutMs !== undefined) lastOutput = performance.now();
+    if (log?.writable) log.write(chunk);
+    if (name === 'stdout') tail.push(chunk);
+    if (decoders) {
+      const text = decoders[name].write(chunk);
+      if (text) onOutput!(name, text);
+    }
+  };
+  child.stdout!.on('data', reader('stdout'));
+  child.stderr!.on('data', reader('stderr'));
+  child.stdout!.once('end', () => flush('stdout'));
+  child.stderr!.once('end', () => flush('stderr'));
+
+  const clearLimits = (): void => {
+    clearTimeout(timeoutTimer);
+    clearTimeout(idleTimer);
+    signal?.removeEventListener('abort', onAbort);
+  };
+
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    clearLimits();
+    clearTimeout(drainTimer);
+    for (const name of ['stdout', 'stderr'] as const) {
+      const stream = child[name]!;
+      if (!stream.readableEnded) {
+        // Held open by a process outside the group: stop reading, keep what arrived.
+        stream.destroy();
+        flush(name);
+      }
+    }
+    resolve({ exitCode, signal: exitSignal, reason: reason ?? 'exit', message, durationMs: elapsed(), stdoutTail: tail.text(), pid });
+  };
+
+  // Waits a short while for the pipes; re-arms while bytes still flow (a busy event loop may not
+  // have read them yet), within an overall bound.
+  const drain = (): void => {
+    if (!exited || done || drainTimer) return;
+    drainStarted = performance.now();
+    drainBytes = bytes;
+    const check = (): void => {
+      const flowing = bytes !== drainBytes;
+      drainBytes = bytes;
+      if (flowing && performance.now() - drainStarted < DRAIN_MAX_MS) drainTimer = setTimeout(() => setImmediate(check), DRAIN_MS);
+      else finish();
+    };
+    // setImmediate runs after the poll phase, so data already in the pipe is read before we judge.
+    drainTimer = setTimeout(() => setImmediate(check), DRAIN_MS);
+  };
+
+  const terminate = (why: Reason, text: string): void => {
+    if (exited || done) return; // it ended on its own first
+    reason ??= why;
+    message ??= text;
+    clearLimits();
+    termination ??= terminateTree(pid!, graceMs, drain);
+  };
+  const onAbort = (): void => terminate('canceled', 'canceled');
+
+  child.once('error', (err) => {
+    // After a successful spawn, 'error' only reports a failed kill/send, which we do not use.
+    if (child.pid !== undefined) return;
+    reason = 'spawn-failed';
+    message = spawnMessage(err, spec.cwd);
+    exited = true;
+    finish();
+  });
+  child.once('exit', (code, sig) => {
+    exited = true;
+    exitCode = code;
+    exitSignal = sig;
+    clearLimits();
+    if (groupAlive(pid!)) {
+      // Leftovers in the group (background jobs) would hold locks, files and our pipes: end them too.
+      termination ??= terminateTree(pid!, graceMs, drain);
+      if (termination.killed) drain();
+    } else {
+      termination?.cancel();
+      drain();
+    }
+  });
+  child.once('close', finish);
+
+  if (spec.stdin !== undefined) {
+    // EPIPE when the child exits without reading is its business, not a failure of ours.
+    child.stdin!.on('error', () => {});
+    child.stdin!.end(spec.stdin);
+  }
+  if (pid === undefined) return; // spawn failed; 'error' follows
+  if (timeoutMs !== undefined) {
+    const due = performance.now() + timeoutMs;
+    const check = (): void => {
+      const left = due - performance.now();
+      if (left <= 1) terminate('timeout', `timed out after ${compact(timeoutMs)}`);
+      else timeoutTimer = setTimeout(check, Math.min(left, MAX_DELAY));
+    };
+    timeoutTimer = setTimeout(check, Math.min(timeoutMs, MAX_DELAY));
+  }
+  if (idleTimeoutMs !== undefined) {
+    // One timer re-armed from the last output time, instead of a reset on every chunk.
+    const check = (): void => {
+      const left = lastOutput + idleTimeoutMs - performance.now();
+      if (left <= 1) terminate('idle-timeout', `no output for ${compact(idleTimeoutMs)}`);
+      else idleTimer = setTimeout(check, Math.min(left, MAX_DELAY));
+    };
+    idleTimer = setTimeout(check, Math.min(idleTimeoutMs, MAX_DELAY));
+  }
+  signal?.addEventListener('abort', onAbort, { once: true });
+}
+
+// cmd.exe parses its own command line: quote the script once and ask Node not to re-quote.
+function windowsShellArgs(argv: readonly string[]): readonly string[] {
+  if (!isWindows || argv.length !== 5 || basename(argv[0]!).toLowerCase() !== 'cmd.exe') return argv;
+  const [exe, d, s, c, script] = argv;
+  if (d !== '/d' || s !== '/s' || c !== '/c') return argv;
+  return [exe!, d, s, c, `"${script}"`];
+}
+
+function spawnMessage(err: unknown, cwd: string): string {
+  const e = err as NodeJS.ErrnoException;
+  // Node blames the executable when the cwd is missing ("spawn /bin/sh ENOENT"): name the real culprit.
+  if (e.code === 'ENOENT' || e.code === 'ENOTDIR') {
+    let isDir = false;
+    try { isDir = statSync(cwd).isDirectory(); } catch { /* missing */ }
+    if (!isDir) return `cwd ${cwd} is not a directory (${e.message})`;
+  }
+  return e.message ?? String(err);
+}
+
+// The plan's own duration syntax, so a message echoes what the user wrote: 250ms, 2s, 1.5s, 20m, 1h30m.
+function compact(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${Math.round(ms / 100) / 10}s`;
+  const secs = Math.round(ms / 1000);
+  const h = Math.floor(secs / 3600);
+  const m = Math.floor((secs % 3600) / 60);
+  const s = secs % 60;
+  return `${h ? `${h}h` : ''}${m ? `${m}m` : ''}${s ? `${s}s` : ''}`;
+}
+
+function checkSpec(spec: SpawnSpec): void {
+  const { argv } = spec;
+  if (!Array.isArray(argv) || argv.length === 0 || typeof argv[0] !== 'string' || argv[0] === '') {
+    throw new TypeError(`runProcess: argv must start with an executable, got ${JSON.stringify(argv)}`);
+  }
+  if (typeof spec.cwd !== 'string' || spec.cwd === '') throw new TypeError(`runProcess: cwd must be a path, got ${JSON.stringify(spec.cwd)}`);
+  for (const key of ['timeoutMs', 'idleTimeoutMs'] as const) {
+    const v = spec[key];
+    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`runProcess: ${key} must be a positive number, got ${v}`);
+  }
+  for (const key of ['graceMs', 'tailBytes'] as const) {
+    const v = spec[key];
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`runProcess: ${key} must be a number ≥ 0, got ${v}`);
+  }
+}

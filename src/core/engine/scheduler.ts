@@ -1,0 +1,357 @@
+// Continuous, lock-aware scheduling: a step starts the moment its needs are done and a slot, its
+// pool and its locks are free; among ready steps the longest remaining critical path goes first.
+// No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
+import PQueue from 'p-queue';
+import type { Disposable } from '../disposable';
+import type { Graph, GraphStep } from '../plan/types';
+import { realClock, type Clock } from './clock';
+import { OutputBatcher } from './events';
+import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
+import type { AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
+import { TERMINAL } from './types';
+
+export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
+
+/** Decides whether a step's locks are free; the scheduler never waits on it while other steps could start. */
+export interface LockGate {
+  tryAcquire(step: GraphStep): LockGrant | Promise<LockGrant>;
+  onRelease(listener: () => void): Disposable;
+}
+
+export interface StepState {
+  readonly id: string;
+  status: StepStatus;
+  attempt: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  reason?: string;
+  message?: string;
+  startedAt?: number;
+  endedAt?: number;
+  output?: string;
+  waitingFor?: { holder: string; paths: readonly string[] };
+}
+
+export interface SchedulerOptions {
+  readonly graph: Graph;
+  readonly runId: string;
+  readonly runner: StepRunner;
+  readonly concurrency?: number;
+  readonly clock?: Clock;
+  /** `critical-path` (Braid) or `fifo` (ready order; a baseline for benchmarks). */
+  readonly policy?: 'critical-path' | 'fifo';
+  /** Expected duration of a step, for priorities. */
+  readonly weight?: (step: GraphStep) => number;
+  readonly locks?: LockGate;
+  readonly signal?: AbortSignal;
+  /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
+  readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
+  readonly random?: () => number;
+  readonly onEvent?: (event: EngineEvent) => void;
+  /** Called after every state change of a step (the run store listens). */
+  readonly onState?: (state: Readonly<StepState>) => void;
+  readonly outputIntervalMs?: number;
+}
+
+export interface RunResult {
+  readonly status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  readonly steps: ReadonlyMap<string, Readonly<StepState>>;
+}
+
+type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
+
+const FAILED: ReadonlySet<StepStatus> = new Set(['failed', 'conflict', 'canceled', 'interrupted']);
+
+export class Scheduler {
+  private readonly g: Graph;
+  private readonly states = new Map<string, StepState>();
+  private readonly remaining = new Map<string, number>();
+  private readonly rank = new Map<string, number>();
+  private readonly index = new Map<string, number>();
+  private readonly ready: string[] = [];
+  private readonly fresh: string[] = [];
+  private readonly running = new Map<string, AbortController>();
+  private readonly delays = new Map<string, AbortController>();
+  private readonly poolUse = new Map<string, number>();
+  private readonly queue: PQueue;
+  private readonly clock: Clock;
+  private readonly batcher: OutputBatcher;
+  private readonly cap: number;
+  private readonly runAbort = new AbortController();
+  private dispatching = false;
+  private again = false;
+  private finished = 0;
+  private done!: (r: RunResult) => void;
+  private readonly result = new Promise<RunResult>((r) => { this.done = r; });
+  private releaseSub: Disposable | undefined;
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.g = o.graph;
+    this.cap = o.concurrency ?? o.graph.plan.concurrency ?? 4;
+    if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
+    this.queue = new PQueue({ concurrency: this.cap });
+    this.clock = o.clock ?? realClock;
+    this.batcher = new OutputBatcher((id, stream, text) => this.emit({ type: 'output', id, stream, text }), o.outputIntervalMs);
+    const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
+    const cp = criticalPaths(this.g, weight);
+    this.g.order.forEach((id, i) => {
+      this.index.set(id, i);
+      this.rank.set(id, o.policy === 'fifo' ? 0 : cp.get(id)!);
+    });
+  }
+
+  /** Runs the plan to the end; never rejects for step failures. */
+  run(): Promise<RunResult> {
+    const { graph: g, keep } = this.o;
+    for (const id of g.order) {
+      const kept = keep?.get(id);
+      const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: 0 };
+      if (kept?.output !== undefined) st.output = kept.output;
+      this.states.set(id, st);
+      this.remaining.set(id, g.steps.get(id)!.needs.length);
+    }
+    for (const id of g.order) if (TERMINAL.has(this.states.get(id)!.status)) this.settleDependents(id, true);
+    this.releaseSub = this.o.locks?.onRelease(() => this.dispatch());
+    const signal = this.o.signal;
+    if (signal) {
+      if (signal.aborted) this.cancel();
+      else signal.addEventListener('abort', () => this.cancel(), { once: true });
+    }
+    for (const id of g.order) {
+      if (this.states.get(id)!.status === 'pending' && this.remaining.get(id) === 0) this.evaluate(id);
+    }
+    this.checkDone();
+    this.dispatch();
+    return this.result;
+  }
+
+  state(id: string): Readonly<StepState> | undefined { return this.states.get(id); }
+
+  /** Cancels one step: a running attempt is killed; a step not started yet ends `canceled`. */
+  cancelStep(id: string): void {
+    const st = this.states.get(id);
+    if (!st || TERMINAL.has(st.status)) return;
+    const ctl = this.running.get(id) ?? this.delays.get(id);
+    if (ctl) { ctl.abort('canceled'); return; }
+    this.removeReady(id);
+    this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
+  }
+
+  /** Cancels the run: running steps are killed, the rest end `canceled`. */
+  cancel(): void {
+    if (this.runAbort.signal.aborted) return;
+    this.runAbort.abort('canceled');
+    for (const ctl of this.running.values()) ctl.abort('canceled');
+    for (const id of this.g.order) if (!this.running.has(id)) this.cancelStep(id);
+  }
+
+  private evaluate(id: string): void {
+    const step = this.g.steps.get(id)!;
+    if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
+    const skip = this.skipReason(step);
+    if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
+    this.insertReady(id);
+  }
+
+  private skipReason(step: GraphStep): string | undefined {
+    if (step.if === 'always') return undefined;
+    if (step.if === 'failure') return this.anyAncestorFailed(step) ? undefined : 'nothing it needs failed';
+    for (const n of step.needs) {
+      const s = this.states.get(n)!.status;
+      if (s === 'succeeded') continue;
+      if (FAILED.has(s) && this.g.steps.get(n)!.continueOnError && s !== 'canceled') continue;
+      return `${n} ${s}`;
+    }
+    return undefined;
+  }
+
+  private anyAncestorFailed(step: GraphStep): boolean {
+    const seen = new Set<string>();
+    const stack = [...step.needs];
+    while (stack.length > 0) {
+      const id = stack.pop()!;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const s = this.states.get(id)!.status;
+      if (s === 'failed' || s === 'conflict') return true;
+      stack.push(...this.g.steps.get(id)!.needs);
+    }
+    return false;
+  }
+
+  private insertReady(id: string): void {
+    const r = this.rank.get(id)!, ix = this.index.get(id)!;
+    const before = (other: string) => {
+      const ro = this.rank.get(other)!;
+      return ro > r || (ro === r && this.index.get(other)! < ix);
+    };
+    let lo = 0, hi = this.ready.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(this.ready[mid]!)) lo = mid + 1; else hi = mid;
+    }
+    this.ready.splice(lo, 0, id);
+    this.fresh.push(id);
+  }
+
+  private removeReady(id: string): void {
+    const i = this.ready.indexOf(id);
+    if (i >= 0) this.ready.splice(i, 1);
+  }
+
+  /** Starts every ready step that can start now, best first, skipping those held by a lock or pool. */
+  private dispatch(): void {
+    if (this.dispatching) { this.again = true; return; }
+    this.dispatching = true;
+    void this.dispatchLoop();
+  }
+
+  // `dispatching` is cleared inside the loop, not in a later `.finally`, so a dispatch asked for
+  // while it runs is never lost.
+  private async dispatchLoop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        for (let i = 0; i < this.ready.length && this.running.size < this.cap;) {
+          const id = this.ready[i]!;
+          const step = this.g.steps.get(id)!;
+          if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          let grant: LockGrant = { ok: true, release: () => {} };
+          if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
+            const g = this.o.locks.tryAcquire(step);
+            grant = g instanceof Promise ? await g : g;
+            if (this.ready[i] !== id) { if (grant.ok) grant.release(); continue; } // the list moved under us
+          }
+          if (!grant.ok) { this.hold(id, { holder: grant.holder, paths: grant.paths }); i++; continue; }
+          this.ready.splice(i, 1);
+          this.start(step, grant.release);
+        }
+        // Steps that became ready but found no slot: only these, so a pass stays O(changes).
+        for (const id of this.fresh.splice(0)) if (this.states.get(id)!.status === 'pending') this.hold(id, undefined);
+      } while (this.again);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private poolHasRoom(step: GraphStep): boolean {
+    if (!step.pool) return true;
+    const cap = this.g.plan.pools[step.pool];
+    return cap === undefined || (this.poolUse.get(step.pool) ?? 0) < cap;
+  }
+
+  /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
+  private hold(id: string, lock: { holder: string; paths: readonly string[] } | undefined): void {
+    const st = this.states.get(id)!;
+    const newLock = lock && st.waitingFor?.holder !== lock.holder;
+    if (lock) st.waitingFor = lock;
+    if (st.status === 'waiting' && !newLock) return;
+    st.status = 'waiting';
+    this.changed(st);
+    if (newLock) this.emit({ type: 'lock', id, waitingFor: lock.holder, paths: [...lock.paths] });
+  }
+
+  private start(step: GraphStep, release: () => void): void {
+    const st = this.states.get(step.id)!;
+    const ctl = new AbortController();
+    this.running.set(step.id, ctl);
+    if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
+    st.attempt += 1;
+    st.status = 'running';
+    st.startedAt = this.clock.now();
+    delete st.waitingFor; delete st.exitCode; delete st.signal; delete st.reason; delete st.message; delete st.endedAt;
+    this.changed(st);
+    const outputs = new Map<string, string>();
+    const statuses = new Map<string, StepStatus>();
+    for (const [id, s] of this.states) { statuses.set(id, s.status); if (s.output !== undefined) outputs.set(id, s.output); }
+    const ctx = {
+      runId: this.o.runId, step, attempt: st.attempt, outputs, statuses, signal: ctl.signal,
+      onOutput: (stream: 'stdout' | 'stderr', text: string) => this.batcher.push(step.id, stream, text),
+    };
+    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)! })
+      .then((r) => r, (err: unknown): AttemptResult => ({
+        status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
+        message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
+      }))
+      .then((r) => this.attemptEnded(step, r, release));
+  }
+
+  private attemptEnded(step: GraphStep, r: AttemptResult, release: () => void): void {
+    this.running.delete(step.id);
+    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
+    release();
+    this.batcher.flush(step.id);
+    const st = this.states.get(step.id)!;
+    const retryable = r.status === 'failed' && !this.runAbort.signal.aborted && st.attempt <= step.retries;
+    if (retryable) {
+      const delay = step.retryDelayMs * 2 ** (st.attempt - 1) * (1 + 0.2 * (this.o.random ?? Math.random)());
+      Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` });
+      this.changed(st);
+      // A step waiting out its delay holds no slot and no lock; cancel still reaches it.
+      const ctl = new AbortController();
+      this.delays.set(step.id, ctl);
+      this.clock.sleep(delay, ctl.signal).then(
+        () => { this.delays.delete(step.id); this.insertReady(step.id); this.dispatch(); },
+        () => { this.delays.delete(step.id); this.finish(step.id, { status: 'canceled', reason: 'canceled', message: 'canceled during retry delay' }); },
+      );
+      this.dispatch();
+      return;
+    }
+    this.finish(step.id, r);
+  }
+
+  private finish(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
+    const st = this.states.get(id)!;
+    if (TERMINAL.has(st.status)) return;
+    st.status = r.status;
+    st.endedAt = this.clock.now();
+    delete st.waitingFor;
+    if (r.exitCode !== undefined) st.exitCode = r.exitCode;
+    if (r.signal !== undefined) st.signal = r.signal;
+    if (r.reason !== undefined) st.reason = r.reason;
+    if (r.message !== undefined) st.message = r.message;
+    if (r.output !== undefined) st.output = r.output;
+    this.changed(st);
+    this.finished++;
+    this.settleDependents(id, false);
+    this.checkDone();
+    this.dispatch();
+  }
+
+  private settleDependents(id: string, initial: boolean): void {
+    for (const d of this.g.steps.get(id)!.dependents) {
+      const left = this.remaining.get(d)! - 1;
+      this.remaining.set(d, left);
+      if (left === 0 && !initial && this.states.get(d)!.status === 'pending') this.evaluate(d);
+    }
+  }
+
+  private checkDone(): void {
+    for (const s of this.states.values()) if (!TERMINAL.has(s.status)) return;
+    this.releaseSub?.dispose();
+    this.batcher.dispose();
+    let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
+    if (status === 'succeeded') {
+      for (const s of this.states.values()) {
+        if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
+      }
+    }
+    this.done({ status, steps: this.states });
+  }
+
+  private changed(st: StepState): void {
+    this.o.onState?.(st);
+    if (st.status === 'pending') return;
+    const ev: EventBody = {
+      type: 'step', id: st.id, status: st.status, attempt: st.attempt,
+      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}),
+      ...(st.signal !== undefined ? { signal: st.signal } : {}),
+      ...(st.reason !== undefined ? { reason: st.message ?? st.reason } : {}),
+    };
+    this.emit(ev);
+  }
+
+  private emit(e: EventBody): void {
+    this.o.onEvent?.({ ...e, time: new Date().toISOString(), run: this.o.runId } as EngineEvent);
+  }
+}

@@ -1,0 +1,47 @@
+// Which steps a run executes (`--only`, `--from`, `retry`), and what the rest keep.
+import type { Graph } from '../plan/types';
+import type { StepStatus } from './types';
+
+/** The steps named and everything they need, transitively. */
+export function withNeeds(graph: Graph, ids: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  const stack = [...ids];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    out.add(id);
+    stack.push(...graph.steps.get(id)!.needs);
+  }
+  return out;
+}
+
+/** The steps named and everything that depends on them, transitively. */
+export function withDependents(graph: Graph, ids: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  const stack = [...ids];
+  while (stack.length > 0) {
+    const id = stack.pop()!;
+    if (out.has(id)) continue;
+    out.add(id);
+    stack.push(...graph.steps.get(id)!.dependents);
+  }
+  return out;
+}
+
+const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict', 'pending', 'waiting', 'running']);
+
+/**
+ * Steps a retry re-runs: the named ones (or every step that did not succeed) and what they block.
+ * Steps of the plan that the earlier run never had also run.
+ */
+export function retrySet(graph: Graph, previous: ReadonlyMap<string, StepStatus>, named?: readonly string[]): Set<string> {
+  const seeds = named && named.length > 0
+    ? named
+    : graph.order.filter((id) => !previous.has(id) || RETRYABLE.has(previous.get(id)!));
+  return withDependents(graph, seeds);
+}
+
+/** Unknown ids among `ids`, for a usage error. */
+export function unknownSteps(graph: Graph, ids: readonly string[]): string[] {
+  return ids.filter((id) => !graph.steps.has(id));
+}

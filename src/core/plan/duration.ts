@@ -1,0 +1,39 @@
+// Durations as plans write them (`1h30m`, `1.5s`, `90`) and as views show them (`1m 05s`).
+
+const NUM = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
+// Units largest first, each at most once; optional spaces between parts, so `1m 05s` reads back.
+const DURATION = new RegExp(String.raw`^(?:${NUM}h)?\s*(?:${NUM}m(?!s))?\s*(?:${NUM}s)?\s*(?:${NUM}ms)?$`);
+const SECONDS = new RegExp(`^${NUM}$`);
+const UNIT_MS = [3_600_000, 60_000, 1000, 1] as const;
+
+/** Milliseconds for `250ms`, `1.5s`, `20m`, `1h30m`, or a plain number of seconds; undefined if malformed or negative. */
+export function parseDuration(value: string | number): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? Math.round(value * 1000) : undefined;
+  const text = value.trim();
+  if (text === '') return undefined;
+  if (SECONDS.test(text)) return Math.round(Number(text) * 1000);
+  const m = DURATION.exec(text);
+  if (!m) return undefined;
+  let ms = 0;
+  let any = false;
+  UNIT_MS.forEach((unit, k) => {
+    const part = m[k + 1];
+    if (part !== undefined) { any = true; ms += Number(part) * unit; }
+  });
+  return any ? Math.round(ms) : undefined;
+}
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** A short human duration for views: `850ms`, `4.2s`, `1m 05s`, `1h 02m`. Negative (clock skew) shows as 0ms. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) throw new RangeError(`formatDuration: expected a finite number of ms, got ${ms}`);
+  const t = Math.max(0, ms);
+  if (Math.round(t) < 1000) return `${Math.round(t)}ms`;
+  const tenths = Math.round(t / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)}s`;
+  const secs = Math.round(t / 1000);
+  if (secs < 3600) return `${Math.floor(secs / 60)}m ${pad2(secs % 60)}s`;
+  const mins = Math.floor(secs / 60);
+  return `${Math.floor(mins / 60)}h ${pad2(mins % 60)}m`;
+}

@@ -1,0 +1,136 @@
+// The DAG as mermaid flowchart text. Pure, so it is snapshot-tested here and only rendered in
+// the webview. Node ids are ours (`n0…`), never user text, and every label is entity-encoded,
+// so no step name can change the diagram's structure or inject markup or directives.
+import type { StepStatus } from '../engine/types';
+import { STEP_STATUSES } from '../engine/types';
+import type { Graph, GraphStep } from './types';
+
+export interface MermaidOptions {
+  /** Current statuses by step id; adds `class` lines (the classDefs are always there). */
+  readonly statuses?: ReadonlyMap<string, StepStatus>;
+  /** Draw each matrix group as one node (views of hundreds of steps). */
+  readonly collapseMatrix?: boolean;
+}
+
+// Colours read on light and dark themes alike; status changes only swap a node's class.
+const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
+  pending: 'fill:#f3f4f6,stroke:#9ca3af,color:#374151',
+  waiting: 'fill:#fef3c7,stroke:#d97706,color:#111827',
+  running: 'fill:#dbeafe,stroke:#2563eb,color:#111827,stroke-width:2px',
+  succeeded: 'fill:#dcfce7,stroke:#16a34a,color:#111827',
+  failed: 'fill:#fee2e2,stroke:#dc2626,color:#111827,stroke-width:2px',
+  skipped: 'fill:#f9fafb,stroke:#d1d5db,color:#6b7280,stroke-dasharray:4',
+  canceled: 'fill:#e5e7eb,stroke:#6b7280,color:#374151',
+  conflict: 'fill:#ffedd5,stroke:#ea580c,color:#111827,stroke-width:2px',
+  interrupted: 'fill:#f3e8ff,stroke:#9333ea,color:#111827',
+};
+
+// A collapsed group shows the status that most needs attention among its members.
+const GROUP_PRIORITY: readonly StepStatus[] = [
+  'failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
+];
+
+// Letters, digits, space and punctuation that mean nothing inside a quoted mermaid label.
+// Everything else (`"`, `#`, `%`, `<`, `>`, `&`, backtick, brackets, braces, `:`, `;`, `$` of
+// KaTeX `$$…$$`, symbols) becomes a `#<code>;` entity, which mermaid decodes to the character
+// as text. Escaping `#` and `%` also rules out user-made entities and `%%{init}%%` directives.
+const SAFE = /[\p{L}\p{N} \-_.,!?'+=*/()@~^|]/u;
+
+/** Entity-encodes user text for a quoted mermaid label; line breaks and control chars become spaces. */
+export function mermaidLabel(text: string): string {
+  let out = '';
+  for (const ch of text.replace(/\r\n|[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')) {
+    out += SAFE.test(ch) ? ch : `#${ch.codePointAt(0) ?? 0};`;
+  }
+  return out;
+}
+
+const stepLabel = (s: GraphStep): string =>
+  s.kind === 'prompt' && s.agent !== undefined ? `${mermaidLabel(s.name)}<br>${mermaidLabel(s.agent)}` : mermaidLabel(s.name);
+
+/** The graph as a `flowchart LR`, with the mermaid node id of every step. */
+export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: string; nodeIds: ReadonlyMap<string, string> } {
+  const collapse = opts.collapseMatrix === true;
+  const stepOf = (id: string): GraphStep => {
+    const s = graph.steps.get(id);
+    if (!s) throw new Error(`toMermaid: graph.order names unknown step "${id}"`);
+    return s;
+  };
+  const members = new Map<string, string[]>();
+  for (const id of graph.order) {
+    const g = stepOf(id).matrix?.group;
+    if (g !== undefined) members.set(g, [...(members.get(g) ?? []), id]);
+  }
+
+  const nodeIds = new Map<string, string>();
+  const groupNode = new Map<string, string>();
+  const lines = ['flowchart LR'];
+  let nodeCount = 0;
+  let groupCount = 0;
+  for (const id of graph.order) {
+    if (nodeIds.has(id)) continue;
+    const step = stepOf(id);
+    const group = step.matrix?.group;
+    if (group === undefined) {
+      const n = `n${nodeCount++}`;
+      nodeIds.set(id, n);
+      lines.push(`  ${n}["${stepLabel(step)}"]`);
+      continue;
+    }
+    const ids = members.get(group) ?? [id];
+    if (collapse) {
+      const n = `n${nodeCount++}`;
+      groupNode.set(group, n);
+      for (const m of ids) nodeIds.set(m, n);
+      lines.push(`  ${n}["${mermaidLabel(group)}<br>${ids.length} ${ids.length === 1 ? 'step' : 'steps'}"]`);
+      continue;
+    }
+    lines.push(`  subgraph g${groupCount++} ["${mermaidLabel(group)}"]`);
+    for (const m of ids) {
+      const n = `n${nodeCount++}`;
+      nodeIds.set(m, n);
+      lines.push(`    ${n}["${stepLabel(stepOf(m))}"]`);
+    }
+    lines.push('  end');
+  }
+
+  const edges = new Set<string>();
+  for (const id of graph.order) {
+    const to = nodeIds.get(id);
+    for (const need of stepOf(id).needs) {
+      const from = nodeIds.get(need);
+      if (from === undefined) throw new Error(`toMermaid: step "${id}" needs unknown step "${need}"`);
+      if (from !== to) edges.add(`  ${from} --> ${to}`);
+    }
+  }
+  lines.push(...edges);
+
+  for (const status of STEP_STATUSES) lines.push(`  classDef ${status} ${CLASS_DEFS[status]}`);
+  if (opts.statuses) lines.push(...classLines(graph, nodeIds, groupNode, members, opts.statuses));
+  return { text: `${lines.join('\n')}\n`, nodeIds };
+}
+
+function classLines(
+  graph: Graph,
+  nodeIds: ReadonlyMap<string, string>,
+  groupNode: ReadonlyMap<string, string>,
+  members: ReadonlyMap<string, readonly string[]>,
+  statuses: ReadonlyMap<string, StepStatus>,
+): string[] {
+  const byStatus = new Map<StepStatus, string[]>();
+  const assign = (node: string, status: StepStatus | undefined): void => {
+    if (status !== undefined) byStatus.set(status, [...(byStatus.get(status) ?? []), node]);
+  };
+  const done = new Set<string>();
+  for (const id of graph.order) {
+    const node = nodeIds.get(id);
+    if (node === undefined || done.has(node)) continue;
+    done.add(node);
+    const group = graph.steps.get(id)?.matrix?.group;
+    if (group !== undefined && groupNode.get(group) === node) {
+      const seen = new Set((members.get(group) ?? []).map((m) => statuses.get(m)));
+      assign(node, GROUP_PRIORITY.find((s) => seen.has(s)));
+    } else assign(node, statuses.get(id));
+  }
+  return STEP_STATUSES.filter((s) => byStatus.has(s)).map((s) => `  class ${(byStatus.get(s) ?? []).join(',')} ${s}`);
+}
