@@ -1,1 +1,193 @@
-console.log("braid: not yet");
+// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runPlan, type RunOutcome } from '../core/engine/runPlan';
+import { RunStore } from '../core/engine/store';
+import type { EngineEvent } from '../core/engine/types';
+import { compilePlanFile } from '../core/plan/compile';
+import { toDot, toJson } from '../core/plan/formats';
+import { toMermaid } from '../core/plan/mermaid';
+import type { Diagnostic } from '../core/plan/types';
+import { HumanView } from './view';
+import { workspaceForCwd, workspaceForPlan } from './workspace';
+
+const HELP = `braid — run a plan of agent and shell steps in parallel
+
+usage:
+  braid validate FILE...                       check plans (FILE:LINE:COL: error: MESSAGE)
+  braid graph FILE [--format mermaid|json|dot] print the expanded DAG
+  braid run FILE [options]                     run a plan
+      --concurrency N   most steps at once (overrides the plan)
+      --only STEP...    those steps and what they need
+      --from STEP       that step and all that depend on it
+      --json            events on stdout, one JSON object a line
+      --dry-run         print the schedule, run nothing
+      --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
+  braid status [RUN-ID] [--json]               the last (or named) run's steps
+  braid retry RUN-ID [STEP...] [--json] [--concurrency N]
+                                               re-run failed/canceled/skipped steps and what they block
+  braid logs RUN-ID STEP                       a step's log, every attempt
+  braid clean RUN-ID                           remove a run's kept worktrees and branches
+
+exit codes: 0 success · 1 failed steps or problems · 2 usage or invalid plan · 130 interrupted
+`;
+
+class Usage extends Error {}
+
+const out = (s: string) => process.stdout.write(s);
+const err = (s: string) => process.stderr.write(s);
+
+function formatDiagnostic(d: Diagnostic): string {
+  return `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}\n`;
+}
+
+async function validate(files: string[]): Promise<number> {
+  if (files.length === 0) throw new Usage('validate needs at least one FILE');
+  let problems = 0;
+  for (const f of files) {
+    const r = await compilePlanFile(f, { isGit: true });
+    for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(formatDiagnostic(d));
+    problems += r.diagnostics.filter((d) => d.severity === 'error').length;
+  }
+  if (problems === 0) err(`${files.length} plan${files.length > 1 ? 's' : ''} valid\n`);
+  return problems > 0 ? 1 : 0;
+}
+
+async function graph(file: string | undefined, format: string): Promise<number> {
+  if (!file) throw new Usage('graph needs a FILE');
+  if (!['mermaid', 'json', 'dot'].includes(format)) throw new Usage(`--format must be mermaid, json or dot, got ${format}`);
+  const r = await compilePlanFile(file, { isGit: true });
+  if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
+  out(format === 'json' ? JSON.stringify(toJson(r.graph), null, 2) + '\n' : format === 'dot' ? toDot(r.graph) : toMermaid(r.graph).text + '\n');
+  return 0;
+}
+
+function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
+  if (!outcome.ok) {
+    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return 2; }
+    for (const d of outcome.diagnostics) err(formatDiagnostic(d));
+    return 2;
+  }
+  if (!json) view?.summary(outcome.result, Object.keys(outcome.record.steps));
+  if (outcome.result.status === 'canceled') return 130;
+  return outcome.result.status === 'succeeded' ? 0 : 1;
+}
+
+async function run(args: string[], retryId?: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args, allowPositionals: true, strict: true,
+    options: {
+      concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
+      json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
+    },
+  });
+  let concurrency: number | undefined;
+  if (values.concurrency !== undefined) {
+    concurrency = Number(values.concurrency);
+    if (!Number.isInteger(concurrency) || concurrency < 1) throw new Usage(`--concurrency must be an integer ≥ 1, got ${values.concurrency}`);
+  }
+  let planFile: string;
+  let workspace: string;
+  let steps: string[] = [];
+  if (retryId) {
+    workspace = workspaceForCwd(values.workspace);
+    const rec = await new RunStore(workspace).load(retryId);
+    if (!rec) { err(`braid: unknown run ${retryId}\n`); return 1; }
+    planFile = rec.planFile;
+    steps = positionals;
+  } else {
+    if (positionals.length !== 1) throw new Usage('run needs exactly one FILE');
+    planFile = resolve(positionals[0]!);
+    workspace = workspaceForPlan(planFile, values.workspace);
+  }
+  // --only accepts `--only a b c` as well as repeated flags.
+  const only = values.only ? [...values.only, ...(retryId ? [] : [])] : undefined;
+  if (values['dry-run']) return dryRun(planFile, values.json);
+  const json = values.json;
+  const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const view = json ? undefined : new HumanView(process.stdout, fancy);
+  const ac = new AbortController();
+  let interrupted = false;
+  const onSignal = () => { if (interrupted) process.exit(130); interrupted = true; err('\nbraid: canceling…\n'); ac.abort(); };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const onEvent = (e: EngineEvent) => (json ? out(JSON.stringify(e) + '\n') : view!.on(e));
+  const outcome = await runPlan({
+    planFile, workspace, signal: ac.signal, onEvent, compile: { isGit: true },
+    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
+    ...(retryId ? { retry: { runId: retryId, steps } } : {}),
+  });
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return interrupted ? (finish(outcome, json, view), 130) : finish(outcome, json, view);
+}
+
+async function dryRun(planFile: string, json: boolean): Promise<number> {
+  const r = await compilePlanFile(planFile, { isGit: true });
+  if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
+  const g = r.graph;
+  if (json) { out(JSON.stringify(toJson(g)) + '\n'); return 0; }
+  out(`would run ${g.order.length} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
+  for (const id of g.order) {
+    const s = g.steps.get(id)!;
+    out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
+  }
+  return 0;
+}
+
+async function status(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
+  const store = new RunStore(workspaceForCwd(values.workspace));
+  await store.markInterrupted();
+  const id = positionals[0] ?? (await store.latest())?.id;
+  const rec = id ? await store.load(id) : undefined;
+  if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
+  if (values.json) { out(JSON.stringify({ id: rec.id, plan: rec.planName, status: rec.status, steps: rec.steps }, null, 2) + '\n'); return 0; }
+  out(`run ${rec.id} · ${rec.planName} · ${rec.status}\n`);
+  for (const s of Object.values(rec.steps)) out(`  ${s.status.padEnd(11)} ${s.id}${s.attempts.length > 1 ? ` (${s.attempts.length} attempts)` : ''}${s.message ? ` · ${s.message}` : ''}\n`);
+  return 0;
+}
+
+async function logs(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
+  const [runId, step] = positionals;
+  if (!runId || !step) throw new Usage('logs needs RUN-ID and STEP');
+  const store = new RunStore(workspaceForCwd(values.workspace));
+  if (!(await store.load(runId))) { err(`braid: unknown run ${runId}\n`); return 1; }
+  try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [cmd, ...rest] = argv;
+  try {
+    switch (cmd) {
+      case 'validate': return await validate(rest);
+      case 'graph': {
+        const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { format: { type: 'string', default: 'mermaid' } } });
+        return await graph(positionals[0], values.format);
+      }
+      case 'run': return await run(rest);
+      case 'retry': {
+        const id = rest.find((a) => !a.startsWith('-'));
+        if (!id) throw new Usage('retry needs a RUN-ID');
+        return await run(rest.filter((a) => a !== id), id);
+      }
+      case 'status': return await status(rest);
+      case 'logs': return await logs(rest);
+      case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
+      default: throw new Usage(`unknown command ${cmd}`);
+    }
+  } catch (e) {
+    if (e instanceof Usage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`braid: ${(e as Error).message}\n\n${HELP}`);
+      return 2;
+    }
+    throw e;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => { err(`braid: internal error: ${(e as Error).stack}\n`); process.exitCode = 70; });
+}

@@ -1,0 +1,147 @@
+// One run from start to record: compile, choose steps, schedule with the real executor, and keep
+// run.json current at every state change. Shared by the CLI and the engine process.
+import { hostname } from 'node:os';
+import { compilePlanFile, type CompileOptions } from '../plan/compile';
+import type { Diagnostic, Graph } from '../plan/types';
+import { StepExecutor, type Isolator } from './executor';
+import { historyWeight } from './priority';
+import { Scheduler, type LockGate, type RunResult, type StepState } from './scheduler';
+import { retrySet, unknownSteps, withDependents, withNeeds } from './selection';
+import { snapshotGraph } from './snapshot';
+import { RunStore, type RunRecord, type StepRecord } from './store';
+import type { EngineEvent, StepStatus } from './types';
+
+export interface RunRequest {
+  readonly planFile: string;
+  readonly workspace: string;
+  readonly concurrency?: number;
+  readonly only?: readonly string[];
+  readonly from?: string;
+  /** Retry this run in place: its failed/canceled/skipped/interrupted steps (or `steps`) and what they block. */
+  readonly retry?: { readonly runId: string; readonly steps?: readonly string[] };
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: EngineEvent) => void;
+  readonly compile?: CompileOptions;
+  readonly graceMs?: number;
+  readonly locks?: LockGate;
+  readonly isolator?: (graph: Graph, runId: string) => Isolator;
+  /** Called once the run record exists, with the scheduler (for cancelStep). */
+  readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph) => void;
+}
+
+export type RunOutcome =
+  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string };
+
+/** Runs a plan (or retries a run) to the end. Invalid plans and bad selections are data. */
+export async function runPlan(req: RunRequest): Promise<RunOutcome> {
+  const compiled = await compilePlanFile(req.planFile, req.compile);
+  const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
+  if (!compiled.graph || errors.length > 0) return { ok: false, diagnostics: compiled.diagnostics };
+  const graph = compiled.graph;
+  const store = new RunStore(req.workspace);
+  await store.markInterrupted();
+
+  const named = [...(req.only ?? []), ...(req.from ? [req.from] : []), ...(req.retry?.steps ?? [])];
+  const unknown = unknownSteps(graph, named);
+  if (unknown.length > 0) return { ok: false, diagnostics: [], usage: `unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` };
+
+  let previous: RunRecord | undefined;
+  if (req.retry) {
+    previous = await store.load(req.retry.runId);
+    if (!previous) return { ok: false, diagnostics: [], usage: `unknown run ${req.retry.runId}` };
+  } else if (req.from) {
+    previous = await latestOfPlan(store, req.planFile);
+  }
+
+  let selected: Set<string>;
+  if (req.retry) {
+    const prevStatus = new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const));
+    selected = retrySet(graph, prevStatus, req.retry.steps);
+  } else if (req.only && req.only.length > 0) selected = withNeeds(graph, req.only);
+  else if (req.from) selected = withDependents(graph, [req.from]);
+  else selected = new Set(graph.order);
+
+  const runId = req.retry?.runId ?? RunStore.newRunId();
+  const keep = new Map<string, { status: StepStatus; output?: string }>();
+  const steps: Record<string, StepRecord> = {};
+  for (const id of graph.order) {
+    const old = previous?.steps[id];
+    if (selected.has(id)) { steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [] }; continue; }
+    // Not selected: what it needs already ran (keep its output), or it simply does not run now.
+    const output = old ? await store.readOutput(previous!.id, id) : undefined;
+    const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
+    keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
+    steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not selected' } : {}) };
+  }
+
+  const record: RunRecord = {
+    version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
+    status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
+    host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
+  };
+  delete record.endedAt;
+  if (req.retry) await store.save(record); else await store.create(record);
+
+  const paths = store.paths(runId);
+  const executor = new StepExecutor({
+    graph, workspace: req.workspace, paths: { log: paths.log, output: paths.output },
+    ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
+    ...(req.isolator ? { isolator: req.isolator(graph, runId) } : {}),
+  });
+  const emit = (e: EngineEvent) => req.onEvent?.(e);
+  const history = await store.durationHistory(req.planFile);
+  const scheduler = new Scheduler({
+    graph, runId, runner: executor, keep, weight: historyWeight(history),
+    ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
+    ...(req.signal ? { signal: req.signal } : {}),
+    ...(req.locks ? { locks: req.locks } : {}),
+    onEvent: emit,
+    onState: (st) => { record.steps[st.id] = toRecord(record.steps[st.id], st); void store.save(record); },
+  });
+  emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
+  req.onStart?.(runId, scheduler, graph);
+  const result = await scheduler.run();
+  record.status = result.status;
+  record.endedAt = new Date().toISOString();
+  await store.save(record);
+  await store.flush();
+  emit({ type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId });
+  return { ok: true, runId, result, record };
+}
+
+async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecord | undefined> {
+  const summary = (await store.list()).find((r) => r.planFile === planFile);
+  return summary ? store.load(summary.id) : undefined;
+}
+
+/** Folds a scheduler state change into the step's record, opening and closing attempts. */
+function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>): StepRecord {
+  const rec: StepRecord = { ...(prev ?? { id: st.id, attempts: [] }), id: st.id, status: st.status, attempts: [...(prev?.attempts ?? [])] };
+  const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+  if (st.status === 'running') {
+    rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
+    rec.startedAt ??= iso(st.startedAt);
+    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
+    return rec;
+  }
+  const open = rec.attempts[rec.attempts.length - 1];
+  if (open && open.endedAt === undefined && st.status !== 'pending') {
+    const endedAt = st.endedAt ?? Date.now();
+    Object.assign(open, {
+      endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
+      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
+      ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),
+    });
+  }
+  if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
+  if (st.exitCode !== undefined) rec.exitCode = st.exitCode;
+  if (st.signal !== undefined) rec.signal = st.signal;
+  if (st.reason !== undefined) rec.reason = st.reason;
+  if (st.message !== undefined) rec.message = st.message;
+  if (st.endedAt !== undefined && st.status !== 'waiting') {
+    rec.endedAt = new Date(st.endedAt).toISOString();
+    if (rec.startedAt) rec.durationMs = st.endedAt - Date.parse(rec.startedAt);
+  }
+  return rec;
+}

@@ -1,0 +1,128 @@
+import { strict as assert } from 'node:assert';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { agentInvocation, promptWithContext } from '../../src/core/agents/invocation';
+import { PRESETS } from '../../src/core/agents/presets';
+import { findExecutable, notInstalledMessage } from '../../src/core/agents/which';
+import { runProcess } from '../../src/core/engine/process';
+import type { AgentDef } from '../../src/core/plan/types';
+
+const FIX = join(__dirname, '..', 'fixtures', 'proc');
+const ARGS = join(FIX, 'args.mjs');
+
+const agent = (over: Partial<AgentDef>): AgentDef => ({ name: 'test', command: [], env: {}, context: true, format: 'text', ...over });
+
+// A stand-in for the step's renderer: `${{ a.b }}` from a table, anything unknown is a bug here.
+const vars: Record<string, string> = { 'matrix.tool': 'aider', 'env.MODE': 'fast' };
+const render = (t: string): string => t.replace(/\$\{\{\s*([\w.-]+)\s*\}\}/g, (_m, k: string) => {
+  const v = vars[k];
+  if (v === undefined) throw new Error(`render was asked for ${k}`);
+  return v;
+});
+
+const NASTY = `Fix "it" & don't $(rm -rf ~) \`id\` ; echo $HOME | cat > /tmp/x\n  * glob? ${'${{ matrix.tool }}'}`;
+
+async function received(argv: string[], stdin?: string): Promise<{ argv: string[]; stdin: string }> {
+  const r = await runProcess({ argv, cwd: FIX, env: { PATH: process.env.PATH ?? '' }, ...(stdin === undefined ? {} : { stdin }) });
+  assert.equal(r.exitCode, 0, r.message);
+  return JSON.parse(r.stdoutTail) as { argv: string[]; stdin: string };
+}
+
+describe('agentInvocation', () => {
+  it('puts the prompt in one argv element, verbatim, whatever it holds', async () => {
+    const a = agent({ command: [process.execPath, ARGS, '--message', '${{ prompt }}', '--tool=${{ matrix.tool }}'] });
+    const inv = agentInvocation(a, render, NASTY);
+    assert.deepEqual(inv.argv, [process.execPath, ARGS, '--message', NASTY, '--tool=aider']);
+    assert.equal(inv.stdin, undefined);
+    // And a real process receives exactly that: nothing was split, quoted or expanded.
+    const got = await received(inv.argv);
+    assert.deepEqual(got.argv, ['--message', NASTY, '--tool=aider']);
+  });
+
+  it('renders around the prompt inside a larger element, and accepts ${{prompt}} without spaces', () => {
+    const a = agent({ command: ['x', '--message=${{prompt}} (for ${{ matrix.tool }})'] });
+    assert.deepEqual(agentInvocation(a, render, 'a ${{ env.MODE }} b').argv, ['x', '--message=a ${{ env.MODE }} b (for aider)']);
+  });
+
+  it('stdin mode sends the prompt on stdin and drops the bare ${{ prompt }} element', async () => {
+    const a = agent({ command: [process.execPath, ARGS, '-p', '${{ prompt }}', '--mode', '${{ env.MODE }}'], stdin: 'prompt' });
+    const inv = agentInvocation(a, render, NASTY);
+    assert.deepEqual(inv.argv, [process.execPath, ARGS, '-p', '--mode', 'fast']);
+    assert.equal(inv.stdin, NASTY);
+    const got = await received(inv.argv, inv.stdin);
+    assert.deepEqual(got.argv, ['-p', '--mode', 'fast']);
+    assert.equal(got.stdin, NASTY);
+  });
+
+  it('renders the agent env and cwd', () => {
+    const a = agent({ command: ['x'], env: { TOOL: '${{ matrix.tool }}', FIXED: 'y' }, cwd: 'work/${{ matrix.tool }}' });
+    const inv = agentInvocation(a, render, 'p');
+    assert.deepEqual(inv.env, { TOOL: 'aider', FIXED: 'y' });
+    assert.equal(inv.cwd, 'work/aider');
+    assert.equal(agentInvocation(agent({ command: ['x'] }), render, 'p').cwd, undefined);
+  });
+
+  it('the claude preset becomes claude -p PROMPT --output-format stream-json --verbose', () => {
+    const inv = agentInvocation(PRESETS.claude!, render, 'do it');
+    assert.deepEqual(inv.argv, ['claude', '-p', 'do it', '--output-format', 'stream-json', '--verbose']);
+  });
+
+  it('throws on a command that renders to no executable (validation should have caught it)', () => {
+    assert.throws(() => agentInvocation(agent({ command: ['${{ prompt }}'], stdin: 'prompt' }), render, 'p'), /renders to no executable/);
+  });
+});
+
+describe('promptWithContext', () => {
+  const withCtx = agent({ context: true });
+  it('puts the context and one blank line before the prompt', () => {
+    assert.equal(promptWithContext(withCtx, 'Do X.', 'Monorepo, pnpm.', false), 'Monorepo, pnpm.\n\nDo X.');
+    // A YAML block scalar's trailing newline does not add a second blank line.
+    assert.equal(promptWithContext(withCtx, 'Do X.', 'Monorepo, pnpm.\n', false), 'Monorepo, pnpm.\n\nDo X.');
+  });
+  it('leaves the prompt alone when the agent takes no context, the context is empty, or the prompt placed it', () => {
+    assert.equal(promptWithContext(agent({ context: false }), 'Do X.', 'ctx', false), 'Do X.');
+    assert.equal(promptWithContext(withCtx, 'Do X.', undefined, false), 'Do X.');
+    assert.equal(promptWithContext(withCtx, 'Do X.', '', false), 'Do X.');
+    assert.equal(promptWithContext(withCtx, 'Do X.', ' \n', false), 'Do X.');
+    assert.equal(promptWithContext(withCtx, 'ctx\nDo X.', 'ctx', true), 'ctx\nDo X.');
+  });
+});
+
+describe('findExecutable', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'braid-which-'));
+    writeFileSync(join(dir, 'tool'), '#!/bin/sh\n');
+    chmodSync(join(dir, 'tool'), 0o755);
+    writeFileSync(join(dir, 'plain'), 'not executable\n');
+    chmodSync(join(dir, 'plain'), 0o644);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('finds sh on PATH and not a missing name', () => {
+    const sh = findExecutable('sh', process.env.PATH, '/');
+    assert.ok(sh?.endsWith('/sh'), String(sh));
+    assert.equal(findExecutable('braid-no-such-command-xyz', process.env.PATH, '/'), undefined);
+    assert.equal(findExecutable('', process.env.PATH, '/'), undefined);
+  });
+
+  it('searches the given PATH in order, skipping files without the execute bit', () => {
+    const path = ['/nonexistent', dir].join(delimiter);
+    assert.equal(findExecutable('tool', path, '/'), join(dir, 'tool'));
+    assert.equal(findExecutable('plain', path, '/'), undefined);
+    assert.equal(findExecutable('tool', '/usr/bin', '/'), undefined);
+  });
+
+  it('checks absolute and relative paths directly, relative to cwd, never on PATH', () => {
+    assert.equal(findExecutable(join(dir, 'tool'), '', '/'), join(dir, 'tool'));
+    assert.equal(findExecutable('./tool', '', dir), join(dir, 'tool'));
+    assert.equal(findExecutable('./tool', dir, '/'), undefined);
+    assert.equal(findExecutable(dir, '', '/'), undefined, 'a directory is not an executable');
+  });
+
+  it('says how to install a missing preset', () => {
+    assert.equal(notInstalledMessage('claude', 'claude'), 'claude is not installed; install it with npm install -g @anthropic-ai/claude-code');
+    assert.equal(notInstalledMessage('reviewer', 'my-agent'), 'my-agent is not installed (not found on PATH)');
+  });
+});
