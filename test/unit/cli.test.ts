@@ -90,6 +90,26 @@ describe('braid CLI', function () {
     assert.equal(st2.steps.ok.attempts.length, 1);
   });
 
+  it('steps writing overlapping paths run one after the other and the wait is announced; disjoint ones overlap', () => {
+    const w = workspace([
+      'version: 1', 'steps:',
+      '  wide:', '    run: sleep 0.4', '    writes: ["src/**"]',
+      '  narrow:', '    run: sleep 0.4', '    writes: [src/a.ts]',
+      '  docs:', '    run: sleep 0.4', '    writes: ["docs/**"]',
+    ].join('\n') + '\n');
+    const r = braid(['run', w.plan, '--json'], w.dir);
+    assert.equal(r.status, 0, r.stderr);
+    const ev = events(r.stdout);
+    const lock = ev.find((e) => e.type === 'lock');
+    assert.ok(lock, 'a lock wait is announced');
+    const [waiter, holder] = [lock.id as string, lock.waitingFor as string];
+    assert.deepEqual([waiter, holder].sort(), ['narrow', 'wide']);
+    const rec = JSON.parse(readFileSync(join(w.dir, '.braid/runs', ev[0]!.run as string, 'run.json'), 'utf8'));
+    const t = (id: string, k: 'startedAt' | 'endedAt') => Date.parse(rec.steps[id][k]);
+    assert.ok(t(waiter, 'startedAt') >= t(holder, 'endedAt'), 'overlapping write sets never run at once');
+    assert.ok(t('docs', 'startedAt') < t('wide', 'endedAt') && t('docs', 'startedAt') < t('narrow', 'endedAt'), 'docs runs beside one of them');
+  });
+
   it('SIGINT cancels running steps, records the run and exits 130', async () => {
     const w = workspace('version: 1\nsteps:\n  slow:\n    run: sleep 30\n  later:\n    needs: [slow]\n    run: echo never\n');
     const child = spawn(process.execPath, [MAIN, 'run', w.plan, '--json'], { cwd: w.dir });

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph } from '../plan/types';
 import { StepExecutor, type Isolator } from './executor';
+import { processLocks } from './lockGate';
 import { historyWeight } from './priority';
 import { Scheduler, type LockGate, type RunResult, type StepState } from './scheduler';
 import { retrySet, unknownSteps, withDependents, withNeeds } from './selection';
@@ -95,7 +96,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     graph, runId, runner: executor, keep, weight: historyWeight(history),
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
-    ...(req.locks ? { locks: req.locks } : {}),
+    locks: req.locks ?? processLocks(),
     onEvent: emit,
     onState: (st) => { record.steps[st.id] = toRecord(record.steps[st.id], st); void store.save(record); },
   });
@@ -128,7 +129,9 @@ function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>): StepRe
   const open = rec.attempts[rec.attempts.length - 1];
   if (open && open.endedAt === undefined && st.status !== 'pending') {
     const endedAt = st.endedAt ?? Date.now();
+    const outcome = st.status === 'waiting' ? 'failed' : st.status; // a retry delay follows a failed attempt
     Object.assign(open, {
+      ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
       endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
       ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
       ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),

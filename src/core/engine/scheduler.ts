@@ -279,8 +279,12 @@ export class Scheduler {
   private attemptEnded(step: GraphStep, r: AttemptResult, release: () => void): void {
     this.running.delete(step.id);
     if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
-    release();
     this.batcher.flush(step.id);
+    // The lock goes last, so a waiter starts only after this step's end is recorded.
+    try { this.settleAttempt(step, r); } finally { release(); }
+  }
+
+  private settleAttempt(step: GraphStep, r: AttemptResult): void {
     const st = this.states.get(step.id)!;
     const retryable = r.status === 'failed' && !this.runAbort.signal.aborted && st.attempt <= step.retries;
     if (retryable) {
