@@ -30,6 +30,21 @@ describe('braid CLI', function () {
     assert.equal(braid(['validate', good.plan], good.dir).status, 0);
   });
 
+  it('validate warns (stderr, exit 0) about overlapping writers and templates in single quotes', () => {
+    const w = workspace([
+      'version: 1', 'steps:',
+      '  a:', '    run: echo \'${{ plan.name }}\'', '    writes: ["src/**"]',
+      '  b:', '    run: echo', '    writes: [src/a.ts]',
+      '  c:', '    needs: [a]', '    run: echo', '    writes: [src/a.ts]',
+    ].join('\n') + '\n');
+    const r = braid(['validate', w.plan], w.dir);
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /p\.braid\.yaml:8:13: warning: a and b both write src\/\*\* \/ src\/a\.ts; they will run one after the other/);
+    assert.doesNotMatch(r.stderr, /a and c/, 'c needs a: they never run at once');
+    assert.match(r.stderr, /12:13: warning: b and c both write src\/a\.ts/);
+    assert.match(r.stderr, /p\.braid\.yaml:4:10: warning: .*inside single quotes/);
+  });
+
   it('usage errors exit 2', () => {
     const w = workspace('version: 1\nsteps:\n  a:\n    run: echo\n');
     assert.equal(braid(['frobnicate'], w.dir).status, 2);

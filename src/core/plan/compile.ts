@@ -11,7 +11,8 @@ import { z } from 'zod';
 import { PRESETS, DEFAULT_AGENT } from '../agents/presets';
 import { escapesWorkspace } from '../paths/containment';
 import { parseDuration } from './duration';
-import { classifyRef, parseTemplates } from './templates';
+import { writeSetsOverlap } from '../paths/overlap';
+import { classifyRef, parseTemplates, singleQuotedRefs } from './templates';
 import type { AgentDef, Diagnostic, Graph, GraphStep, Isolation, Range } from './types';
 
 const strList = z.union([z.string(), z.array(z.string())]);
@@ -255,6 +256,11 @@ function expand(file: string, plan: PlanDoc, opts: CompileOptions, locate: Locat
         if (bad) report(locate([...base, key]), `steps.${d.group}.${key}: ${bad}`, 'template');
       }
     }
+    for (const [key, text] of [['run', d.doc.run], ['check', m.check]] as const) {
+      for (const r of text === undefined ? [] : singleQuotedRefs(text)) {
+        report(locate([...base, key]), `steps.${d.group}.${key}: \${{ ${r.expr} }} is inside single quotes, where the shell would not expand it`, 'single-quoted', 'warning');
+      }
+    }
     const timeoutMs = dur('timeout'), idleTimeoutMs = dur('idle-timeout');
     const pool = m.pool ?? (agentName ? agents[agentName]?.pool : undefined);
     steps.set(id, Object.freeze({
@@ -270,12 +276,32 @@ function expand(file: string, plan: PlanDoc, opts: CompileOptions, locate: Locat
       ...(m.check ? { check: m.check } : {}), ...(m.output ? { output: sub(m.output, d.values) } : {}),
     }) as GraphStep);
   }
+  warnOverlaps(steps, ancestors, locate, report);
   return {
     plan: Object.freeze({ file, name: planName, version: 1, env: plan.env ?? {}, pools: plan.pools ?? {},
       ...(plan.concurrency ? { concurrency: plan.concurrency } : {}), ...(plan.context !== undefined ? { context: plan.context } : {}),
       ...(plan['max-cost-usd'] !== undefined ? { maxCostUsd: plan['max-cost-usd'] } : {}), ...(plan.base ? { base: plan.base } : {}) }),
     agents, steps, order: order.order,
   };
+}
+
+// Pairwise, so bounded: past that many writers the scheduler still serialises them, unannounced.
+const OVERLAP_CHECK_MAX = 400;
+
+/** Warns where two steps that may run at once write overlapping paths (they will run one after the other). */
+function warnOverlaps(steps: ReadonlyMap<string, GraphStep>, ancestors: ReadonlyMap<string, Set<string>>, locate: Locate, report: Report): void {
+  const writers = [...steps.values()].filter((s) => s.writes.length > 0);
+  if (writers.length > OVERLAP_CHECK_MAX) return;
+  for (let i = 0; i < writers.length; i++) {
+    for (let j = i + 1; j < writers.length; j++) {
+      const a = writers[i]!, b = writers[j]!;
+      if (ancestors.get(a.id)!.has(b.id) || ancestors.get(b.id)!.has(a.id)) continue;
+      const pair = writeSetsOverlap(a.writes, b.writes);
+      if (!pair) continue;
+      const where = ['steps', b.matrix?.group ?? b.id, 'writes'];
+      report(locate(where), `${a.id} and ${b.id} both write ${pair[0] === pair[1] ? pair[0] : `${pair[0]} / ${pair[1]}`}; they will run one after the other`, 'write-overlap', 'warning');
+    }
+  }
 }
 
 function splitCommand(c: string | readonly string[]): string[] | undefined {
