@@ -98,6 +98,7 @@ describe('RunStore', () => {
     assert.equal(p.worktree('build'), join(root, '.braid', 'worktrees', 'r1', 'build'));
     for (const bad of ['..', '../x', 'a/b', '', '.hidden']) assert.throws(() => new RunStore(root).paths(bad), /invalid run id/);
     for (const bad of ['../x', 'a\\b', '.', '..']) assert.throws(() => p.log(bad), /invalid step id/);
+    assert.throws(() => new RunStore('relative/ws'), /absolute/);
   });
 
   it('creates a run and loads back the same record, graph snapshot included, as readable JSON', async () => {

@@ -4,26 +4,22 @@ import type { StepStatus } from './types';
 
 /** The steps named and everything they need, transitively. */
 export function withNeeds(graph: Graph, ids: Iterable<string>): Set<string> {
-  const out = new Set<string>();
-  const stack = [...ids];
-  while (stack.length > 0) {
-    const id = stack.pop()!;
-    if (out.has(id)) continue;
-    out.add(id);
-    stack.push(...graph.steps.get(id)!.needs);
-  }
-  return out;
+  return closure(graph, ids, 'needs');
 }
 
 /** The steps named and everything that depends on them, transitively. */
 export function withDependents(graph: Graph, ids: Iterable<string>): Set<string> {
+  return closure(graph, ids, 'dependents');
+}
+
+function closure(graph: Graph, ids: Iterable<string>, edge: 'needs' | 'dependents'): Set<string> {
   const out = new Set<string>();
   const stack = [...ids];
   while (stack.length > 0) {
     const id = stack.pop()!;
     if (out.has(id)) continue;
     out.add(id);
-    stack.push(...graph.steps.get(id)!.dependents);
+    stack.push(...graph.steps.get(id)![edge]);
   }
   return out;
 }

@@ -3,7 +3,7 @@
 import * as fsp from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { GraphSnapshot } from './snapshot';
 import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from './types';
@@ -100,6 +100,7 @@ export class RunStore {
   private tmpSeq = 0;
 
   constructor(readonly root: string, private readonly fs: StoreFs = fsp) {
+    if (!isAbsolute(root)) throw new Error(`RunStore needs an absolute workspace root, got ${JSON.stringify(root)}`);
     this.braidDir = join(root, '.braid');
     this.runsDir = join(this.braidDir, 'runs');
   }

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import picomatch from 'picomatch';
 import { parse as shellParse } from 'shell-quote';
-import { closest } from 'fastest-levenshtein';
+import { closest, distance } from 'fastest-levenshtein';
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { z } from 'zod';
 import { PRESETS, DEFAULT_AGENT } from '../agents/presets';
@@ -125,15 +125,6 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   const plan = parsed.data;
   const graph = expand(file, plan, opts, locate, report);
   return diags.some((d) => d.severity === 'error') || !graph ? { diagnostics: diags } : { graph, diagnostics: diags };
-}
-
-function distance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0]!; dp[0] = i;
-    for (let j = 1; j <= b.length; j++) { const t = dp[j]!; dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1)); prev = t; }
-  }
-  return dp[b.length]!;
 }
 
 function validKeysAt(path: readonly PropertyKey[]): string[] {
