@@ -1,12 +1,26 @@
-// One build for every bundle: the CLI/engine process (node), later the extension (cjs, vscode external) and the webview (browser).
+// One build for every bundle: the CLI/engine process (node), the extension (cjs, vscode external),
+// the extension-host test suite, later the webview (browser).
+import { rmSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalComments: 'none' };
 
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+// The extension host provides `vscode`; mocha is bundled into the suite so it needs nothing at run time.
+const extensionHost = { ...node, external: ['vscode'] };
+
 const builds = [
-  { ...common, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', platform: 'node', format: 'cjs', target: 'node20', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
+  // Test runner (loaded by --extensionTestsPath) and one bundle per test file, which it finds by name.
+  // (mocha's parallel mode, never used here, require.resolve()s its worker files: that warning is noise.)
+  { ...extensionHost, entryPoints: ['test/vscode/suite/index.ts'], outfile: 'out/test/vscode/index.js', logOverride: { 'require-resolve-not-external': 'silent' } },
+  { ...extensionHost, entryPoints: ['test/vscode/suite/*.test.ts'], outdir: 'out/test/vscode/suite' },
 ];
+
+// A deleted test file must not leave its old bundle behind for the runner to pick up.
+rmSync('out/test/vscode', { recursive: true, force: true });
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();

@@ -1,0 +1,78 @@
+// Runs inside a real VS Code extension host: the extension is installed, activates on its own
+// because the workspace holds a plan, and registers every command it declares.
+import { strict as assert } from 'node:assert';
+import * as vscode from 'vscode';
+import { requestScreenshot } from './screenshot';
+
+const EXTENSION_ID = 'braid.braid';
+
+interface DeclaredCommand {
+  command: string;
+  title: string;
+  category?: string;
+}
+
+/** Polls until `check` holds; the extension host activates extensions asynchronously after startup. */
+async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const since = Date.now();
+  while (!check()) {
+    if (Date.now() - since > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+function braid(): vscode.Extension<unknown> {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, `${EXTENSION_ID} is not installed in this extension host`);
+  return ext;
+}
+
+describe('extension activation', () => {
+  it('runs in a workbench whose kind and remote are known', () => {
+    console.log(`uiKind=${vscode.UIKind[vscode.env.uiKind]} remoteName=${vscode.env.remoteName ?? '(local)'} appHost=${vscode.env.appHost} version=${vscode.version}`);
+    if (process.env.BRAID_TEST_SHIM === '1') {
+      // code-server: a web workbench talking to a remote extension host, like Codespaces.
+      assert.equal(vscode.env.uiKind, vscode.UIKind.Web);
+      assert.ok(vscode.env.remoteName, 'remoteName should be set in code-server');
+    } else {
+      assert.ok([vscode.UIKind.Desktop, vscode.UIKind.Web].includes(vscode.env.uiKind));
+    }
+  });
+
+  it('is installed as braid.braid, a workspace extension', () => {
+    const ext = braid();
+    const pkg = ext.packageJSON as { name: string; publisher: string; extensionKind?: string[] };
+    assert.equal(`${pkg.publisher}.${pkg.name}`, EXTENSION_ID);
+    assert.deepEqual(pkg.extensionKind, ['workspace']);
+    assert.equal(ext.extensionKind, vscode.ExtensionKind.Workspace);
+  });
+
+  it('the test workspace holds a plan file, found through the search service', async () => {
+    const plans = await vscode.workspace.findFiles('**/*.braid.{yaml,yml,json}');
+    assert.deepEqual(plans.map((u) => u.path.split('/').pop()), ['demo.braid.yaml']);
+  });
+
+  it('activates by itself because the workspace contains a plan', async () => {
+    const ext = braid();
+    // No ext.activate() here: that would pass even if workspaceContains never fired.
+    await waitFor(`${EXTENSION_ID} to activate`, () => ext.isActive);
+    const shot = await requestScreenshot('extension-host-activated');
+    if (shot) console.log(`screenshot: ${shot}`);
+  });
+
+  it('registers every command declared in contributes.commands', async () => {
+    const declared = ((braid().packageJSON as { contributes?: { commands?: DeclaredCommand[] } }).contributes?.commands ?? []).map((c) => c.command);
+    assert.ok(declared.includes('braid.validatePlan'), `declared commands: ${declared.join(', ')}`);
+    await waitFor('the extension to activate', () => braid().isActive);
+    const registered = new Set(await vscode.commands.getCommands(true));
+    const missing = declared.filter((id) => !registered.has(id));
+    assert.deepEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
+  });
+
+  it('declares limited support for untrusted workspaces; this one is trusted (trust is off in this run)', function () {
+    const caps = (braid().packageJSON as { capabilities?: { untrustedWorkspaces?: { supported: unknown } } }).capabilities;
+    assert.equal(caps?.untrustedWorkspaces?.supported, 'limited');
+    if (process.env.BRAID_TEST_TRUST === '1') this.skip();
+    assert.equal(vscode.workspace.isTrusted, true);
+  });
+});
