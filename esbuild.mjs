@@ -1,5 +1,5 @@
 // One build for every bundle: the CLI/engine process (node), the extension (cjs, vscode external),
-// the extension-host test suite, later the webview (browser).
+// the extension-host test suite, and the webview (browser).
 import { rmSync } from 'node:fs';
 import * as esbuild from 'esbuild';
 
@@ -13,6 +13,8 @@ const extensionHost = { ...node, external: ['vscode'] };
 const builds = [
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
+  // The graph panel's page: mermaid and our code in one file, loaded by nonce under a strict CSP.
+  { ...common, entryPoints: ['webview/main.ts'], outfile: 'out/webview/main.js', platform: 'browser', format: 'iife', target: 'es2022', minify: !watch },
   // Test runner (loaded by --extensionTestsPath) and one bundle per test file, which it finds by name.
   // (mocha's parallel mode, never used here, require.resolve()s its worker files: that warning is noise.)
   { ...extensionHost, entryPoints: ['test/vscode/suite/index.ts'], outfile: 'out/test/vscode/index.js', logOverride: { 'require-resolve-not-external': 'silent' } },

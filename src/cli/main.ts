@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { cleanRun } from '../core/engine/cleanRun';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { RunStore } from '../core/engine/store';
 import type { EngineEvent } from '../core/engine/types';
@@ -9,6 +10,7 @@ import { compilePlanFile } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
+import { serve } from './serve';
 import { HumanView } from './view';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
 
@@ -159,6 +161,16 @@ async function logs(args: string[]): Promise<number> {
   try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
 }
 
+async function clean(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
+  const [runId] = positionals;
+  if (!runId || positionals.length > 1) throw new Usage('clean needs exactly one RUN-ID');
+  const r = await cleanRun(workspaceForCwd(values.workspace), runId);
+  if (!r.ok) { err(`braid: ${r.message}\n`); return 1; }
+  err(r.removed.length === 0 ? `nothing kept for ${runId}\n` : `removed the worktrees and branches of ${r.removed.join(', ')}\n`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -176,6 +188,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'status': return await status(rest);
       case 'logs': return await logs(rest);
+      // Internal: the engine process the VS Code extension starts (not in the help).
+      case 'serve': return await serve(rest);
+      case 'clean': return await clean(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }

@@ -1,17 +1,126 @@
-// Minimal extension entry: registers the commands package.json declares, so the extension-host
-// harness (test/vscode) tests something real. The full extension replaces this file.
+// Braid's VS Code face: thin adapters over src/core. Plans are compiled here (pure, cheap); runs
+// execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
+// runs model that every view reads.
 import * as vscode from 'vscode';
+import { RunStore } from '../core/engine/store';
+import type { EngineEvent } from '../core/engine/types';
+import { isGitRepo } from '../core/engine/worktree';
+import { PlanLenses } from './codeLens';
+import { Command, type CommandArgs, type CommandId } from './commandIds';
+import { PlanDiagnostics } from './diagnostics';
+import { Engines } from './engines';
+import { GraphPanels } from './graphPanel';
+import { Plans } from './plans';
+import { RunCommands } from './runCommands';
+import { RunFeedback } from './runFeedback';
+import { RunsModel } from './runsModel';
+import { StepTerminals } from './stepTerminals';
+import { StepsTree } from './stepsTree';
+import { PlanTaskProvider } from './taskProvider';
+import { ViewCommands } from './viewCommands';
 
-const PENDING_COMMANDS = ['braid.validatePlan', 'braid.showGraph'] as const;
+/** What tests (and other extensions) can reach through `extension.exports`. */
+export interface BraidApi {
+  readonly runs: RunsModel;
+  readonly tree: StepsTree;
+  readonly lenses: PlanLenses;
+  readonly terminals: StepTerminals;
+  readonly feedback: RunFeedback;
+  readonly graphs: GraphPanels;
+  /** Drops the engine connections and reattaches as a reloaded window would. */
+  reattach(): Promise<void>;
+}
 
-/** Called by VS Code when a workspace contains a plan, or when a Braid command runs. */
-export function activate(context: vscode.ExtensionContext): void {
-  for (const id of PENDING_COMMANDS) {
-    context.subscriptions.push(
-      vscode.commands.registerCommand(id, () => vscode.window.showInformationMessage(`Braid: ${id} is not implemented yet.`)),
-    );
+const PLAN_SELECTOR: vscode.DocumentSelector = [
+  { scheme: 'file', pattern: '**/*.braid.{yaml,yml,json}' },
+];
+
+export async function activate(context: vscode.ExtensionContext): Promise<BraidApi> {
+  try {
+    return await start(context);
+  } catch (err) {
+    // Shown on purpose: a silent activation failure leaves commands that do nothing.
+    void vscode.window.showErrorMessage(`Braid failed to start: ${(err as Error).message}`);
+    throw err;
   }
 }
 
-/** Nothing to undo beyond context.subscriptions, which VS Code disposes. */
-export function deactivate(): void {}
+async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
+  const sub = <T extends vscode.Disposable>(d: T): T => { context.subscriptions.push(d); return d; };
+  const log = sub(vscode.window.createOutputChannel('Braid', { log: true }));
+  const cliPath = context.asAbsolutePath('out/cli.js');
+  const plans = sub(new Plans());
+  const runs = sub(new RunsModel());
+  const diagnostics = sub(new PlanDiagnostics(plans));
+  const eventListeners = new Set<(e: EngineEvent) => void>();
+  let terminals: StepTerminals | undefined;
+  const engines = sub(new Engines({
+    cliPath, runs, log,
+    onEvent: (workspace, e) => {
+      void runs.enqueue(workspace, e).then(() => {
+        terminals?.handle(e);
+        for (const l of eventListeners) l(e);
+      });
+    },
+  }));
+  terminals = sub(new StepTerminals({ runs, cancelStep: (r, s) => void engines.cancelStep(r, s) }));
+  const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId)));
+  const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
+  const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
+  const onEvent = (l: (e: EngineEvent) => void): vscode.Disposable => { eventListeners.add(l); return new vscode.Disposable(() => eventListeners.delete(l)); };
+  const graphs = sub(new GraphPanels({ context, plans, runs, onEvent, commands: runCommands, views: viewCommands }));
+
+  const tree = sub(new StepsTree(runs));
+  sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
+  const lenses = sub(new PlanLenses(plans, runs));
+  sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
+  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
+
+  const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
+    sub(vscode.commands.registerCommand(id, (...args: unknown[]) => fn(...(args as CommandArgs[C]))));
+  };
+  register(Command.runPlan, (uri) => runCommands.runPlan(uri));
+  register(Command.runStep, (uri, step) => runCommands.runStep(uri, step));
+  register(Command.runFrom, (uri, step) => runCommands.runFrom(uri, step));
+  register(Command.retryStep, (run, step) => runCommands.retryStep(run, step));
+  register(Command.retryFailed, (run) => runCommands.retryFailed(run));
+  register(Command.cancelRun, (run) => runCommands.cancelRun(run));
+  register(Command.cancelStep, (run, step) => runCommands.cancelStep(run, step));
+  register(Command.showGraph, (target) => graphs.show(target));
+  register(Command.showLog, (run, step) => viewCommands.showLog(run, step));
+  register(Command.validatePlan, (uri) => viewCommands.validatePlan(uri));
+  register(Command.newPlan, () => viewCommands.newPlan());
+  register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
+  register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
+  register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+
+  // The runs of this workspace from their records; a live one means an engine to reattach to.
+  const reattach = async (): Promise<void> => {
+    const roots = await workspaceRoots();
+    for (const root of roots) await new RunStore(root).markInterrupted();
+    await runs.loadRecords(roots);
+    for (const root of roots) {
+      if (runs.runs().some((r) => r.workspace === root && r.status === 'running')) await engines.client(root).catch((err: Error) => log.warn(`engine: ${err.message}`));
+    }
+  };
+  void reattach().then(() => diagnostics.refreshAll()).catch((err: Error) => log.error(`start: ${err.message}`));
+
+  return {
+    runs, tree, lenses, terminals, feedback, graphs,
+    reattach: async () => { engines.dispose(); await reattach(); },
+  };
+}
+
+/** Where runs of the open folders are recorded: each folder's git root, else the folder. */
+async function workspaceRoots(): Promise<string[]> {
+  const roots = new Set<string>();
+  for (const f of vscode.workspace.workspaceFolders ?? []) {
+    if (f.uri.scheme !== 'file') continue;
+    roots.add((await isGitRepo(f.uri.fsPath)) ?? f.uri.fsPath);
+  }
+  return [...roots];
+}
+
+export function deactivate(): void {
+  // Nothing beyond context.subscriptions; the engine process keeps any run going.
+}

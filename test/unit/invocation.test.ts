@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { agentInvocation, promptWithContext } from '../../src/core/agents/invocation';
-import { PRESETS } from '../../src/core/agents/presets';
+import { agentFamily, PRESETS, presetTable } from '../../src/core/agents/presets';
+import { canResume, RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
 import { findExecutable, notInstalledMessage } from '../../src/core/agents/which';
 import { runProcess } from '../../src/core/engine/process';
 import type { AgentDef } from '../../src/core/plan/types';
@@ -63,9 +64,29 @@ describe('agentInvocation', () => {
     assert.equal(agentInvocation(agent({ command: ['x'] }), render, 'p').cwd, undefined);
   });
 
-  it('the claude preset becomes claude -p PROMPT --output-format stream-json --verbose', () => {
-    const inv = agentInvocation(PRESETS.claude!, render, 'do it');
-    assert.deepEqual(inv.argv, ['claude', '-p', 'do it', '--output-format', 'stream-json', '--verbose']);
+  it('the presets become the real CLIs\' headless commands, with edit permission by default', () => {
+    const argv = (name: string, table = PRESETS) => agentInvocation(table[name]!, render, 'do it').argv;
+    assert.deepEqual(argv('claude'), ['claude', '-p', 'do it', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits']);
+    assert.deepEqual(argv('codex'), ['codex', 'exec', '--json', '--sandbox', 'workspace-write', 'do it']);
+    assert.deepEqual(argv('gemini'), ['gemini', '-p', 'do it', '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust']);
+    assert.deepEqual(argv('aider'), ['aider', '--yes-always', '--message', 'do it']);
+    assert.deepEqual(argv('shell'), ['sh', '-c', 'do it']);
+    const readOnly = presetTable({ permission: 'read-only' });
+    assert.deepEqual(argv('claude', readOnly).slice(-2), ['--permission-mode', 'default']);
+    assert.deepEqual(argv('codex', readOnly), ['codex', 'exec', '--json', '--sandbox', 'read-only', 'do it']);
+    const full = presetTable({ permission: 'full' });
+    assert.deepEqual(argv('claude', full).slice(-2), ['--permission-mode', 'bypassPermissions']);
+    assert.deepEqual(argv('codex', full), ['codex', 'exec', '--json', '--dangerously-bypass-approvals-and-sandbox', 'do it']);
+    assert.deepEqual(argv('gemini', full).slice(-3), ['--approval-mode', 'yolo', '--skip-trust']);
+    assert.throws(() => presetTable({ permission: 'sudo' as never }), /unknown permission "sudo"/);
+  });
+
+  it('each preset names its output format and default pool', () => {
+    const shape = Object.fromEntries(Object.entries(PRESETS).map(([n, a]) => [n, [a.format, a.pool]]));
+    assert.deepEqual(shape, {
+      claude: ['claude-stream-json', 'anthropic'], codex: ['codex-json', 'openai'], gemini: ['gemini-json', 'google'],
+      aider: ['text', undefined], shell: ['text', undefined],
+    });
   });
 
   it('throws on a command that renders to no executable (validation should have caught it)', () => {
@@ -124,5 +145,58 @@ describe('findExecutable', () => {
   it('says how to install a missing preset', () => {
     assert.equal(notInstalledMessage('claude', 'claude'), 'claude is not installed; install it with npm install -g @anthropic-ai/claude-code');
     assert.equal(notInstalledMessage('reviewer', 'my-agent'), 'my-agent is not installed (not found on PATH)');
+  });
+});
+
+describe('agentFamily', () => {
+  it('comes from the format, else the executable name', () => {
+    assert.equal(agentFamily(PRESETS.claude!), 'claude');
+    assert.equal(agentFamily(PRESETS.gemini!), 'gemini');
+    assert.equal(agentFamily(PRESETS.aider!), 'aider');
+    assert.equal(agentFamily(agent({ command: ['/opt/bin/codex.cmd', 'exec'] })), 'codex');
+    assert.equal(agentFamily(agent({ command: ['my-agent'] })), 'other');
+  });
+});
+
+describe('resumeAgent', () => {
+  const ID = '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b';
+  const argv = (a: AgentDef | undefined, prompt = RESUME_PROMPT) => (a ? agentInvocation(a, render, prompt).argv : undefined);
+
+  it('claude: --resume ID before -p', () => {
+    assert.deepEqual(argv(resumeAgent(PRESETS.claude!, ID)), ['claude', '--resume', ID, '-p', RESUME_PROMPT, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits']);
+    // An earlier session choice in a custom command gives way to the resumed one.
+    const custom = agent({ command: ['claude', '--session-id', 'x', '-c', '-p', '${{ prompt }}', '--resume=y'], format: 'claude-stream-json' });
+    assert.deepEqual(argv(resumeAgent(custom, ID)), ['claude', '--resume', ID, '-p', RESUME_PROMPT]);
+  });
+
+  it('codex: codex exec resume [options] ID PROMPT, the sandbox carried as a config override', () => {
+    assert.deepEqual(argv(resumeAgent(PRESETS.codex!, ID)), ['codex', 'exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', ID, RESUME_PROMPT]);
+    const custom = agent({ command: ['codex', 'exec', '-C', 'sub', '--json', '-m', 'gpt-5', '--sandbox=read-only', '--color', 'never', '${{ prompt }}'], format: 'codex-json' });
+    assert.deepEqual(argv(resumeAgent(custom, ID)), ['codex', 'exec', 'resume', '--json', '-m', 'gpt-5', '-c', 'sandbox_mode="read-only"', ID, RESUME_PROMPT]);
+    const onStdin = agent({ command: ['codex', 'exec', '--json', '${{ prompt }}'], format: 'codex-json', stdin: 'prompt' });
+    const inv = agentInvocation(resumeAgent(onStdin, ID)!, render, 'go on');
+    assert.deepEqual(inv.argv, ['codex', 'exec', 'resume', '--json', ID, '-']);
+    assert.equal(inv.stdin, 'go on');
+  });
+
+  it('the fake agent, resumed, continues the session it was given', async () => {
+    const fake = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
+    const a = resumeAgent({ ...PRESETS.claude!, command: [process.execPath, fake, ...PRESETS.claude!.command.slice(1)] }, ID)!;
+    const inv = agentInvocation(a, render, RESUME_PROMPT);
+    const r = await runProcess({ argv: inv.argv, cwd: FIX, env: { PATH: process.env.PATH ?? '', FAKE_AGENT_FORMAT: 'claude' } });
+    assert.equal(r.exitCode, 0, r.message);
+    assert.ok(r.stdoutTail.includes(`"session_id":"${ID}"`));
+  });
+
+  it('gemini, aider, shell and custom agents cannot resume; odd ids are refused', () => {
+    for (const name of ['gemini', 'aider', 'shell']) {
+      assert.equal(canResume(PRESETS[name]!), false, name);
+      assert.equal(resumeAgent(PRESETS[name]!, ID), undefined, name);
+    }
+    assert.equal(resumeAgent(agent({ command: ['my-agent', '${{ prompt }}'] }), ID), undefined);
+    assert.equal(resumeAgent(PRESETS.claude!, '--dangerously-skip-permissions'), undefined);
+    assert.equal(resumeAgent(PRESETS.claude!, '${{ env.HOME }}'), undefined);
+    assert.equal(resumeAgent(PRESETS.claude!, ''), undefined);
+    assert.equal(resumeAgent(agent({ command: ['codex', 'exec', 'resume', '--last'], format: 'codex-json' }), ID), undefined);
   });
 });

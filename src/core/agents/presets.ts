@@ -1,22 +1,69 @@
 // The agent presets, in one table. Flags follow each CLI's documented headless mode; a test
-// checks them against the real `--help` of the published CLIs.
+// (test/unit/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
+// scripts/setup-agents.sh pins.
 import type { AgentDef } from '../plan/types';
 
-const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'env' | 'context'>>): AgentDef =>
-  ({ env: {}, context: true, ...d });
+/**
+ * How much an agent may do without asking, one setting for every CLI (each names it its own way).
+ * `read-only`: reads and answers, no edits, no commands. `edit` (the default): edits files in
+ * its working folder, runs no command outside its sandbox. `full`: everything, unasked — only
+ * where the machine itself is the sandbox.
+ */
+export type AgentPermission = 'read-only' | 'edit' | 'full';
+export const AGENT_PERMISSIONS: readonly AgentPermission[] = ['read-only', 'edit', 'full'];
 
-export const PRESETS: Readonly<Record<string, AgentDef>> = {
-  claude: preset({
-    name: 'claude',
-    command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose'],
-    pool: 'anthropic',
-    format: 'claude-stream-json',
-  }),
-  codex: preset({ name: 'codex', command: ['codex', 'exec', '--json', '${{ prompt }}'], pool: 'openai', format: 'codex-json' }),
-  gemini: preset({ name: 'gemini', command: ['gemini', '-p', '${{ prompt }}'], pool: 'google', format: 'text' }),
-  aider: preset({ name: 'aider', command: ['aider', '--yes-always', '--message', '${{ prompt }}'], format: 'text' }),
-  shell: preset({ name: 'shell', command: ['sh', '-c', '${{ prompt }}'], context: false, format: 'text' }),
+// `edit` and not the CLIs' own defaults: headless, claude's `default` mode and codex's
+// `read-only` sandbox refuse every edit, so a prompt step could never write what it `writes`.
+// Worktree isolation and the write set then bound what the edits can reach.
+export const DEFAULT_PERMISSION: AgentPermission = 'edit';
+
+export interface PresetOptions {
+  readonly permission?: AgentPermission;
+}
+
+const CLAUDE_MODE: Record<AgentPermission, string> = { 'read-only': 'default', edit: 'acceptEdits', full: 'bypassPermissions' };
+const CODEX_SANDBOX: Record<AgentPermission, readonly string[]> = {
+  'read-only': ['--sandbox', 'read-only'],
+  edit: ['--sandbox', 'workspace-write'],
+  full: ['--dangerously-bypass-approvals-and-sandbox'],
 };
+const GEMINI_MODE: Record<AgentPermission, string> = { 'read-only': 'default', edit: 'auto_edit', full: 'yolo' };
+
+const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'env' | 'context'>>): AgentDef =>
+  Object.freeze({ env: {}, context: true, ...d });
+
+/** The presets with `options` applied (the extension passes the user's permission setting). */
+export function presetTable(options: PresetOptions = {}): Readonly<Record<string, AgentDef>> {
+  const permission = options.permission ?? DEFAULT_PERMISSION;
+  if (!AGENT_PERMISSIONS.includes(permission)) throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);
+  return Object.freeze({
+    claude: preset({
+      name: 'claude',
+      command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose', '--permission-mode', CLAUDE_MODE[permission]],
+      pool: 'anthropic',
+      format: 'claude-stream-json',
+    }),
+    codex: preset({
+      name: 'codex',
+      command: ['codex', 'exec', '--json', ...CODEX_SANDBOX[permission], '${{ prompt }}'],
+      pool: 'openai',
+      format: 'codex-json',
+    }),
+    // --skip-trust: a step's worktree is a new folder gemini has never been told to trust, and
+    // headless it exits rather than ask; Braid runs only in a workspace VS Code trusts.
+    gemini: preset({
+      name: 'gemini',
+      command: ['gemini', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--approval-mode', GEMINI_MODE[permission], '--skip-trust'],
+      pool: 'google',
+      format: 'gemini-json',
+    }),
+    // aider has no permission levels: it only edits files, and --yes-always is its headless mode.
+    aider: preset({ name: 'aider', command: ['aider', '--yes-always', '--message', '${{ prompt }}'], format: 'text' }),
+    shell: preset({ name: 'shell', command: ['sh', '-c', '${{ prompt }}'], context: false, format: 'text' }),
+  });
+}
+
+export const PRESETS: Readonly<Record<string, AgentDef>> = presetTable();
 
 export const DEFAULT_AGENT = 'claude';
 
@@ -27,3 +74,18 @@ export const INSTALL_HINTS: Readonly<Record<string, string>> = {
   gemini: 'npm install -g @google/gemini-cli',
   aider: 'python -m pip install aider-install && aider-install',
 };
+
+/** Which CLI an agent runs, for what differs between them (rate-limit messages, resuming). */
+export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'aider' | 'other';
+
+/** The CLI behind `agent`: from its output format, else its executable's name (a custom `aider` command). */
+export function agentFamily(agent: AgentDef): AgentFamily {
+  switch (agent.format) {
+    case 'claude-stream-json': return 'claude';
+    case 'codex-json': return 'codex';
+    case 'gemini-json': return 'gemini';
+    case 'text': break;
+  }
+  const exe = (agent.command[0] ?? '').split(/[\\/]/).pop()!.replace(/\.(cmd|exe|bat|js|mjs)$/i, '').toLowerCase();
+  return exe === 'claude' || exe === 'codex' || exe === 'gemini' || exe === 'aider' ? exe : 'other';
+}

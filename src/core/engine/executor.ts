@@ -20,6 +20,8 @@ export interface ExecutorPaths {
 export interface Isolator {
   /** Runs `body` in a directory for the step; turns its result into the step's result (merge-back). */
   around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
+  /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
+  keptWorktree?(stepId: string): string | undefined;
 }
 
 export interface ExecutorOptions {

@@ -45,6 +45,8 @@ export interface LockDirOptions {
 }
 
 const SELF_START = procStartOf(process.pid);
+// Holder files are named `<pid>-<uuid>.json`.
+const OWN_PREFIX = `${process.pid}-`;
 
 export class LockDir {
   /** The absolute path of the lock directory. */
@@ -123,13 +125,20 @@ export class LockDir {
     let watcher: fs.FSWatcher | undefined;
     let debounce: NodeJS.Timeout | undefined;
     let disposed = false;
+    const touched = new Set<string>();
 
     const attach = (): void => {
       if (watcher || disposed) return;
       try {
         fs.mkdirSync(this.dir, { recursive: true });
         known = new Set(jsonFiles(fs.readdirSync(this.dir)));
-        watcher = fs.watch(this.dir, () => schedule());
+        watcher = fs.watch(this.dir, (_kind, name) => {
+          // A foreign file that came and went between two checks leaves the listing unchanged:
+          // the event itself says something may have been released.
+          const file = typeof name === 'string' ? name : '';
+          if (file.endsWith('.json') && !file.startsWith(OWN_PREFIX)) touched.add(file);
+          schedule();
+        });
         watcher.on('error', () => {
           watcher?.close();
           watcher = undefined; // the directory went away: re-attached on the next poll
@@ -153,7 +162,10 @@ export class LockDir {
         names = [];
       }
       const now = new Set(names);
-      let fire = [...known].some((n) => !now.has(n));
+      // This process's own files are LockTable's business: their release is announced there, and
+      // echoing it here would make a waiting run re-dispatch on every one of its own releases.
+      let fire = [...known, ...touched].some((n) => !now.has(n) && !n.startsWith(OWN_PREFIX));
+      touched.clear();
       known = now;
       for (const { name, record } of await this.readForeign(false, true)) {
         if (!reportedDead.has(name) && isStale(record)) {

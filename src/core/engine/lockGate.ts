@@ -1,5 +1,5 @@
-// The scheduler's view of write-set locks within one engine process.
-// (Cross-process LockDir joins here next; see the closing note of session 1.)
+// The scheduler's view of write-set locks within one run only: for tests and benchmarks.
+// Real runs use sharedLocks (every run of the process, and other processes via `.braid/locks`).
 import type { GraphStep } from '../plan/types';
 import { LockTable } from './locks';
 import type { LockGate } from './scheduler';

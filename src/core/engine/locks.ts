@@ -20,15 +20,23 @@ export class LockTable {
   private readonly entries = new Map<string, HeldLock>();
   private readonly listeners = new Set<() => void>();
 
+  /** The holder whose set conflicts with these sets, if any; takes nothing. */
+  conflict(writes: readonly string[], reads: readonly string[]): { holder: string; paths: [string, string] } | undefined {
+    if (writes.length === 0 && reads.length === 0) return undefined;
+    for (const held of this.entries.values()) {
+      const paths = lockConflict(writes, reads, held.writes, held.reads);
+      if (paths) return { holder: held.holder, paths };
+    }
+    return undefined;
+  }
+
   /** Takes the locks if no other holder's set conflicts; never blocks. */
   tryAcquire(holder: string, writes: readonly string[], reads: readonly string[]): AcquireResult {
     if (writes.length === 0 && reads.length === 0) return { ok: true, release: () => {} };
     if (this.entries.has(holder)) throw new Error(`LockTable: ${JSON.stringify(holder)} already holds locks`);
-    for (const held of this.entries.values()) {
-      // lockConflict caches glob pairs, so a pass over hundreds of holders is map lookups.
-      const paths = lockConflict(writes, reads, held.writes, held.reads);
-      if (paths) return { ok: false, holder: held.holder, paths };
-    }
+    // lockConflict caches glob pairs, so a pass over hundreds of holders is map lookups.
+    const blocked = this.conflict(writes, reads);
+    if (blocked) return { ok: false, ...blocked };
     const entry: HeldLock = { holder, writes: [...writes], reads: [...reads] };
     this.entries.set(holder, entry);
     let released = false;

@@ -1,16 +1,21 @@
 // One run from start to record: compile, choose steps, schedule with the real executor, and keep
 // run.json current at every state change. Shared by the CLI and the engine process.
+import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph } from '../plan/types';
 import { StepExecutor, type Isolator } from './executor';
-import { processLocks } from './lockGate';
+import type { LockDirOptions } from './lockFiles';
+import { sharedLocks } from './sharedLocks';
 import { historyWeight } from './priority';
 import { Scheduler, type LockGate, type RunResult, type StepState } from './scheduler';
 import { retrySet, unknownSteps, withDependents, withNeeds } from './selection';
 import { snapshotGraph } from './snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './store';
-import type { EngineEvent, StepStatus } from './types';
+import { TERMINAL, type EngineEvent, type StepStatus } from './types';
+import { isGitRepo, pruneWorktrees } from './worktree';
+import { WorktreeIsolator } from './worktreeIsolator';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -24,7 +29,10 @@ export interface RunRequest {
   readonly onEvent?: (event: EngineEvent) => void;
   readonly compile?: CompileOptions;
   readonly graceMs?: number;
+  /** Default: `sharedLocks` (this process's runs and, through `.braid/locks`, other processes). */
   readonly locks?: LockGate;
+  /** Tuning of the default lock files (how often a wait re-checks for dead holders). */
+  readonly lockFiles?: LockDirOptions;
   readonly isolator?: (graph: Graph, runId: string) => Isolator;
   /** Called once the run record exists, with the scheduler (for cancelStep). */
   readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph) => void;
@@ -36,7 +44,9 @@ export type RunOutcome =
 
 /** Runs a plan (or retries a run) to the end. Invalid plans and bad selections are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
-  const compiled = await compilePlanFile(req.planFile, req.compile);
+  // Worktrees need the workspace to be a repository's top level (merge-back paths are relative to it).
+  const isGit = (req.compile?.isGit ?? true) && (await isGitWorkspace(req.workspace));
+  const compiled = await compilePlanFile(req.planFile, { ...req.compile, isGit });
   const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
   if (!compiled.graph || errors.length > 0) return { ok: false, diagnostics: compiled.diagnostics };
   const graph = compiled.graph;
@@ -85,30 +95,62 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (req.retry) await store.save(record); else await store.create(record);
 
   const paths = store.paths(runId);
+  let isolator = req.isolator?.(graph, runId);
+  if (isGit) {
+    // Every run in a repository starts by clearing what a crash may have left (registrations of
+    // vanished worktrees, half-applied merge-backs); the base is taken only when a step needs it.
+    if (!isolator && [...selected].some((id) => graph.steps.get(id)!.isolation === 'worktree')) {
+      const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log });
+      await wt.start();
+      isolator = wt;
+    } else await pruneWorktrees(req.workspace);
+  }
   const executor = new StepExecutor({
     graph, workspace: req.workspace, paths: { log: paths.log, output: paths.output },
     ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
-    ...(req.isolator ? { isolator: req.isolator(graph, runId) } : {}),
+    ...(isolator ? { isolator } : {}),
   });
+  const ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
   const emit = (e: EngineEvent) => req.onEvent?.(e);
   const history = await store.durationHistory(req.planFile);
   const scheduler = new Scheduler({
     graph, runId, runner: executor, keep, weight: historyWeight(history),
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
-    locks: req.locks ?? processLocks(),
+    locks: req.locks ?? ownLocks!,
     onEvent: emit,
-    onState: (st) => { record.steps[st.id] = toRecord(record.steps[st.id], st); void store.save(record); },
+    onState: (st) => {
+      const rec = toRecord(record.steps[st.id], st);
+      if (st.status === 'running') delete rec.worktree;
+      else if (TERMINAL.has(st.status)) {
+        const kept = isolator?.keptWorktree?.(st.id);
+        if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
+      }
+      record.steps[st.id] = rec;
+      void store.save(record);
+    },
   });
   emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
   req.onStart?.(runId, scheduler, graph);
-  const result = await scheduler.run();
+  let result: RunResult;
+  try {
+    result = await scheduler.run();
+  } finally {
+    await ownLocks?.close();
+  }
   record.status = result.status;
   record.endedAt = new Date().toISOString();
   await store.save(record);
   await store.flush();
   emit({ type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId });
   return { ok: true, runId, result, record };
+}
+
+async function isGitWorkspace(dir: string): Promise<boolean> {
+  const top = await isGitRepo(dir);
+  if (top === undefined) return false;
+  const real = (p: string) => realpath(p).catch(() => resolve(p));
+  return (await real(top)) === (await real(dir));
 }
 
 async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecord | undefined> {

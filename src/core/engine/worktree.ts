@@ -4,6 +4,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
 import { firstLine, git, gitOk, splitZ } from './git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { withWorktreeLock } from './worktreeLock';
@@ -69,7 +70,11 @@ export async function isGitRepo(dir: string): Promise<string | undefined> {
  * The run's base commit: `baseRef` resolved to a commit, else a commit of the workspace's tracked
  * files as they are on disk (uncommitted edits included), or HEAD when there are none.
  */
-export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
+export async function snapshotBase(
+  root: string, baseRef?: string,
+  /** Untracked (not ignored) files to include too: those matching these globs, or all of them. */
+  untracked?: readonly string[] | 'all',
+): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
   if (baseRef !== undefined) {
     if (baseRef === '' || baseRef.startsWith('-')) return { ok: false, message: `base "${baseRef}" is not a git ref` };
     const sha = await revParse(root, `${baseRef}^{commit}`);
@@ -92,6 +97,11 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
     }
     const add = await git(['add', '-u'], { cwd: root, env });
     if (add.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(add.stderr)}` };
+    const extra = untracked === undefined ? [] : await untrackedFiles(root, untracked);
+    if (extra.length > 0) {
+      const more = await git(['add', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd: root, env, input: extra.map((p) => `:(literal)${p}\0`).join('') });
+      if (more.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(more.stderr)}` };
+    }
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     if (tree === (await revParse(root, 'HEAD^{tree}'))) return { ok: true, sha: head };
     const sha = (await gitOk(['commit-tree', tree, '-p', head, '-m', 'braid: snapshot of the workspace'], { cwd: root })).trim();
@@ -99,6 +109,15 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+async function untrackedFiles(root: string, globs: readonly string[] | 'all'): Promise<string[]> {
+  if (globs !== 'all' && globs.length === 0) return [];
+  const all = splitZ(await gitOk(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }))
+    .filter((p) => !p.startsWith('.braid/'));
+  if (globs === 'all') return all;
+  const isMatch = picomatch([...globs], { dot: true });
+  return all.filter((p) => isMatch(p));
 }
 
 /**

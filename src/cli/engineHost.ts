@@ -1,0 +1,330 @@
+// The engine's state: connected windows and the runs it executes. Runs belong to the engine, not to
+// a connection, so a window reload (disconnect, reconnect) leaves them going; a reconnecting window
+// gets a snapshot of the active runs and then every event, and is back in step.
+import type { Socket } from 'node:net';
+import { resolve } from 'node:path';
+import type { CompileOptions } from '../core/plan/compile';
+import { runPlan } from '../core/engine/runPlan';
+import type { Scheduler } from '../core/engine/scheduler';
+import { RunStore, type RunRecord } from '../core/engine/store';
+import type { EngineEvent, StepStatus } from '../core/engine/types';
+import type { Diagnostic } from '../core/plan/types';
+import {
+  PROTOCOL_VERSION, encodeMessage, parseClientMessage,
+  type ClientMessage, type EngineMessage, type RequestOf, type RequestType, type ResultOf,
+} from '../protocol/engine';
+import { LineSplitter } from '../protocol/jsonLines';
+
+export interface EngineHostOptions {
+  /** The workspace's real path: runs are recorded under its `.braid/`. */
+  readonly workspace: string;
+  readonly isGit: boolean;
+  /** How long with no runs and no clients before the engine asks to stop. */
+  readonly idleMs: number;
+  readonly log: (line: string) => void;
+  /** Stops the engine: closes the listener, then `stopRuns` and `closeConnections` here. */
+  readonly requestStop: (reason: string) => Promise<void>;
+}
+
+// A client that stops reading must not grow the engine without bound; it can reconnect and resync.
+const MAX_UNSENT_BYTES = 32 * 1024 * 1024;
+
+class Connection {
+  greeted = false;
+  /** Receives events: set once its snapshot is sent. */
+  subscribed = false;
+
+  constructor(readonly id: number, readonly socket: Socket, private readonly log: (line: string) => void) {}
+
+  send(message: EngineMessage): void {
+    if (this.socket.destroyed || !this.socket.writable) return;
+    this.socket.write(encodeMessage(message));
+    if (this.socket.writableLength > MAX_UNSENT_BYTES) {
+      this.log(`client ${this.id}: not reading (${this.socket.writableLength} bytes unsent); disconnecting it`);
+      this.socket.destroy();
+    }
+  }
+
+  reply<T extends RequestType>(id: number, _type: T, result: ResultOf<T>): void {
+    this.send({ type: 'reply', id, ok: true, result });
+  }
+
+  fail(id: number, error: string, diagnostics?: readonly Diagnostic[]): void {
+    this.send({ type: 'reply', id, ok: false, error, ...(diagnostics && diagnostics.length > 0 ? { diagnostics: [...diagnostics] } : {}) });
+  }
+}
+
+/** What the engine knows of a step from the events it has broadcast: the snapshot overlays it on run.json. */
+interface LiveStep {
+  status: StepStatus; exitCode?: number | null; signal?: string | null; reason?: string;
+  waitingFor?: { holder: string; paths: string[] };
+}
+
+interface ActiveRun {
+  runId?: string;
+  readonly abort: AbortController;
+  scheduler?: Scheduler;
+  readonly live: Map<string, LiveStep>;
+  done?: Promise<void>;
+}
+
+type RunParams = {
+  planFile: string; only?: readonly string[]; from?: string; concurrency?: number;
+  compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] };
+};
+type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
+
+export class EngineHost {
+  private readonly connections = new Set<Connection>();
+  /** Every run from request to record written, started or not. */
+  private readonly active = new Set<ActiveRun>();
+  /** Runs by id, from their first event on. */
+  private readonly byId = new Map<string, ActiveRun>();
+  private readonly retrying = new Set<string>();
+  private readonly store: RunStore;
+  private pendingShutdownReplies: (() => void)[] = [];
+  private idleTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+  private started = false;
+  private seq = 0;
+
+  constructor(private readonly o: EngineHostOptions) {
+    this.store = new RunStore(o.workspace);
+  }
+
+  /** Starts the idle clock: call once listening. */
+  start(): void {
+    this.started = true;
+    this.updateIdle();
+  }
+
+  /** Serves one client connection until it closes. */
+  accept(socket: Socket): void {
+    const conn = new Connection(++this.seq, socket, this.o.log);
+    this.connections.add(conn);
+    this.updateIdle();
+    this.o.log(`client ${conn.id} connected`);
+    socket.setEncoding('utf8');
+    const lines = new LineSplitter(
+      (line) => this.onLine(conn, line),
+      () => { this.o.log(`client ${conn.id}: line too long; disconnecting it`); socket.destroy(); },
+    );
+    socket.on('data', (text: string) => lines.push(text));
+    socket.on('error', (e) => this.o.log(`client ${conn.id}: ${e.message}`));
+    socket.on('close', () => {
+      this.connections.delete(conn);
+      this.o.log(`client ${conn.id} disconnected`);
+      this.updateIdle();
+    });
+  }
+
+  /** Cancels every run and resolves once each one's record is written. */
+  async stopRuns(): Promise<void> {
+    this.stopping = true;
+    this.updateIdle();
+    for (const run of this.active) run.abort.abort();
+    await Promise.allSettled([...this.active].map((r) => r.done));
+  }
+
+  /** Answers pending `shutdown` requests and ends every connection. */
+  async closeConnections(): Promise<void> {
+    for (const reply of this.pendingShutdownReplies.splice(0)) reply();
+    await Promise.all([...this.connections].map((c) => new Promise<void>((done) => {
+      if (c.socket.destroyed) return done();
+      c.socket.once('close', () => done());
+      c.socket.end();
+      // A peer that never closes its end must not hold the engine open.
+      setTimeout(() => c.socket.destroy(), 1000).unref();
+    })));
+  }
+
+  private onLine(conn: Connection, line: string): void {
+    const parsed = parseClientMessage(line);
+    if (!parsed.ok) { this.o.log(`client ${conn.id}: dropped invalid message: ${parsed.error}`); return; }
+    this.handle(conn, parsed.message).catch((e: unknown) => {
+      this.o.log(`client ${conn.id}: ${parsed.message.type} failed: ${(e as Error).stack ?? String(e)}`);
+      conn.fail(parsed.message.id, `engine error: ${(e as Error).message}`);
+    });
+  }
+
+  private async handle(conn: Connection, m: ClientMessage): Promise<void> {
+    if (m.type !== 'hello' && !conn.greeted) return conn.fail(m.id, 'send hello first');
+    if (m.type === 'shutdown') {
+      this.o.log(`client ${conn.id} asked the engine to shut down`);
+      this.pendingShutdownReplies.push(() => conn.reply(m.id, 'shutdown', {}));
+      await this.o.requestStop('shutdown request');
+      return;
+    }
+    if (this.stopping && m.type !== 'hello') return conn.fail(m.id, 'the engine is shutting down');
+    switch (m.type) {
+      case 'hello': return this.hello(conn, m);
+      case 'run': return this.reportStart(conn, m.id, 'run', await this.startRun({
+        planFile: resolve(this.o.workspace, m.planFile),
+        ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}),
+        ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+      }));
+      case 'retry': return this.retry(conn, m);
+      case 'cancelRun': {
+        const run = this.byId.get(m.runId);
+        if (!run) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
+        this.o.log(`cancel run ${m.runId}`);
+        run.abort.abort();
+        return conn.reply(m.id, 'cancelRun', {});
+      }
+      case 'cancelStep': {
+        const scheduler = this.byId.get(m.runId)?.scheduler;
+        if (!scheduler) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
+        if (!scheduler.state(m.stepId)) return conn.fail(m.id, `run ${m.runId} has no step ${m.stepId}`);
+        this.o.log(`cancel step ${m.stepId} of ${m.runId}`);
+        scheduler.cancelStep(m.stepId);
+        return conn.reply(m.id, 'cancelStep', {});
+      }
+      case 'listRuns': {
+        await this.store.markInterrupted();
+        return conn.reply(m.id, 'listRuns', { active: [...this.byId.keys()], runs: await this.store.list() });
+      }
+    }
+  }
+
+  private async hello(conn: Connection, m: RequestOf<'hello'>): Promise<void> {
+    if (m.protocol !== PROTOCOL_VERSION) {
+      return conn.fail(m.id, `this engine speaks protocol ${PROTOCOL_VERSION}, the client ${m.protocol}`);
+    }
+    this.o.log(`client ${conn.id} is ${m.client}`);
+    conn.greeted = true;
+    conn.reply(m.id, 'hello', { protocol: PROTOCOL_VERSION, pid: process.pid, workspace: this.o.workspace });
+    // A repeated hello resyncs: a fresh snapshot, events keep flowing.
+    const runs = await this.snapshot();
+    conn.send({ type: 'snapshot', runs });
+    conn.subscribed = true;
+  }
+
+  private async retry(conn: Connection, m: RequestOf<'retry'>): Promise<void> {
+    if (this.byId.has(m.runId) || this.retrying.has(m.runId)) return conn.fail(m.id, `run ${m.runId} is still active`);
+    this.retrying.add(m.runId);
+    try {
+      const rec = await this.store.load(m.runId);
+      if (!rec) return conn.fail(m.id, `unknown run ${m.runId}`);
+      this.reportStart(conn, m.id, 'retry', await this.startRun({
+        planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) },
+        ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+      }));
+    } finally {
+      this.retrying.delete(m.runId);
+    }
+  }
+
+  private reportStart(conn: Connection, id: number, type: 'run' | 'retry', r: StartOutcome): void {
+    if (r.ok) conn.reply(id, type, { runId: r.runId });
+    else conn.fail(id, r.error, r.diagnostics);
+  }
+
+  /** Starts a run; resolves once it has started (its record exists) or could not start. */
+  private startRun(p: RunParams): Promise<StartOutcome> {
+    const run: ActiveRun = { abort: new AbortController(), live: new Map() };
+    this.active.add(run);
+    this.updateIdle();
+    const register = (runId: string) => {
+      if (run.runId) return;
+      run.runId = runId;
+      this.byId.set(runId, run);
+    };
+    return new Promise<StartOutcome>((settle) => {
+      let started = false;
+      run.done = runPlan({
+        planFile: p.planFile, workspace: this.o.workspace, signal: run.abort.signal,
+        compile: { ...p.compile, isGit: this.o.isGit },
+        ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}),
+        ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
+        onEvent: (e) => { register(e.run); track(run, e); this.broadcast({ type: 'event', event: e }); },
+        onStart: (runId, scheduler) => {
+          register(runId);
+          run.scheduler = scheduler;
+          started = true;
+          this.o.log(`run ${runId} started: ${p.planFile}${p.retry ? ' (retry)' : ''}`);
+          settle({ ok: true, runId });
+        },
+      }).then((outcome) => {
+        // Off the active list before `runEnded`: a snapshot taken after it must not list the run.
+        this.forget(run);
+        if (!outcome.ok) {
+          const first = outcome.diagnostics.find((d) => d.severity === 'error');
+          const error = outcome.usage ?? (first ? `${first.file}:${first.range.start.line + 1}:${first.range.start.column + 1}: ${first.message}` : 'invalid plan');
+          this.o.log(`run of ${p.planFile} not started: ${error}`);
+          settle({ ok: false, error, diagnostics: outcome.diagnostics });
+          return;
+        }
+        const steps = Object.fromEntries(Object.entries(outcome.record.steps).map(([id, s]) => [id, s.status]));
+        this.o.log(`run ${outcome.runId} ${outcome.result.status}`);
+        this.broadcast({ type: 'runEnded', runId: outcome.runId, status: outcome.result.status, steps });
+      }, (e: unknown) => {
+        this.forget(run);
+        // A bug in the engine, not a step failure: say so, and still end the run for the windows.
+        this.o.log(`run of ${p.planFile} crashed: ${(e as Error).stack ?? String(e)}`);
+        if (!started) { settle({ ok: false, error: `could not start the run: ${(e as Error).message}` }); return; }
+        const steps = Object.fromEntries([...run.live].map(([id, s]) => [id, s.status]));
+        this.broadcast({ type: 'runEnded', runId: run.runId!, status: 'failed', steps });
+      });
+    });
+  }
+
+  private forget(run: ActiveRun): void {
+    if (run.runId) this.byId.delete(run.runId);
+    this.active.delete(run);
+    this.updateIdle();
+  }
+
+  /** The active runs' records as on disk, with step states brought up to the events already sent. */
+  private async snapshot(): Promise<RunRecord[]> {
+    const loaded = new Map<string, RunRecord | undefined>();
+    // Loading is async and runs may start meanwhile: load until every active run has been read.
+    for (let missing = [...this.byId.keys()]; missing.length > 0; missing = [...this.byId.keys()].filter((id) => !loaded.has(id))) {
+      for (const id of missing) loaded.set(id, await this.store.load(id));
+    }
+    // From here to the caller's `subscribed = true` is synchronous: no event falls in between.
+    const runs: RunRecord[] = [];
+    for (const [id, run] of this.byId) {
+      const rec = loaded.get(id);
+      if (!rec) { this.o.log(`snapshot: run ${id} has no readable record`); continue; }
+      for (const [stepId, live] of run.live) {
+        const step = rec.steps[stepId];
+        if (!step) continue;
+        step.status = live.status;
+        if (live.exitCode !== undefined) step.exitCode = live.exitCode;
+        if (live.signal !== undefined) step.signal = live.signal;
+        if (live.reason !== undefined) step.reason = live.reason;
+        if (live.waitingFor) step.waitingFor = live.waitingFor; else delete step.waitingFor;
+      }
+      runs.push(rec);
+    }
+    return runs;
+  }
+
+  private broadcast(message: EngineMessage): void {
+    for (const c of this.connections) if (c.subscribed) c.send(message);
+  }
+
+  private updateIdle(): void {
+    const idle = this.started && !this.stopping && this.connections.size === 0 && this.active.size === 0;
+    if (!idle) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = undefined;
+    } else if (!this.idleTimer) {
+      this.idleTimer = setTimeout(() => { void this.o.requestStop(`idle for ${this.o.idleMs} ms`); }, this.o.idleMs);
+    }
+  }
+}
+
+function track(run: ActiveRun, e: EngineEvent): void {
+  if (e.type === 'step') {
+    run.live.set(e.id, {
+      status: e.status,
+      ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}), ...(e.signal !== undefined ? { signal: e.signal } : {}),
+      ...(e.reason !== undefined ? { reason: e.reason } : {}),
+    });
+  } else if (e.type === 'lock') {
+    const step = run.live.get(e.id) ?? { status: 'pending' };
+    step.waitingFor = { holder: e.waitingFor, paths: [...e.paths] };
+    run.live.set(e.id, step);
+  }
+}

@@ -1,0 +1,104 @@
+// `braid serve --workspace DIR`: the engine process the extension talks to (internal; not in the
+// help). Runs execute here, beside the window, because spawning from the big extension host blocks
+// its event loop, and so that a run outlives a window reload. One engine per workspace, found at
+// the socket `engineSocketPath` names; it exits by itself once it has had neither runs nor clients
+// for a while, and on SIGTERM it cancels its runs (records written) before exiting.
+import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { RunStore } from '../core/engine/store';
+import { isGitRepo } from '../core/engine/worktree';
+import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
+import { EngineHost } from './engineHost';
+import { listenExclusive } from './engineListen';
+import { isDir } from './workspace';
+
+const DEFAULT_IDLE_MS = 60_000;
+const MAX_LOG_BYTES = 1024 * 1024;
+
+/** Runs the engine until it stops; resolves with the exit code. */
+export async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, strict: true, options: { workspace: { type: 'string' } } });
+  if (!values.workspace || !isDir(values.workspace)) {
+    process.stderr.write(`braid serve: --workspace must name a folder, got ${JSON.stringify(values.workspace)}\n`);
+    return 2;
+  }
+  // Variables the starter set only to launch us (ELECTRON_RUN_AS_NODE): steps must not inherit them.
+  for (const name of (process.env.BRAID_ENGINE_UNSET ?? '').split(',')) if (name) delete process.env[name];
+  delete process.env.BRAID_ENGINE_UNSET;
+  const workspace = realWorkspace(values.workspace);
+  const log = openLog(workspace);
+  const idleMs = idleFromEnv(process.env.BRAID_ENGINE_IDLE_MS, log);
+  const socketPath = engineSocketPathFor(workspace);
+
+  let server: Server | undefined;
+  let stopped: Promise<void> | undefined;
+  let finished!: () => void;
+  const done = new Promise<void>((r) => { finished = r; });
+  const stop = (reason: string): Promise<void> => {
+    stopped ??= (async () => {
+      log(`stopping: ${reason}`);
+      // Let go of the socket first, so a window that needs an engine now can start a new one.
+      server?.close();
+      await host.stopRuns();
+      await host.closeConnections();
+      log('stopped');
+      finished();
+    })();
+    return stopped;
+  };
+  const isGit = (await isGitRepo(workspace)) !== undefined;
+  const host = new EngineHost({ workspace, isGit, idleMs, log, requestStop: stop });
+  const listening = await listenExclusive(socketPath, (socket) => host.accept(socket));
+  if (!listening.ok) {
+    // Another window started the engine first: it serves this workspace, nothing to do.
+    log(`another engine already listens on ${socketPath}; exiting`);
+    return 0;
+  }
+  server = listening.server;
+  host.start();
+  log(`engine ${process.pid} listening on ${socketPath} (idle exit after ${idleMs} ms)`);
+  // A new engine means any previous one is gone: its unfinished runs become `interrupted`.
+  const marked = await new RunStore(workspace).markInterrupted().catch((e: Error) => { log(`markInterrupted: ${e.message}`); return []; });
+  if (marked.length > 0) log(`marked interrupted: ${marked.join(', ')}`);
+
+  const onSignal = (signal: NodeJS.Signals) => { void stop(signal); };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  // Detached from any terminal, but a hang-up must not kill runs without recording them.
+  process.on('SIGHUP', onSignal);
+  process.on('uncaughtException', (e) => {
+    log(`uncaught: ${e.stack ?? e.message}`);
+    void stop('uncaught exception');
+  });
+  process.on('unhandledRejection', (e) => log(`unhandled rejection: ${(e as Error)?.stack ?? String(e)}`));
+
+  await done;
+  // Timers and child handles from canceled runs may linger; they must not keep a stopped engine alive.
+  setTimeout(() => process.exit(0), 2000).unref();
+  return 0;
+}
+
+/** Appends timestamped lines to `.braid/engine.log`, keeping one previous file when it grows large. */
+function openLog(workspace: string): (line: string) => void {
+  const dir = join(workspace, '.braid');
+  const file = join(dir, 'engine.log');
+  try {
+    mkdirSync(dir, { recursive: true });
+    // As the run store does: nothing under .braid/ belongs in git.
+    try { writeFileSync(join(dir, '.gitignore'), '*\n', { flag: 'wx' }); } catch { /* exists */ }
+    if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
+  } catch { /* logging is best effort */ }
+  return (line) => {
+    try { appendFileSync(file, `${new Date().toISOString()} [${process.pid}] ${line}\n`); } catch { /* best effort */ }
+  };
+}
+
+function idleFromEnv(value: string | undefined, log: (line: string) => void): number {
+  if (value === undefined || value === '') return DEFAULT_IDLE_MS;
+  const ms = Number(value);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  log(`BRAID_ENGINE_IDLE_MS must be a number of milliseconds, got ${JSON.stringify(value)}; using ${DEFAULT_IDLE_MS}`);
+  return DEFAULT_IDLE_MS;
+}

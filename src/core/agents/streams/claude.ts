@@ -1,0 +1,110 @@
+// Claude Code's `--output-format stream-json --verbose`: one JSON object a line. `system/init`
+// opens it (session_id, model), `assistant` messages carry text and tool_use blocks, `user`
+// messages the tool results, `system/api_retry` a failed API call being retried,
+// `rate_limit_event` the plan's limit status, and one `result` closes it with the final answer
+// (`result`), `num_turns`, `total_cost_usd`, `usage`, `is_error`, `api_error_status`, `errors`.
+import { add, arr, epochDate, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import { oneLine, toolLine } from './toolLine';
+import type { ParsedLine } from './types';
+
+export class ClaudeStream extends LineStream {
+  private lastText: string | undefined;
+  private sawResult = false;
+
+  protected event(e: JsonObject, out: ParsedLine[]): void {
+    const s = this.summary;
+    s.sessionId = str(e.session_id) ?? s.sessionId;
+    switch (e.type) {
+      case 'system':
+        if (e.subtype === 'init') {
+          s.model = str(e.model) ?? s.model;
+          out.push({ kind: 'info', text: `· session ${s.sessionId ?? '?'}${s.model ? ` · ${s.model}` : ''}` });
+        } else if (e.subtype === 'api_retry') {
+          const status = num(e.error_status);
+          const delay = num(e.retry_delay_ms);
+          out.push({ kind: 'info', text: `· API error${status ? ` ${status}` : ''}, retry ${num(e.attempt) ?? '?'}/${num(e.max_retries) ?? '?'}${delay !== undefined ? ` in ${Math.round(delay / 100) / 10}s` : ''}` });
+        }
+        return;
+      case 'assistant':
+        this.assistant(obj(e.message), out);
+        return;
+      case 'user':
+        for (const block of arr(obj(e.message)?.content)) {
+          const b = obj(block);
+          if (b?.type === 'tool_result' && b.is_error === true) out.push({ kind: 'error', text: `✗ ${oneLine(resultText(b.content))}` });
+        }
+        return;
+      case 'rate_limit_event': {
+        const info = obj(e.rate_limit_info);
+        if (info?.status === 'rejected') {
+          const at = num(info.resetsAt);
+          s.rateLimited = at !== undefined ? { resetAt: epochDate(at) } : {};
+          out.push({ kind: 'error', text: `✗ rate limit reached${at !== undefined ? `, resets ${epochDate(at).toISOString()}` : ''}` });
+        }
+        return;
+      }
+      case 'result':
+        this.result(e, out);
+        return;
+      default:
+        return; // stream_event (partial messages), hook events, future types: not log material
+    }
+  }
+
+  private assistant(message: JsonObject | undefined, out: ParsedLine[]): void {
+    if (!message) return;
+    const texts: string[] = [];
+    for (const block of arr(message.content)) {
+      const b = obj(block);
+      if (b?.type === 'text' && typeof b.text === 'string') {
+        texts.push(b.text);
+        out.push(...textLines(b.text));
+      } else if (b?.type === 'tool_use') {
+        out.push({ kind: 'tool', text: toolLine(str(b.name) ?? 'tool', b.input) });
+      }
+    }
+    if (texts.length > 0) this.lastText = texts.join('\n');
+    if (this.summary.model === undefined) this.summary.model = str(message.model);
+  }
+
+  private result(e: JsonObject, out: ParsedLine[]): void {
+    const s = this.summary;
+    this.sawResult = true;
+    add(s, 'turns', num(e.num_turns));
+    s.costUsd = num(e.total_cost_usd) ?? num(e.cost_usd) ?? s.costUsd; // cost_usd: older releases
+    const usage = obj(e.usage);
+    if (usage) {
+      const cacheRead = num(usage.cache_read_input_tokens);
+      const cacheWrite = num(usage.cache_creation_input_tokens) ?? 0;
+      // Anthropic counts cached and cache-written tokens apart from input_tokens: all are input.
+      add(s, 'inputTokens', (num(usage.input_tokens) ?? 0) + (cacheRead ?? 0) + cacheWrite);
+      add(s, 'outputTokens', num(usage.output_tokens));
+      add(s, 'cachedInputTokens', cacheRead);
+    }
+    const status = num(e.api_error_status);
+    if (status !== undefined) s.apiErrorStatus = status;
+    const text = str(e.result);
+    const failed = e.is_error === true || (typeof e.subtype === 'string' && e.subtype.startsWith('error'));
+    if (failed) {
+      s.isError = true;
+      const errors = arr(e.errors).map(str).filter((m): m is string => m !== undefined);
+      if (text !== undefined && text.trim() !== '') errors.unshift(text);
+      if (errors.length === 0) errors.push(`claude ended with ${str(e.subtype) ?? 'an error'}`);
+      for (const m of errors) this.error(m, out);
+    } else if (text !== undefined) {
+      s.finalText = text;
+    }
+    const cost = s.costUsd !== undefined ? ` · $${s.costUsd.toFixed(4)}` : '';
+    out.push({ kind: 'info', text: `· ${failed ? 'failed' : 'done'} · ${s.turns ?? '?'} turns${cost}` });
+  }
+
+  protected override finish(): void {
+    // Killed before its result (timeout, cancel): its last words are the best answer there is.
+    if (!this.sawResult && this.summary.finalText === undefined && this.lastText !== undefined) this.summary.finalText = this.lastText;
+  }
+}
+
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return arr(content).map((c) => str(obj(c)?.text) ?? '').join(' ');
+}

@@ -1,0 +1,20 @@
+// "Did you mean" suggestions: only when the closest candidate is near enough that the typo is the
+// likely story (a swapped pair of letters is 2 edits), never a random valid word.
+import { closest, distance } from 'fastest-levenshtein';
+
+/** The candidate closest to `word`, if it is close enough to be a likely typo. */
+export function suggest(word: string, candidates: readonly string[]): string | undefined {
+  if (candidates.length === 0 || word === '') return undefined;
+  const lower = word.toLowerCase();
+  const exactCase = candidates.find((c) => c.toLowerCase() === lower);
+  if (exactCase !== undefined && exactCase !== word) return exactCase;
+  const best = closest(word, candidates as string[]);
+  const d = distance(word, best);
+  return d > 0 && d <= Math.max(2, Math.floor(word.length / 3)) && d * 2 < Math.max(word.length, best.length) ? best : undefined;
+}
+
+/** `; did you mean \`x\`?` for a close candidate, else the empty string. */
+export function didYouMean(word: string, candidates: readonly string[]): string {
+  const s = suggest(word, candidates);
+  return s === undefined ? '' : `; did you mean \`${s}\`?`;
+}

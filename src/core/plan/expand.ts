@@ -1,0 +1,198 @@
+// From the checked document to concrete steps: defaults merged in, matrix steps fanned out, path
+// fields given their matrix values, and `needs` resolved to concrete ids. Problems found on the
+// way are returned as data for the checks to locate; nothing here decides what is an error.
+import picomatch from 'picomatch';
+import { DEFAULT_AGENT } from '../agents/presets';
+import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
+import { STEP_ID, type StepDoc } from './schema';
+import { classifyRef, parseTemplates } from './templates';
+import type { CheckedPlan } from './schemaCheck';
+import type { Isolation, StepKind } from './types';
+
+// A matrix is a fan-out, not a generator: past this a typo (one list pasted into another) is likelier than intent.
+export const MAX_MATRIX_STEPS = 10_000;
+
+export interface ExpandOptions {
+  readonly isGit?: boolean;
+  readonly defaultIsolation?: Isolation;
+  readonly agentOverrides?: AgentOverrides;
+}
+
+/** One concrete step before the graph is built. */
+export interface Instance {
+  readonly id: string;
+  /** The step key it came from (its matrix group, or itself). */
+  readonly group: string;
+  /** Position in file order. */
+  readonly index: number;
+  readonly kind: StepKind;
+  /** The step's own fields, to tell them from the defaults'. */
+  readonly own: StepDoc;
+  /** Defaults, then the step's own fields (env maps merged). */
+  readonly merged: StepDoc;
+  readonly values?: Readonly<Record<string, string>>;
+  readonly mapping: boolean;
+  /** The keys the step was written with (see CheckedStep). */
+  readonly present: ReadonlySet<string>;
+  /** Path fields with `${{ matrix.* }}` and `${{ plan.name }}` substituted. */
+  readonly name: string;
+  readonly writes: readonly string[];
+  readonly reads: readonly string[];
+  readonly copy: readonly string[];
+  readonly symlink: readonly string[];
+  readonly sparse: readonly string[];
+  readonly cwd?: string;
+  readonly output?: string;
+  readonly agent?: string;
+  readonly isolation: Isolation;
+}
+
+export interface NeedProblem {
+  readonly group: string;
+  /** The entry's position in the step's `needs` list. */
+  readonly index: number;
+  readonly entry: string;
+  readonly kind: 'unknown' | 'self' | 'no-match';
+}
+
+export interface PlanModel {
+  readonly planName: string;
+  readonly checked: CheckedPlan;
+  readonly table: AgentTable;
+  /** Every instance in file order (duplicates included). */
+  readonly instances: readonly Instance[];
+  /** The first instance of each id. */
+  readonly byId: ReadonlyMap<string, Instance>;
+  /** Step key → the ids it expanded to. */
+  readonly groups: ReadonlyMap<string, readonly string[]>;
+  readonly duplicates: readonly { readonly id: string; readonly groups: readonly string[] }[];
+  /** Step keys whose matrix would yield more than MAX_MATRIX_STEPS steps (not expanded). */
+  readonly oversized: readonly { readonly group: string; readonly count: number }[];
+  /** Instance id → the ids it needs, sorted, without unknown entries or itself. */
+  readonly needs: ReadonlyMap<string, readonly string[]>;
+  readonly needProblems: readonly NeedProblem[];
+}
+
+/** Id-safe form of a matrix value: characters outside [A-Za-z0-9_-] become `-`. */
+export const idPart = (value: string): string => value.replace(/[^A-Za-z0-9_-]/g, '-');
+
+/** Replaces `${{ matrix.<key> }}` (when the key exists) and `${{ plan.name }}`; other templates stay. */
+export function substitutePath(text: string, values: Readonly<Record<string, string>> | undefined, planName: string): string {
+  const { refs } = parseTemplates(text);
+  if (refs.length === 0) return text;
+  let out = '';
+  let at = 0;
+  for (const ref of refs) {
+    const c = classifyRef(ref.path);
+    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? values?.[c.key] : undefined;
+    out += text.slice(at, ref.start) + (value ?? text.slice(ref.start, ref.end));
+    at = ref.end;
+  }
+  return out + text.slice(at);
+}
+
+/** Built-in default, then the `defaultIsolation` setting, then the plan's value; worktrees need git. */
+export function resolveIsolation(kind: StepKind, planValue: Isolation | undefined, opts: ExpandOptions): Isolation {
+  if (planValue !== undefined) return planValue;
+  const wanted = opts.defaultIsolation ?? (kind === 'prompt' && opts.isGit ? 'worktree' : 'shared');
+  // A setting cannot make a step fail validation: outside git it falls back to the workspace.
+  return wanted === 'worktree' && !opts.isGit ? 'shared' : wanted;
+}
+
+function combinations(matrix: Readonly<Record<string, readonly string[]>>): Record<string, string>[] {
+  let acc: Record<string, string>[] = [{}];
+  for (const [k, vals] of Object.entries(matrix)) acc = acc.flatMap((a) => vals.map((v) => ({ ...a, [k]: v })));
+  return acc;
+}
+
+const matrixSize = (matrix: Readonly<Record<string, readonly string[]>>): number =>
+  Object.values(matrix).reduce((n, vals) => n * vals.length, 1);
+
+/** Expands the checked plan into concrete steps and resolves their needs. */
+export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOptions = {}): PlanModel {
+  const table = agentTable(checked.agents, opts.agentOverrides);
+  const defaults = checked.defaults;
+  const instances: Instance[] = [];
+  const groups = new Map<string, string[]>();
+  const oversized: { group: string; count: number }[] = [];
+  for (const step of checked.steps) {
+    const own = step.doc;
+    const merged: StepDoc = { ...defaults, ...own };
+    if (defaults.env && own.env) merged.env = { ...defaults.env, ...own.env };
+    // A malformed `prompt` (already reported) still makes an agent step, so no check mistakes it for `run`.
+    const kind: StepKind = own.prompt !== undefined || (own.run === undefined && step.present.has('prompt')) ? 'prompt' : 'run';
+    const count = own.matrix ? matrixSize(own.matrix) : 1;
+    if (count > MAX_MATRIX_STEPS) {
+      oversized.push({ group: step.id, count });
+      groups.set(step.id, []);
+      continue;
+    }
+    const combos = own.matrix ? combinations(own.matrix) : [undefined];
+    const ids: string[] = [];
+    for (const values of combos) {
+      const id = values ? [step.id, ...Object.values(values).map(idPart)].join('-') : step.id;
+      const sub = (s: string) => substitutePath(s, values, planName);
+      ids.push(id);
+      instances.push({
+        id, group: step.id, index: instances.length, kind, own, merged, mapping: step.mapping, present: step.present,
+        name: sub(merged.name ?? id),
+        writes: (merged.writes ?? []).map(sub), reads: (merged.reads ?? []).map(sub),
+        copy: (merged.copy ?? []).map(sub), symlink: (merged.symlink ?? []).map(sub), sparse: (merged.sparse ?? []).map(sub),
+        isolation: resolveIsolation(kind, merged.isolation, opts),
+        ...(values ? { values } : {}),
+        ...(merged.cwd !== undefined ? { cwd: sub(merged.cwd) } : {}),
+        ...(merged.output !== undefined ? { output: sub(merged.output) } : {}),
+        ...(kind === 'prompt' ? { agent: merged.agent ?? DEFAULT_AGENT } : {}),
+      });
+    }
+    groups.set(step.id, ids);
+  }
+  const byId = new Map<string, Instance>();
+  const dupGroups = new Map<string, Set<string>>();
+  for (const inst of instances) {
+    const first = byId.get(inst.id);
+    if (!first) byId.set(inst.id, inst);
+    else dupGroups.set(inst.id, (dupGroups.get(inst.id) ?? new Set([first.group])).add(inst.group));
+  }
+  const duplicates = [...dupGroups].map(([id, gs]) => ({ id, groups: [...gs] }));
+  const { needs, problems } = resolveNeeds(checked, groups, byId);
+  return { planName, checked, table, instances, byId, groups, duplicates, oversized, needs, needProblems: problems };
+}
+
+function resolveNeeds(
+  checked: CheckedPlan, groups: ReadonlyMap<string, readonly string[]>, byId: ReadonlyMap<string, Instance>,
+): { needs: Map<string, string[]>; problems: NeedProblem[] } {
+  const allIds = [...byId.keys()];
+  const globCache = new Map<string, string[]>();
+  const globMatches = (pattern: string): string[] => {
+    let hit = globCache.get(pattern);
+    if (!hit) {
+      const isMatch = picomatch(pattern);
+      hit = allIds.filter((id) => isMatch(id));
+      globCache.set(pattern, hit);
+    }
+    return hit;
+  };
+  const needs = new Map<string, string[]>();
+  const problems: NeedProblem[] = [];
+  for (const step of checked.steps) {
+    const own = new Set(groups.get(step.id) ?? []);
+    const out = new Set<string>();
+    (step.doc.needs ?? []).forEach((entry, index) => {
+      let matched: readonly string[];
+      let glob = false;
+      if (groups.has(entry)) matched = groups.get(entry) ?? [];
+      else if (byId.has(entry)) matched = [entry];
+      else if (!STEP_ID.test(entry) && picomatch.scan(entry).isGlob) { glob = true; matched = globMatches(entry); }
+      else { problems.push({ group: step.id, index, entry, kind: 'unknown' }); return; }
+      // A glob such as `review-*` in `review-all` means the others; naming oneself outright is a mistake.
+      const others = matched.filter((id) => !own.has(id));
+      if (!glob && (entry === step.id || others.length < matched.length)) problems.push({ group: step.id, index, entry, kind: 'self' });
+      else if (glob && others.length === 0) problems.push({ group: step.id, index, entry, kind: 'no-match' });
+      for (const id of others) out.add(id);
+    });
+    const sorted = [...out].sort();
+    for (const id of own) needs.set(id, sorted);
+  }
+  return { needs, problems };
+}

@@ -1,0 +1,91 @@
+// The graph checks, on the expanded model: what a step is (run or prompt, which agent), what it
+// depends on (unknown or self needs, duplicate ids, cycles) and where it may touch (paths leaving
+// the workspace, worktrees outside git). Every problem is reported; nothing stops at the first.
+import { escapesWorkspace } from '../paths/containment';
+import { findCycles } from './cycles';
+import { didYouMean } from './didYouMean';
+import { MAX_MATRIX_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
+import { fieldPath, type Report } from './reporter';
+import { topoOrder } from './topoOrder';
+
+/** Reports the model's graph problems; the topological order when there is no cycle. */
+export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Report): { order?: readonly string[] } {
+  for (const p of model.table.problems) report([], p, 'settings', { severity: 'warning', bare: true });
+  const seenGroup = new Set<string>();
+  for (const inst of model.instances) {
+    // Most checks are about what the user wrote once, not about each matrix copy.
+    if (!seenGroup.has(inst.group)) {
+      seenGroup.add(inst.group);
+      if (inst.mapping) checkKind(inst, report);
+      checkAgent(model, inst, report);
+      checkIsolation(inst, opts, report);
+    }
+    checkPaths(inst, report);
+  }
+  for (const { group, count } of model.oversized) {
+    report(['steps', group, 'matrix'], `the matrix makes ${count} steps; at most ${MAX_MATRIX_STEPS}`, 'matrix-size');
+  }
+  for (const { id, groups } of model.duplicates) {
+    const [first, ...later] = groups;
+    if (later.length === 0) report(['steps', first ?? id, 'matrix'], `two matrix combinations both make the step id \`${id}\``, 'duplicate');
+    for (const g of later) report(['steps', g], `duplicate step id \`${id}\` (also made by \`${first}\`)`, 'duplicate', { key: true });
+  }
+  for (const p of model.needProblems) {
+    const at = ['steps', p.group, 'needs', p.index];
+    if (p.kind === 'self') report(at, `a step cannot need itself (\`${p.entry}\`)`, 'self-need');
+    else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
+    else report(at, `unknown step \`${p.entry}\`${didYouMean(p.entry, [...model.groups.keys()])}`, 'unknown-need');
+  }
+  const ids = [...model.byId.keys()];
+  const { order, cyclic } = topoOrder(ids, model.needs);
+  if (cyclic.length === 0) return { order };
+  const fileOrder = new Map(ids.map((id, i) => [id, i]));
+  for (const cycle of findCycles(cyclic, model.needs, fileOrder)) {
+    const start = model.byId.get(cycle[0]!)!;
+    // The closing edge: the start needs the step just before it in run order.
+    report(needsEntryPath(start, cycle[cycle.length - 2]!, model), `cycle: ${cycle.join(' → ')}`, 'cycle');
+  }
+  return {};
+}
+
+function checkKind(inst: Instance, report: Report): void {
+  const run = inst.present.has('run'), prompt = inst.present.has('prompt');
+  if (run && prompt) report(['steps', inst.group, 'prompt'], 'a step has either `run` or `prompt`, not both', 'run-prompt', { key: true });
+  else if (!run && !prompt) report(['steps', inst.group], 'needs `run` (a shell command) or `prompt` (for an agent)', 'run-prompt', { key: true });
+}
+
+function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
+  if (inst.agent === undefined || model.table.known.has(inst.agent)) return;
+  const path = inst.merged.agent === undefined ? ['steps', inst.group] : fieldPath(inst.group, inst.own, 'agent');
+  report(path, `unknown agent \`${inst.agent}\`${didYouMean(inst.agent, [...model.table.known])}`, 'unknown-agent');
+}
+
+function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): void {
+  if (inst.merged.isolation === 'worktree' && !opts.isGit) {
+    report(fieldPath(inst.group, inst.own, 'isolation'), '`worktree` needs a git workspace; use `shared` here', 'isolation');
+  }
+}
+
+function checkPaths(inst: Instance, report: Report): void {
+  const lists = [['writes', inst.writes], ['reads', inst.reads]] as const;
+  for (const [key, values] of lists) {
+    values.forEach((v, i) => {
+      if (!escapesWorkspace(v)) return;
+      const base = fieldPath(inst.group, inst.own, key);
+      // `writes: x` is one scalar; rangeAt reads index 0 of a scalar as the scalar itself.
+      report([...base, i], `\`${v}\` leaves the workspace`, 'escapes');
+    });
+  }
+  for (const key of ['cwd', 'output'] as const) {
+    const v = inst[key];
+    if (v !== undefined && escapesWorkspace(v)) report(fieldPath(inst.group, inst.own, key), `\`${v}\` leaves the workspace`, 'escapes');
+  }
+}
+
+/** The `needs` entry of `inst` that brings in `dep` (its id, its matrix group or a glob), else the whole list. */
+function needsEntryPath(inst: Instance, dep: string, model: PlanModel): PropertyKey[] {
+  const entries = inst.own.needs ?? [];
+  const group = model.byId.get(dep)?.group;
+  const i = entries.findIndex((e) => e === dep || e === group);
+  return i >= 0 ? ['steps', inst.group, 'needs', i] : ['steps', inst.group, 'needs'];
+}

@@ -1,0 +1,68 @@
+// Lenses on plan files: "Run plan · Show graph · Validate" above the plan, "Run step · Run from
+// here" above each step and, once it has run, its last status and duration with "Retry · Log".
+// They are computed from the editor's text, so they follow edits as the user types.
+import * as vscode from 'vscode';
+import type { GraphStep } from '../core/plan/types';
+import { asCommand, Command } from './commandIds';
+import { toRange } from './diagnostics';
+import type { Plans } from './plans';
+import type { RunsModel, StepView } from './runsModel';
+import { formatDuration, STATUS_LABEL } from './statusText';
+
+export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly plans: Plans, private readonly runs: RunsModel) {
+    // Only a run's end or a step's end changes what a lens says; not every output batch.
+    this.sub = runs.onDidChange(() => this.changed.fire());
+  }
+
+  async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
+    const { graph, diagnostics } = await this.plans.compileDocument(doc);
+    const top = new vscode.Range(0, 0, 0, 0);
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    if (!graph) {
+      return [new vscode.CodeLens(top, asCommand(Command.validatePlan, `$(error) ${errors} problem${errors === 1 ? '' : 's'} · Validate`, doc.uri))];
+    }
+    const lenses = [
+      new vscode.CodeLens(top, asCommand(Command.runPlan, '$(run-all) Run plan', doc.uri)),
+      new vscode.CodeLens(top, asCommand(Command.showGraph, '$(type-hierarchy) Show graph', doc.uri)),
+      new vscode.CodeLens(top, asCommand(Command.validatePlan, '$(check) Validate', doc.uri)),
+    ];
+    const last = this.runs.latestOf(doc.uri.fsPath);
+    // A matrix step is one key in the file and several steps in the graph: one set of lenses for it.
+    const bySource = new Map<number, GraphStep[]>();
+    for (const id of graph.order) {
+      const s = graph.steps.get(id)!;
+      const list = bySource.get(s.range.start.line) ?? [];
+      list.push(s);
+      bySource.set(s.range.start.line, list);
+    }
+    for (const group of bySource.values()) {
+      const first = group[0]!;
+      const key = first.matrix?.group ?? first.id;
+      const range = toRange(first.range);
+      lenses.push(
+        new vscode.CodeLens(range, asCommand(Command.runStep, '$(play) Run step', doc.uri, key)),
+        new vscode.CodeLens(range, asCommand(Command.runFrom, 'Run from here', doc.uri, key)),
+      );
+      const seen = last ? group.map((s) => last.steps.get(s.id)).filter((v): v is StepView => v !== undefined && v.status !== 'pending') : [];
+      if (!last || seen.length === 0) continue;
+      const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
+      const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
+      lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
+      if (worst.status !== 'succeeded' && worst.status !== 'running' && worst.status !== 'waiting') {
+        lenses.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', last.id, worst.id)));
+      }
+      lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', last.id, worst.id)));
+    }
+    return lenses;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+}

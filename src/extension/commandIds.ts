@@ -1,0 +1,56 @@
+// Every command id in one place, with the arguments it takes from code (tests, other extensions,
+// code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
+import type * as vscode from 'vscode';
+import type { StepStatus } from '../core/engine/types';
+
+export const Command = {
+  runPlan: 'braid.runPlan',
+  runStep: 'braid.runStep',
+  runFrom: 'braid.runFrom',
+  retryStep: 'braid.retryStep',
+  retryFailed: 'braid.retryFailed',
+  cancelRun: 'braid.cancelRun',
+  cancelStep: 'braid.cancelStep',
+  showGraph: 'braid.showGraph',
+  showLog: 'braid.showLog',
+  validatePlan: 'braid.validatePlan',
+  newPlan: 'braid.newPlan',
+  cleanRun: 'braid.cleanRun',
+  openWorktree: 'braid.openWorktree',
+  revealStep: 'braid.revealStep',
+} as const;
+
+export type CommandId = (typeof Command)[keyof typeof Command];
+
+/** What run commands resolve with when their run ends, so callers can drive Braid. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly status: 'succeeded' | 'failed' | 'canceled';
+  readonly steps: Readonly<Record<string, StepStatus>>;
+}
+
+/** Tree items pass themselves; everything else passes ids. */
+export interface StepRef { readonly runId: string; readonly stepId: string }
+export interface RunRef { readonly runId: string }
+
+export interface CommandArgs {
+  [Command.runPlan]: [uri?: vscode.Uri];
+  [Command.runStep]: [uri?: vscode.Uri, stepId?: string];
+  [Command.runFrom]: [uri?: vscode.Uri, stepId?: string];
+  [Command.retryStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.retryFailed]: [runId?: string | RunRef];
+  [Command.cancelRun]: [runId?: string | RunRef];
+  [Command.cancelStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.showGraph]: [uri?: vscode.Uri | RunRef];
+  [Command.showLog]: [runId?: string | StepRef, stepId?: string];
+  [Command.validatePlan]: [uri?: vscode.Uri];
+  [Command.newPlan]: [];
+  [Command.cleanRun]: [runId?: string | RunRef];
+  [Command.openWorktree]: [runId?: string | StepRef, stepId?: string];
+  [Command.revealStep]: [runId?: string | StepRef, stepId?: string];
+}
+
+/** A code lens / tree item command object with typed arguments. */
+export function asCommand<C extends CommandId>(command: C, title: string, ...args: CommandArgs[C]): vscode.Command {
+  return { command, title, arguments: args };
+}

@@ -1,0 +1,26 @@
+// Braid's settings, read fresh each time (a change applies to the next run). The plan's own
+// values win over these: they are defaults for what a plan leaves unsaid.
+import * as vscode from 'vscode';
+import type { Isolation } from '../core/plan/types';
+
+export interface BraidSettings {
+  readonly concurrency: number;
+  readonly agents: Readonly<Record<string, readonly string[]>>;
+  /** undefined: the format's default (worktree for agent steps in a git workspace). */
+  readonly isolation?: Isolation;
+  readonly notifications: 'all' | 'failures' | 'none';
+}
+
+export function readSettings(scope?: vscode.Uri): BraidSettings {
+  const c = vscode.workspace.getConfiguration('braid', scope);
+  const concurrency = c.get<number>('concurrency', 4);
+  const isolation = c.get<string>('isolation', 'auto');
+  const notifications = c.get<string>('notifications', 'all');
+  const agents = c.get<Record<string, unknown>>('agents', {});
+  return {
+    concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 4,
+    agents: Object.fromEntries(Object.entries(agents).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'))),
+    ...(isolation === 'shared' || isolation === 'worktree' ? { isolation } : {}),
+    notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
+  };
+}

@@ -1,0 +1,308 @@
+// The graph panel's host: one webview panel per plan showing the expanded DAG (mermaid, drawn in
+// the page), live statuses, the selected step's log and buttons. Every message from the page is
+// parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { RunStore } from '../core/engine/store';
+import type { EngineEvent, StepStatus } from '../core/engine/types';
+import { graphFromSnapshot } from '../core/engine/snapshot';
+import { toMermaid } from '../core/plan/mermaid';
+import type { Graph } from '../core/plan/types';
+import { parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
+import type { RunRef } from './commandIds';
+import { graphHtml } from './graphHtml';
+import { pickPlan } from './pickers';
+import type { Plans } from './plans';
+import type { RunCommands } from './runCommands';
+import type { RunsModel, RunView } from './runsModel';
+import type { ViewCommands } from './viewCommands';
+
+export const GRAPH_VIEW_TYPE = 'braid.graph';
+const LOG_TAIL = 2000;
+const PAGE = 1000;
+const FLUSH_MS = 33; // ~30 deliveries a second at most
+const COLLAPSE_AT = 300;
+const LAST_PLAN = 'braid.graph.lastPlan'; // matrix groups drawn as one node beyond this many steps
+
+export interface GraphPanelDeps {
+  readonly context: vscode.ExtensionContext;
+  readonly plans: Plans;
+  readonly runs: RunsModel;
+  readonly onEvent: (l: (e: EngineEvent) => void) => vscode.Disposable;
+  readonly commands: RunCommands;
+  readonly views: ViewCommands;
+}
+
+export class GraphPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, GraphPanel>();
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(private readonly d: GraphPanelDeps) {
+    this.subs.push(vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {
+      // The page's own state names the run it showed; a plan with no run yet is remembered here.
+      deserializeWebviewPanel: async (panel, raw: unknown) => {
+        const parsed = webviewStateSchema.safeParse(raw ?? {});
+        const state: WebviewState = parsed.success ? parsed.data : {};
+        const planFile = (state.runId ? this.d.runs.get(state.runId)?.planFile : undefined) ?? this.d.context.workspaceState.get<string>(LAST_PLAN);
+        if (!planFile) { panel.dispose(); return; }
+        this.adopt(panel, vscode.Uri.file(planFile), state);
+      },
+    }));
+  }
+
+  /** Opens (or reveals) the panel of a plan, or of a run's plan. */
+  async show(target?: vscode.Uri | RunRef): Promise<GraphPanel | undefined> {
+    let plan: vscode.Uri | undefined;
+    let runId: string | undefined;
+    if (target && 'runId' in target) {
+      const run = this.d.runs.get(target.runId);
+      if (!run) return undefined;
+      plan = vscode.Uri.file(run.planFile);
+      runId = run.id;
+    } else {
+      plan = await pickPlan(this.d.plans, target);
+    }
+    if (!plan) return undefined;
+    const existing = this.panels.get(plan.fsPath);
+    if (existing) { existing.reveal(runId); return existing; }
+    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, `Graph: ${plan.path.split('/').pop()}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    return this.adopt(panel, plan, runId ? { runId } : {});
+  }
+
+  /** The open panel of a plan (tests). */
+  panelOf(planFile: string): GraphPanel | undefined {
+    return this.panels.get(planFile);
+  }
+
+  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
+    return {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(this.d.context.extensionUri, 'out', 'webview'), vscode.Uri.joinPath(this.d.context.extensionUri, 'media')],
+    };
+  }
+
+  private adopt(panel: vscode.WebviewPanel, plan: vscode.Uri, state: WebviewState): GraphPanel {
+    panel.webview.options = this.options();
+    void this.d.context.workspaceState.update(LAST_PLAN, plan.fsPath);
+    const gp = new GraphPanel(panel, plan, state, this.d, () => this.panels.delete(plan.fsPath));
+    this.panels.set(plan.fsPath, gp);
+    return gp;
+  }
+
+  dispose(): void {
+    for (const p of this.panels.values()) p.dispose();
+    for (const s of this.subs) s.dispose();
+  }
+}
+
+export class GraphPanel implements vscode.Disposable {
+  private ready = false;
+  private runId: string | undefined;
+  private selected: string | undefined;
+  private graph: Graph | undefined;
+  /** Messages posted (tests read them to see what the page was told). */
+  readonly posted: HostMessage[] = [];
+  private readonly partial = new Map<string, string>();
+  private pendingLines: string[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
+    this.runId = state.runId ?? d.runs.latestOf(plan.fsPath)?.id;
+    this.selected = state.selectedStepId;
+    const web = panel.webview;
+    const nonce = randomBytes(16).toString('base64');
+    web.html = graphHtml({
+      cspSource: web.cspSource,
+      nonce,
+      scriptUri: web.asWebviewUri(vscode.Uri.joinPath(d.context.extensionUri, 'out', 'webview', 'main.js')).toString(),
+      styleUri: web.asWebviewUri(vscode.Uri.joinPath(d.context.extensionUri, 'media', 'graph.css')).toString(),
+    });
+    this.subs.push(
+      web.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      panel.onDidDispose(() => { onGone(); this.dispose(); }),
+      d.onEvent((e) => this.onEngineEvent(e)),
+      vscode.workspace.onDidSaveTextDocument((doc) => { if (doc.uri.fsPath === plan.fsPath) void this.postGraph(); }),
+      vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph(); }),
+    );
+  }
+
+  get shownRun(): string | undefined { return this.runId; }
+
+  reveal(runId?: string): void {
+    if (runId && runId !== this.runId) { this.runId = runId; void this.postGraph(); }
+    this.panel.reveal(undefined, true);
+  }
+
+  private graphTimer: ReturnType<typeof setTimeout> | undefined;
+  private scheduleGraph(): void {
+    clearTimeout(this.graphTimer);
+    this.graphTimer = setTimeout(() => void this.postGraph(), 300);
+  }
+
+  private post(msg: HostMessage): void {
+    if (!this.ready) return;
+    this.posted.push(msg);
+    if (this.posted.length > 500) this.posted.splice(0, this.posted.length - 500);
+    void this.panel.webview.postMessage(msg);
+  }
+
+  private run(): RunView | undefined {
+    return this.runId ? this.d.runs.get(this.runId) : undefined;
+  }
+
+  /** The plan as the file says now (or as the run ran, when the file no longer compiles). */
+  private async currentGraph(): Promise<Graph | undefined> {
+    const { graph } = await this.d.plans.compile(this.plan).catch(() => ({ graph: undefined }));
+    if (graph) return graph;
+    const run = this.run();
+    if (!run) return undefined;
+    const rec = await new RunStore(run.workspace).load(run.id);
+    return rec ? graphFromSnapshot(rec.graph) : undefined;
+  }
+
+  private async postGraph(): Promise<void> {
+    const graph = await this.currentGraph();
+    if (!graph) return;
+    this.graph = graph;
+    const run = this.run();
+    const statuses = new Map<string, StepStatus>();
+    for (const id of graph.order) statuses.set(id, run?.steps.get(id)?.status ?? 'pending');
+    const collapse = graph.order.length > COLLAPSE_AT;
+    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse });
+    const structure = graph.order.map((id) => `${id}<${graph.steps.get(id)!.needs.join(',')}`).join(';');
+    this.post({
+      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${collapse ? 'c' : 'e'}:${hash(structure)}`,
+      ...(run ? { runId: run.id } : {}),
+      nodes: graph.order.map((id) => {
+        const s = graph.steps.get(id)!;
+        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}) };
+      }),
+    });
+  }
+
+  private onEngineEvent(e: EngineEvent): void {
+    if (!this.ready) return;
+    if (e.type === 'run' && e.status === 'started') {
+      // A new run of this plan takes over the panel.
+      if (this.d.runs.get(e.run)?.planFile === this.plan.fsPath && e.run !== this.runId) { this.runId = e.run; void this.postGraph().then(() => this.sendLogTail()); }
+      return;
+    }
+    if (e.run !== this.runId) return;
+    if (e.type === 'step' || e.type === 'lock') {
+      const step = this.run()?.steps.get(e.id);
+      const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
+      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}) }] });
+      if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
+        this.flush();
+        this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
+      }
+    } else if (e.type === 'output' && e.id === this.selected) {
+      const text = (this.partial.get(e.id) ?? '') + e.text;
+      const lines = text.split(/\r?\n/);
+      this.partial.set(e.id, lines.pop() ?? '');
+      this.pendingLines.push(...lines);
+      this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    }
+  }
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pendingLines.length === 0 || !this.runId || !this.selected) return;
+    const lines = this.pendingLines;
+    this.pendingLines = [];
+    this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines });
+  }
+
+  private async readLog(): Promise<string[] | undefined> {
+    const run = this.run();
+    if (!run || !this.selected) return undefined;
+    try {
+      const text = await readFile(new RunStore(run.workspace).paths(run.id).log(this.selected), 'utf8');
+      const lines = text.split(/\r?\n/);
+      if (lines.at(-1) === '') lines.pop();
+      return lines;
+    } catch { return []; }
+  }
+
+  private async sendLogTail(): Promise<void> {
+    const run = this.run();
+    if (!run || !this.selected) return;
+    this.pendingLines = [];
+    this.partial.delete(this.selected);
+    const lines = (await this.readLog()) ?? [];
+    const start = Math.max(0, lines.length - LOG_TAIL);
+    this.post({ type: 'log', runId: run.id, stepId: this.selected, lines: lines.slice(start), reset: true, startLine: start });
+  }
+
+  private receive(raw: unknown): void {
+    const msg = parseWebviewMessage(raw);
+    if (!msg) { console.warn(`braid: dropped a malformed message from the graph panel: ${JSON.stringify(raw)?.slice(0, 200)}`); return; }
+    void this.act(msg);
+  }
+
+  private known(stepId: string | undefined): boolean {
+    return stepId !== undefined && (this.graph?.steps.has(stepId) ?? false);
+  }
+
+  private async act(msg: WebviewMessage): Promise<void> {
+    switch (msg.type) {
+      case 'ready':
+        this.ready = true;
+        await this.postGraph();
+        if (this.selected) this.post({ type: 'restore', state: { selectedStepId: this.selected, ...(this.runId ? { runId: this.runId } : {}) } });
+        await this.sendLogTail();
+        return;
+      case 'select':
+        if (!this.known(msg.stepId)) return;
+        this.selected = msg.stepId;
+        await this.sendLogTail();
+        return;
+      case 'openLog':
+        if (msg.runId === this.runId && this.known(msg.stepId)) await this.d.views.showLog(msg.runId, msg.stepId);
+        return;
+      case 'requestLogPage': {
+        if (msg.runId !== this.runId || msg.stepId !== this.selected) return;
+        const lines = (await this.readLog()) ?? [];
+        const before = Math.min(msg.beforeLine, lines.length);
+        const start = Math.max(0, before - PAGE);
+        this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: lines.slice(start, before) });
+        return;
+      }
+      case 'action':
+        await this.action(msg);
+    }
+  }
+
+  private async action(msg: Extract<WebviewMessage, { type: 'action' }>): Promise<void> {
+    const c = this.d.commands;
+    const runId = this.runId;
+    if (msg.stepId !== undefined && !this.known(msg.stepId)) return;
+    if (msg.runId !== undefined && msg.runId !== runId) return;
+    switch (msg.action) {
+      case 'run-plan': await c.runPlan(this.plan); return;
+      case 'run-from': await c.runFrom(this.plan, msg.stepId!); return;
+      case 'retry': if (runId) await c.retryStep(runId, msg.stepId!); return;
+      case 'retry-failed': if (runId) await c.retryFailed(runId); return;
+      case 'cancel': if (runId) await c.cancelStep(runId, msg.stepId!); return;
+      case 'cancel-run': if (runId) await c.cancelRun(runId); return;
+      case 'open-worktree': if (runId) await this.d.views.openWorktree(runId, msg.stepId!); return;
+    }
+  }
+
+  dispose(): void {
+    clearTimeout(this.flushTimer);
+    clearTimeout(this.graphTimer);
+    for (const s of this.subs) s.dispose();
+    this.panel.dispose();
+  }
+}
+
+function hash(s: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return (h >>> 0).toString(36) + s.length.toString(36);
+}

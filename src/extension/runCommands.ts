@@ -1,0 +1,164 @@
+// Run, retry and cancel: user gestures turned into engine requests. Each run command resolves
+// when its run ends with { runId, status, steps }, so tests and other extensions can drive Braid.
+import * as vscode from 'vscode';
+import type { StepStatus } from '../core/engine/types';
+import type { Graph } from '../core/plan/types';
+import type { RequestParams } from '../protocol/engine';
+import type { RunSummary, RunRef, StepRef } from './commandIds';
+import { readSettings } from './config';
+import type { PlanDiagnostics } from './diagnostics';
+import type { Engines } from './engines';
+import { pickPlan, pickPlanStep, pickRun, pickStep } from './pickers';
+import type { Plans } from './plans';
+import type { RunFeedback } from './runFeedback';
+import { isActive, type RunsModel } from './runsModel';
+import { requireTrust } from './trust';
+
+export interface RunCommandDeps {
+  readonly plans: Plans;
+  readonly diagnostics: PlanDiagnostics;
+  readonly engines: Engines;
+  readonly runs: RunsModel;
+  readonly feedback: RunFeedback;
+}
+
+/** What a retry picks up by default (the engine's retry set also re-runs what these blocked). */
+const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
+
+type Selection = { readonly only?: readonly string[]; readonly from?: string };
+
+/** Step keys as written in the plan: a matrix step once, by its key. */
+export function stepKeys(graph: Graph): string[] {
+  const keys = new Set<string>();
+  for (const id of graph.order) keys.add(graph.steps.get(id)!.matrix?.group ?? id);
+  return [...keys];
+}
+
+/** The concrete steps a key names: itself, or every member of a matrix step. */
+export function stepsOfKey(graph: Graph, key: string): string[] {
+  if (graph.steps.has(key)) return [key];
+  return graph.order.filter((id) => graph.steps.get(id)!.matrix?.group === key);
+}
+
+export function refOf(arg: string | RunRef | StepRef | undefined): { runId?: string; stepId?: string } {
+  if (arg === undefined || typeof arg === 'string') return arg === undefined ? {} : { runId: arg };
+  return 'stepId' in arg ? { runId: arg.runId, stepId: arg.stepId } : { runId: arg.runId };
+}
+
+export class RunCommands {
+  constructor(private readonly d: RunCommandDeps) {}
+
+  async runPlan(uri?: vscode.Uri): Promise<RunSummary | undefined> {
+    const plan = await pickPlan(this.d.plans, uri);
+    return plan ? this.start(plan, {}) : undefined;
+  }
+
+  async runStep(uri?: vscode.Uri, key?: string): Promise<RunSummary | undefined> {
+    return this.withStep(uri, key, 'Run Step', (graph, k) => ({ only: stepsOfKey(graph, k) }));
+  }
+
+  async runFrom(uri?: vscode.Uri, key?: string): Promise<RunSummary | undefined> {
+    // `from` names one step; for a matrix step, its first member's dependents are the others'.
+    return this.withStep(uri, key, 'Run From Here', (graph, k) => ({ from: stepsOfKey(graph, k)[0]! }));
+  }
+
+  async retryStep(arg?: string | StepRef, stepArg?: string): Promise<RunSummary | undefined> {
+    const ref = refOf(arg);
+    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r), 'Retry Step');
+    if (!run) return undefined;
+    const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : [...RETRYABLE], 'Retry Step');
+    return stepId ? this.retry(run.id, [stepId]) : undefined;
+  }
+
+  async retryFailed(arg?: string | RunRef): Promise<RunSummary | undefined> {
+    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps');
+    return run ? this.retry(run.id, undefined) : undefined;
+  }
+
+  async cancelRun(arg?: string | RunRef): Promise<void> {
+    const run = await pickRun(this.d.runs, refOf(arg).runId, isActive, 'Cancel Run');
+    if (run) await this.d.engines.cancelRun(run.id);
+  }
+
+  async cancelStep(arg?: string | StepRef, stepArg?: string): Promise<void> {
+    const ref = refOf(arg);
+    const run = await pickRun(this.d.runs, ref.runId, isActive, 'Cancel Step');
+    if (!run) return;
+    const stepId = await pickStep(run, ref.stepId ?? stepArg, ['running', 'waiting', 'pending'], 'Cancel Step');
+    if (stepId) await this.d.engines.cancelStep(run.id, stepId);
+  }
+
+  /** A plan, or one step key of it with what it needs, for callers that want the run id early (tasks). */
+  async launch(plan: vscode.Uri, key: string | undefined, onStarted: (runId: string) => void): Promise<RunSummary | undefined> {
+    if (key === undefined) return this.start(plan, {}, onStarted);
+    const { graph } = await this.d.plans.compile(plan);
+    return this.start(plan, graph ? { only: stepsOfKey(graph, key) } : {}, onStarted);
+  }
+
+  private async withStep(uri: vscode.Uri | undefined, key: string | undefined, title: string, select: (g: Graph, key: string) => Selection): Promise<RunSummary | undefined> {
+    const plan = await pickPlan(this.d.plans, uri);
+    if (!plan) return undefined;
+    const { graph } = await this.d.plans.compile(plan);
+    if (!graph) return this.start(plan, {}); // start() reports the problems
+    const k = await pickPlanStep(stepKeys(graph), key, title);
+    if (!k) return undefined;
+    if (stepsOfKey(graph, k).length === 0) { void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(plan)} has no step ${k}.`); return undefined; }
+    return this.start(plan, select(graph, k));
+  }
+
+  private async start(plan: vscode.Uri, sel: Selection, onStarted?: (runId: string) => void): Promise<RunSummary | undefined> {
+    if (!requireTrust('run a plan')) return undefined;
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === plan.toString());
+    if (doc?.isDirty) await doc.save(); // the engine reads the file as it is on disk
+    const { graph, diagnostics } = await this.d.plans.compile(plan);
+    const errors = diagnostics.filter((x) => x.severity === 'error');
+    if (!graph || errors.length > 0) {
+      await this.d.diagnostics.refresh(plan);
+      void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(plan)} has ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing ran.`, 'Show Problems')
+        .then((pick) => pick && vscode.commands.executeCommand('workbench.actions.view.problems'));
+      return undefined;
+    }
+    const workspace = await this.d.plans.workspaceOf(plan);
+    const options = await this.d.plans.options(plan);
+    const settings = readSettings(plan);
+    const params: RequestParams<'run'> = {
+      planFile: plan.fsPath,
+      ...(sel.only ? { only: sel.only } : {}),
+      ...(sel.from ? { from: sel.from } : {}),
+      // The plan's own concurrency wins over the setting.
+      ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
+      compile: { ...(options.agentOverrides ? { agentOverrides: options.agentOverrides } : {}), ...(options.defaultIsolation ? { defaultIsolation: options.defaultIsolation } : {}) },
+    };
+    return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
+  }
+
+  private async retry(runId: string, steps: readonly string[] | undefined): Promise<RunSummary | undefined> {
+    if (!requireTrust('retry a step')) return undefined;
+    const run = this.d.runs.get(runId);
+    if (!run) return undefined;
+    return this.follow(() => this.d.engines.retry(run.workspace, { runId, ...(steps ? { steps } : {}) }), run.planName);
+  }
+
+  /** Starts through the engine, shows progress, and resolves with the run's end. */
+  private async follow(begin: () => Promise<string>, planName: string, onStarted?: (runId: string) => void): Promise<RunSummary | undefined> {
+    let runId: string;
+    try {
+      runId = await begin();
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Braid: ${planName} did not start: ${(err as Error).message}`);
+      return undefined;
+    }
+    onStarted?.(runId);
+    const ended = this.d.engines.whenEnded(runId);
+    this.d.feedback.track(runId, ended);
+    let end;
+    try {
+      end = await ended;
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Braid: lost track of run ${runId}: ${(err as Error).message}`);
+      return undefined;
+    }
+    await this.d.runs.settled(); // views (tree, lenses) show the end before the command answers
+    return { runId: end.runId, status: end.status, steps: end.steps };
+  }
+}

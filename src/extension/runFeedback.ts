@@ -1,0 +1,73 @@
+// While runs are active: a status bar item ("Braid 3/10 ▶2"), a progress notification per run
+// with Cancel, and a notification when a run ends (failed steps get "Show Log" and "Retry").
+import * as vscode from 'vscode';
+import type { RunEnded } from '../protocol/engine';
+import { Command } from './commandIds';
+import { readSettings } from './config';
+import { isActive, type RunsModel } from './runsModel';
+import { runProgress } from './stepsTree';
+import { formatDuration } from './statusText';
+
+export class RunFeedback implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly runs: RunsModel, private readonly cancel: (runId: string) => Promise<void>) {
+    this.item.name = 'Braid';
+    this.item.command = 'braid.steps.focus';
+    this.sub = runs.onDidChange(() => this.update());
+  }
+
+  /** The status bar text for the active runs, or undefined when none is active. */
+  text(): string | undefined {
+    const active = this.runs.runs().filter(isActive);
+    if (active.length === 0) return undefined;
+    const progress = active.length === 1 ? runProgress(active[0]!) : `${active.length} runs`;
+    return `$(sync~spin) Braid ${progress}`;
+  }
+
+  private update(): void {
+    const text = this.text();
+    if (!text) { this.item.hide(); return; }
+    this.item.text = text;
+    this.item.tooltip = this.runs.runs().filter(isActive).map((r) => `${r.planName}: ${runProgress(r)}`).join('\n');
+    this.item.show();
+  }
+
+  /** Progress for one run until `ended` settles, then the end notification. */
+  track(runId: string, ended: Promise<RunEnded>): void {
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Braid: ${this.runs.get(runId)?.planName ?? runId}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => void this.cancel(runId));
+        const sub = this.runs.onDidChange((r) => { if (r?.id === runId) progress.report({ message: runProgress(r) }); });
+        try { await ended; } catch { /* the command that started it reports the failure */ } finally { sub.dispose(); }
+      },
+    );
+    ended.then((end) => this.notify(end), () => undefined);
+  }
+
+  private async notify(end: RunEnded): Promise<void> {
+    const mode = readSettings().notifications;
+    if (mode === 'none' || (mode === 'failures' && end.status === 'succeeded')) return;
+    const run = this.runs.get(end.runId);
+    const name = run?.planName ?? end.runId;
+    const took = run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '';
+    const steps = Object.entries(end.steps);
+    if (end.status === 'succeeded') {
+      const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph');
+      if (pick) await vscode.commands.executeCommand(Command.showGraph, { runId: end.runId });
+      return;
+    }
+    const failed = steps.filter(([, s]) => s === 'failed' || s === 'conflict').map(([id]) => id);
+    const what = failed.length > 0 ? `${failed.length} step${failed.length === 1 ? '' : 's'} failed: ${failed.slice(0, 3).join(', ')}${failed.length > 3 ? '…' : ''}` : end.status;
+    const pick = await vscode.window.showWarningMessage(`Braid: ${name} ${end.status} — ${what}.`, ...(failed.length > 0 ? ['Show Log'] : []), 'Retry');
+    if (pick === 'Show Log') await vscode.commands.executeCommand(Command.showLog, end.runId, failed[0]);
+    if (pick === 'Retry') await vscode.commands.executeCommand(Command.retryFailed, end.runId);
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,191 @@
+// What the views show about runs: the records under `.braid/runs` (recent, and after a reload)
+// kept current by engine events (live). One model feeds the tree, the lenses, the status bar,
+// the terminals and the graph panel; it changes only on events, never by polling.
+import * as vscode from 'vscode';
+import { RunStore, type RunRecord } from '../core/engine/store';
+import { TERMINAL, type EngineEvent, type RunStatus, type StepStatus } from '../core/engine/types';
+
+export interface StepView {
+  readonly id: string;
+  readonly name: string;
+  status: StepStatus;
+  attempt: number;
+  startedAt?: number;
+  endedAt?: number;
+  durationMs?: number;
+  exitCode?: number | null;
+  reason?: string;
+  message?: string;
+  waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
+  lastLine?: string;
+  worktree?: string;
+}
+
+export interface RunView {
+  readonly id: string;
+  readonly workspace: string;
+  readonly planFile: string;
+  readonly planName: string;
+  status: RunStatus;
+  readonly createdAt: number;
+  endedAt?: number;
+  readonly order: readonly string[];
+  readonly steps: Map<string, StepView>;
+}
+
+export function isActive(run: RunView): boolean {
+  return run.status === 'running';
+}
+
+const RECENT = 20;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+
+/** The last non-blank line of an output chunk, without colours, short enough for a tree row. */
+export function lastLineOf(text: string): string | undefined {
+  const lines = text.replace(ANSI, '').split(/\r?\n|\r/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line) return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+  }
+  return undefined;
+}
+
+export function viewOf(record: RunRecord): RunView {
+  const names = new Map(record.graph.steps.map((s) => [s.id, s.name] as const));
+  const order = record.graph.steps.map((s) => s.id);
+  const steps = new Map<string, StepView>();
+  for (const id of order) {
+    const r = record.steps[id];
+    const started = r?.startedAt ? Date.parse(r.startedAt) : undefined;
+    const ended = r?.endedAt ? Date.parse(r.endedAt) : undefined;
+    steps.set(id, {
+      id, name: names.get(id) ?? id, status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
+      ...(started !== undefined ? { startedAt: started } : {}),
+      ...(ended !== undefined ? { endedAt: ended } : {}),
+      ...(r?.durationMs !== undefined ? { durationMs: r.durationMs } : {}),
+      ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
+      ...(r?.reason ? { reason: r.reason } : {}),
+      ...(r?.message ? { message: r.message } : {}),
+      ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
+      ...(r?.worktree ? { worktree: r.worktree } : {}),
+    });
+  }
+  return {
+    id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
+    status: record.status, createdAt: Date.parse(record.createdAt),
+    ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
+  };
+}
+
+export class RunsModel implements vscode.Disposable {
+  private readonly byId = new Map<string, RunView>();
+  private readonly loading = new Map<string, Promise<RunView | undefined>>();
+  private readonly changed = new vscode.EventEmitter<RunView | undefined>();
+  /** Fires with the run that changed (undefined: the whole list). */
+  readonly onDidChange = this.changed.event;
+
+  /** Runs, active first, then most recent first. */
+  runs(): RunView[] {
+    return [...this.byId.values()].sort((a, b) => Number(isActive(b)) - Number(isActive(a)) || b.createdAt - a.createdAt);
+  }
+
+  get(runId: string): RunView | undefined {
+    return this.byId.get(runId);
+  }
+
+  /** The latest run of a plan file, for its code lenses. */
+  latestOf(planFile: string): RunView | undefined {
+    let best: RunView | undefined;
+    for (const r of this.byId.values()) if (r.planFile === planFile && (!best || r.createdAt > best.createdAt)) best = r;
+    return best;
+  }
+
+  /** Reads the recent runs of these workspaces from their records (start, reload). */
+  async loadRecords(workspaces: readonly string[]): Promise<void> {
+    for (const ws of workspaces) {
+      const store = new RunStore(ws);
+      const recent = (await store.list()).slice(0, RECENT);
+      for (const s of recent) {
+        if (this.byId.get(s.id) && isActive(this.byId.get(s.id)!)) continue; // live events know better
+        const rec = await store.load(s.id);
+        if (rec) this.byId.set(rec.id, viewOf(rec));
+      }
+    }
+    this.changed.fire(undefined);
+  }
+
+  /** A record as the engine reports it (snapshot after a reload, or a run's start). */
+  applyRecord(record: RunRecord): RunView {
+    const view = viewOf(record);
+    this.byId.set(view.id, view);
+    this.changed.fire(view);
+    return view;
+  }
+
+  private tail: Promise<void> = Promise.resolve();
+
+  /** Queues one engine event; events apply one at a time, in the order they came. */
+  enqueue(workspace: string, e: EngineEvent): Promise<void> {
+    this.tail = this.tail.then(() => this.apply(workspace, e)).catch((err: Error) => console.error(`braid: event ${e.type} of ${e.run}: ${err.message}`));
+    return this.tail;
+  }
+
+  /** Resolves once every event queued so far has been applied. */
+  settled(): Promise<void> {
+    return this.tail;
+  }
+
+  /** Applies one engine event; a run it does not know yet is read from its record first. */
+  private async apply(workspace: string, e: EngineEvent): Promise<void> {
+    const run = this.byId.get(e.run) ?? (await this.load(workspace, e.run));
+    if (!run) return;
+    const at = Date.parse(e.time);
+    if (e.type === 'run') {
+      if (e.status === 'started') run.status = 'running';
+      else {
+        run.status = e.status;
+        run.endedAt = at;
+        // Durations, worktrees and reasons as recorded: the record is the truth once a run ends.
+        const rec = await new RunStore(workspace).load(e.run);
+        if (rec) { this.applyRecord(rec); return; }
+      }
+    } else {
+      const step = run.steps.get(e.id);
+      if (!step) return;
+      if (e.type === 'step') {
+        step.status = e.status;
+        step.attempt = Math.max(step.attempt, e.attempt);
+        if (e.status === 'running') { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.reason; delete step.lastLine; }
+        if (e.status !== 'waiting') delete step.waitingFor;
+        if (TERMINAL.has(e.status)) {
+          step.endedAt = at;
+          if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
+          if (e.exitCode !== undefined) step.exitCode = e.exitCode;
+          if (e.reason) step.reason = e.reason;
+        }
+      } else if (e.type === 'lock') {
+        step.status = 'waiting';
+        step.waitingFor = { holder: e.waitingFor, paths: e.paths };
+      } else {
+        const line = lastLineOf(e.text);
+        if (line) step.lastLine = line;
+      }
+    }
+    this.changed.fire(run);
+  }
+
+  private load(workspace: string, runId: string): Promise<RunView | undefined> {
+    let p = this.loading.get(runId);
+    if (!p) {
+      p = new RunStore(workspace).load(runId).then((rec) => (rec ? this.applyRecord(rec) : undefined));
+      this.loading.set(runId, p);
+      void p.finally(() => this.loading.delete(runId));
+    }
+    return p;
+  }
+
+  dispose(): void {
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,42 @@
+// How statuses read and look in every view (tree, lenses, status bar, notifications): one place.
+import * as vscode from 'vscode';
+import type { RunStatus, StepStatus } from '../core/engine/types';
+
+export const STATUS_LABEL: Readonly<Record<StepStatus, string>> = {
+  pending: '○ pending',
+  waiting: '⏳ waiting',
+  running: '▶ running',
+  succeeded: '✓ succeeded',
+  failed: '✗ failed',
+  skipped: '⤼ skipped',
+  canceled: '⊘ canceled',
+  conflict: '⚠ conflict',
+  interrupted: '⚡ interrupted',
+};
+
+const ICON: Readonly<Record<StepStatus | RunStatus, [string, string?]>> = {
+  pending: ['circle-outline'],
+  waiting: ['watch', 'charts.yellow'],
+  running: ['loading~spin', 'charts.blue'],
+  succeeded: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  skipped: ['debug-step-over', 'disabledForeground'],
+  canceled: ['circle-slash', 'disabledForeground'],
+  conflict: ['git-merge', 'list.warningForeground'],
+  interrupted: ['debug-disconnect', 'list.warningForeground'],
+};
+
+export function statusIcon(status: StepStatus | RunStatus): vscode.ThemeIcon {
+  const [id, color] = ICON[status];
+  return new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+/** 850ms, 12.3s, 4m 05s, 1h 02m. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}

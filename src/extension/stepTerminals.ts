@@ -1,0 +1,130 @@
+// Each running step is a VS Code task of type `braid` ({ plan, step }) whose CustomExecution
+// pseudoterminal shows the step's live output; closing that terminal cancels the step. Output is
+// pushed from engine events, so nothing here reads files or polls.
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { EngineEvent } from '../core/engine/types';
+import { TERMINAL } from '../core/engine/types';
+import type { RunsModel } from './runsModel';
+
+export const TASK_TYPE = 'braid';
+export interface BraidTaskDefinition extends vscode.TaskDefinition {
+  readonly type: typeof TASK_TYPE;
+  /** The plan file, relative to its workspace folder. */
+  readonly plan: string;
+  readonly step?: string;
+}
+
+/** Terminal text: LF → CRLF (a pseudoterminal is raw). */
+export function toTerminalText(text: string): string {
+  return text.replace(/\r?\n/g, '\r\n');
+}
+
+/** A pseudoterminal fed by engine events; buffers until VS Code opens it. */
+export class StepPty implements vscode.Pseudoterminal {
+  private readonly write = new vscode.EventEmitter<string>();
+  private readonly done = new vscode.EventEmitter<number>();
+  readonly onDidWrite = this.write.event;
+  readonly onDidClose = this.done.event;
+  private pending: string[] | undefined = [];
+  private ended = false;
+  /** An exit that came before VS Code opened the terminal: fired on open, or the task never ends. */
+  private exitBeforeOpen: number | undefined;
+
+  constructor(private readonly onUserClose: () => void) {}
+
+  open(): void {
+    for (const chunk of this.pending ?? []) this.write.fire(chunk);
+    this.pending = undefined;
+    if (this.exitBeforeOpen !== undefined) { const code = this.exitBeforeOpen; setTimeout(() => this.done.fire(code), 0); }
+  }
+
+  /** The user closed the terminal (or VS Code disposed it): cancel the step unless it is over. */
+  close(): void {
+    if (!this.ended) { this.ended = true; this.onUserClose(); }
+  }
+
+  print(text: string): void {
+    const t = toTerminalText(text);
+    if (this.pending) this.pending.push(t);
+    else this.write.fire(t);
+  }
+
+  finish(code: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.pending) this.exitBeforeOpen = code;
+    else this.done.fire(code);
+  }
+
+  get isEnded(): boolean { return this.ended; }
+}
+
+export interface StepTerminalDeps {
+  readonly runs: RunsModel;
+  readonly cancelStep: (runId: string, stepId: string) => void;
+}
+
+export class StepTerminals implements vscode.Disposable {
+  private readonly ptys = new Map<string, StepPty>();
+  private readonly executions = new Map<string, vscode.TaskExecution>();
+
+  constructor(private readonly deps: StepTerminalDeps) {}
+
+  /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
+  handle(e: EngineEvent): void {
+    if (e.type === 'run' || e.type === 'lock') return;
+    const key = `${e.run}/${e.id}`;
+    if (e.type === 'output') { this.ptys.get(key)?.print(e.text); return; }
+    if (e.status === 'running') {
+      const existing = this.ptys.get(key);
+      if (existing && !existing.isEnded) { existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`); return; }
+      void this.start(e.run, e.id, e.attempt);
+      return;
+    }
+    if (TERMINAL.has(e.status)) {
+      const pty = this.ptys.get(key);
+      if (!pty) return;
+      const detail = [e.exitCode != null ? `exit ${e.exitCode}` : '', e.signal ? e.signal : '', e.reason ?? ''].filter(Boolean).join(', ');
+      pty.print(`\r\n\x1b[2m── ${e.status}${detail ? ` (${detail})` : ''} ──\x1b[0m\r\n`);
+      pty.finish(e.status === 'succeeded' ? 0 : 1);
+      this.ptys.delete(key);
+      this.executions.delete(key);
+    }
+  }
+
+  /** The task execution showing a step now, if any (tests and "show terminal"). */
+  execution(runId: string, stepId: string): vscode.TaskExecution | undefined {
+    return this.executions.get(`${runId}/${stepId}`);
+  }
+
+  private async start(runId: string, stepId: string, attempt: number): Promise<void> {
+    const run = this.deps.runs.get(runId);
+    const key = `${runId}/${stepId}`;
+    const pty = new StepPty(() => {
+      const now = this.deps.runs.get(runId)?.steps.get(stepId)?.status;
+      if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
+    });
+    this.ptys.set(key, pty);
+    if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+    const planUri = run ? vscode.Uri.file(run.planFile) : undefined;
+    const folder = planUri ? vscode.workspace.getWorkspaceFolder(planUri) : undefined;
+    const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
+    const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId };
+    const name = run?.steps.get(stepId)?.name ?? stepId;
+    const task = new vscode.Task(def, folder ?? vscode.TaskScope.Workspace, name, 'braid', new vscode.CustomExecution(async () => pty));
+    task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true };
+    task.isBackground = false;
+    try {
+      this.executions.set(key, await vscode.tasks.executeTask(task));
+    } catch (err) {
+      // A workbench that refuses tasks (e.g. untrusted) still runs the step: only the view is lost.
+      console.warn(`braid: could not show step ${stepId} as a task: ${(err as Error).message}`);
+    }
+  }
+
+  dispose(): void {
+    for (const pty of this.ptys.values()) pty.finish(0);
+    this.ptys.clear();
+  }
+}

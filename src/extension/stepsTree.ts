@@ -1,0 +1,102 @@
+// The "Runs" tree (`braid.steps`): runs, active first then recent, and their steps with status
+// icons, elapsed time, attempt and lock waits. Refreshed from the runs model's change events,
+// coalesced so an output storm does not repaint the tree more than a few times a second.
+import * as vscode from 'vscode';
+import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
+import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
+import { formatDuration, statusIcon } from './statusText';
+
+export type BraidNode = RunNode | StepNode;
+export interface RunNode extends RunRef { readonly kind: 'run' }
+export interface StepNode extends StepRef { readonly kind: 'step' }
+
+const REFRESH_MS = 150;
+
+/** "3/10 ▶2" — done of total, and how many are running. */
+export function runProgress(run: RunView): string {
+  let done = 0;
+  let running = 0;
+  for (const s of run.steps.values()) {
+    if (s.status === 'running') running++;
+    else if (s.status !== 'pending' && s.status !== 'waiting') done++;
+  }
+  return `${done}/${run.steps.size}${running ? ` ▶${running}` : ''}`;
+}
+
+export function stepDescription(step: StepView, now = Date.now()): string {
+  const parts: string[] = [];
+  if (step.status === 'waiting' && step.waitingFor) parts.push(`waiting for ${step.waitingFor.holder}: ${step.waitingFor.paths.join(', ')}`);
+  if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
+  else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
+  if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
+  if (step.status === 'running' && step.lastLine) parts.push(step.lastLine);
+  else if (step.reason && step.status !== 'succeeded') parts.push(step.reason);
+  return parts.join(' · ');
+}
+
+export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<BraidNode | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly runs: RunsModel) {
+    this.sub = runs.onDidChange(() => this.schedule());
+  }
+
+  getChildren(node?: BraidNode): BraidNode[] {
+    if (!node) return this.runs.runs().map((r) => ({ kind: 'run', runId: r.id }));
+    if (node.kind === 'step') return [];
+    const run = this.runs.get(node.runId);
+    return run ? run.order.map((stepId) => ({ kind: 'step', runId: run.id, stepId })) : [];
+  }
+
+  getParent(node: BraidNode): BraidNode | undefined {
+    return node.kind === 'step' ? { kind: 'run', runId: node.runId } : undefined;
+  }
+
+  getTreeItem(node: BraidNode): vscode.TreeItem {
+    const run = this.runs.get(node.runId);
+    if (!run) return new vscode.TreeItem(node.runId);
+    if (node.kind === 'run') {
+      const active = isActive(run);
+      const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      item.id = run.id;
+      const ended = run.endedAt !== undefined ? formatDuration(run.endedAt - run.createdAt) : formatDuration(Date.now() - run.createdAt);
+      item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}`;
+      item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
+      item.iconPath = statusIcon(run.status);
+      item.contextValue = active ? 'run.active' : `run.${run.status}`;
+      return item;
+    }
+    const step = run.steps.get(node.stepId);
+    if (!step) return new vscode.TreeItem(node.stepId);
+    const item = new vscode.TreeItem(step.name, vscode.TreeItemCollapsibleState.None);
+    item.id = `${run.id}/${step.id}`;
+    item.description = stepDescription(step);
+    item.iconPath = statusIcon(step.status);
+    item.contextValue = `step.${step.status}${step.worktree ? '.worktree' : ''}`;
+    const tip = [`**${step.name}** — ${step.status}`, `step \`${step.id}\``];
+    if (step.message) tip.push(step.message);
+    if (step.worktree) tip.push(`worktree: ${step.worktree}`);
+    item.tooltip = new vscode.MarkdownString(tip.join('\n\n'));
+    item.command = asCommand(Command.showLog, 'Show Log', run.id, step.id);
+    return item;
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => { this.timer = undefined; this.changed.fire(undefined); }, REFRESH_MS);
+    // Elapsed times of running steps move on without events: tick once a second while any run is active.
+    const active = this.runs.runs().some(isActive);
+    if (active && !this.ticker) this.ticker = setInterval(() => this.changed.fire(undefined), 1000);
+    if (!active && this.ticker) { clearInterval(this.ticker); this.ticker = undefined; }
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    clearInterval(this.ticker);
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,189 @@
+// The messages between the extension (client) and the engine process, one JSON object a line over
+// the engine's socket. Declared once here; both ends validate every incoming message with these
+// schemas and drop (and log) what does not parse, so a bad peer can never crash either end.
+import { z } from 'zod';
+import type { RunRecord, RunSummary } from '../core/engine/store';
+import { STEP_STATUSES, type EngineEvent } from '../core/engine/types';
+import type { Diagnostic } from '../core/plan/types';
+
+/** Bumped on any incompatible change; the engine refuses a `hello` that speaks another version. */
+export const PROTOCOL_VERSION = 1;
+
+const requestId = z.number().int().nonnegative();
+// The run store's id rule: nothing that could leave `.braid/runs/`.
+const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'not a run id');
+const stepId = z.string().min(1).max(200);
+const stepStatus = z.enum(STEP_STATUSES);
+const concurrency = z.number().int().min(1);
+
+/** The extension's settings as compile defaults; a plan's own values win. */
+export const compileOptionsSchema = z.object({
+  agentOverrides: z.record(z.string(), z.object({
+    command: z.union([z.string(), z.array(z.string()).readonly()]).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+  })).optional(),
+  defaultIsolation: z.enum(['shared', 'worktree']).optional(),
+});
+
+// ── client → engine: requests, each answered by one `reply` with the same id ──────────────────
+
+/** client → engine: the first message on a connection; the engine answers, then sends a `snapshot`. */
+const hello = z.object({ type: z.literal('hello'), id: requestId, protocol: z.number().int(), client: z.string().max(200) });
+/** client → engine: start a plan; the reply comes as soon as the run has started (or failed to). */
+const run = z.object({
+  type: z.literal('run'), id: requestId,
+  /** Absolute, or relative to the engine's workspace. */
+  planFile: z.string().min(1),
+  only: z.array(stepId).readonly().optional(),
+  from: stepId.optional(),
+  concurrency: concurrency.optional(),
+  compile: compileOptionsSchema.optional(),
+});
+/** client → engine: re-run a run's failed/canceled/skipped/interrupted steps (or `steps`) in place. */
+const retry = z.object({
+  type: z.literal('retry'), id: requestId, runId,
+  steps: z.array(stepId).readonly().optional(),
+  concurrency: concurrency.optional(),
+  compile: compileOptionsSchema.optional(),
+});
+/** client → engine: cancel a whole active run. */
+const cancelRun = z.object({ type: z.literal('cancelRun'), id: requestId, runId });
+/** client → engine: cancel one step of an active run (kill it, or never start it). */
+const cancelStep = z.object({ type: z.literal('cancelStep'), id: requestId, runId, stepId });
+/** client → engine: the workspace's recorded runs, and which of them this engine is running. */
+const listRuns = z.object({ type: z.literal('listRuns'), id: requestId });
+/** client → engine: cancel every run (records written), answer, and exit. */
+const shutdown = z.object({ type: z.literal('shutdown'), id: requestId });
+
+export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, cancelRun, cancelStep, listRuns, shutdown]);
+export type ClientMessage = z.infer<typeof clientMessageSchema>;
+export type RequestType = ClientMessage['type'];
+export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
+/** What a caller passes for a request: the message without its framing fields. */
+export type RequestParams<T extends RequestType> = Omit<RequestOf<T>, 'type' | 'id'>;
+
+// ── what each request's successful reply carries ─────────────────────────────────────────────
+
+const runSummarySchema = z.object({
+  id: runId, planFile: z.string(), planName: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed', 'canceled', 'interrupted']),
+  createdAt: z.string(), endedAt: z.string().optional(),
+  counts: z.record(stepStatus, z.number()),
+});
+
+export const resultSchemas = {
+  hello: z.object({ protocol: z.number().int(), pid: z.number().int(), workspace: z.string() }),
+  run: z.object({ runId }),
+  retry: z.object({ runId }),
+  cancelRun: z.object({}),
+  cancelStep: z.object({}),
+  listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
+  shutdown: z.object({}),
+} as const satisfies Record<RequestType, z.ZodType>;
+export type ResultOf<T extends RequestType> = z.infer<(typeof resultSchemas)[T]>;
+
+// ── engine → client ──────────────────────────────────────────────────────────────────────────
+
+const position = z.object({ line: z.number().int(), column: z.number().int() });
+const diagnosticSchema = z.object({
+  file: z.string(), range: z.object({ start: position, end: position }),
+  severity: z.enum(['error', 'warning', 'info']), message: z.string(), code: z.string(),
+});
+
+/** engine → client: the answer to one request; `result` is checked against `resultSchemas`. */
+const reply = z.discriminatedUnion('ok', [
+  z.object({ type: z.literal('reply'), id: requestId, ok: z.literal(true), result: z.unknown() }),
+  z.object({
+    type: z.literal('reply'), id: requestId, ok: z.literal(false), error: z.string(),
+    /** A plan that does not compile: its problems, for the Problems panel. */
+    diagnostics: z.array(diagnosticSchema).optional(),
+  }),
+]);
+
+// Enough shape to trust a record; loose, so fields the store adds later pass through.
+const runRecordSchema = z.looseObject({
+  version: z.literal(1), id: runId, planFile: z.string(), planName: z.string(), workspace: z.string(),
+  status: z.enum(['running', 'succeeded', 'failed', 'canceled', 'interrupted']), createdAt: z.string(),
+  graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
+  steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
+});
+/** engine → client: after `hello`, the active runs as they are now, so a reloaded window reattaches. */
+const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
+
+const eventBase = { time: z.string(), run: runId };
+export const engineEventSchema = z.discriminatedUnion('type', [
+  z.object({ ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int() }),
+  z.object({
+    ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
+    exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(), reason: z.string().optional(),
+  }),
+  z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string() }),
+  z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
+]);
+/** engine → client: one engine event (the CLI's `--json` objects), to every client that said hello. */
+const event = z.object({ type: z.literal('event'), event: engineEventSchema });
+
+/** engine → client: a run is over and its record written. */
+const runEnded = z.object({
+  type: z.literal('runEnded'), runId,
+  status: z.enum(['succeeded', 'failed', 'canceled']),
+  steps: z.record(z.string(), stepStatus),
+});
+
+export const engineMessageSchema = z.union([reply, snapshot, event, runEnded]);
+type ParsedEngineMessage = z.infer<typeof engineMessageSchema>;
+export type ReplyMessage = z.infer<typeof reply>;
+export type RunEndedMessage = z.infer<typeof runEnded>;
+export type RunEnded = Omit<RunEndedMessage, 'type'>;
+/** The snapshot's records are validated loosely and then trusted as the store's records. */
+export type SnapshotMessage = { type: 'snapshot'; runs: RunRecord[] };
+export type EventMessage = { type: 'event'; event: EngineEvent };
+export type EngineMessage = ReplyMessage | SnapshotMessage | EventMessage | RunEndedMessage;
+
+// The schemas and the core's types must describe the same objects; this fails to compile if not.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const eventsAgree: Same<z.infer<typeof engineEventSchema>, EngineEvent> = true;
+const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
+const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
+void eventsAgree; void summariesAgree; void diagnosticsAgree;
+
+export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
+
+/** One line from a client: JSON, then the schema. Never throws. */
+export function parseClientMessage(line: string): Parsed<ClientMessage> {
+  return parseWith(clientMessageSchema, line);
+}
+
+/** One line from the engine: JSON, then the schema. Never throws. */
+export function parseEngineMessage(line: string): Parsed<EngineMessage> {
+  const r = parseWith(engineMessageSchema, line);
+  return r.ok ? { ok: true, message: r.message satisfies ParsedEngineMessage as EngineMessage } : r;
+}
+
+/** A reply's result checked against its request's schema. */
+export function parseResult<T extends RequestType>(type: T, result: unknown): Parsed<ResultOf<T>> {
+  const r = resultSchemas[type].safeParse(result);
+  return r.success ? { ok: true, message: r.data as ResultOf<T> } : { ok: false, error: describe(r.error) };
+}
+
+/** One message as a line on the wire. */
+export function encodeMessage(message: ClientMessage | EngineMessage): string {
+  return JSON.stringify(message) + '\n';
+}
+
+function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer<S>> {
+  let data: unknown;
+  try {
+    data = JSON.parse(line);
+  } catch {
+    return { ok: false, error: `not JSON: ${clip(line)}` };
+  }
+  const r = schema.safeParse(data);
+  return r.success ? { ok: true, message: r.data } : { ok: false, error: `${describe(r.error)}: ${clip(line)}` };
+}
+
+function describe(e: z.ZodError): string {
+  return e.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') + ': ' : ''}${i.message}`).join('; ');
+}
+
+const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

@@ -1,0 +1,162 @@
+// Every message between the graph panel's host (src/extension) and its page (webview/), declared
+// once. The page is untrusted input: the host parses each incoming message with
+// `parseWebviewMessage` and drops (and logs) anything that fails. The page parses the host's
+// messages too, with `parseHostMessage`, so a host bug shows as a dropped message, not a crash.
+//
+// Message flow:
+//   1. The page loads and posts `ready`. The host posts nothing before it (a message sent
+//      earlier would be lost), and posts everything again after a second `ready` (a reload).
+//   2. Host → `graph`: the mermaid text, the node of every step and their statuses. The page
+//      lays the diagram out only when `structureKey` differs from the last one; otherwise it
+//      just restyles the nodes. Optionally `restore` (the state a `WebviewPanelSerializer`
+//      kept) right after `ready`; the page also keeps its own state through setState/getState.
+//   3. Host → `status`, as steps change: nodes are restyled in place, never re-laid out.
+//   4. Page → `select` when the user picks a node. Host → `log` with `reset: true` (the tail of
+//      that step's log, `startLine` its line number in the log file), then further `log`
+//      batches as output arrives (at most ~30 a second). A batch that opens an attempt carries
+//      `attemptBoundary` (its first line is the attempt's header line, as in the log file).
+//   5. Page → `requestLogPage` when the user scrolls above the oldest line it holds; host →
+//      `logPage` with the lines just before `beforeLine`.
+//   6. Page → `action` for a button (Run plan, Retry, Run from here, Cancel, Open worktree, Retry
+//      all failed, Cancel run) and `openLog` for "open in editor". The host acts only on run and
+//      step ids it knows; the page learns the outcome from later `graph`/`status` messages.
+import { z } from 'zod';
+import { STEP_STATUSES } from '../core/engine/types';
+
+// Ids are Braid's own (plan step ids, matrix-expanded ids, run ids): a tight pattern keeps
+// anything else, and anything that could mean something in a selector or path, out.
+const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,512}$/);
+const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
+const lineNumber = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** Mermaid node ids made by `toMermaid`: `n0`, `n1`, … */
+const nodeId = z.string().regex(/^n\d{1,7}$/);
+// Generous bounds so one malformed message cannot make the page allocate without limit.
+const text = (max: number) => z.string().max(max);
+const MAX_LINES = 20_000;
+const MAX_LINE = 64 * 1024;
+
+export const stepStatusSchema = z.enum(STEP_STATUSES);
+
+export const ACTIONS = ['run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run'] as const;
+export type WebviewAction = (typeof ACTIONS)[number];
+/** Actions that act on one step and so must name it. */
+export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree']);
+
+// ── webview → host ──────────────────────────────────────────────────────────────────────────
+
+/** webview → host: the page is listening; the host may post from now on. */
+export const readyMessage = z.strictObject({ type: z.literal('ready') });
+
+/** webview → host: a button was pressed. Step actions carry the step, run actions the run. */
+export const actionMessage = z
+  .strictObject({ type: z.literal('action'), action: z.enum(ACTIONS), stepId: stepId.optional(), runId: runId.optional() })
+  .refine((m) => !STEP_ACTIONS.has(m.action) || m.stepId !== undefined, { message: 'this action needs a stepId' });
+
+/** webview → host: the user selected a node; the host starts streaming that step's log. */
+export const selectMessage = z.strictObject({ type: z.literal('select'), stepId });
+
+/** webview → host: open the step's log file of this run in an editor. */
+export const openLogMessage = z.strictObject({ type: z.literal('openLog'), stepId, runId });
+
+/** webview → host: send the lines of the step's log just before line `beforeLine` (0-based). */
+export const requestLogPageMessage = z.strictObject({ type: z.literal('requestLogPage'), runId, stepId, beforeLine: lineNumber });
+
+export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage]);
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+/** The message, typed, if `raw` is exactly one of the page's messages; otherwise undefined. */
+export function parseWebviewMessage(raw: unknown): WebviewMessage | undefined {
+  const r = webviewMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+// ── host → webview ──────────────────────────────────────────────────────────────────────────
+
+export const graphNodeSchema = z.object({
+  stepId,
+  /** The mermaid node drawing this step; the steps of a collapsed matrix group share one. */
+  nodeId,
+  name: text(4096),
+  agent: text(512).optional(),
+  status: stepStatusSchema,
+  /** Matrix group the step came from. */
+  group: text(4096).optional(),
+});
+export type GraphNode = z.infer<typeof graphNodeSchema>;
+
+/** host → webview: the whole picture. Re-laid out only when `structureKey` changes. */
+export const graphMessage = z.object({
+  type: z.literal('graph'),
+  /** `toMermaid(graph)` text. Statuses travel in `nodes`; classes in the text are ignored by the page. */
+  mermaid: text(5_000_000),
+  nodes: z.array(graphNodeSchema).max(100_000),
+  /** The run shown; absent before the first run (the plan as it would run). */
+  runId: runId.optional(),
+  planName: text(4096),
+  /** Changes exactly when the mermaid text's structure does (steps, edges, grouping). */
+  structureKey: text(1024),
+});
+
+export const statusUpdateSchema = z.object({
+  stepId,
+  status: stepStatusSchema,
+  attempt: z.number().int().min(1).max(10_000).optional(),
+  /** One human line, e.g. "exit 1", "timed out after 20m", "waiting for lock on src/**". */
+  detail: text(4096).optional(),
+});
+export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
+
+/** host → webview: some steps changed status; nodes are restyled in place. */
+export const statusMessage = z.object({ type: z.literal('status'), runId: runId.optional(), updates: z.array(statusUpdateSchema).max(100_000) });
+
+/** host → webview: new lines of a step's log (a batch, complete lines without their newline). */
+export const logMessage = z.object({
+  type: z.literal('log'),
+  runId,
+  stepId,
+  lines: z.array(text(MAX_LINE)).max(MAX_LINES),
+  /** Drop what the page holds for this step first (a new selection, a new run). */
+  reset: z.boolean().optional(),
+  /** Line number in the log file of `lines[0]`; with `reset`, where the held lines start. */
+  startLine: lineNumber.optional(),
+  /** `lines[0]` is the header line opening this attempt. */
+  attemptBoundary: z.number().int().min(1).max(10_000).optional(),
+});
+
+/** host → webview: the reply to `requestLogPage`: the lines `[startLine, beforeLine)`. */
+export const logPageMessage = z.object({
+  type: z.literal('logPage'),
+  runId,
+  stepId,
+  beforeLine: lineNumber,
+  startLine: lineNumber,
+  lines: z.array(text(MAX_LINE)).max(MAX_LINES),
+});
+
+/** What the page keeps across reloads (setState/getState, and a serializer's `restore`). */
+export const webviewStateSchema = z.object({
+  selectedStepId: stepId.optional(),
+  runId: runId.optional(),
+  follow: z.boolean().optional(),
+  query: text(256).optional(),
+});
+export type WebviewState = z.infer<typeof webviewStateSchema>;
+
+/** host → webview: state a `WebviewPanelSerializer` restored; applied once the graph is drawn. */
+export const restoreMessage = z.object({ type: z.literal('restore'), state: webviewStateSchema });
+
+export const hostMessageSchema = z.union([graphMessage, statusMessage, logMessage, logPageMessage, restoreMessage]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
+export type GraphMessage = z.infer<typeof graphMessage>;
+export type StatusMessage = z.infer<typeof statusMessage>;
+export type LogMessage = z.infer<typeof logMessage>;
+export type LogPageMessage = z.infer<typeof logPageMessage>;
+
+/** The message, typed, if `raw` is one of the host's messages; otherwise undefined. */
+export function parseHostMessage(raw: unknown): HostMessage | undefined {
+  const r = hostMessageSchema.safeParse(raw);
+  return r.success ? r.data : undefined;
+}
+
+/** The header line that opens each attempt in a step's log file (see core/engine/stepLog.ts). */
+export const ATTEMPT_HEADER = /^─{4} attempt (\d+) · /;

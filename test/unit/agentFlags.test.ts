@@ -1,0 +1,118 @@
+// Every flag a preset passes, checked against the real CLI's --help: the pinned versions of
+// scripts/setup-agents.sh, which before() runs (a no-op once installed), so CI checks them too.
+// Only --help runs: no login, no model call.
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentInvocation } from '../../src/core/agents/invocation';
+import { AGENT_PERMISSIONS, presetTable } from '../../src/core/agents/presets';
+import { RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
+import { findExecutable } from '../../src/core/agents/which';
+
+const ROOT = join(__dirname, '..', '..');
+const CACHE = process.env.BRAID_AGENTS_CACHE ?? join(ROOT, '.vscode-test', 'agents');
+const BIN = join(CACHE, 'node_modules', '.bin');
+// The CLIs write config and caches on start: keep them out of the user's home (and out of /tmp,
+// where codex refuses to set up its helpers and warns).
+const HOME = join(CACHE, 'home');
+
+// Flags whose value must be one of the CLI's listed choices: the value is checked too.
+const CHOICE_FLAGS = new Set(['--output-format', '--permission-mode', '--sandbox', '--approval-mode']);
+
+function help(cli: string, ...args: string[]): string {
+  const r = spawnSync(join(BIN, cli), [...args, '--help'], {
+    encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), NO_COLOR: '1', CI: '1' },
+  });
+  const text = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
+  assert.equal(r.status, 0, `${cli} ${args.join(' ')} --help did not run on Node ${process.version} (status ${r.status}, ${r.error?.message ?? ''}):\n${text}`);
+  return text;
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const listed = (text: string, flag: string): boolean => new RegExp(`(?:^|[\\s,])${escape(flag)}(?=[\\s,=<\\[]|$)`, 'm').test(text);
+
+/** Asserts each flag of `argv` (and each choice value) appears in `helpText`. */
+function assertFlags(argv: readonly string[], helpText: string, what: string): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('-') || a === '-') continue;
+    const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
+    assert.ok(listed(helpText, flag), `${what}: ${flag} is not in the CLI's --help`);
+    if (CHOICE_FLAGS.has(flag)) {
+      const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[i + 1]!;
+      assert.ok(new RegExp(`\\b${escape(value)}\\b`).test(helpText), `${what}: ${flag} ${value} is not among the choices in --help`);
+    }
+  }
+}
+
+describe('agent presets against the real CLIs (--help)', function () {
+  this.timeout(120_000);
+  const helps: Record<string, string> = {};
+
+  before(function () {
+    this.timeout(15 * 60_000); // a first install downloads ~250 MB
+    try {
+      execFileSync('bash', [join(ROOT, 'scripts', 'setup-agents.sh')], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string; message: string };
+      throw new Error(`scripts/setup-agents.sh failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+    }
+    mkdirSync(HOME, { recursive: true });
+    helps.claude = help('claude');
+    helps.codex = help('codex');
+    helps.codexExec = help('codex', 'exec');
+    helps.codexResume = help('codex', 'exec', 'resume');
+    helps.gemini = help('gemini');
+  });
+
+  const render = (t: string): string => t;
+  for (const permission of AGENT_PERMISSIONS) {
+    const table = presetTable({ permission });
+    const argv = (name: string): string[] => agentInvocation(table[name]!, render, 'PROMPT').argv;
+
+    it(`claude (${permission}): every flag is in claude --help`, () => {
+      assert.equal(argv('claude')[0], 'claude');
+      assertFlags(argv('claude'), helps.claude!, `claude ${permission}`);
+    });
+
+    it(`codex (${permission}): exec is a command and every flag is in codex exec --help`, () => {
+      const a = argv('codex');
+      assert.deepEqual(a.slice(0, 2), ['codex', 'exec']);
+      assert.match(helps.codex!, /^\s+exec\b/m);
+      assertFlags(a.slice(2), helps.codexExec!, `codex ${permission}`);
+    });
+
+    it(`gemini (${permission}): every flag is in gemini --help`, () => {
+      assertFlags(argv('gemini'), helps.gemini!, `gemini ${permission}`);
+    });
+
+    it(`resuming (${permission}): claude --resume and codex exec resume take the flags we pass`, () => {
+      const claude = agentInvocation(resumeAgent(table.claude!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!, render, RESUME_PROMPT).argv;
+      assertFlags(claude, helps.claude!, `claude resume ${permission}`);
+      assert.match(helps.claude!, /--resume \[value\]\s+Resume a conversation by session ID/);
+      const codex = agentInvocation(resumeAgent(table.codex!, '0199a213-81c0-7800-8aa1-bbab2a035a53')!, render, RESUME_PROMPT).argv;
+      assert.deepEqual(codex.slice(0, 3), ['codex', 'exec', 'resume']);
+      assertFlags(codex.slice(3), helps.codexResume!, `codex resume ${permission}`);
+      assert.match(helps.codexResume!, /Usage: codex exec resume \[OPTIONS\] \[SESSION_ID\] \[PROMPT\]/);
+    });
+  }
+
+  it('catches a flag or a choice the CLI does not have', () => {
+    assert.throws(() => assertFlags(['claude', '-p', 'x', '--no-such-flag'], helps.claude!, 't'), /--no-such-flag is not in/);
+    assert.throws(() => assertFlags(['claude', '--output-format', 'yaml'], helps.claude!, 't'), /--output-format yaml is not among/);
+    assert.throws(() => assertFlags(['--skip-trust'], helps.claude!, 't'), /--skip-trust is not in/, 'a gemini flag is not a claude flag');
+  });
+
+  // aider is a Python program (pip, not npm): checked only where it is installed.
+  it('aider: every flag is in aider --help (where aider is installed)', function () {
+    const exe = findExecutable('aider', process.env.PATH, ROOT);
+    if (!exe) {
+      console.log('      (aider is not on PATH: a Python CLI, not on the npm registry; its flags were not checked)');
+      this.skip();
+    }
+    const text = execFileSync(exe!, ['--help'], { encoding: 'utf8', timeout: 60_000 });
+    assertFlags(agentInvocation(presetTable().aider!, render, 'PROMPT').argv, text, 'aider');
+  });
+});

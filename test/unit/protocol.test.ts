@@ -1,0 +1,140 @@
+// The engine protocol's schemas: what each end accepts and what it drops.
+import { strict as assert } from 'node:assert';
+import {
+  PROTOCOL_VERSION, encodeMessage, parseClientMessage, parseEngineMessage, parseResult,
+} from '../../src/protocol/engine';
+import { LineSplitter } from '../../src/protocol/jsonLines';
+import { engineSocketPath } from '../../src/protocol/socketPath';
+
+const line = (o: unknown) => JSON.stringify(o);
+const time = '2026-12-02T10:00:00.000Z';
+const run = '20261202-100000-abcd';
+
+describe('engine protocol', () => {
+  describe('client → engine', () => {
+    it('accepts every request type with its fields', () => {
+      const good = [
+        { type: 'hello', id: 0, protocol: PROTOCOL_VERSION, client: 'test' },
+        { type: 'run', id: 1, planFile: 'plans/p.braid.yaml' },
+        { type: 'run', id: 2, planFile: '/abs/p.braid.yaml', only: ['a', 'b'], from: 'c', concurrency: 3, compile: { agentOverrides: { claude: { command: ['claude', '-p'] } }, defaultIsolation: 'worktree' } },
+        { type: 'retry', id: 3, runId: run, steps: ['a'] },
+        { type: 'cancelRun', id: 4, runId: run },
+        { type: 'cancelStep', id: 5, runId: run, stepId: 'a' },
+        { type: 'listRuns', id: 6 },
+        { type: 'shutdown', id: 7 },
+      ];
+      for (const m of good) {
+        const r = parseClientMessage(line(m));
+        assert.ok(r.ok, `${m.type}: ${r.ok ? '' : r.error}`);
+        assert.deepEqual(r.message, m);
+      }
+    });
+
+    it('drops what is not JSON, not a known type, or missing/mistyped fields, with a reason', () => {
+      const bad: [string, RegExp][] = [
+        ['{"type":"run"', /not JSON/],
+        ['42', /expected object|Invalid/i],
+        [line({ type: 'frobnicate', id: 1 }), /type/],
+        [line({ type: 'run', id: 1 }), /planFile/],
+        [line({ type: 'run', id: -1, planFile: 'p' }), /id/],
+        [line({ type: 'run', id: 1, planFile: 'p', concurrency: 0 }), /concurrency/],
+        [line({ type: 'run', id: 1, planFile: 'p', compile: { defaultIsolation: 'container' } }), /defaultIsolation/],
+        [line({ type: 'cancelStep', id: 1, runId: run }), /stepId/],
+        // Run ids end up in paths: nothing that could leave .braid/runs/.
+        [line({ type: 'cancelRun', id: 1, runId: '../../etc' }), /runId/],
+        [line({ type: 'hello', id: 1, client: 'x' }), /protocol/],
+      ];
+      for (const [text, reason] of bad) {
+        const r = parseClientMessage(text);
+        assert.equal(r.ok, false, text);
+        if (!r.ok) assert.match(r.error, reason, text);
+      }
+    });
+  });
+
+  describe('engine → client', () => {
+    it('accepts replies, snapshots, every event kind and run endings', () => {
+      const good = [
+        { type: 'reply', id: 1, ok: true, result: { runId: run } },
+        { type: 'reply', id: 2, ok: false, error: 'invalid plan', diagnostics: [{ file: 'p', range: { start: { line: 0, column: 0 }, end: { line: 0, column: 3 } }, severity: 'error', message: 'm', code: 'c' }] },
+        { type: 'snapshot', runs: [] },
+        { type: 'event', event: { type: 'run', status: 'started', plan: 'p', steps: 2, time, run } },
+        { type: 'event', event: { type: 'step', id: 'a', status: 'failed', attempt: 1, exitCode: 3, signal: null, reason: 'exit', time, run } },
+        { type: 'event', event: { type: 'output', id: 'a', stream: 'stderr', text: 'oops\n', time, run } },
+        { type: 'event', event: { type: 'lock', id: 'b', waitingFor: 'a', paths: ['src/**'], time, run } },
+        { type: 'runEnded', runId: run, status: 'failed', steps: { a: 'failed', b: 'skipped' } },
+      ];
+      for (const m of good) {
+        const r = parseEngineMessage(line(m));
+        assert.ok(r.ok, `${line(m)}: ${r.ok ? '' : r.error}`);
+        assert.deepEqual(r.message, m);
+      }
+    });
+
+    it('keeps a snapshot record\'s fields the schema does not name (records grow)', () => {
+      const record = {
+        version: 1, id: run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'running', createdAt: time,
+        host: { pid: 1, hostname: 'h' }, graph: { plan: { file: 'p', name: 'p' }, agents: {}, steps: [{ id: 'a', run: 'echo' }] },
+        steps: { a: { id: 'a', status: 'running', attempts: [{ attempt: 1, startedAt: time }], futureField: 7 } },
+      };
+      const r = parseEngineMessage(line({ type: 'snapshot', runs: [record] }));
+      assert.ok(r.ok);
+      assert.deepEqual(r.message, { type: 'snapshot', runs: [record] });
+    });
+
+    it('drops unknown statuses, event kinds and malformed run endings', () => {
+      const bad = [
+        { type: 'event', event: { type: 'step', id: 'a', status: 'exploded', attempt: 1, time, run } },
+        { type: 'event', event: { type: 'telemetry', time, run } },
+        { type: 'event', event: { type: 'output', id: 'a', stream: 'stdin', text: '', time, run } },
+        { type: 'runEnded', runId: run, status: 'running', steps: {} },
+        { type: 'runEnded', runId: run, status: 'succeeded', steps: { a: 'done' } },
+        { type: 'reply', id: 1, ok: false },
+        { type: 'snapshot', runs: [{ id: run }] },
+      ];
+      for (const m of bad) assert.equal(parseEngineMessage(line(m)).ok, false, line(m));
+    });
+
+    it('checks a reply\'s result against its request', () => {
+      assert.ok(parseResult('run', { runId: run }).ok);
+      assert.equal(parseResult('run', {}).ok, false);
+      assert.equal(parseResult('hello', { protocol: 1, pid: 'x', workspace: '/w' }).ok, false);
+      assert.ok(parseResult('listRuns', { active: [], runs: [] }).ok);
+    });
+  });
+
+  it('frames one message a line and splits lines across chunks', () => {
+    const text = encodeMessage({ type: 'listRuns', id: 1 }) + encodeMessage({ type: 'shutdown', id: 2 });
+    const got: string[] = [];
+    let overflow = 0;
+    const split = new LineSplitter((l) => got.push(l), () => overflow++, 64);
+    for (const ch of text) split.push(ch);
+    assert.deepEqual(got.map((l) => parseClientMessage(l).ok), [true, true]);
+    split.push('x'.repeat(65));
+    assert.equal(overflow, 1, 'an endless line is cut off, not buffered');
+  });
+
+  describe('socket path', () => {
+    const ws = '/home/me/projects/app';
+    it('is per workspace, stable, in the runtime dir when there is one', () => {
+      const a = engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' });
+      assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}\.sock$/);
+      assert.equal(engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
+      assert.notEqual(engineSocketPath(`${ws}2`, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
+      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T' }), /^\/var\/folders\/x\/T\/braid-[0-9a-f]{16}\.sock$/);
+    });
+
+    it('stays under sun_path\'s limit when the folders are deep', () => {
+      const deep = '/' + 'd'.repeat(120);
+      const p = engineSocketPath(ws, { platform: 'darwin', runtimeDir: deep, tmpdir: deep });
+      assert.match(p, /^\/tmp\/braid-[0-9a-f]{16}\.sock$/);
+      assert.ok(Buffer.byteLength(p) < 104);
+    });
+
+    it('is a named pipe on Windows, one for differently cased spellings of a folder', () => {
+      const p = engineSocketPath('C:\\Repo', { platform: 'win32', tmpdir: 'C:\\Temp' });
+      assert.match(p, /^\\\\\.\\pipe\\braid-[0-9a-f]{16}$/);
+      assert.equal(engineSocketPath('c:\\repo', { platform: 'win32', tmpdir: 'C:\\Temp' }), p);
+    });
+  });
+});

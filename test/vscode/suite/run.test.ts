@@ -1,0 +1,119 @@
+// A real run of shell plans through the commands, in the engine process beside the window:
+// the summary the command resolves with, the run record on disk, the terminal tasks, the tree.
+import { strict as assert } from 'node:assert';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { RunSummary } from '../../../src/extension/commandIds';
+import { requestScreenshot } from './screenshot';
+import { braidApi, runRecord, statusesOf, waitFor, workspaceRoot, writePlan } from './helpers';
+
+describe('running plans', function () {
+  this.timeout(90_000);
+
+  it('braid.runPlan runs a plan; the result, the record and the tree agree', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('fanout', [
+      'version: 1', 'name: Fan-out', 'concurrency: 2', 'steps:',
+      '  a:', '    run: echo alpha', '  b:', '    run: echo beta',
+      '  join:', '    needs: [a, b]', '    run: echo "joined ${{ steps.a.output }}"',
+    ].join('\n'));
+    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    assert.equal(summary.status, 'succeeded');
+    assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded', join: 'succeeded' });
+    const record = runRecord(summary.runId);
+    assert.equal(record.status, 'succeeded');
+    assert.deepEqual(statusesOf(record), summary.steps);
+    const out = join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'join.txt');
+    if (existsSync(out)) assert.match(require('node:fs').readFileSync(out, 'utf8'), /joined alpha/);
+
+    const roots = api.tree.getChildren();
+    const runNode = roots.find((n) => n.runId === summary.runId);
+    assert.ok(runNode, 'the run is in the tree');
+    const item = api.tree.getTreeItem(runNode);
+    assert.equal(item.label, 'Fan-out');
+    assert.equal(item.contextValue, 'run.succeeded');
+    const steps = api.tree.getChildren(runNode).map((n) => api.tree.getTreeItem(n));
+    assert.deepEqual(steps.map((s) => s.label), ['a', 'b', 'join']);
+    assert.ok(steps.every((s) => s.contextValue === 'step.succeeded'), steps.map((s) => s.contextValue).join());
+  });
+
+  it('each running step is a braid task with its own terminal, named after the step', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('slow', [
+      'version: 1', 'name: Slow', 'steps:',
+      '  first:', '    name: First step', '    run: echo started; sleep 2',
+      '  second:', '    run: sleep 2',
+    ].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const tasks = await waitFor('two braid tasks', () => {
+      const t = vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
+      return t.length >= 2 ? t : undefined;
+    });
+    const defs = tasks.map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string })).sort((x, y) => x.step.localeCompare(y.step));
+    assert.deepEqual(defs, [{ plan: join('plans', 'slow.braid.yaml'), step: 'first' }, { plan: join('plans', 'slow.braid.yaml'), step: 'second' }]);
+    assert.ok(tasks.some((t) => t.task.name === 'First step'));
+    await waitFor('a terminal named after the step', () => vscode.window.terminals.some((t) => t.name.includes('First step')));
+    assert.match(api.feedback.text() ?? '', /Braid \d\/2/);
+    await requestScreenshot('run-in-progress');
+    const summary = await done;
+    assert.equal(summary.status, 'succeeded');
+    await waitFor('the tasks to end', () => vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid').length === 0);
+    assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
+  });
+
+  it('a failed step fails the run and skips its dependents; Retry Failed Steps re-runs it in the same run', async () => {
+    const flag = join(workspaceRoot(), 'flaky.flag');
+    const uri = await writePlan('flaky', [
+      'version: 1', 'name: Flaky', 'steps:',
+      '  shaky:', `    run: test -f "${flag}" || { touch "${flag}"; echo first try fails; exit 3; }`,
+      '  after:', '    needs: [shaky]', '    run: echo after',
+      '  other:', '    run: echo independent',
+    ].join('\n'));
+    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    assert.equal(first.status, 'failed');
+    assert.deepEqual(first.steps, { shaky: 'failed', after: 'skipped', other: 'succeeded' });
+    assert.equal(runRecord(first.runId).steps.shaky?.exitCode, 3);
+    const again = (await vscode.commands.executeCommand('braid.retryFailed', first.runId)) as RunSummary;
+    assert.equal(again.runId, first.runId, 'a retry keeps the run id');
+    assert.equal(again.status, 'succeeded', JSON.stringify(again.steps));
+    assert.deepEqual(again.steps, { shaky: 'succeeded', after: 'succeeded', other: 'succeeded' });
+    assert.equal(runRecord(first.runId).steps.shaky?.attempts.length, 2);
+  });
+
+  it('braid.retryStep re-runs one named step of an ended run', async () => {
+    const uri = await writePlan('single', ['version: 1', 'name: Single', 'steps:', '  only:', '    run: echo once'].join('\n'));
+    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'only')) as RunSummary;
+    assert.equal(again.status, 'succeeded');
+    assert.equal(runRecord(first.runId).steps.only?.attempts.length, 2);
+  });
+
+  it('braid.cancelStep and braid.cancelRun stop running steps; the run ends canceled', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('long', ['version: 1', 'name: Long', 'steps:', '  nap:', '    run: sleep 60', '  doze:', '    run: sleep 60'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const run = await waitFor('both steps running', () => api.runs.runs().find((r) => r.planName === 'Long' && r.status === 'running' && [...r.steps.values()].every((s) => s.status === 'running')));
+    await vscode.commands.executeCommand('braid.cancelStep', run.id, 'nap');
+    await waitFor('nap canceled', () => api.runs.get(run.id)?.steps.get('nap')?.status === 'canceled');
+    assert.equal(api.runs.get(run.id)?.steps.get('doze')?.status, 'running', 'the other step goes on');
+    await vscode.commands.executeCommand('braid.cancelRun', run.id);
+    const summary = await done;
+    assert.equal(summary.status, 'canceled');
+    assert.deepEqual(summary.steps, { nap: 'canceled', doze: 'canceled' });
+    assert.equal(runRecord(run.id).status, 'canceled');
+  });
+
+  it('a run survives the window dropping its engine connection and is shown again after reattaching', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('survivor', ['version: 1', 'name: Survivor', 'steps:', '  wait:', '    run: sleep 2; echo woke', '  next:', '    needs: [wait]', '    run: echo next'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary | undefined>;
+    const run = await waitFor('the run to start', () => api.runs.runs().find((r) => r.planName === 'Survivor' && r.status === 'running'));
+    await api.reattach(); // what a window reload does: new connection, records re-read, snapshot applied
+    await done.then(() => undefined, () => undefined); // the old connection's promise may end either way
+    await waitFor('the run to finish, seen through the new connection', () => api.runs.get(run.id)?.status === 'succeeded', 30_000);
+    assert.deepEqual(statusesOf(runRecord(run.id)), { wait: 'succeeded', next: 'succeeded' });
+    const node = api.tree.getChildren().find((n) => n.runId === run.id);
+    assert.ok(node && api.tree.getTreeItem(node).contextValue === 'run.succeeded');
+  });
+});

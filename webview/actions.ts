@@ -1,0 +1,61 @@
+// Which buttons apply, from statuses alone, so the panel never offers what the engine would
+// refuse (retrying a running step, cancelling a finished one). No DOM: unit-tested in Node.
+import type { StepStatus } from '../src/core/engine/types';
+import type { WebviewAction } from '../src/protocol/webview';
+
+const ACTIVE: ReadonlySet<StepStatus> = new Set<StepStatus>(['running', 'waiting']);
+/** Ended without success in a way a retry can change. */
+const RETRYABLE: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'canceled', 'conflict', 'interrupted']);
+
+/** Buttons for the selected step, in display order (a failed branch can be retried while others run). */
+export function stepActions(status: StepStatus, runActive: boolean): WebviewAction[] {
+  const out: WebviewAction[] = [];
+  if (RETRYABLE.has(status)) out.push('retry');
+  if (!ACTIVE.has(status) && !runActive) out.push('run-from');
+  if (ACTIVE.has(status)) out.push('cancel');
+  if (status === 'conflict') out.push('open-worktree');
+  return out;
+}
+
+/** Buttons for the plan and the run shown, in display order. */
+export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): WebviewAction[] {
+  let active = false;
+  let retryable = false;
+  for (const s of statuses) {
+    if (ACTIVE.has(s)) active = true;
+    if (RETRYABLE.has(s)) retryable = true;
+  }
+  const out: WebviewAction[] = [];
+  if (!active) out.push('run-plan');
+  if (hasRun && retryable && !active) out.push('retry-failed');
+  if (active) out.push('cancel-run');
+  return out;
+}
+
+/** Whether any step is still running or waiting (a run is in progress). */
+export function isRunActive(statuses: Iterable<StepStatus>): boolean {
+  for (const s of statuses) if (ACTIVE.has(s)) return true;
+  return false;
+}
+
+export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
+  'run-plan': 'Run plan',
+  retry: 'Retry',
+  'run-from': 'Run from here',
+  cancel: 'Cancel',
+  'open-worktree': 'Open worktree',
+  'retry-failed': 'Retry all failed',
+  'cancel-run': 'Cancel run',
+};
+
+// A collapsed matrix node shows the status that most needs attention among its members.
+const ATTENTION: readonly StepStatus[] = [
+  'failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
+];
+
+/** The status one node shows for the steps it draws. */
+export function nodeStatus(statuses: readonly StepStatus[]): StepStatus {
+  if (statuses.length === 1) return statuses[0] as StepStatus;
+  const seen = new Set(statuses);
+  return ATTENTION.find((s) => seen.has(s)) ?? 'pending';
+}

@@ -1,0 +1,280 @@
+// The diagram: mermaid lays the graph out once per structure; after that a status change only
+// sets the node's `data-status` attribute, which media/graph.css styles, so it restyles in place
+// without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
+// render that finishes late is dropped, and an edit burst costs at most one extra layout.
+import mermaid from 'mermaid';
+import type { StepStatus } from '../src/core/engine/types';
+import { STEP_STATUSES } from '../src/core/engine/types';
+import type { GraphMessage, GraphNode } from '../src/protocol/webview';
+import { nodeStatus } from './actions';
+import { el } from './dom';
+import { PanZoom } from './panZoom';
+
+type ThemeKind = 'light' | 'dark' | 'hc-dark' | 'hc-light';
+
+function themeKind(): ThemeKind {
+  const c = document.body.classList;
+  if (c.contains('vscode-high-contrast-light')) return 'hc-light';
+  if (c.contains('vscode-high-contrast')) return 'hc-dark';
+  return c.contains('vscode-dark') ? 'dark' : 'light';
+}
+
+function initMermaid(kind: ThemeKind): void {
+  mermaid.initialize({
+    startOnLoad: false,
+    securityLevel: 'strict',
+    theme: kind === 'dark' || kind === 'hc-dark' ? 'dark' : 'default',
+    fontFamily: getComputedStyle(document.body).fontFamily || undefined,
+    // mermaid refuses past 500 edges and 50,000 characters by default; a 1,000-step plan needs more.
+    maxEdges: 50_000,
+    maxTextSize: 5_000_000,
+    flowchart: { useMaxWidth: false, htmlLabels: true },
+  });
+}
+
+const STATUS_CLASSES: readonly string[] = STEP_STATUSES;
+
+export interface GraphViewOptions {
+  /** A node was clicked or activated from the keyboard. */
+  readonly onSelect: (stepId: string) => void;
+  /** The diagram was drawn (after a structure change) or failed to draw. */
+  readonly onRendered?: (ok: boolean) => void;
+}
+
+export class GraphView {
+  readonly panZoom: PanZoom;
+  private readonly content: HTMLElement;
+  private readonly error: HTMLElement;
+  private theme: ThemeKind = themeKind();
+  private renderedKey: string | undefined;
+  private renderedTheme: ThemeKind | undefined;
+  private wanted: { text: string; key: string } | undefined;
+  private rendering = false;
+  private generation = 0;
+  private size = { width: 0, height: 0 };
+  private steps = new Map<string, GraphNode>();
+  /** Mermaid node id → the steps it draws (several for a collapsed matrix group). */
+  private members = new Map<string, string[]>();
+  private elements = new Map<string, SVGGElement>();
+  private selected: string | undefined;
+
+  constructor(private readonly viewport: HTMLElement, private readonly opts: GraphViewOptions) {
+    this.content = el('div', { class: 'graph-content', id: 'graph' });
+    this.error = el('div', { class: 'graph-error', role: 'alert', hidden: true });
+    viewport.append(this.content, this.error);
+    this.panZoom = new PanZoom(viewport, this.content);
+    initMermaid(this.theme);
+    this.content.addEventListener('click', (e) => {
+      if (this.panZoom.suppressClick) return;
+      const id = this.stepAt(e.target);
+      if (id !== undefined) this.opts.onSelect(id);
+    });
+    this.content.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      const id = this.stepAt(e.target);
+      if (id === undefined) return;
+      e.preventDefault();
+      this.opts.onSelect(id);
+    });
+    // A theme switch changes mermaid's own colours (edges, clusters): lay out again.
+    new MutationObserver(() => {
+      const kind = themeKind();
+      if (kind === this.theme) return;
+      this.theme = kind;
+      initMermaid(kind);
+      if (this.wanted) void this.pump();
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  }
+
+  /** Steps of the last graph message, in its order. */
+  get nodes(): readonly GraphNode[] {
+    return [...this.steps.values()];
+  }
+
+  node(stepId: string): GraphNode | undefined {
+    return this.steps.get(stepId);
+  }
+
+  /** Takes a graph message: lays out again only if its structure key changed; otherwise restyles. */
+  show(msg: GraphMessage): void {
+    this.steps = new Map(msg.nodes.map((n) => [n.stepId, n]));
+    this.members = new Map();
+    for (const n of msg.nodes) this.members.set(n.nodeId, [...(this.members.get(n.nodeId) ?? []), n.stepId]);
+    this.wanted = { text: msg.mermaid, key: msg.structureKey };
+    if (msg.structureKey === this.renderedKey && this.theme === this.renderedTheme) {
+      this.decorate();
+      return;
+    }
+    void this.pump();
+  }
+
+  /** Restyles the node drawing `stepId` in place. Returns false for a step not in the graph. */
+  setStatus(stepId: string, status: StepStatus): boolean {
+    const n = this.steps.get(stepId);
+    if (!n) return false;
+    this.steps.set(stepId, { ...n, status });
+    const g = this.elements.get(n.nodeId);
+    if (g) this.styleNode(g, n.nodeId);
+    return true;
+  }
+
+  select(stepId: string | undefined): void {
+    this.selected = stepId;
+    for (const [nodeId, g] of this.elements) {
+      const on = stepId !== undefined && (this.members.get(nodeId) ?? []).includes(stepId);
+      if (on) g.setAttribute('data-selected', 'true');
+      else g.removeAttribute('data-selected');
+      g.setAttribute('aria-pressed', String(on));
+    }
+  }
+
+  /** Marks search matches (and clears the rest). */
+  highlight(stepIds: ReadonlySet<string>): void {
+    for (const [nodeId, g] of this.elements) {
+      if ((this.members.get(nodeId) ?? []).some((s) => stepIds.has(s))) g.setAttribute('data-match', 'true');
+      else g.removeAttribute('data-match');
+    }
+  }
+
+  /** Scrolls the step's node to the middle of the view and gives it keyboard focus. */
+  reveal(stepId: string): void {
+    const n = this.steps.get(stepId);
+    const g = n && this.elements.get(n.nodeId);
+    if (!g) return;
+    const r = g.getBoundingClientRect();
+    const c = this.content.getBoundingClientRect();
+    const k = this.panZoom.transform.scale;
+    this.panZoom.centre((r.left + r.width / 2 - c.left) / k, (r.top + r.height / 2 - c.top) / k);
+    g.focus({ preventScroll: true });
+  }
+
+  fit(): void {
+    this.panZoom.fit(this.size.width, this.size.height);
+  }
+
+  private stepAt(target: EventTarget | null): string | undefined {
+    const g = target instanceof Element ? target.closest('[data-step-id]') : null;
+    return g?.getAttribute('data-step-id') ?? undefined;
+  }
+
+  // One render at a time; whatever was asked for meanwhile is drawn next (only the newest).
+  private async pump(): Promise<void> {
+    if (this.rendering) return;
+    this.rendering = true;
+    try {
+      while (this.wanted && (this.wanted.key !== this.renderedKey || this.theme !== this.renderedTheme)) {
+        const { text, key } = this.wanted;
+        const theme = this.theme;
+        const ok = await this.render(text);
+        // Recorded even on failure, so the same broken text is not retried in a loop.
+        this.renderedKey = key;
+        this.renderedTheme = theme;
+        if (this.wanted.key === key && this.theme === theme) this.opts.onRendered?.(ok);
+      }
+    } finally {
+      this.rendering = false;
+    }
+  }
+
+  private async render(text: string): Promise<boolean> {
+    const id = `braid-graph-${++this.generation}`;
+    document.body.setAttribute('data-graph-state', 'rendering');
+    try {
+      await mermaid.parse(text);
+      const { svg } = await mermaid.render(id, text);
+      this.install(svg);
+      this.error.hidden = true;
+      this.error.textContent = '';
+      document.body.setAttribute('data-graph-state', 'rendered');
+      return true;
+    } catch (e) {
+      // Shown inline; the last good diagram stays beneath the message.
+      this.error.textContent = `The graph could not be drawn: ${e instanceof Error ? e.message : String(e)}`;
+      this.error.hidden = false;
+      document.body.setAttribute('data-graph-state', 'error');
+      return false;
+    } finally {
+      // mermaid leaves its scratch container behind when rendering throws.
+      document.getElementById(`d${id}`)?.remove();
+    }
+  }
+
+  private install(svgText: string): void {
+    // mermaid's own output, already sanitized by it (securityLevel strict), parsed in an inert
+    // document; our data never goes through a parser: labels are entity-encoded by toMermaid.
+    const doc = new DOMParser().parseFromString(svgText, 'text/html');
+    const svg = doc.querySelector('svg');
+    if (!svg) throw new Error('mermaid produced no SVG');
+    scrub(svg);
+    const vb = svg.viewBox.baseVal;
+    const width = vb && vb.width > 0 ? vb.width : Number(svg.getAttribute('width')) || 0;
+    const height = vb && vb.height > 0 ? vb.height : Number(svg.getAttribute('height')) || 0;
+    svg.removeAttribute('style');
+    svg.setAttribute('width', String(width));
+    svg.setAttribute('height', String(height));
+    const first = this.size.width === 0;
+    this.size = { width, height };
+    this.content.replaceChildren(document.adoptNode(svg));
+    this.elements = new Map();
+    for (const g of Array.from(this.content.querySelectorAll<SVGGElement>('g.node'))) {
+      const nodeId = nodeIdOf(g);
+      if (nodeId === undefined || !this.members.has(nodeId)) continue;
+      this.elements.set(nodeId, g);
+      unpaint(g);
+    }
+    this.decorate();
+    if (first) this.fit();
+  }
+
+  // Everything a node carries for keyboard, screen readers and tests; cheap, so it runs on every graph message.
+  private decorate(): void {
+    for (const [nodeId, g] of this.elements) {
+      const ids = this.members.get(nodeId) ?? [];
+      g.setAttribute('data-step-id', ids[0] ?? '');
+      if (ids.length > 1) g.setAttribute('data-step-count', String(ids.length));
+      g.setAttribute('tabindex', '0');
+      g.setAttribute('role', 'button');
+      this.styleNode(g, nodeId);
+    }
+    this.select(this.selected);
+  }
+
+  private styleNode(g: SVGGElement, nodeId: string): void {
+    const ns = (this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)).filter((n) => n !== undefined);
+    const status = nodeStatus(ns.map((n) => n.status));
+    if (g.getAttribute('data-status') === status) return;
+    g.setAttribute('data-status', status);
+    // mermaid's classDefs (hex colours, from `class` lines) would fight the theme: data-status styles the node.
+    g.classList.remove(...STATUS_CLASSES);
+    const first = ns[0];
+    const name = ns.length > 1 ? `${first?.group ?? first?.name ?? ''} (${ns.length} steps)` : first?.name ?? '';
+    g.setAttribute('aria-label', `${name}${first?.agent !== undefined && ns.length === 1 ? `, ${first.agent}` : ''}: ${status}`);
+  }
+}
+
+// mermaid writes classDef colours as inline `!important` styles, which no stylesheet can beat:
+// drop the colour properties (layout ones stay) so data-status and the theme decide.
+const PAINT = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'color'] as const;
+function unpaint(g: SVGGElement): void {
+  for (const e of [g, ...Array.from(g.querySelectorAll<HTMLElement | SVGElement>('[style]'))]) {
+    for (const p of PAINT) e.style.removeProperty(p);
+  }
+}
+
+// Our node id (`n3`) from mermaid's element id `<renderId>-flowchart-n3-<counter>` (or `data-id`, where kept).
+function nodeIdOf(g: Element): string | undefined {
+  const data = g.getAttribute('data-id');
+  if (data !== null && /^n\d+$/.test(data)) return data;
+  return /-flowchart-(n\d+)-\d+$/.exec(g.id)?.[1];
+}
+
+// Defence in depth under the CSP: nothing executable survives, whatever mermaid let through.
+function scrub(root: Element): void {
+  for (const bad of Array.from(root.querySelectorAll('script, iframe, object, embed'))) bad.remove();
+  for (const e of [root, ...Array.from(root.querySelectorAll('*'))]) {
+    for (const a of Array.from(e.attributes)) {
+      const v = a.value.trim().toLowerCase();
+      if (a.name.toLowerCase().startsWith('on') || ((a.name === 'href' || a.name.endsWith(':href')) && v.startsWith('javascript:'))) e.removeAttribute(a.name);
+    }
+  }
+}
