@@ -1,32 +1,39 @@
-// `npm run bench`: prints medians and p90s of makespan / lower bound, measured in this run.
-import { bounds, randomDag, simulate, waves } from './scheduler';
+// `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
+// BRAID_BENCH_ONLY=makespan,locks runs some parts; BRAID_BENCH_WORKTREES=0 skips the git part.
+import { cpus } from 'node:os';
+import { benchBookkeeping } from './bookkeeping';
+import { benchLatency } from './latency';
+import { benchLocks } from './locks';
+import { benchMakespan } from './makespan';
+import { benchPlanLoad } from './planLoad';
+import { benchRealMakespan } from './realMakespan';
+import { benchWorktrees } from './worktrees';
 
-const q = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]!; };
-const f = (x: number) => x.toFixed(3);
+const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
+  ['makespan', benchMakespan],
+  ['real', benchRealMakespan],
+  ['bookkeeping', benchBookkeeping],
+  ['latency', benchLatency],
+  ['load', benchPlanLoad],
+  ['worktrees', benchWorktrees],
+  ['locks', benchLocks],
+];
 
 async function main(): Promise<void> {
-  const sizes = (process.env.BRAID_BENCH_SIZES ?? '50,500').split(',').map(Number);
-  const seeds = Number(process.env.BRAID_BENCH_SEEDS ?? 30);
-  console.log(`scheduler makespan ÷ lower bound max(CP, W/k); ${seeds} seeds a cell; median (p90)`);
-  console.log('| steps | k | braid | fifo | waves | sequential | braid vs waves | max braid ÷ Graham |');
-  console.log('|---|---|---|---|---|---|---|---|');
-  for (const n of sizes) {
-    for (const k of [2, 4, 8, Infinity]) {
-      const r = { braid: [] as number[], fifo: [] as number[], waves: [] as number[], seq: [] as number[], speed: [] as number[], graham: [] as number[] };
-      for (let seed = 1; seed <= seeds; seed++) {
-        const { graph, dur } = randomDag(n, seed * 7919 + n);
-        const kk = k === Infinity ? n : k;
-        const b = bounds(graph, dur, kk);
-        const mb = await simulate(graph, dur, kk, 'critical-path');
-        const mf = await simulate(graph, dur, kk, 'fifo');
-        const mw = waves(graph, dur, kk);
-        r.braid.push(mb / b.lower); r.fifo.push(mf / b.lower); r.waves.push(mw / b.lower); r.seq.push(b.work / b.lower);
-        r.speed.push(mw / mb); r.graham.push(mb / b.graham);
-      }
-      const cell = (xs: number[]) => `${f(q(xs, 0.5))} (${f(q(xs, 0.9))})`;
-      console.log(`| ${n} | ${k === Infinity ? '∞' : k} | ${cell(r.braid)} | ${cell(r.fifo)} | ${cell(r.waves)} | ${cell(r.seq)} | ${f(q(r.speed, 0.5))}× | ${f(Math.max(...r.graham))} |`);
-    }
+  const only = process.env.BRAID_BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = only?.filter((o) => !PARTS.some(([name]) => name === o)) ?? [];
+  if (unknown.length > 0) throw new Error(`BRAID_BENCH_ONLY: unknown part ${unknown.join(', ')}; parts: ${PARTS.map(([n]) => n).join(', ')}`);
+  const skipGit = process.env.BRAID_BENCH_WORKTREES === '0';
+  console.log(`Braid benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'})`);
+  const t = performance.now();
+  for (const [name, run] of PARTS) {
+    if (only && !only.includes(name)) continue;
+    if (name === 'worktrees' && skipGit) { console.log('\n### Worktrees: skipped (BRAID_BENCH_WORKTREES=0)'); continue; }
+    const p = performance.now();
+    await run();
+    console.error(`[bench] ${name}: ${((performance.now() - p) / 1000).toFixed(1)} s`);
   }
+  console.error(`[bench] total: ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-void main();
+main().catch((e: unknown) => { console.error(e); process.exitCode = 1; });

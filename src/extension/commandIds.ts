@@ -18,6 +18,8 @@ export const Command = {
   cleanRun: 'braid.cleanRun',
   openWorktree: 'braid.openWorktree',
   revealStep: 'braid.revealStep',
+  /** An interrupted run (its engine died): the same as Retry Failed Steps, named for what it does there. */
+  resumeRun: 'braid.resumeRun',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -48,6 +50,7 @@ export interface CommandArgs {
   [Command.cleanRun]: [runId?: string | RunRef];
   [Command.openWorktree]: [runId?: string | StepRef, stepId?: string];
   [Command.revealStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.resumeRun]: [runId?: string | RunRef];
 }
 
 /** A code lens / tree item command object with typed arguments. */

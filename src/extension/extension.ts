@@ -63,7 +63,10 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
       });
     },
   }));
-  terminals = sub(new StepTerminals({ runs, cancelStep: (r, s) => void engines.cancelStep(r, s) }));
+  terminals = sub(new StepTerminals({
+    runs, log: (line) => log.info(line),
+    cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
+  }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId)));
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
@@ -84,6 +87,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.runFrom, (uri, step) => runCommands.runFrom(uri, step));
   register(Command.retryStep, (run, step) => runCommands.retryStep(run, step));
   register(Command.retryFailed, (run) => runCommands.retryFailed(run));
+  register(Command.resumeRun, (run) => runCommands.retryFailed(run));
   register(Command.cancelRun, (run) => runCommands.cancelRun(run));
   register(Command.cancelStep, (run, step) => runCommands.cancelStep(run, step));
   register(Command.showGraph, (target) => graphs.show(target));

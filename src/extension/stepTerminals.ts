@@ -63,13 +63,25 @@ export class StepPty implements vscode.Pseudoterminal {
 export interface StepTerminalDeps {
   readonly runs: RunsModel;
   readonly cancelStep: (runId: string, stepId: string) => void;
+  readonly log: (line: string) => void;
 }
 
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
+  private readonly sub: vscode.Disposable;
 
-  constructor(private readonly deps: StepTerminalDeps) {}
+  constructor(private readonly deps: StepTerminalDeps) {
+    // A task ended by the workbench (its terminal closed, "Terminate Task") while its step runs:
+    // the user means the step. Not every workbench calls the pseudoterminal's close() for it.
+    this.sub = vscode.tasks.onDidEndTask((e) => {
+      for (const [key, exec] of this.executions) {
+        if (exec !== e.execution) continue;
+        const pty = this.ptys.get(key);
+        if (pty && !pty.isEnded) pty.close();
+      }
+    });
+  }
 
   /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
   handle(e: EngineEvent): void {
@@ -103,6 +115,7 @@ export class StepTerminals implements vscode.Disposable {
     const key = `${runId}/${stepId}`;
     const pty = new StepPty(() => {
       const now = this.deps.runs.get(runId)?.steps.get(stepId)?.status;
+      this.deps.log(`terminal of ${runId}/${stepId} closed while ${now ?? 'unknown'}`);
       if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
     });
     this.ptys.set(key, pty);
@@ -124,6 +137,7 @@ export class StepTerminals implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.sub.dispose();
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();
   }

@@ -104,6 +104,37 @@ describe('running plans', function () {
     assert.equal(runRecord(run.id).status, 'canceled');
   });
 
+  it('closing a step\'s terminal cancels that step', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('closeme', ['version: 1', 'name: Close me', 'steps:', '  sleeper:', '    name: Sleeper', '    run: sleep 60'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const terminal = await waitFor('the step terminal', () => vscode.window.terminals.find((t) => t.name.includes('Sleeper')));
+    await waitFor('the step running', () => api.runs.runs().find((r) => r.planName === 'Close me')?.steps.get('sleeper')?.status === 'running');
+    terminal.dispose();
+    const summary = await done;
+    // The step is canceled, not the run: a run with a canceled step did not succeed.
+    assert.deepEqual(summary.steps, { sleeper: 'canceled' });
+    assert.notEqual(summary.status, 'succeeded');
+  });
+
+  it('braid.concurrency applies to a plan that sets none; a plan\'s own concurrency wins', async () => {
+    const config = vscode.workspace.getConfiguration('braid');
+    await config.update('concurrency', 1, vscode.ConfigurationTarget.Workspace);
+    try {
+      const body = ['steps:', '  p:', '    run: sleep 0.5', '  q:', '    run: sleep 0.5'];
+      const serial = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('serial', ['version: 1', 'name: Serial', ...body].join('\n')))) as RunSummary;
+      const own = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('parallel', ['version: 1', 'name: Parallel', 'concurrency: 2', ...body].join('\n')))) as RunSummary;
+      const overlap = (id: string): boolean => {
+        const { p, q } = runRecord(id).steps;
+        return Date.parse(p!.startedAt!) < Date.parse(q!.endedAt!) && Date.parse(q!.startedAt!) < Date.parse(p!.endedAt!);
+      };
+      assert.equal(overlap(serial.runId), false, 'the setting (1) serialises a plan without concurrency');
+      assert.equal(overlap(own.runId), true, 'concurrency: 2 in the plan wins over the setting');
+    } finally {
+      await config.update('concurrency', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
   it('a run survives the window dropping its engine connection and is shown again after reattaching', async () => {
     const api = await braidApi();
     const uri = await writePlan('survivor', ['version: 1', 'name: Survivor', 'steps:', '  wait:', '    run: sleep 2; echo woke', '  next:', '    needs: [wait]', '    run: echo next'].join('\n'));
