@@ -19,6 +19,10 @@ const builds = [
   // (mocha's parallel mode, never used here, require.resolve()s its worker files: that warning is noise.)
   { ...extensionHost, entryPoints: ['test/vscode/suite/index.ts'], outfile: 'out/test/vscode/index.js', logOverride: { 'require-resolve-not-external': 'silent' } },
   { ...extensionHost, entryPoints: ['test/vscode/suite/*.test.ts'], outdir: 'out/test/vscode/suite' },
+  // The same runner runs these folders too, named by $BRAID_TEST_SUITE_DIR: the untrusted-workspace
+  // suite, and the suite run against the extension installed from its .vsix.
+  { ...extensionHost, entryPoints: ['test/vscode/trust/*.test.ts'], outdir: 'out/test/vscode/trust' },
+  { ...extensionHost, entryPoints: ['test/vscode/vsix/suite/*.test.ts'], outdir: 'out/test/vscode/vsix' },
 ];
 
 // A deleted test file must not leave its old bundle behind for the runner to pick up.

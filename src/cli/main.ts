@@ -10,6 +10,7 @@ import { compilePlanFile } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
+import { PLAN_HELP, planCommand } from './planCommand';
 import { serve } from './serve';
 import { HumanView } from './view';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
@@ -27,11 +28,12 @@ usage:
       --dry-run         print the schedule, run nothing
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
-  braid retry RUN-ID [STEP...] [--json] [--concurrency N]
+  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume]
                                                re-run failed/canceled/skipped steps and what they block
+                                               (--resume: agent steps continue their last session)
   braid logs RUN-ID STEP                       a step's log, every attempt
   braid clean RUN-ID                           remove a run's kept worktrees and branches
-
+${PLAN_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage or invalid plan · 130 interrupted
 `;
 
@@ -82,6 +84,7 @@ async function run(args: string[], retryId?: string): Promise<number> {
     options: {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
+      resume: { type: 'boolean', default: false },
     },
   });
   let concurrency: number | undefined;
@@ -119,7 +122,8 @@ async function run(args: string[], retryId?: string): Promise<number> {
     planFile, workspace, signal: ac.signal, onEvent, compile: { isGit: true },
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
-    ...(retryId ? { retry: { runId: retryId, steps } } : {}),
+    ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
+    // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
@@ -191,6 +195,7 @@ export async function main(argv: string[]): Promise<number> {
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve': return await serve(rest);
       case 'clean': return await clean(rest);
+      case 'plan': return await planCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }

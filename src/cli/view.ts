@@ -1,6 +1,7 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
 import { formatDuration } from '../core/plan/duration';
+import { fmtUsd } from '../core/engine/costLedger';
 import type { RunResult } from '../core/engine/scheduler';
 import type { EngineEvent } from '../core/engine/types';
 
@@ -8,7 +9,7 @@ const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '�
 const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', interrupted: '33' };
 
 export class HumanView {
-  private readonly live = new Map<string, { since: number; last: string }>();
+  private readonly live = new Map<string, { since: number; last: string; costUsd?: number }>();
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
@@ -33,6 +34,18 @@ export class HumanView {
       const last = e.text.trimEnd().split('\n').pop();
       if (l && last) l.last = last;
       return;
+    }
+    if (e.type === 'agent') {
+      const l = this.live.get(e.id);
+      if (!l) return;
+      if (e.activity) l.last = e.activity;
+      if (e.costUsd !== undefined) l.costUsd = e.costUsd;
+      return;
+    }
+    if (e.type === 'budget') {
+      const spent = `$${fmtUsd(e.spentUsd)} of its $${fmtUsd(e.budgetUsd)} budget`;
+      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   the run has spent ${spent}; no new step starts`);
+      return this.print(e.decision === 'stop' ? `${this.color('canceled', 'budget')}   stopping: running steps finish, the rest are canceled` : `budget    continuing`);
     }
     if (e.type === 'lock') return this.print(`${this.color('waiting', 'waiting')} ${e.id} for ${e.waitingFor}: ${e.paths.join(' ↔ ')}`);
     if (e.type === 'run') {
@@ -62,7 +75,8 @@ export class HumanView {
     this.frame++;
     const width = this.out.columns || 100;
     for (const [id, l] of this.live) {
-      const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)} ${l.last}`;
+      const cost = l.costUsd !== undefined ? ` $${fmtUsd(l.costUsd)}` : '';
+      const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)}${cost} ${l.last}`;
       this.out.write(line.slice(0, width - 1) + '\n');
       this.drawn++;
     }
@@ -71,16 +85,21 @@ export class HumanView {
   summary(result: RunResult, order: readonly string[]): void {
     if (this.timer) clearInterval(this.timer);
     this.clear();
+    const costs = order.some((id) => result.steps.get(id)?.costUsd !== undefined);
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
       const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
-      return [id, s.status, String(s.attempt), dur, s.message ?? ''];
+      const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : ''] : [];
+      return [id, s.status, String(s.attempt), dur, ...cost, s.message ?? ''];
     });
-    const head = ['step', 'status', 'tries', 'time', 'note'];
+    const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
+    const note = head.length - 1;
     const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const fmt = (r: string[]) => r.map((c, i) => (i === 4 ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
+    const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
     this.out.write('\n' + fmt(head) + '\n');
     for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
-    this.out.write(`\nrun ${result.status}\n`);
+    const total = result.costUsd !== undefined ? ` · $${fmtUsd(result.costUsd)}` : '';
+    const why = result.reason === 'budget' ? ' · stopped at its budget' : '';
+    this.out.write(`\nrun ${result.status}${why}${total}\n`);
   }
 }

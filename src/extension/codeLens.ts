@@ -13,10 +13,22 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly sub: vscode.Disposable;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private shown = '';
 
   constructor(private readonly plans: Plans, private readonly runs: RunsModel) {
-    // Only a run's end or a step's end changes what a lens says; not every output batch.
-    this.sub = runs.onDidChange(() => this.changed.fire());
+    // Lenses show statuses, not output: refresh when a status changes, at most a few times a second.
+    this.sub = runs.onDidChange(() => {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        const now = this.signature();
+        if (now !== this.shown) { this.shown = now; this.changed.fire(); }
+      }, 200);
+    });
+  }
+
+  private signature(): string {
+    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => s.status[0]).join('')}`).join('|');
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
@@ -62,6 +74,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   }
 
   dispose(): void {
+    clearTimeout(this.timer);
     this.sub.dispose();
     this.changed.dispose();
   }

@@ -2,6 +2,7 @@
 // code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
 import type * as vscode from 'vscode';
 import type { StepStatus } from '../core/engine/types';
+import type { NewPlanOptions } from './newPlan';
 
 export const Command = {
   runPlan: 'braid.runPlan',
@@ -46,7 +47,7 @@ export interface CommandArgs {
   [Command.showGraph]: [uri?: vscode.Uri | RunRef];
   [Command.showLog]: [runId?: string | StepRef, stepId?: string];
   [Command.validatePlan]: [uri?: vscode.Uri];
-  [Command.newPlan]: [];
+  [Command.newPlan]: [options?: NewPlanOptions];
   [Command.cleanRun]: [runId?: string | RunRef];
   [Command.openWorktree]: [runId?: string | StepRef, stepId?: string];
   [Command.revealStep]: [runId?: string | StepRef, stepId?: string];

@@ -10,6 +10,7 @@ import { Command, type CommandArgs, type CommandId } from './commandIds';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
 import { GraphPanels } from './graphPanel';
+import { newPlan } from './newPlan';
 import { Plans } from './plans';
 import { RunCommands } from './runCommands';
 import { RunFeedback } from './runFeedback';
@@ -93,7 +94,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.showGraph, (target) => graphs.show(target));
   register(Command.showLog, (run, step) => viewCommands.showLog(run, step));
   register(Command.validatePlan, (uri) => viewCommands.validatePlan(uri));
-  register(Command.newPlan, () => viewCommands.newPlan());
+  register(Command.newPlan, (options) => newPlan({ log, showGraph: (uri) => graphs.show(uri) }, options));
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));

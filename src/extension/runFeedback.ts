@@ -6,7 +6,7 @@ import { Command } from './commandIds';
 import { readSettings } from './config';
 import { isActive, type RunsModel } from './runsModel';
 import { runProgress } from './stepsTree';
-import { formatDuration } from './statusText';
+import { formatCost, formatDuration } from './statusText';
 
 export class RunFeedback implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 50);
@@ -23,7 +23,9 @@ export class RunFeedback implements vscode.Disposable {
     const active = this.runs.runs().filter(isActive);
     if (active.length === 0) return undefined;
     const progress = active.length === 1 ? runProgress(active[0]!) : `${active.length} runs`;
-    return `$(sync~spin) Braid ${progress}`;
+    const costs = active.map((r) => r.costUsd).filter((c): c is number => c !== undefined);
+    const cost = costs.length > 0 ? ` ${formatCost(costs.reduce((a, b) => a + b, 0))}` : '';
+    return `$(sync~spin) Braid ${progress}${cost}`;
   }
 
   private update(): void {
@@ -52,7 +54,7 @@ export class RunFeedback implements vscode.Disposable {
     if (mode === 'none' || (mode === 'failures' && end.status === 'succeeded')) return;
     const run = this.runs.get(end.runId);
     const name = run?.planName ?? end.runId;
-    const took = run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '';
+    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatCost(run.costUsd)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {
       const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph');

@@ -19,6 +19,11 @@ export interface StepView {
   waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
   lastLine?: string;
   worktree?: string;
+  /** What its agent reported: cost so far in this run, and the session it can resume. */
+  costUsd?: number;
+  sessionId?: string;
+  /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
+  retryAt?: number;
 }
 
 export interface RunView {
@@ -31,6 +36,10 @@ export interface RunView {
   endedAt?: number;
   readonly order: readonly string[];
   readonly steps: Map<string, StepView>;
+  /** The run's agents' spending so far, when any reported a cost. */
+  costUsd?: number;
+  /** Set while the run is held at its budget, until a decision. */
+  budget?: { readonly spentUsd: number; readonly budgetUsd: number };
 }
 
 export function isActive(run: RunView): boolean {
@@ -69,13 +78,52 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.message ? { message: r.message } : {}),
       ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
       ...(r?.worktree ? { worktree: r.worktree } : {}),
+      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+      ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
     });
   }
+  const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
   return {
     id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
     status: record.status, createdAt: Date.parse(record.createdAt),
     ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
+    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
   };
+}
+
+type StepEvent = Exclude<EngineEvent, { type: 'run' } | { type: 'budget' }>;
+
+/** What one step event changes in a step's view. */
+export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
+  switch (e.type) {
+    case 'step':
+      step.status = e.status;
+      step.attempt = Math.max(step.attempt, e.attempt);
+      if (e.status === 'running') { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.reason; delete step.lastLine; }
+      if (e.status !== 'waiting') { delete step.waitingFor; delete step.retryAt; }
+      if (e.retryAt) step.retryAt = Date.parse(e.retryAt);
+      if (e.reason) step.reason = e.reason;
+      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (TERMINAL.has(e.status)) {
+        step.endedAt = at;
+        if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
+        if (e.exitCode !== undefined) step.exitCode = e.exitCode;
+      }
+      return;
+    case 'lock':
+      step.status = 'waiting';
+      step.waitingFor = { holder: e.waitingFor, paths: e.paths };
+      return;
+    case 'agent':
+      if (e.sessionId) step.sessionId = e.sessionId;
+      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (e.activity) step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
+      return;
+    case 'output': {
+      const line = lastLineOf(e.text);
+      if (line) step.lastLine = line;
+    }
+  }
 }
 
 export class RunsModel implements vscode.Disposable {
@@ -141,35 +189,29 @@ export class RunsModel implements vscode.Disposable {
     const run = this.byId.get(e.run) ?? (await this.load(workspace, e.run));
     if (!run) return;
     const at = Date.parse(e.time);
-    if (e.type === 'run') {
-      if (e.status === 'started') run.status = 'running';
-      else {
+    switch (e.type) {
+      case 'run':
+        if (e.costUsd !== undefined) run.costUsd = e.costUsd;
+        if (e.status === 'started') { run.status = 'running'; break; }
         run.status = e.status;
         run.endedAt = at;
-        // Durations, worktrees and reasons as recorded: the record is the truth once a run ends.
-        const rec = await new RunStore(workspace).load(e.run);
-        if (rec) { this.applyRecord(rec); return; }
-      }
-    } else {
-      const step = run.steps.get(e.id);
-      if (!step) return;
-      if (e.type === 'step') {
-        step.status = e.status;
-        step.attempt = Math.max(step.attempt, e.attempt);
-        if (e.status === 'running') { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.reason; delete step.lastLine; }
-        if (e.status !== 'waiting') delete step.waitingFor;
-        if (TERMINAL.has(e.status)) {
-          step.endedAt = at;
-          if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
-          if (e.exitCode !== undefined) step.exitCode = e.exitCode;
-          if (e.reason) step.reason = e.reason;
+        delete run.budget;
+        {
+          // Durations, worktrees and reasons as recorded: the record is the truth once a run ends.
+          const rec = await new RunStore(workspace).load(e.run);
+          if (rec) { const view = this.applyRecord(rec); if (e.costUsd !== undefined) view.costUsd = e.costUsd; return; }
         }
-      } else if (e.type === 'lock') {
-        step.status = 'waiting';
-        step.waitingFor = { holder: e.waitingFor, paths: e.paths };
-      } else {
-        const line = lastLineOf(e.text);
-        if (line) step.lastLine = line;
+        break;
+      case 'budget':
+        if (e.decision) delete run.budget;
+        else run.budget = { spentUsd: e.spentUsd, budgetUsd: e.budgetUsd };
+        run.costUsd = e.spentUsd;
+        break;
+      default: {
+        const step = run.steps.get(e.id);
+        if (!step) return;
+        applyStepEvent(step, e, at);
+        if (e.type === 'agent' && e.runCostUsd !== undefined) run.costUsd = e.runCostUsd;
       }
     }
     this.changed.fire(run);

@@ -40,3 +40,10 @@ export function formatDuration(ms: number): string {
   if (m < 60) return `${m}m ${String(Math.floor(s % 60)).padStart(2, '0')}s`;
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
+
+/** $0.042, $1.20, $12.3 */
+export function formatCost(usd: number): string {
+  if (usd < 0.1) return `$${usd.toFixed(3)}`;
+  if (usd < 10) return `$${usd.toFixed(2)}`;
+  return `$${usd.toFixed(1)}`;
+}

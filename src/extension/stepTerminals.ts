@@ -85,7 +85,7 @@ export class StepTerminals implements vscode.Disposable {
 
   /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
   handle(e: EngineEvent): void {
-    if (e.type === 'run' || e.type === 'lock') return;
+    if (e.type !== 'step' && e.type !== 'output') return;
     const key = `${e.run}/${e.id}`;
     if (e.type === 'output') { this.ptys.get(key)?.print(e.text); return; }
     if (e.status === 'running') {

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
-import { formatDuration, statusIcon } from './statusText';
+import { formatCost, formatDuration, statusIcon } from './statusText';
 
 export type BraidNode = RunNode | StepNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
@@ -26,11 +26,16 @@ export function runProgress(run: RunView): string {
 export function stepDescription(step: StepView, now = Date.now()): string {
   const parts: string[] = [];
   if (step.status === 'waiting' && step.waitingFor) parts.push(`waiting for ${step.waitingFor.holder}: ${step.waitingFor.paths.join(', ')}`);
+  if (step.status === 'waiting' && step.retryAt !== undefined) {
+    const at = new Date(step.retryAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+    parts.push(step.reason === 'rate-limited' ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
+  }
   if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
   else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
+  if (step.costUsd !== undefined) parts.push(formatCost(step.costUsd));
   if (step.status === 'running' && step.lastLine) parts.push(step.lastLine);
-  else if (step.reason && step.status !== 'succeeded') parts.push(step.reason);
+  else if (step.reason && step.status !== 'succeeded' && step.status !== 'waiting') parts.push(step.reason);
   return parts.join(' · ');
 }
 
@@ -64,7 +69,9 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
       const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = run.id;
       const ended = run.endedAt !== undefined ? formatDuration(run.endedAt - run.createdAt) : formatDuration(Date.now() - run.createdAt);
-      item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}`;
+      const cost = run.costUsd !== undefined ? ` · ${formatCost(run.costUsd)}` : '';
+      const held = run.budget ? ` · budget reached (${formatCost(run.budget.spentUsd)} of ${formatCost(run.budget.budgetUsd)})` : '';
+      item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}${cost}${held}`;
       item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
       item.iconPath = statusIcon(run.status);
       item.contextValue = active ? 'run.active' : `run.${run.status}`;
@@ -80,6 +87,7 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     const tip = [`**${step.name}** — ${step.status}`, `step \`${step.id}\``];
     if (step.message) tip.push(step.message);
     if (step.worktree) tip.push(`worktree: ${step.worktree}`);
+    if (step.sessionId) tip.push(`agent session \`${step.sessionId}\``);
     item.tooltip = new vscode.MarkdownString(tip.join('\n\n'));
     item.command = asCommand(Command.showLog, 'Show Log', run.id, step.id);
     return item;

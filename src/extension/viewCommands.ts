@@ -21,25 +21,6 @@ export interface ViewCommandDeps {
   readonly cliPath: string;
 }
 
-const NEW_PLAN = `# A Braid plan: steps run as soon as what they need is done, up to \`concurrency\` at once.
-# Shell steps (\`run\`) work anywhere; agent steps (\`prompt\`) need that agent's CLI installed.
-version: 1
-name: NAME
-concurrency: 3
-steps:
-  research:
-    matrix:
-      topic: [alpha, beta, gamma]
-    run: echo "notes on \${{ matrix.topic }}"
-  summary:
-    needs: [research]
-    run: echo "summarising"
-  # review:
-  #   needs: [summary]
-  #   agent: claude
-  #   prompt: Review the summary and list open questions.
-  #   writes: [docs/review.md]
-`;
 
 export class ViewCommands {
   constructor(private readonly d: ViewCommandDeps) {}
@@ -72,21 +53,6 @@ export class ViewCommands {
         .then((pick) => pick && vscode.commands.executeCommand('workbench.actions.view.problems'));
     }
     return errors;
-  }
-
-  async newPlan(): Promise<vscode.Uri | undefined> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder) { void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.'); return undefined; }
-    const name = await vscode.window.showInputBox({
-      title: 'Braid: New Plan', prompt: 'Plan name (the file becomes NAME.braid.yaml)', value: 'plan',
-      validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, dot, dash and underscore only'),
-    });
-    if (!name) return undefined;
-    const uri = vscode.Uri.joinPath(folder.uri, `${name}.braid.yaml`);
-    if (existsSync(uri.fsPath)) { void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(uri)} already exists.`); return undefined; }
-    await vscode.workspace.fs.writeFile(uri, Buffer.from(NEW_PLAN.replace('NAME', name)));
-    await vscode.window.showTextDocument(uri);
-    return uri;
   }
 
   async cleanRun(arg?: string | RunRef): Promise<boolean> {

@@ -111,12 +111,24 @@ const runRecordSchema = z.looseObject({
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
 const eventBase = { time: z.string(), run: runId };
+const cost = z.number().nonnegative();
+const count = z.number().int().nonnegative();
 export const engineEventSchema = z.discriminatedUnion('type', [
-  z.object({ ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int() }),
+  z.object({
+    ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int(),
+    costUsd: cost.optional(), reason: z.literal('budget').optional(),
+  }),
   z.object({
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
     exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(), reason: z.string().optional(),
+    retryAt: z.string().optional(), costUsd: cost.optional(),
   }),
+  z.object({
+    ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),
+    sessionId: z.string().optional(), turns: count.optional(), inputTokens: count.optional(), outputTokens: count.optional(),
+    costUsd: cost.optional(), runCostUsd: cost.optional(), activity: z.string().optional(),
+  }),
+  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: z.enum(['continue', 'stop']).optional() }),
   z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string() }),
   z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
 ]);

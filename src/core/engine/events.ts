@@ -45,3 +45,26 @@ export class OutputBatcher {
 
   dispose(): void { this.flush(); }
 }
+
+/** Marks keys as changed and delivers each at most once every `intervalMs` (the receiver reads the latest state). */
+export class ChangeBatcher {
+  private readonly dirty = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deliver: (key: string) => void, private readonly intervalMs = 33) {}
+
+  mark(key: string): void {
+    this.dirty.add(key);
+    if (this.intervalMs <= 0) { this.flush(key); return; }
+    this.timer ??= setTimeout(() => { this.timer = undefined; this.flush(); }, this.intervalMs);
+  }
+
+  /** Delivers `key` (or every key) now, if it changed since its last delivery. */
+  flush(key?: string): void {
+    const keys = key === undefined ? [...this.dirty] : this.dirty.has(key) ? [key] : [];
+    for (const k of keys) { this.dirty.delete(k); this.deliver(k); }
+    if (this.dirty.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+  }
+
+  dispose(): void { this.flush(); }
+}

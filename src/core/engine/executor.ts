@@ -1,11 +1,16 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { agentFamily } from '../agents/presets';
+import { detectRateLimit } from '../agents/rateLimit';
+import type { AgentSummary } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
 import { resolveInside } from '../paths/containment';
 import type { Graph, GraphStep } from '../plan/types';
 import { runProcess, type ProcessResult } from './process';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
+import { AgentCapture, usageOf } from './agentCapture';
 import { openStepLog } from './stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from './types';
 
@@ -14,6 +19,8 @@ const OUTPUT_MAX = 64 * 1024;
 export interface ExecutorPaths {
   log(stepId: string): string;
   output(stepId: string): string;
+  /** Where a structured agent's raw event stream goes (JSON lines); without it, it is not kept. */
+  rawLog?(stepId: string): string;
 }
 
 /** Where an attempt runs: the workspace, or (worktree isolation) a prepared tree around it. */
@@ -31,6 +38,11 @@ export interface ExecutorOptions {
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
   readonly graceMs?: number;
   readonly isolator?: Isolator;
+  /**
+   * Agent sessions to continue, by step id (a retry with resume): an agent step whose agent can
+   * resume continues its session instead of starting over; each attempt's session replaces it.
+   */
+  readonly resumeSessions?: Map<string, string>;
 }
 
 export class StepExecutor implements StepRunner {
@@ -51,41 +63,86 @@ export class StepExecutor implements StepRunner {
     const cwd = resolveInside(root, step.cwd ?? '.');
     if (!cwd) return fail('spawn-failed', `cwd ${step.cwd} leaves the workspace`);
     const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.o.baseEnv ?? process.env };
-    const inv = stepInvocation(scope);
+    const sessions = this.o.resumeSessions;
+    const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
     if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
     if (step.kind === 'prompt' && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
       return fail('spawn-failed', notInstalledMessage(step.agent ?? '', inv.argv[0]!));
     }
     const log = await openStepLog(this.o.paths.log(step.id), ctx.attempt, step.name);
+    const agent = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
+    const raw = agent && agent.format !== 'text' ? await this.openRaw(step.id, ctx.attempt) : undefined;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw, ctx) : undefined;
     let res: ProcessResult;
+    let summary: AgentSummary | undefined;
     try {
       res = await runProcess({
-        argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal, log: log.stream, onOutput: ctx.onOutput,
+        argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
+        // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
+        ...(capture?.structured ? {} : { log: log.stream }),
+        onOutput: capture ? capture.onOutput : ctx.onOutput,
         ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
         ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
         ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
         ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
       });
+      summary = capture?.end();
+      if (summary?.sessionId !== undefined && sessions) sessions.set(step.id, summary.sessionId);
+      const limited = agent && res.reason === 'exit' ? detectRateLimit({
+        family: agentFamily(agent), exitCode: res.exitCode, stderr: capture!.stderrTail, stdoutTail: res.stdoutTail,
+        ...(summary ? { summary } : {}), now: new Date(),
+      }) : undefined;
+      if (limited?.limited) {
+        log.stream.write(`──── rate-limited: ${limited.evidence ?? 'limit reached'} ────\n`);
+        return {
+          status: 'failed', exitCode: res.exitCode, signal: res.signal, reason: 'rate-limited', durationMs: res.durationMs,
+          message: `rate-limited: ${limited.evidence ?? 'limit reached'}`,
+          rateLimit: { ...(limited.resetAt ? { resetAt: limited.resetAt } : {}), ...(limited.evidence ? { evidence: limited.evidence } : {}) },
+          ...(summary ? { agent: usageOf(summary) } : {}),
+        };
+      }
+      // An agent that says it failed has failed, whatever its exit status.
+      if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary) };
+      }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
         log.stream.write(`──── check: ${step.check} ────\n`);
         const check = shellInvocation(scope, step.check, stepEnv(scope));
         const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput: ctx.onOutput });
         if (c.reason !== 'exit' || c.exitCode !== 0) {
-          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started };
+          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}) };
         }
       }
     } finally {
       await log.close().catch(() => {});
+      if (raw) await closeStream(raw);
     }
-    const base = { exitCode: res.exitCode, signal: res.signal, durationMs: res.durationMs, ...(res.message !== undefined ? { message: res.message } : {}) };
+    const base = {
+      exitCode: res.exitCode, signal: res.signal, durationMs: res.durationMs, ...(res.message !== undefined ? { message: res.message } : {}),
+      ...(summary ? { agent: usageOf(summary) } : {}),
+    };
     if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
     if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason };
     if (res.exitCode !== 0) return { ...base, status: 'failed', reason: 'exit', message: `exited with code ${res.exitCode}` };
-    const output = await this.readOutput(step, cwd, res.stdoutTail);
+    // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
+    const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
+    const output = await this.readOutput(step, cwd, tail);
     await mkdir(dirname(this.o.paths.output(step.id)), { recursive: true });
     await writeFile(this.o.paths.output(step.id), output);
     return { ...base, status: 'succeeded', output };
+  }
+
+  /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */
+  private async openRaw(stepId: string, attempt: number): Promise<WriteStream | undefined> {
+    const path = this.o.paths.rawLog?.(stepId);
+    if (!path) return undefined;
+    await mkdir(dirname(path), { recursive: true });
+    const stream = createWriteStream(path, { flags: 'a' });
+    stream.on('error', () => {}); // a full disk loses the raw copy, never the step
+    stream.write(JSON.stringify({ braid: 'attempt', attempt, time: new Date().toISOString() }) + '\n');
+    return stream;
   }
 
   private async readOutput(step: GraphStep, cwd: string, tail: string): Promise<string> {
@@ -95,4 +152,12 @@ export class StepExecutor implements StepRunner {
     const text = await readFile(file, 'utf8').catch(() => '');
     return text.length > OUTPUT_MAX ? text.slice(-OUTPUT_MAX) : text;
   }
+}
+
+function closeStream(stream: WriteStream): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (stream.closed || stream.destroyed) return resolve();
+    stream.once('close', () => resolve());
+    stream.end();
+  });
 }

@@ -1,6 +1,7 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
 import { agentInvocation, promptWithContext } from '../agents/invocation';
+import { RESUME_PROMPT, resumeAgent } from '../agents/resume';
 import type { Graph, GraphStep } from '../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../plan/templates';
 import { shellArgv } from './process';
@@ -21,6 +22,8 @@ export interface Invocation {
   readonly env: Record<string, string>;
   readonly stdin?: string;
   readonly cwd?: string;
+  /** The agent session this invocation continues, when it resumes one. */
+  readonly resumed?: string;
 }
 
 /** The value of one template reference for this step. */
@@ -59,14 +62,23 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
   return { argv: shellArgv(script), env: out };
 }
 
-/** How the step runs: a shell script for `run`, the agent's argv for `prompt`. */
-export function stepInvocation(scope: RenderScope): Invocation {
+/**
+ * How the step runs: a shell script for `run`, the agent's argv for `prompt`. With `resumeSession`
+ * and an agent that can resume, the agent continues that session with RESUME_PROMPT instead of
+ * starting over (the session already holds the task and the context).
+ */
+export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
   const env = stepEnv(scope);
   const { step, graph } = scope;
   if (step.kind === 'run') return shellInvocation(scope, step.run ?? '', env);
   const agent = graph.agents[step.agent ?? ''];
   if (!agent) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
+  const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
+  if (resuming) {
+    const inv = agentInvocation(resuming, render, RESUME_PROMPT);
+    return { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! };
+  }
   const source = step.prompt ?? '';
   const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
   const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);

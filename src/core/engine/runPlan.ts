@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph } from '../plan/types';
+import type { BudgetAsk } from './budget';
 import { StepExecutor, type Isolator } from './executor';
 import type { LockDirOptions } from './lockFiles';
 import { sharedLocks } from './sharedLocks';
@@ -36,6 +37,17 @@ export interface RunRequest {
   readonly isolator?: (graph: Graph, runId: string) => Isolator;
   /** Called once the run record exists, with the scheduler (for cancelStep). */
   readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph) => void;
+  /**
+   * With `retry`: an agent step whose last attempt recorded a session, and whose agent can resume,
+   * continues that session (with a "continue" prompt) instead of starting over. Default false.
+   */
+  readonly resume?: boolean;
+  /**
+   * The run's spending reached the plan's `max-cost-usd`: no new step starts until this answers.
+   * `continue` allows one more budget's worth; `stop` (and the default, without it) cancels what
+   * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
+   */
+  readonly onBudget?: BudgetAsk;
 }
 
 export type RunOutcome =
@@ -91,7 +103,11 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
     host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
   };
-  delete record.endedAt;
+  delete record.endedAt; delete record.reason;
+  // Attempts already recorded (a retry): the scheduler counts this run's from 1.
+  const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
+  record.costUsd = totalCost(steps);
+  if (record.costUsd === undefined) delete record.costUsd;
   if (req.retry) await store.save(record); else await store.create(record);
 
   const paths = store.paths(runId);
@@ -105,8 +121,16 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       isolator = wt;
     } else await pruneWorktrees(req.workspace);
   }
+  const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
+  if (resumeSessions) {
+    for (const id of selected) {
+      const sessionId = previous?.steps[id]?.sessionId;
+      if (sessionId !== undefined) resumeSessions.set(id, sessionId);
+    }
+  }
   const executor = new StepExecutor({
-    graph, workspace: req.workspace, paths: { log: paths.log, output: paths.output },
+    graph, workspace: req.workspace, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+    ...(resumeSessions ? { resumeSessions } : {}),
     ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
     ...(isolator ? { isolator } : {}),
   });
@@ -119,14 +143,17 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(req.signal ? { signal: req.signal } : {}),
     locks: req.locks ?? ownLocks!,
     onEvent: emit,
+    ...(req.onBudget ? { onBudget: req.onBudget } : {}),
     onState: (st) => {
-      const rec = toRecord(record.steps[st.id], st);
+      const rec = toRecord(record.steps[st.id], st, recordedAttempts.get(st.id) ?? 0);
       if (st.status === 'running') delete rec.worktree;
       else if (TERMINAL.has(st.status)) {
         const kept = isolator?.keptWorktree?.(st.id);
         if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
       }
       record.steps[st.id] = rec;
+      const cost = totalCost(record.steps);
+      if (cost !== undefined) record.costUsd = cost;
       void store.save(record);
     },
   });
@@ -140,9 +167,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   }
   record.status = result.status;
   record.endedAt = new Date().toISOString();
+  if (result.reason) record.reason = result.reason;
   await store.save(record);
   await store.flush();
-  emit({ type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId });
+  emit({
+    type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
+  });
   return { ok: true, runId, result, record };
 }
 
@@ -158,12 +189,27 @@ async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecor
   return summary ? store.load(summary.id) : undefined;
 }
 
-/** Folds a scheduler state change into the step's record, opening and closing attempts. */
-function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>): StepRecord {
+/** The sum of what the steps' agents reported spending; undefined when none reported a cost. */
+function totalCost(steps: Readonly<Record<string, StepRecord>>): number | undefined {
+  let total: number | undefined;
+  for (const s of Object.values(steps)) if (s.costUsd !== undefined) total = (total ?? 0) + s.costUsd;
+  return total;
+}
+
+/**
+ * Folds a scheduler state change into the step's record, opening and closing attempts; `before`
+ * is how many attempts the record held when this run began (a retry keeps earlier ones).
+ */
+function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, before: number): StepRecord {
   const rec: StepRecord = { ...(prev ?? { id: st.id, attempts: [] }), id: st.id, status: st.status, attempts: [...(prev?.attempts ?? [])] };
   const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+  // Cost: earlier runs' attempts, plus this run's (the running attempt's so far included).
+  const earlier = rec.attempts.slice(0, before).reduce<number | undefined>((sum, a) => (a.costUsd !== undefined ? (sum ?? 0) + a.costUsd : sum), undefined);
+  if (st.costUsd !== undefined || earlier !== undefined) rec.costUsd = (earlier ?? 0) + (st.costUsd ?? 0);
+  if (st.sessionId !== undefined) rec.sessionId = st.sessionId;
   if (st.status === 'running') {
-    rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
+    // Progress reports (cost, session) come as more `running` states of the same attempt.
+    if (rec.attempts.length < before + st.attempt) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
     rec.startedAt ??= iso(st.startedAt);
     delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
     return rec;
@@ -177,6 +223,7 @@ function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>): StepRe
       endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
       ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
       ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),
+      ...(st.lastUsage ?? {}),
     });
   }
   if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;

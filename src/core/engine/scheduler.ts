@@ -4,11 +4,18 @@
 import PQueue from 'p-queue';
 import type { Disposable } from '../disposable';
 import type { Graph, GraphStep } from '../plan/types';
+import { rateLimitBackoff } from '../agents/backoff';
+import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
-import { OutputBatcher } from './events';
+import { CostLedger, fmtUsd } from './costLedger';
+import { ChangeBatcher, OutputBatcher } from './events';
+import { PoolLimits } from './poolLimits';
 import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
-import type { AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
+import type { AgentProgress, AgentUsage, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
 import { TERMINAL } from './types';
+
+/** How many times one step may be requeued for a rate limit in a run before it fails. */
+export const DEFAULT_MAX_RATE_LIMIT_REQUEUES = 10;
 
 export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
 
@@ -30,6 +37,21 @@ export interface StepState {
   endedAt?: number;
   output?: string;
   waitingFor?: { holder: string; paths: readonly string[] };
+  /** While waiting out a retry delay or a rate limit: clock time of the next attempt. */
+  retryAt?: number;
+  /** Rate-limited attempts in this run (they do not count against `retries`). */
+  rateLimited?: number;
+  /** What the agent reported spending in this run, every attempt (the running one so far). */
+  costUsd?: number;
+  /** The agent's latest session id, and the running (else last) attempt's usage. */
+  sessionId?: string;
+  turns?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The running agent's last readable line. */
+  activity?: string;
+  /** The usage the last ended attempt reported (what its attempt record keeps). */
+  lastUsage?: AgentUsage;
 }
 
 export interface SchedulerOptions {
@@ -51,11 +73,20 @@ export interface SchedulerOptions {
   /** Called after every state change of a step (the run store listens). */
   readonly onState?: (state: Readonly<StepState>) => void;
   readonly outputIntervalMs?: number;
+  /** The run's budget; default the plan's `max-cost-usd`. */
+  readonly budgetUsd?: number;
+  /** Asked when the run's spending reaches its budget; without it the run stops there. */
+  readonly onBudget?: BudgetAsk;
+  readonly maxRateLimitRequeues?: number;
 }
 
 export interface RunResult {
   readonly status: Exclude<RunStatus, 'running' | 'interrupted'>;
   readonly steps: ReadonlyMap<string, Readonly<StepState>>;
+  /** What the run's agents reported spending; absent when none reported a cost. */
+  readonly costUsd?: number;
+  /** `budget`: the run stopped at its `max-cost-usd`. */
+  readonly reason?: 'budget';
 }
 
 type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
@@ -76,9 +107,14 @@ export class Scheduler {
   private readonly queue: PQueue;
   private readonly clock: Clock;
   private readonly batcher: OutputBatcher;
+  private readonly progress: ChangeBatcher;
+  private readonly pools: PoolLimits;
+  private readonly budget: RunBudget;
+  private readonly costs = new CostLedger();
   private readonly cap: number;
   private readonly runAbort = new AbortController();
   private dispatching = false;
+  private ended = false;
   private again = false;
   private finished = 0;
   private done!: (r: RunResult) => void;
@@ -92,6 +128,17 @@ export class Scheduler {
     this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
     this.batcher = new OutputBatcher((id, stream, text) => this.emit({ type: 'output', id, stream, text }), o.outputIntervalMs);
+    this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
+    this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
+    this.budget = new RunBudget(o.budgetUsd ?? this.g.plan.maxCostUsd, o.onBudget, {
+      spent: () => this.costs.total(),
+      reached: (spentUsd, budgetUsd) => this.emit({ type: 'budget', spentUsd, budgetUsd }),
+      decided: (decision, spentUsd, budgetUsd) => {
+        this.emit({ type: 'budget', spentUsd, budgetUsd, decision });
+        if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd);
+        else this.dispatch();
+      },
+    });
     const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
     const cp = criticalPaths(this.g, weight);
     this.g.order.forEach((id, i) => {
@@ -148,6 +195,7 @@ export class Scheduler {
   private evaluate(id: string): void {
     const step = this.g.steps.get(id)!;
     if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
+    if (this.budget.stopped) return this.finish(id, { status: 'canceled', reason: 'budget', message: 'not started: the run reached its budget' });
     const skip = this.skipReason(step);
     if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
     this.insertReady(id);
@@ -212,7 +260,7 @@ export class Scheduler {
     try {
       do {
         this.again = false;
-        for (let i = 0; i < this.ready.length && this.running.size < this.cap;) {
+        for (let i = 0; i < this.ready.length && this.running.size < this.cap && this.budget.open;) {
           const id = this.ready[i]!;
           const step = this.g.steps.get(id)!;
           if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
@@ -236,7 +284,7 @@ export class Scheduler {
 
   private poolHasRoom(step: GraphStep): boolean {
     if (!step.pool) return true;
-    const cap = this.g.plan.pools[step.pool];
+    const cap = this.pools.cap(step.pool);
     return cap === undefined || (this.poolUse.get(step.pool) ?? 0) < cap;
   }
 
@@ -260,6 +308,7 @@ export class Scheduler {
     st.status = 'running';
     st.startedAt = this.clock.now();
     delete st.waitingFor; delete st.exitCode; delete st.signal; delete st.reason; delete st.message; delete st.endedAt;
+    delete st.retryAt; delete st.activity; delete st.turns; delete st.inputTokens; delete st.outputTokens;
     this.changed(st);
     const outputs = new Map<string, string>();
     const statuses = new Map<string, StepStatus>();
@@ -267,41 +316,134 @@ export class Scheduler {
     const ctx = {
       runId: this.o.runId, step, attempt: st.attempt, outputs, statuses, signal: ctl.signal,
       onOutput: (stream: 'stdout' | 'stderr', text: string) => this.batcher.push(step.id, stream, text),
+      onAgent: (p: AgentProgress) => this.onProgress(step, st.attempt, ctl, p),
     };
     void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)! })
       .then((r) => r, (err: unknown): AttemptResult => ({
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
         message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
       }))
-      .then((r) => this.attemptEnded(step, r, release));
+      .then((r) => this.attemptEnded(step, r, ctl, release));
   }
 
-  private attemptEnded(step: GraphStep, r: AttemptResult, release: () => void): void {
+  /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
+  private onProgress(step: GraphStep, attempt: number, ctl: AbortController, p: AgentProgress): void {
+    const st = this.states.get(step.id)!;
+    if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
+    const recorded = p.sessionId !== undefined && p.sessionId !== st.sessionId;
+    if (p.sessionId !== undefined) st.sessionId = p.sessionId;
+    if (p.turns !== undefined) st.turns = p.turns;
+    if (p.inputTokens !== undefined) st.inputTokens = p.inputTokens;
+    if (p.outputTokens !== undefined) st.outputTokens = p.outputTokens;
+    if (p.activity !== undefined) st.activity = p.activity;
+    const costChanged = p.costUsd !== undefined && p.costUsd !== this.costs.attempt(step.id);
+    if (p.costUsd !== undefined) st.costUsd = this.costs.report(step.id, p.costUsd);
+    if (recorded || costChanged) this.o.onState?.(st);
+    this.progress.mark(step.id);
+    if (costChanged) {
+      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.signal.aborted) ctl.abort('budget');
+      this.budget.check();
+    }
+  }
+
+  private emitProgress(id: string): void {
+    const st = this.states.get(id)!;
+    if (st.status !== 'running') return;
+    this.emit({
+      type: 'agent', id, attempt: st.attempt,
+      ...(st.sessionId !== undefined ? { sessionId: st.sessionId } : {}),
+      ...(st.turns !== undefined ? { turns: st.turns } : {}),
+      ...(st.inputTokens !== undefined ? { inputTokens: st.inputTokens } : {}),
+      ...(st.outputTokens !== undefined ? { outputTokens: st.outputTokens } : {}),
+      ...(st.costUsd !== undefined ? { costUsd: st.costUsd, runCostUsd: this.costs.total() } : {}),
+      ...(st.activity !== undefined ? { activity: st.activity } : {}),
+    });
+  }
+
+  private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AbortController, release: () => void): void {
     this.running.delete(step.id);
     if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
+    this.progress.flush(step.id);
     this.batcher.flush(step.id);
+    const st = this.states.get(step.id)!;
+    const usage = r.agent;
+    if (usage) {
+      st.lastUsage = usage;
+      if (usage.sessionId !== undefined) st.sessionId = usage.sessionId;
+      if (usage.turns !== undefined) st.turns = usage.turns;
+      if (usage.inputTokens !== undefined) st.inputTokens = usage.inputTokens;
+      if (usage.outputTokens !== undefined) st.outputTokens = usage.outputTokens;
+    } else delete st.lastUsage;
+    const cost = this.costs.end(step.id, usage?.costUsd);
+    if (cost !== undefined) st.costUsd = cost;
+    // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
+    if (ctl.signal.aborted && ctl.signal.reason === 'budget') {
+      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
+    }
     // The lock goes last, so a waiter starts only after this step's end is recorded.
-    try { this.settleAttempt(step, r); } finally { release(); }
+    try {
+      this.budget.check();
+      this.settleAttempt(step, r);
+    } finally { release(); }
   }
 
   private settleAttempt(step: GraphStep, r: AttemptResult): void {
     const st = this.states.get(step.id)!;
-    const retryable = r.status === 'failed' && !this.runAbort.signal.aborted && st.attempt <= step.retries;
-    if (retryable) {
-      const delay = step.retryDelayMs * 2 ** (st.attempt - 1) * (1 + 0.2 * (this.o.random ?? Math.random)());
-      Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` });
-      this.changed(st);
-      // A step waiting out its delay holds no slot and no lock; cancel still reaches it.
-      const ctl = new AbortController();
-      this.delays.set(step.id, ctl);
-      this.clock.sleep(delay, ctl.signal).then(
-        () => { this.delays.delete(step.id); this.insertReady(step.id); this.dispatch(); },
-        () => { this.delays.delete(step.id); this.finish(step.id, { status: 'canceled', reason: 'canceled', message: 'canceled during retry delay' }); },
-      );
-      this.dispatch();
-      return;
+    const going = !this.runAbort.signal.aborted && !this.budget.stopped;
+    if (r.status === 'failed' && r.reason === 'rate-limited' && going) {
+      const limited = (st.rateLimited ?? 0) + 1;
+      st.rateLimited = limited;
+      const cap = this.o.maxRateLimitRequeues ?? DEFAULT_MAX_RATE_LIMIT_REQUEUES;
+      if (limited > cap) {
+        return this.finish(step.id, { ...r, message: `still rate-limited after ${cap} requeues: ${r.message ?? 'rate-limited'}` });
+      }
+      const b = rateLimitBackoff({
+        limitedCount: limited, baseMs: step.retryDelayMs, now: new Date(this.clock.now()), random: this.o.random ?? Math.random,
+        ...(r.rateLimit?.resetAt ? { resetAt: r.rateLimit.resetAt } : {}),
+      });
+      if (step.pool) this.pools.halve(step.pool, 2 * b.delayMs);
+      const evidence = r.rateLimit?.evidence ? ` (${r.rateLimit.evidence})` : '';
+      return this.wait(step, r, b.delayMs, 'rate-limited', `rate-limited, retrying at ${clockTime(b.until)}${evidence}`);
+    }
+    // Rate-limited attempts were not failures: they do not use up `retries` nor lengthen the delay.
+    const failures = st.attempt - (st.rateLimited ?? 0);
+    if (r.status === 'failed' && going && failures <= step.retries) {
+      const delay = step.retryDelayMs * 2 ** (failures - 1) * (1 + 0.2 * (this.o.random ?? Math.random)());
+      return this.wait(step, r, delay, 'retry-delay', `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms`);
     }
     this.finish(step.id, r);
+  }
+
+  /** The step waits `delayMs` for its next attempt, holding no slot and no lock; cancel still reaches it. */
+  private wait(step: GraphStep, r: AttemptResult, delayMs: number, reason: string, message: string): void {
+    const st = this.states.get(step.id)!;
+    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason, message, retryAt: this.clock.now() + delayMs });
+    this.changed(st);
+    const ctl = new AbortController();
+    this.delays.set(step.id, ctl);
+    this.clock.sleep(delayMs, ctl.signal).then(
+      () => { this.delays.delete(step.id); this.insertReady(step.id); this.dispatch(); },
+      () => {
+        this.delays.delete(step.id);
+        const budget = ctl.signal.reason === 'budget';
+        this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
+      },
+    );
+    this.dispatch();
+  }
+
+  /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
+  private stopForBudget(spentUsd: number, budgetUsd: number): void {
+    const message = `not started: the run reached its budget ($${fmtUsd(spentUsd)} of $${fmtUsd(budgetUsd)})`;
+    for (const id of this.g.order) {
+      const st = this.states.get(id)!;
+      if (TERMINAL.has(st.status) || this.running.has(id)) continue;
+      const delay = this.delays.get(id);
+      if (delay) { delay.abort('budget'); continue; }
+      this.removeReady(id);
+      this.finish(id, { status: 'canceled', reason: 'budget', message });
+    }
+    this.checkDone();
   }
 
   private finish(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
@@ -309,7 +451,7 @@ export class Scheduler {
     if (TERMINAL.has(st.status)) return;
     st.status = r.status;
     st.endedAt = this.clock.now();
-    delete st.waitingFor;
+    delete st.waitingFor; delete st.retryAt; delete st.activity;
     if (r.exitCode !== undefined) st.exitCode = r.exitCode;
     if (r.signal !== undefined) st.signal = r.signal;
     if (r.reason !== undefined) st.reason = r.reason;
@@ -331,16 +473,23 @@ export class Scheduler {
   }
 
   private checkDone(): void {
+    if (this.ended) return;
     for (const s of this.states.values()) if (!TERMINAL.has(s.status)) return;
+    this.ended = true;
     this.releaseSub?.dispose();
     this.batcher.dispose();
+    this.progress.dispose();
+    this.pools.dispose();
+    this.budget.close();
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
     if (status === 'succeeded') {
       for (const s of this.states.values()) {
         if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
       }
     }
-    this.done({ status, steps: this.states });
+    const budget = this.budget.stopped && status !== 'canceled';
+    if (budget) status = 'failed';
+    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total() } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
   }
 
   private changed(st: StepState): void {
@@ -351,6 +500,8 @@ export class Scheduler {
       ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}),
       ...(st.signal !== undefined ? { signal: st.signal } : {}),
       ...(st.reason !== undefined ? { reason: st.message ?? st.reason } : {}),
+      ...(st.status === 'waiting' && st.retryAt !== undefined ? { retryAt: new Date(st.retryAt).toISOString() } : {}),
+      ...(TERMINAL.has(st.status) && st.costUsd !== undefined ? { costUsd: st.costUsd } : {}),
     };
     this.emit(ev);
   }
@@ -358,4 +509,9 @@ export class Scheduler {
   private emit(e: EventBody): void {
     this.o.onEvent?.({ ...e, time: new Date().toISOString(), run: this.o.runId } as EngineEvent);
   }
+}
+
+/** HH:MM on the engine's wall clock. */
+function clockTime(d: Date): string {
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }

@@ -13,6 +13,8 @@ export interface AttemptRecord {
   reason?: string; message?: string; durationMs?: number;
   /** How the attempt ended; when absent, a succeeded step's last attempt is taken as its success. */
   status?: AttemptResult['status'];
+  /** What its agent reported (agent steps). */
+  sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number;
 }
 
 export interface StepRecord {
@@ -23,12 +25,17 @@ export interface StepRecord {
   waitingFor?: { holder: string; paths: string[] };
   /** Workspace-relative path of a kept worktree. */
   worktree?: string;
+  /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
   costUsd?: number; sessionId?: string;
 }
 
 export interface RunRecord {
   version: 1; id: string; planFile: string; planName: string; workspace: string;
   status: RunStatus; createdAt: string; endedAt?: string;
+  /** `budget`: the run stopped at its `max-cost-usd`. */
+  reason?: 'budget';
+  /** What the run's agents reported spending (the sum of its steps'). */
+  costUsd?: number;
   host: { pid: number; hostname: string };
   /** The plan as it ran. */
   graph: GraphSnapshot;

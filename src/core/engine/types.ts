@@ -27,6 +27,24 @@ export interface AttemptResult {
   readonly durationMs: number;
   /** The step's output for dependents (`${{ steps.X.output }}`). */
   readonly output?: string;
+  /** What an agent step's agent reported (session, turns, tokens, cost). */
+  readonly agent?: AgentUsage;
+  /** With reason `rate-limited`: the agent hit its rate or usage limit (requeued, not failed). */
+  readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
+}
+
+/** An agent's session and spending as it reported them; a field is absent when it never said. */
+export interface AgentUsage {
+  readonly sessionId?: string;
+  readonly turns?: number;
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly costUsd?: number;
+}
+
+/** Progress of a running agent attempt: usage so far (this attempt only) and its last readable line. */
+export interface AgentProgress extends AgentUsage {
+  readonly activity?: string;
 }
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -42,6 +60,8 @@ export interface AttemptContext {
   readonly signal: AbortSignal;
   /** Stream a chunk of the step's output to the event bus (the runner writes the log itself). */
   onOutput(stream: OutputStream, text: string): void;
+  /** An agent attempt's progress, whenever its session, usage or activity changes (the scheduler throttles events). */
+  onAgent?(progress: AgentProgress): void;
 }
 
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */
@@ -56,10 +76,33 @@ interface EventBase {
 
 /** The engine's events, exactly the CLI's `--json` objects (cli.md). */
 export type EngineEvent =
-  | (EventBase & { readonly type: 'run'; readonly status: 'started' | 'succeeded' | 'failed' | 'canceled'; readonly plan: string; readonly steps: number })
+  | (EventBase & {
+      readonly type: 'run'; readonly status: 'started' | 'succeeded' | 'failed' | 'canceled'; readonly plan: string; readonly steps: number;
+      /** At the end: what the run's agents reported spending, when any did. */
+      readonly costUsd?: number;
+      /** At the end: `budget` when the run stopped at its `max-cost-usd`. */
+      readonly reason?: 'budget';
+    })
   | (EventBase & {
       readonly type: 'step'; readonly id: string; readonly status: StepStatus; readonly attempt: number;
       readonly exitCode?: number | null; readonly signal?: string | null; readonly reason?: string;
+      /** `waiting` out a retry delay or a rate limit: when the next attempt starts (ISO-8601). */
+      readonly retryAt?: string;
+      /** Terminal events of agent steps: the step's cost in this run. */
+      readonly costUsd?: number;
+    })
+  | (EventBase & {
+      /** A running agent step's progress (throttled like output). */
+      readonly type: 'agent'; readonly id: string; readonly attempt: number;
+      readonly sessionId?: string; readonly turns?: number; readonly inputTokens?: number; readonly outputTokens?: number;
+      /** The step's cost so far in this run (every attempt), and the whole run's. */
+      readonly costUsd?: number; readonly runCostUsd?: number;
+      /** The agent's last readable line (its words or a tool call). */
+      readonly activity?: string;
+    })
+  | (EventBase & {
+      /** The run's spending reached its `max-cost-usd`: no new step starts; then the decision. */
+      readonly type: 'budget'; readonly spentUsd: number; readonly budgetUsd: number; readonly decision?: 'continue' | 'stop';
     })
   | (EventBase & { readonly type: 'output'; readonly id: string; readonly stream: OutputStream; readonly text: string })
   | (EventBase & { readonly type: 'lock'; readonly id: string; readonly waitingFor: string; readonly paths: readonly string[] });

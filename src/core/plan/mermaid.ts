@@ -10,6 +10,8 @@ export interface MermaidOptions {
   readonly statuses?: ReadonlyMap<string, StepStatus>;
   /** Draw each matrix group as one node (views of hundreds of steps). */
   readonly collapseMatrix?: boolean;
+  /** Steps the locks keep apart (lockPairs.ts): drawn as dotted, undirected `lock` links. */
+  readonly lockPairs?: readonly { readonly a: string; readonly b: string }[];
 }
 
 // Colours read on light and dark themes alike; status changes only swap a node's class.
@@ -104,6 +106,14 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
     }
   }
   lines.push(...edges);
+  const locks = new Set<string>();
+  for (const { a, b } of opts.lockPairs ?? []) {
+    const x = nodeIds.get(a);
+    const y = nodeIds.get(b);
+    if (x === undefined || y === undefined) throw new Error(`toMermaid: lock pair names unknown step "${x === undefined ? a : b}"`);
+    if (x !== y) locks.add(`  ${x} -. lock .- ${y}`);
+  }
+  lines.push(...locks);
 
   for (const status of STEP_STATUSES) lines.push(`  classDef ${status} ${CLASS_DEFS[status]}`);
   if (opts.statuses) lines.push(...classLines(graph, nodeIds, groupNode, members, opts.statuses));

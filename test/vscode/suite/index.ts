@@ -1,8 +1,9 @@
 // The test module VS Code's extension host loads (`--extensionTestsPath`): runs every bundled
-// `suite/*.test.js` with mocha, prints the spec report to the console (the shim forwards it to
-// CI's log) and writes a JSON result file that the runner reads back.
+// `*.test.js` of one suite folder with mocha, prints the spec report to the console (the shim
+// forwards it to CI's log) and writes a JSON result file that the runner reads back. One module
+// serves every suite (main, trust, vsix): each run of the extension host names its folder.
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import Mocha from 'mocha';
 
 export interface TestRecord {
@@ -25,11 +26,19 @@ export function resultsFile(): string {
   return process.env.BRAID_VSCODE_RESULTS ?? join(__dirname, '..', '..', '..', 'test-artifacts', 'vscode-results.json');
 }
 
+/**
+ * The folder of bundled tests: $BRAID_TEST_SUITE_DIR, absolute or relative to this bundle's folder
+ * (out/test/vscode), else `suite`.
+ */
+export function suiteDir(): string {
+  return resolve(__dirname, process.env.BRAID_TEST_SUITE_DIR || 'suite');
+}
+
 /** Entry point called by VS Code; rejects when any test failed, which makes the run exit 1. */
 export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: 'spec' });
   if (process.env.BRAID_TEST_GREP) mocha.grep(process.env.BRAID_TEST_GREP);
-  const dir = join(__dirname, 'suite');
+  const dir = suiteDir();
   const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort();
   if (files.length === 0) throw new Error(`no *.test.js files in ${dir}: run npm run build`);
   for (const f of files) mocha.addFile(join(dir, f));

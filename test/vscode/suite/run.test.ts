@@ -42,23 +42,26 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan('slow', [
       'version: 1', 'name: Slow', 'steps:',
-      '  first:', '    name: First step', '    run: echo started; sleep 2',
-      '  second:', '    run: sleep 2',
+      '  first:', '    name: First step', '    run: echo started; sleep 4',
+      '  second:', '    run: sleep 4',
     ].join('\n'));
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const tasks = await waitFor('two braid tasks', () => {
       const t = vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
       return t.length >= 2 ? t : undefined;
     });
+    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/);
     const defs = tasks.map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string })).sort((x, y) => x.step.localeCompare(y.step));
     assert.deepEqual(defs, [{ plan: join('plans', 'slow.braid.yaml'), step: 'first' }, { plan: join('plans', 'slow.braid.yaml'), step: 'second' }]);
     assert.ok(tasks.some((t) => t.task.name === 'First step'));
     await waitFor('a terminal named after the step', () => vscode.window.terminals.some((t) => t.name.includes('First step')));
-    assert.match(api.feedback.text() ?? '', /Braid \d\/2/);
     await requestScreenshot('run-in-progress');
     const summary = await done;
     assert.equal(summary.status, 'succeeded');
-    await waitFor('the tasks to end', () => vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid').length === 0);
+    const mine = () => vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
+    await waitFor('the tasks to end', () => mine().length === 0).catch((err: Error) => {
+      throw new Error(`${err.message}; still running: ${vscode.tasks.taskExecutions.map((e) => `${e.task.definition.plan}:${e.task.definition.step}`).join(', ')}`);
+    });
     assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
   });
 

@@ -1,0 +1,122 @@
+// "New Plan": start from a template, or have an agent draft a plan for a goal (planning mode).
+// The draft is validated (problems fed back to the agent once) and opened with its graph for
+// review; nothing runs until the user runs it.
+import { existsSync } from 'node:fs';
+import * as vscode from 'vscode';
+import { findExecutable } from '../core/agents/which';
+import { draftPlan, type DraftResult } from '../core/planning/draftPlan';
+import { PLANNING_PRESETS } from '../core/planning/planningAgent';
+import { requireTrust } from './trust';
+
+/** Arguments from code (tests, other extensions); the palette asks for each instead. */
+export interface NewPlanOptions {
+  readonly name?: string;
+  /** Draft with an agent for this goal; absent: the template. */
+  readonly goal?: string;
+  /** A preset name or an argv (custom agent); default: asked, or claude. */
+  readonly agent?: string | readonly string[];
+}
+
+export const TEMPLATE = `# A Braid plan: steps run as soon as what they need is done, up to \`concurrency\` at once.
+# Shell steps (\`run\`) work anywhere; agent steps (\`prompt\`) need that agent's CLI installed.
+version: 1
+name: NAME
+concurrency: 3
+steps:
+  research:
+    matrix:
+      topic: [alpha, beta, gamma]
+    run: echo "notes on \${{ matrix.topic }}"
+  summary:
+    needs: [research]
+    run: echo "summarising"
+  # review:
+  #   needs: [summary]
+  #   agent: claude
+  #   prompt: Review the summary and list open questions.
+  #   writes: [docs/review.md]
+`;
+
+export interface NewPlanDeps {
+  readonly log: vscode.LogOutputChannel;
+  readonly showGraph: (uri: vscode.Uri) => Promise<unknown>;
+}
+
+export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Promise<vscode.Uri | undefined> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) { void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.'); return undefined; }
+  let goal = opts.goal;
+  if (opts.name === undefined && goal === undefined) {
+    const how = await vscode.window.showQuickPick(
+      [{ label: '$(sparkle) Draft with an agent…', description: 'describe the goal; an agent writes the plan for you to review', draft: true },
+        { label: '$(new-file) Start from a template', description: 'shell steps you edit', draft: false }],
+      { title: 'Braid: New Plan' },
+    );
+    if (!how) return undefined;
+    if (how.draft) {
+      goal = await vscode.window.showInputBox({ title: 'Braid: New Plan — goal', prompt: 'What should the plan achieve? e.g. "Add dark mode: schema, API and settings page, with tests"', ignoreFocusOut: true });
+      if (!goal) return undefined;
+    }
+  }
+  const name = opts.name ?? (await vscode.window.showInputBox({
+    title: 'Braid: New Plan', prompt: 'Plan name (the file becomes NAME.braid.yaml)', value: 'plan',
+    validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, dot, dash and underscore only'),
+  }));
+  if (!name || !/^[\w.-]+$/.test(name)) return undefined;
+  const uri = vscode.Uri.joinPath(folder.uri, `${name}.braid.yaml`);
+  if (existsSync(uri.fsPath)) { void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(uri)} already exists.`); return undefined; }
+
+  if (goal === undefined) {
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(TEMPLATE.replace('NAME', name)));
+    await vscode.window.showTextDocument(uri);
+    return uri;
+  }
+  if (!requireTrust('run an agent to draft a plan')) return undefined;
+  const agent = opts.agent ?? (await pickAgent(folder.uri.fsPath));
+  if (!agent) return undefined;
+  const result = await draft(deps, folder.uri.fsPath, uri, goal, agent);
+  if (!result) return undefined;
+  if (existsSync(result.file)) await vscode.window.showTextDocument(vscode.Uri.file(result.file));
+  if (result.ok) {
+    await deps.showGraph(vscode.Uri.file(result.file));
+    void vscode.window.showInformationMessage(`Braid: drafted ${vscode.workspace.asRelativePath(uri)} (${result.graph?.order.length ?? 0} steps). Review it, then Run Plan.`);
+    return uri;
+  }
+  const first = result.diagnostics[0];
+  void vscode.window.showErrorMessage(`Braid: the agent's plan is not valid after ${result.attempts} tr${result.attempts === 1 ? 'y' : 'ies'}${first ? `: ${first.message}` : ''}.`, 'Show Log')
+    .then((pick) => pick && deps.log.show());
+  return existsSync(result.file) ? vscode.Uri.file(result.file) : undefined;
+}
+
+/** The installed planning agents; the only one is taken without asking. */
+async function pickAgent(cwd: string): Promise<string | undefined> {
+  const installed = PLANNING_PRESETS.filter((p) => findExecutable(p, process.env.PATH, cwd));
+  if (installed.length === 0) {
+    void vscode.window.showErrorMessage(`Braid: drafting a plan needs an agent CLI (${PLANNING_PRESETS.join(', ')}); none is on PATH.`);
+    return undefined;
+  }
+  if (installed.length === 1) return installed[0];
+  return vscode.window.showQuickPick(installed, { title: 'Braid: which agent drafts the plan?' });
+}
+
+async function draft(deps: NewPlanDeps, workspace: string, uri: vscode.Uri, goal: string, agent: string | readonly string[]): Promise<DraftResult | undefined> {
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Braid: drafting a plan', cancellable: true },
+    async (progress, token) => {
+      const abort = new AbortController();
+      token.onCancellationRequested(() => abort.abort());
+      deps.log.info(`drafting ${uri.fsPath} for: ${goal}`);
+      const result = await draftPlan({
+        goal, workspace, file: uri.fsPath, agent, signal: abort.signal,
+        onProgress: (p) => {
+          if (p.kind === 'attempt') progress.report({ message: `${p.attempt === 1 ? 'asking' : 'fixing the problems with'} ${p.agent}…` });
+          else if (p.kind === 'output') deps.log.info(p.line.text);
+          else if (p.kind === 'waiting') progress.report({ message: `waiting for the agent (${Math.round(p.elapsedMs / 1000)}s)` });
+          else progress.report({ message: `attempt ${p.attempt}: ${p.errors} error(s), ${p.warnings} warning(s)` });
+        },
+      });
+      for (const line of result.log) deps.log.info(line);
+      return token.isCancellationRequested ? undefined : result;
+    },
+  );
+}

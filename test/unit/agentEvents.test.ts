@@ -1,0 +1,71 @@
+// The agent progress, rate-limit and budget events: the protocol schema accepts exactly what the
+// engine emits, and the CLI's view shows cost and activity (live line, summary table).
+import { strict as assert } from 'node:assert';
+import type { RunResult, StepState } from '../../src/core/engine/scheduler';
+import type { EngineEvent } from '../../src/core/engine/types';
+import { engineEventSchema } from '../../src/protocol/engine';
+import { HumanView } from '../../src/cli/view';
+
+const base = { time: '2026-12-03T14:00:00.000Z', run: '20261203-140000-abcd' };
+
+function sink(): { out: NodeJS.WriteStream; text: () => string } {
+  let buf = '';
+  const out = { write: (s: string) => { buf += s; return true; }, columns: 200 } as unknown as NodeJS.WriteStream;
+  return { out, text: () => buf };
+}
+
+describe('agent events', () => {
+  it('the protocol accepts the new events and fields, and rejects malformed ones', () => {
+    const good: EngineEvent[] = [
+      { ...base, type: 'agent', id: 'a', attempt: 1, sessionId: 's-1', turns: 3, inputTokens: 2000, outputTokens: 80, costUsd: 0.0123, runCostUsd: 0.05, activity: '$ npm test' },
+      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
+      { ...base, type: 'step', id: 'a', status: 'succeeded', attempt: 2, exitCode: 0, costUsd: 0.02 },
+      { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 },
+      { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' },
+      { ...base, type: 'run', status: 'failed', plan: 'p', steps: 3, costUsd: 0.06, reason: 'budget' },
+    ];
+    for (const e of good) assert.ok(engineEventSchema.safeParse(e).success, JSON.stringify(e));
+    for (const bad of [
+      { ...base, type: 'agent', id: 'a', attempt: 1, costUsd: -1 },
+      { ...base, type: 'budget', spentUsd: 0.06 },
+      { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'maybe' },
+      { ...base, type: 'run', status: 'failed', plan: 'p', steps: 3, reason: 'tired' },
+    ]) assert.equal(engineEventSchema.safeParse(bad).success, false, JSON.stringify(bad));
+  });
+
+  it('the summary has a cost column and the run’s total when any step reported one', () => {
+    const s = sink();
+    const view = new HumanView(s.out, false);
+    const steps = new Map<string, StepState>([
+      ['a', { id: 'a', status: 'succeeded', attempt: 1, startedAt: 0, endedAt: 1000, costUsd: 0.0123 }],
+      ['b', { id: 'b', status: 'canceled', attempt: 0, reason: 'budget', message: 'not started: the run reached its budget' }],
+    ]);
+    const result: RunResult = { status: 'failed', steps, costUsd: 0.0123, reason: 'budget' };
+    view.summary(result, ['a', 'b']);
+    const text = s.text();
+    assert.match(text, /step\s+status\s+tries\s+time\s+cost\s+note/);
+    assert.match(text, /a\s+succeeded\s+1\s+\S+\s+\$0\.0123/);
+    assert.match(text, /run failed · stopped at its budget · \$0\.0123/);
+  });
+
+  it('without costs the summary has no cost column', () => {
+    const s = sink();
+    new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map([['a', { id: 'a', status: 'succeeded', attempt: 1 }]]) }, ['a']);
+    assert.doesNotMatch(s.text(), /cost/);
+    assert.match(s.text(), /run succeeded\n$/);
+  });
+
+  it('prints rate-limit waits and the budget stop as lines', () => {
+    const s = sink();
+    const view = new HumanView(s.out, false);
+    view.on({ ...base, type: 'step', id: 'a', status: 'running', attempt: 1 });
+    view.on({ ...base, type: 'agent', id: 'a', attempt: 1, costUsd: 0.5, activity: 'Edit src/a.ts' });
+    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
+    view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 });
+    view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' });
+    const text = s.text();
+    assert.match(text, /waiting\s+a · rate-limited, retrying at 14:05/);
+    assert.match(text, /spent \$0\.0600 of its \$0\.0500 budget; no new step starts/);
+    assert.match(text, /stopping: running steps finish, the rest are canceled/);
+  });
+});

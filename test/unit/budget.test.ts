@@ -1,0 +1,114 @@
+// Budgets in the scheduler (simulated clock, fake agent runner): the run's max-cost-usd stops new
+// steps and asks; a step past its own max-cost-usd is canceled with reason `budget`.
+import { strict as assert } from 'node:assert';
+import type { BudgetDecision } from '../../src/core/engine/budget';
+import { SimClock } from '../../src/core/engine/clock';
+import { Scheduler, type SchedulerOptions } from '../../src/core/engine/scheduler';
+import type { EngineEvent } from '../../src/core/engine/types';
+import { FakeAgentRunner, type AgentScript } from './helpers/fakeAgentRunner';
+import { makeGraph, type StepSpec } from './helpers/graph';
+
+function setup(specs: StepSpec[], script: AgentScript, opts: Partial<SchedulerOptions> = {}, plan = {}) {
+  const clock = new SimClock();
+  const runner = new FakeAgentRunner(clock, script);
+  const events: EngineEvent[] = [];
+  const graph = makeGraph(specs, { plan });
+  const sched = new Scheduler({ graph, runId: 'r1', runner, clock, weight: () => 10, random: () => 0, onEvent: (e) => events.push(e), outputIntervalMs: 0, ...opts });
+  return { clock, runner, events, run: () => clock.runUntil(sched.run()) };
+}
+
+const statuses = (steps: ReadonlyMap<string, { status: string }>) => Object.fromEntries([...steps].map(([k, v]) => [k, v.status]));
+const chain = [{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c', needs: ['b'] }];
+const costs = { a: { costUsd: 0.03 }, b: { costUsd: 0.03 }, c: { costUsd: 0.03 } };
+
+describe('budgets in the scheduler', () => {
+  it('at the run’s budget no new step starts; asked, stop cancels the rest and fails the run with reason budget', async () => {
+    const asked: Array<[number, number]> = [];
+    const onBudget = async (spent: number, budget: number): Promise<BudgetDecision> => { asked.push([spent, budget]); return 'stop'; };
+    const { runner, events, run } = setup(chain, costs, { onBudget }, { maxCostUsd: 0.05 });
+    const r = await run();
+    assert.deepEqual(statuses(r.steps), { a: 'succeeded', b: 'succeeded', c: 'canceled' });
+    assert.equal(r.steps.get('c')!.reason, 'budget');
+    assert.equal(runner.attempts('c'), 0);
+    assert.equal(r.status, 'failed');
+    assert.equal(r.reason, 'budget');
+    assert.ok(Math.abs(r.costUsd! - 0.06) < 1e-9);
+    assert.equal(asked.length, 1);
+    assert.ok(Math.abs(asked[0]![0] - 0.06) < 1e-9 && asked[0]![1] === 0.05);
+    const budget = events.filter((e) => e.type === 'budget');
+    assert.deepEqual(budget.map((e) => e.type === 'budget' && e.decision), [undefined, 'stop']);
+  });
+
+  it('without onBudget the run stops there', async () => {
+    const { run } = setup(chain, costs, {}, { maxCostUsd: 0.05 });
+    const r = await run();
+    assert.equal(r.steps.get('c')!.status, 'canceled');
+    assert.equal(r.reason, 'budget');
+  });
+
+  it('continue lets the run spend one more budget before asking again', async () => {
+    const asked: number[] = [];
+    const steps = [...chain, { id: 'd', needs: ['c'] }, { id: 'e', needs: ['d'] }];
+    const { run } = setup(steps, { ...costs, d: { costUsd: 0.03 }, e: { costUsd: 0.03 } }, {
+      onBudget: async (spent) => { asked.push(spent); return asked.length === 1 ? 'continue' : 'stop'; },
+    }, { maxCostUsd: 0.05 });
+    const r = await run();
+    // Asked at 0.06 (continue: next ask at 0.11), then at 0.12 (stop): e never starts.
+    assert.deepEqual(statuses(r.steps), { a: 'succeeded', b: 'succeeded', c: 'succeeded', d: 'succeeded', e: 'canceled' });
+    assert.deepEqual(asked.map((x) => Math.round(x * 100)), [6, 12]);
+  });
+
+  it('nothing starts while the answer is pending; running steps finish after stop', async () => {
+    let answer!: (d: BudgetDecision) => void;
+    const specs = [{ id: 'spender' }, { id: 'slow' }, { id: 'later', needs: ['spender'] }, { id: 'queued' }];
+    const { clock, runner, run } = setup(specs, { spender: { costUsd: 0.1, durationMs: 10 }, slow: { durationMs: 500 }, queued: {} }, {
+      concurrency: 2, onBudget: () => new Promise((r) => { answer = r; }),
+    }, { maxCostUsd: 0.05 });
+    void clock.sleep(200).then(() => answer('stop'));
+    const r = await run();
+    assert.deepEqual(statuses(r.steps), { spender: 'succeeded', slow: 'succeeded', later: 'canceled', queued: 'canceled' });
+    assert.equal(runner.attempts('queued'), 0, 'the free slot at 10 was not used while asking');
+    assert.equal(runner.log.find((l) => l.id === 'slow')!.end, 500);
+  });
+
+  it('the budget is checked against cost reported mid-run', async () => {
+    const { runner, run } = setup([{ id: 'a' }, { id: 'b' }], { a: { costs: [[10, 0.02], [20, 0.08]], durationMs: 100 }, b: { durationMs: 50 } },
+      { concurrency: 1 }, { maxCostUsd: 0.05 });
+    const r = await run();
+    assert.equal(r.steps.get('a')!.status, 'succeeded', 'a run budget never kills a running step');
+    assert.equal(r.steps.get('b')!.status, 'canceled');
+    assert.equal(runner.attempts('b'), 0);
+  });
+
+  it('a step past its own budget is canceled with reason budget, and not retried', async () => {
+    const { runner, events, run } = setup([{ id: 'a', maxCostUsd: 0.05, retries: 2 }, { id: 'b', needs: ['a'] }],
+      { a: { costs: [[10, 0.01], [20, 0.07]], durationMs: 1000 } });
+    const r = await run();
+    const a = r.steps.get('a')!;
+    assert.equal(a.status, 'canceled');
+    assert.equal(a.reason, 'budget');
+    assert.match(a.message!, /\$0\.0700 passed the step's budget \$0\.0500/);
+    assert.equal(runner.log[0]!.end, 20, 'killed when the cost was reported');
+    assert.equal(runner.log[0]!.abortReason, 'budget');
+    assert.equal(runner.attempts('a'), 1);
+    assert.equal(r.steps.get('b')!.status, 'skipped');
+    assert.equal(r.status, 'failed');
+    const agent = events.filter((e) => e.type === 'agent');
+    assert.ok(agent.some((e) => e.type === 'agent' && e.costUsd === 0.07 && e.runCostUsd === 0.07 && e.activity === 'working at 20'));
+    const end = events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'canceled');
+    assert.ok(end && end.type === 'step' && end.costUsd === 0.07);
+  });
+
+  it('a step’s cost adds up over its attempts in the run', async () => {
+    const { run } = setup([{ id: 'a', retries: 1, retryDelayMs: 1 }], { a: [{ costUsd: 0.02, fail: true }, { costUsd: 0.03 }] });
+    const r = await run();
+    assert.ok(Math.abs(r.steps.get('a')!.costUsd! - 0.05) < 1e-9);
+    assert.ok(Math.abs(r.costUsd! - 0.05) < 1e-9);
+  });
+
+  it('a run without costs reports none', async () => {
+    const r = await setup([{ id: 'a' }], {}).run();
+    assert.equal(r.costUsd, undefined);
+    assert.equal(r.steps.get('a')!.costUsd, undefined);
+  });
+});

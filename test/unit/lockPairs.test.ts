@@ -1,0 +1,59 @@
+// Which steps the locks will keep apart, as the graph panel draws them before a run.
+import { strict as assert } from 'node:assert';
+import { compilePlan } from '../../src/core/plan/compile';
+import { lockPairs } from '../../src/core/plan/lockPairs';
+import { toMermaid } from '../../src/core/plan/mermaid';
+
+const graphOf = (yaml: string) => {
+  const { graph, diagnostics } = compilePlan('/ws/p.braid.yaml', yaml);
+  assert.ok(graph, JSON.stringify(diagnostics));
+  return graph;
+};
+
+const PLAN = `version: 1
+name: Locks
+steps:
+  api:
+    run: echo api
+    writes: [src/**]
+  ui:
+    run: echo ui
+    writes: [src/ui/button.ts]
+  docs:
+    run: echo docs
+    writes: [docs/**]
+  reader:
+    run: echo read
+    reads: [docs/guide.md]
+  after:
+    needs: [api]
+    run: echo after
+    writes: [src/**]
+`;
+
+describe('lockPairs', () => {
+  it('pairs steps that may run at once and whose locks conflict, naming the globs', () => {
+    const pairs = lockPairs(graphOf(PLAN));
+    // In graph order: api, ui, docs, reader, after.
+    assert.deepEqual(pairs.map((p) => [p.a, p.b, ...p.paths]), [
+      ['api', 'ui', 'src/**', 'src/ui/button.ts'],
+      ['ui', 'after', 'src/ui/button.ts', 'src/**'],
+      ['docs', 'reader', 'docs/**', 'docs/guide.md'],
+    ]);
+  });
+
+  it('leaves out a pair ordered by needs (after needs api), and readers among themselves', () => {
+    const pairs = lockPairs(graphOf(PLAN));
+    assert.ok(!pairs.some((p) => (p.a === 'api' && p.b === 'after') || (p.a === 'after' && p.b === 'api')));
+    const readers = graphOf('version: 1\nsteps:\n  a:\n    run: x\n    reads: [f]\n  b:\n    run: y\n    reads: [f]\n');
+    assert.deepEqual(lockPairs(readers), []);
+  });
+
+  it('is drawn as dotted lock links between the two nodes', () => {
+    const graph = graphOf(PLAN);
+    const { text, nodeIds } = toMermaid(graph, { lockPairs: lockPairs(graph) });
+    assert.ok(text.includes(`  ${nodeIds.get('api')} -. lock .- ${nodeIds.get('ui')}\n`), text);
+    assert.equal((text.match(/-\. lock \.-/g) ?? []).length, 3);
+    assert.ok(!toMermaid(graph).text.includes('lock'), 'no lock links unless asked');
+  });
+});
