@@ -75,17 +75,21 @@ window.__bench = {
       window.postMessage(msg, '*');
     });
   },
-  // One status message for one step: message -> data-status set, and that plus the style and
-  // layout the browser does for it (forced synchronously), and whether the diagram was re-drawn.
+  // One status message for one step: message -> its node's data-status changed (a collapsed
+  // group's node shows its members' most urgent status, so not always this one), that plus the
+  // style and layout the browser does for it (forced synchronously), and whether the diagram was re-drawn.
   statusUpdate(runId, stepId, status) {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const g = document.querySelector('g.node[data-step-id="' + stepId + '"]');
       const svg = document.querySelector('#graph svg');
       const renders = window.__renders;
+      const was = g.getAttribute('data-status');
+      const timer = setTimeout(() => { obs.disconnect(); reject(new Error('no restyle of ' + stepId + ' to ' + status + ' within 5 s')); }, 5000);
       const t0 = performance.now();
       const obs = new MutationObserver(() => {
-        if (g.getAttribute('data-status') !== status) return;
+        if (g.getAttribute('data-status') === was) return;
         obs.disconnect();
+        clearTimeout(timer);
         const applied = performance.now() - t0;
         g.getBoundingClientRect();
         getComputedStyle(g.firstElementChild).stroke;
@@ -187,7 +191,7 @@ export async function webviewBench(): Promise<string> {
   try {
     const renderRows: string[][] = [];
     const statusRows: string[][] = [];
-    for (const shape of SHAPES) {
+    for (const shape of process.env.BRAID_BENCH_WEBVIEW_RENDER === '0' ? [] : SHAPES) {
       const msg = graphMessage(shape.steps, 42, shape.groupOf);
       const firsts: number[] = [];
       const applied: number[] = [];
@@ -215,6 +219,7 @@ export async function webviewBench(): Promise<string> {
         await page.close();
       }
       const first = median(firsts);
+      console.error(`[bench] webview ${shape.label}: first render ${firsts.map((f) => ms(f)).join(', ')}`);
       renderRows.push([shape.label, String(nodes), String(msg.mermaid.length), goal(ms(first), shape.goalMs === undefined || first <= shape.goalMs, shape.goalText), `${ms(Math.min(...firsts))}–${ms(Math.max(...firsts))}`, String(shape.runs)]);
       statusRows.push([shape.label, ms(median(applied)), goal(`${ms(median(styled))} (max ${ms(Math.max(...styled))})`, median(styled) <= 2, '≤ 2 ms'), goal(String(renders), renders === 0 && sameSvg, '0, same SVG'), String(applied.length)]);
     }
@@ -232,10 +237,11 @@ export async function webviewBench(): Promise<string> {
   return out.join('\n');
 }
 
-/** 50 MiB into the log pane beside a 1,000-step graph, at the host's batch rate and back to back. */
+/** 50 MiB into the log pane beside a 1,000-step graph (BRAID_BENCH_LOG_GRAPH), at the host's batch rate and back to back. */
 async function logStress(browser: Browser, dir: string): Promise<string> {
   const totalBytes = envInt('BRAID_BENCH_LOG_MIB', 50) * MiB;
-  const msg = graphMessage(1000, 7);
+  const graphSteps = envInt('BRAID_BENCH_LOG_GRAPH', 1000);
+  const msg = graphMessage(graphSteps, 7);
   const stepId = msg.nodes[0]!.stepId;
   const variants = [
     { label: 'host batches: 2,000 lines / 33 ms', batch: 2000, interval: 33 },
@@ -270,7 +276,7 @@ async function logStress(browser: Browser, dir: string): Promise<string> {
     ]);
   }
   return [
-    `### Graph webview: ${totalBytes / MiB} MiB log streamed into the pane (beside a 1,000-step graph; frame times from requestAnimationFrame)`,
+    `### Graph webview: ${totalBytes / MiB} MiB log streamed into the pane (beside a ${graphSteps}-step graph; frame times from requestAnimationFrame)`,
     mdTable(['feed', 'streamed', 'messages', 'frame, median', 'frame p99', 'max frame gap', 'rate', 'JS heap after GC', 'lines in DOM'], rows),
   ].join('\n');
 }

@@ -3,6 +3,7 @@
 // gets a snapshot of the active runs and then every event, and is back in step.
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
+import type { BudgetDecision } from '../core/engine/budget';
 import type { CompileOptions } from '../core/plan/compile';
 import { runPlan } from '../core/engine/runPlan';
 import type { Scheduler } from '../core/engine/scheduler';
@@ -11,9 +12,10 @@ import type { EngineEvent, StepStatus } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage,
-  type ClientMessage, type EngineMessage, type RequestOf, type RequestType, type ResultOf,
+  type ClientMessage, type EngineMessage, type LiveRunRecord, type RequestOf, type RequestType, type ResultOf,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
+import { BudgetHold } from './budgetHold';
 
 export interface EngineHostOptions {
   /** The workspace's real path: runs are recorded under its `.braid/`. */
@@ -21,6 +23,8 @@ export interface EngineHostOptions {
   readonly isGit: boolean;
   /** How long with no runs and no clients before the engine asks to stop. */
   readonly idleMs: number;
+  /** How long a run held at its budget waits for a window's answer before it stops. */
+  readonly budgetTimeoutMs: number;
   readonly log: (line: string) => void;
   /** Stops the engine: closes the listener, then `stopRuns` and `closeConnections` here. */
   readonly requestStop: (reason: string) => Promise<void>;
@@ -65,12 +69,14 @@ interface ActiveRun {
   readonly abort: AbortController;
   scheduler?: Scheduler;
   readonly live: Map<string, LiveStep>;
+  /** Set while the run is held at its `max-cost-usd`, waiting for a `budgetDecision`. */
+  budget?: BudgetHold;
   done?: Promise<void>;
 }
 
 type RunParams = {
   planFile: string; only?: readonly string[]; from?: string; concurrency?: number;
-  compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] };
+  compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
 
@@ -164,6 +170,13 @@ export class EngineHost {
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
       }));
       case 'retry': return this.retry(conn, m);
+      case 'budgetDecision': {
+        const run = this.byId.get(m.runId);
+        if (!run) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
+        const accepted = run.budget?.decide(m.decision) ?? false;
+        this.o.log(`budget of ${m.runId}: client ${conn.id} says ${m.decision}${accepted ? '' : ' (too late: not waiting for a decision)'}`);
+        return conn.reply(m.id, 'budgetDecision', { accepted });
+      }
       case 'cancelRun': {
         const run = this.byId.get(m.runId);
         if (!run) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
@@ -206,7 +219,7 @@ export class EngineHost {
       const rec = await this.store.load(m.runId);
       if (!rec) return conn.fail(m.id, `unknown run ${m.runId}`);
       this.reportStart(conn, m.id, 'retry', await this.startRun({
-        planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) },
+        planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) }, ...(m.resume ? { resume: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
       }));
     } finally {
@@ -236,12 +249,15 @@ export class EngineHost {
         compile: { ...p.compile, isGit: this.o.isGit },
         ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}),
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
+        ...(p.resume ? { resume: true } : {}),
+        // runPlan has already emitted (so broadcast) the `budget` event when it asks.
+        onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),
         onEvent: (e) => { register(e.run); track(run, e); this.broadcast({ type: 'event', event: e }); },
         onStart: (runId, scheduler) => {
           register(runId);
           run.scheduler = scheduler;
           started = true;
-          this.o.log(`run ${runId} started: ${p.planFile}${p.retry ? ' (retry)' : ''}`);
+          this.o.log(`run ${runId} started: ${p.planFile}${p.retry ? ` (retry${p.resume ? ', resuming sessions' : ''})` : ''}`);
           settle({ ok: true, runId });
         },
       }).then((outcome) => {
@@ -268,23 +284,44 @@ export class EngineHost {
     });
   }
 
+  /**
+   * The run reached its budget: hold it until a window answers. With no window to ask, or none
+   * answering in time, it stops. A window that disconnects does not stop it by itself: a reloading
+   * window comes back, finds `pendingBudget` in its snapshot and can still answer.
+   */
+  private askBudget(run: ActiveRun, spentUsd: number, budgetUsd: number): Promise<BudgetDecision> {
+    const what = `run ${run.runId ?? '?'} reached its budget ($${spentUsd.toFixed(4)} of $${budgetUsd.toFixed(4)})`;
+    if (![...this.connections].some((c) => c.subscribed)) {
+      this.o.log(`${what} with no window to ask: stopping it`);
+      return Promise.resolve('stop');
+    }
+    this.o.log(`${what}: waiting up to ${this.o.budgetTimeoutMs} ms for a decision`);
+    const hold = new BudgetHold(spentUsd, budgetUsd, this.o.budgetTimeoutMs, () => {
+      this.o.log(`${what}: no decision within ${this.o.budgetTimeoutMs} ms: stopping it`);
+    });
+    run.budget = hold;
+    return hold.decision;
+  }
+
   private forget(run: ActiveRun): void {
+    // Ended while held (canceled, the engine stopping): nobody can answer any more.
+    run.budget?.decide('stop');
     if (run.runId) this.byId.delete(run.runId);
     this.active.delete(run);
     this.updateIdle();
   }
 
   /** The active runs' records as on disk, with step states brought up to the events already sent. */
-  private async snapshot(): Promise<RunRecord[]> {
+  private async snapshot(): Promise<LiveRunRecord[]> {
     const loaded = new Map<string, RunRecord | undefined>();
     // Loading is async and runs may start meanwhile: load until every active run has been read.
     for (let missing = [...this.byId.keys()]; missing.length > 0; missing = [...this.byId.keys()].filter((id) => !loaded.has(id))) {
       for (const id of missing) loaded.set(id, await this.store.load(id));
     }
     // From here to the caller's `subscribed = true` is synchronous: no event falls in between.
-    const runs: RunRecord[] = [];
+    const runs: LiveRunRecord[] = [];
     for (const [id, run] of this.byId) {
-      const rec = loaded.get(id);
+      const rec: LiveRunRecord | undefined = loaded.get(id);
       if (!rec) { this.o.log(`snapshot: run ${id} has no readable record`); continue; }
       for (const [stepId, live] of run.live) {
         const step = rec.steps[stepId];
@@ -295,6 +332,7 @@ export class EngineHost {
         if (live.reason !== undefined) step.reason = live.reason;
         if (live.waitingFor) step.waitingFor = live.waitingFor; else delete step.waitingFor;
       }
+      if (run.budget?.pending) rec.pendingBudget = { spentUsd: run.budget.spentUsd, budgetUsd: run.budget.budgetUsd };
       runs.push(rec);
     }
     return runs;

@@ -15,6 +15,8 @@ import { listenExclusive } from './engineListen';
 import { isDir } from './workspace';
 
 const DEFAULT_IDLE_MS = 60_000;
+// Long enough to come back to the window; short enough that a forgotten run does not sit for hours.
+const DEFAULT_BUDGET_TIMEOUT_MS = 10 * 60_000;
 const MAX_LOG_BYTES = 1024 * 1024;
 
 /** Runs the engine until it stops; resolves with the exit code. */
@@ -29,7 +31,8 @@ export async function serve(args: string[]): Promise<number> {
   delete process.env.BRAID_ENGINE_UNSET;
   const workspace = realWorkspace(values.workspace);
   const log = openLog(workspace);
-  const idleMs = idleFromEnv(process.env.BRAID_ENGINE_IDLE_MS, log);
+  const idleMs = msFromEnv('BRAID_ENGINE_IDLE_MS', DEFAULT_IDLE_MS, log);
+  const budgetTimeoutMs = msFromEnv('BRAID_ENGINE_BUDGET_TIMEOUT_MS', DEFAULT_BUDGET_TIMEOUT_MS, log);
   const socketPath = engineSocketPathFor(workspace);
 
   let server: Server | undefined;
@@ -49,7 +52,7 @@ export async function serve(args: string[]): Promise<number> {
     return stopped;
   };
   const isGit = (await isGitRepo(workspace)) !== undefined;
-  const host = new EngineHost({ workspace, isGit, idleMs, log, requestStop: stop });
+  const host = new EngineHost({ workspace, isGit, idleMs, budgetTimeoutMs, log, requestStop: stop });
   const listening = await listenExclusive(socketPath, (socket) => host.accept(socket));
   if (!listening.ok) {
     // Another window started the engine first: it serves this workspace, nothing to do.
@@ -95,10 +98,12 @@ function openLog(workspace: string): (line: string) => void {
   };
 }
 
-function idleFromEnv(value: string | undefined, log: (line: string) => void): number {
-  if (value === undefined || value === '') return DEFAULT_IDLE_MS;
+/** A duration from the environment (tests shorten them); a bad value is logged and the default used. */
+function msFromEnv(name: string, fallback: number, log: (line: string) => void): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
   const ms = Number(value);
   if (Number.isFinite(ms) && ms >= 0) return ms;
-  log(`BRAID_ENGINE_IDLE_MS must be a number of milliseconds, got ${JSON.stringify(value)}; using ${DEFAULT_IDLE_MS}`);
-  return DEFAULT_IDLE_MS;
+  log(`${name} must be a number of milliseconds, got ${JSON.stringify(value)}; using ${fallback}`);
+  return fallback;
 }

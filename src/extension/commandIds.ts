@@ -3,6 +3,7 @@
 import type * as vscode from 'vscode';
 import type { StepStatus } from '../core/engine/types';
 import type { NewPlanOptions } from './newPlan';
+import type { RetryOptions } from './runCommands';
 
 export const Command = {
   runPlan: 'braid.runPlan',
@@ -21,6 +22,9 @@ export const Command = {
   revealStep: 'braid.revealStep',
   /** An interrupted run (its engine died): the same as Retry Failed Steps, named for what it does there. */
   resumeRun: 'braid.resumeRun',
+  /** A run held at its max-cost-usd: let it spend another budget's worth, or stop it there. */
+  continueRun: 'braid.continueRun',
+  stopRun: 'braid.stopRun',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -40,7 +44,7 @@ export interface CommandArgs {
   [Command.runPlan]: [uri?: vscode.Uri];
   [Command.runStep]: [uri?: vscode.Uri, stepId?: string];
   [Command.runFrom]: [uri?: vscode.Uri, stepId?: string];
-  [Command.retryStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.retryStep]: [runId?: string | StepRef, stepId?: string, options?: RetryOptions];
   [Command.retryFailed]: [runId?: string | RunRef];
   [Command.cancelRun]: [runId?: string | RunRef];
   [Command.cancelStep]: [runId?: string | StepRef, stepId?: string];
@@ -52,6 +56,8 @@ export interface CommandArgs {
   [Command.openWorktree]: [runId?: string | StepRef, stepId?: string];
   [Command.revealStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resumeRun]: [runId?: string | RunRef];
+  [Command.continueRun]: [runId?: string | RunRef];
+  [Command.stopRun]: [runId?: string | RunRef];
 }
 
 /** A code lens / tree item command object with typed arguments. */

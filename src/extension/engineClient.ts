@@ -4,12 +4,12 @@
 import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import type { Disposable } from '../core/disposable';
-import type { RunRecord } from '../core/engine/store';
+import type { BudgetDecision } from '../core/engine/budget';
 import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {
   PROTOCOL_VERSION, clientMessageSchema, encodeMessage, parseEngineMessage, parseResult,
-  type RequestParams, type RequestType, type ResultOf, type RunEnded,
+  type LiveRunRecord, type RequestParams, type RequestType, type ResultOf, type RunEnded,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
@@ -35,8 +35,14 @@ export interface EngineClient {
   readonly connected: boolean;
   /** Starts a plan; resolves with its id once it has started. An invalid plan rejects with `EngineRequestError` (its `diagnostics`). */
   run(params: RequestParams<'run'>): Promise<ResultOf<'run'>>;
-  /** Retries a run in place (its failed/canceled/skipped/interrupted steps, or `steps`). */
+  /** Retries a run in place (its failed/canceled/skipped/interrupted steps, or `steps`); `resume` continues agent sessions. */
   retry(params: RequestParams<'retry'>): Promise<ResultOf<'retry'>>;
+  /**
+   * Answers a run held at its budget (a `budget` event without `decision`, or `pendingBudget` in a
+   * snapshot). Resolves `accepted: false` when another answer or the engine's timeout came first;
+   * rejects for a run the engine is not running.
+   */
+  budgetDecision(runId: string, decision: BudgetDecision): Promise<ResultOf<'budgetDecision'>>;
   cancelRun(runId: string): Promise<void>;
   cancelStep(runId: string, stepId: string): Promise<void>;
   listRuns(): Promise<ResultOf<'listRuns'>>;
@@ -47,8 +53,11 @@ export interface EngineClient {
   /** Resolves when the run ends (also when it just ended); rejects for a run the engine is not running, or if the connection drops first. */
   whenEnded(runId: string): Promise<RunEnded>;
   onEvent(listener: (event: EngineEvent) => void): Disposable;
-  /** The engine's active runs: called at once with the latest snapshot, then after every reconnection (a reloaded window rebuilds its views from it). */
-  onSnapshot(listener: (runs: RunRecord[]) => void): Disposable;
+  /**
+   * The engine's active runs: called at once with the latest snapshot, then after every reconnection
+   * (a reloaded window rebuilds its views from it). A run held at its budget has `pendingBudget`.
+   */
+  onSnapshot(listener: (runs: LiveRunRecord[]) => void): Disposable;
   onRunEnded(listener: (ended: RunEnded) => void): Disposable;
   /** The engine went away (it stopped, or died: its runs are `interrupted` once an engine starts again). */
   onDisconnect(listener: () => void): Disposable;
@@ -86,12 +95,12 @@ class Client implements EngineClient {
   private readonly ended = new Map<string, RunEnded>();
   private readonly endWaiters = new Map<string, { resolve(e: RunEnded): void; reject(e: Error): void }[]>();
   private readonly eventListeners: Listeners<EngineEvent> = new Set();
-  private readonly snapshotListeners: Listeners<RunRecord[]> = new Set();
+  private readonly snapshotListeners: Listeners<LiveRunRecord[]> = new Set();
   private readonly endedListeners: Listeners<RunEnded> = new Set();
   private readonly disconnectListeners: Listeners<void> = new Set();
   /** Runs the engine is running, as of the snapshot and the events since. */
   private readonly active = new Set<string>();
-  private latestSnapshot: RunRecord[] | undefined;
+  private latestSnapshot: LiveRunRecord[] | undefined;
   private snapshotWaiter: { resolve(): void; reject(e: Error): void } | undefined;
   private readonly queue: string[] = [];
   private draining = false;
@@ -109,6 +118,7 @@ class Client implements EngineClient {
 
   run(params: RequestParams<'run'>) { return this.request('run', params); }
   retry(params: RequestParams<'retry'>) { return this.request('retry', params); }
+  budgetDecision(runId: string, decision: BudgetDecision) { return this.request('budgetDecision', { runId, decision }); }
   async cancelRun(runId: string) { await this.request('cancelRun', { runId }); }
   async cancelStep(runId: string, stepId: string) { await this.request('cancelStep', { runId, stepId }); }
   listRuns() { return this.request('listRuns', {}); }
@@ -127,7 +137,7 @@ class Client implements EngineClient {
   }
 
   onEvent(l: (e: EngineEvent) => void) { return subscribe(this.eventListeners, l); }
-  onSnapshot(l: (runs: RunRecord[]) => void) {
+  onSnapshot(l: (runs: LiveRunRecord[]) => void) {
     const d = subscribe(this.snapshotListeners, l);
     if (this.latestSnapshot) l(this.latestSnapshot);
     return d;

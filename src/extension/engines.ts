@@ -3,8 +3,8 @@
 // the step terminals. The extension host never spawns a step itself.
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engine/types';
-import { RunStore, type RunRecord } from '../core/engine/store';
-import type { RequestParams, RunEnded } from '../protocol/engine';
+import { RunStore } from '../core/engine/store';
+import type { LiveRunRecord, RequestParams, RunEnded } from '../protocol/engine';
 import { connectEngine, type EngineClient } from './engineClient';
 import type { RunsModel } from './runsModel';
 
@@ -35,7 +35,7 @@ export class Engines implements vscode.Disposable {
   private async connect(workspace: string): Promise<EngineClient> {
     const client = await connectEngine({ workspace, cliPath: this.deps.cliPath });
     this.deps.log.appendLine(`engine for ${workspace} connected`);
-    client.onSnapshot((records: readonly RunRecord[]) => {
+    client.onSnapshot((records: readonly LiveRunRecord[]) => {
       for (const r of records) { this.workspaceOfRun.set(r.id, workspace); this.deps.runs.applyRecord(r); }
     });
     client.onEvent((e: EngineEvent) => {
@@ -79,6 +79,11 @@ export class Engines implements vscode.Disposable {
         await new Promise((res) => setTimeout(res, 200 * (attempt + 1)));
       }
     }
+  }
+
+  /** Answers a run held at its budget; false when it was no longer waiting (another window, a timeout). */
+  async budgetDecision(runId: string, decision: 'continue' | 'stop'): Promise<boolean> {
+    return (await (await this.clientOfRun(runId)).budgetDecision(runId, decision)).accepted;
   }
 
   async cancelRun(runId: string): Promise<void> {

@@ -68,7 +68,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
     runs, log: (line) => log.info(line),
     cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
   }));
-  const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId)));
+  const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
   const onEvent = (l: (e: EngineEvent) => void): vscode.Disposable => { eventListeners.add(l); return new vscode.Disposable(() => eventListeners.delete(l)); };
@@ -86,9 +86,11 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.runPlan, (uri) => runCommands.runPlan(uri));
   register(Command.runStep, (uri, step) => runCommands.runStep(uri, step));
   register(Command.runFrom, (uri, step) => runCommands.runFrom(uri, step));
-  register(Command.retryStep, (run, step) => runCommands.retryStep(run, step));
+  register(Command.retryStep, (run, step, options) => runCommands.retryStep(run, step, options));
   register(Command.retryFailed, (run) => runCommands.retryFailed(run));
   register(Command.resumeRun, (run) => runCommands.retryFailed(run));
+  register(Command.continueRun, (run) => runCommands.decideBudget(run, 'continue'));
+  register(Command.stopRun, (run) => runCommands.decideBudget(run, 'stop'));
   register(Command.cancelRun, (run) => runCommands.cancelRun(run));
   register(Command.cancelStep, (run, step) => runCommands.cancelStep(run, step));
   register(Command.showGraph, (target) => graphs.show(target));

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/store';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
 import { graphFromSnapshot } from '../core/engine/snapshot';
+import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Graph } from '../core/plan/types';
 import { parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
@@ -106,6 +107,9 @@ export class GraphPanel implements vscode.Disposable {
   readonly posted: HostMessage[] = [];
   private readonly partial = new Map<string, string>();
   private pendingLines: string[] = [];
+  /** Lines of the selected step's log the page has been told of, and pending lines dropped unsent. */
+  private logLines = 0;
+  private skippedLines = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
@@ -171,8 +175,10 @@ export class GraphPanel implements vscode.Disposable {
     const statuses = new Map<string, StepStatus>();
     for (const id of graph.order) statuses.set(id, run?.steps.get(id)?.status ?? 'pending');
     const collapse = graph.order.length > COLLAPSE_AT;
-    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse });
-    const structure = graph.order.map((id) => `${id}<${graph.steps.get(id)!.needs.join(',')}`).join(';');
+    // Before a run, and while it runs: which steps the write-set locks keep apart.
+    const locks = lockPairs(graph);
+    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks });
+    const structure = graph.order.map((id) => `${id}<${graph.steps.get(id)!.needs.join(',')}`).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
     this.post({
       type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${collapse ? 'c' : 'e'}:${hash(structure)}`,
       ...(run ? { runId: run.id } : {}),
@@ -198,12 +204,21 @@ export class GraphPanel implements vscode.Disposable {
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
         this.flush();
         this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
+        this.logLines += 1;
       }
     } else if (e.type === 'output' && e.id === this.selected) {
       const text = (this.partial.get(e.id) ?? '') + e.text;
       const lines = text.split(/\r?\n/);
       this.partial.set(e.id, lines.pop() ?? '');
-      this.pendingLines.push(...lines);
+      // A loop, not push(...lines): a fast step's output can be more lines than a call has arguments.
+      for (const line of lines) this.pendingLines.push(line);
+      // Past the tail the page shows, lines are only counted (the page pages them in from the file
+      // if the user scrolls up); this keeps each message within the protocol's 20,000-line bound.
+      const over = this.pendingLines.length - LOG_TAIL;
+      if (over > 0) {
+        this.pendingLines.splice(0, over);
+        this.skippedLines += over;
+      }
       this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
     }
   }
@@ -213,8 +228,12 @@ export class GraphPanel implements vscode.Disposable {
     this.flushTimer = undefined;
     if (this.pendingLines.length === 0 || !this.runId || !this.selected) return;
     const lines = this.pendingLines;
+    const skipped = this.skippedLines;
     this.pendingLines = [];
-    this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines });
+    this.skippedLines = 0;
+    // A startLine past what the page holds tells it lines were skipped (logModel.ts: "gaps jump").
+    this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(skipped > 0 ? { startLine: this.logLines + skipped } : {}) });
+    this.logLines += skipped + lines.length;
   }
 
   private async readLog(): Promise<string[] | undefined> {
@@ -232,9 +251,11 @@ export class GraphPanel implements vscode.Disposable {
     const run = this.run();
     if (!run || !this.selected) return;
     this.pendingLines = [];
+    this.skippedLines = 0;
     this.partial.delete(this.selected);
     const lines = (await this.readLog()) ?? [];
     const start = Math.max(0, lines.length - LOG_TAIL);
+    this.logLines = lines.length;
     this.post({ type: 'log', runId: run.id, stepId: this.selected, lines: lines.slice(start), reset: true, startLine: start });
   }
 

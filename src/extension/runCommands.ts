@@ -25,6 +25,9 @@ export interface RunCommandDeps {
 /** What a retry picks up by default (the engine's retry set also re-runs what these blocked). */
 const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
 
+/** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
+export interface RetryOptions { readonly resume?: boolean }
+
 type Selection = { readonly only?: readonly string[]; readonly from?: string };
 
 /** Step keys as written in the plan: a matrix step once, by its key. */
@@ -62,17 +65,36 @@ export class RunCommands {
     return this.withStep(uri, key, 'Run From Here', (graph, k) => ({ from: stepsOfKey(graph, k)[0]! }));
   }
 
-  async retryStep(arg?: string | StepRef, stepArg?: string): Promise<RunSummary | undefined> {
+  async retryStep(arg?: string | StepRef, stepArg?: string, options: RetryOptions = {}): Promise<RunSummary | undefined> {
     const ref = refOf(arg);
     const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r), 'Retry Step');
     if (!run) return undefined;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : [...RETRYABLE], 'Retry Step');
-    return stepId ? this.retry(run.id, [stepId]) : undefined;
+    if (!stepId) return undefined;
+    let resume = options.resume;
+    const session = run.steps.get(stepId)?.sessionId;
+    if (resume === undefined && session) {
+      // An agent that can pick up where it stopped saves the work (and cost) of starting over.
+      const pick = await vscode.window.showQuickPick(
+        [{ label: '$(debug-continue) Continue the agent\'s session', description: session, resume: true }, { label: '$(refresh) Start over', resume: false }],
+        { title: `Braid: retry ${stepId}` },
+      );
+      if (!pick) return undefined;
+      resume = pick.resume;
+    }
+    return this.retry(run.id, [stepId], resume ?? false);
   }
 
   async retryFailed(arg?: string | RunRef): Promise<RunSummary | undefined> {
     const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps');
     return run ? this.retry(run.id, undefined) : undefined;
+  }
+
+  /** Answers a run held at its budget; true when the engine took this answer. */
+  async decideBudget(arg: string | RunRef | undefined, decision: 'continue' | 'stop'): Promise<boolean> {
+    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => r.budget !== undefined, decision === 'continue' ? 'Continue Past Budget' : 'Stop at Budget');
+    if (!run?.budget) return false;
+    return this.d.engines.budgetDecision(run.id, decision);
   }
 
   async cancelRun(arg?: string | RunRef): Promise<void> {
@@ -132,11 +154,11 @@ export class RunCommands {
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
 
-  private async retry(runId: string, steps: readonly string[] | undefined): Promise<RunSummary | undefined> {
+  private async retry(runId: string, steps: readonly string[] | undefined, resume = false): Promise<RunSummary | undefined> {
     if (!requireTrust('retry a step')) return undefined;
     const run = this.d.runs.get(runId);
     if (!run) return undefined;
-    return this.follow(() => this.d.engines.retry(run.workspace, { runId, ...(steps ? { steps } : {}) }), run.planName);
+    return this.follow(() => this.d.engines.retry(run.workspace, { runId, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */

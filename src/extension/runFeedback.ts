@@ -12,10 +12,36 @@ export class RunFeedback implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 50);
   private readonly sub: vscode.Disposable;
 
-  constructor(private readonly runs: RunsModel, private readonly cancel: (runId: string) => Promise<void>) {
+  /** Runs whose budget question is on screen, so each hold asks once. */
+  private readonly asking = new Set<string>();
+
+  constructor(
+    private readonly runs: RunsModel,
+    private readonly cancel: (runId: string) => Promise<void>,
+    private readonly decide: (runId: string, decision: 'continue' | 'stop') => Promise<boolean>,
+  ) {
     this.item.name = 'Braid';
     this.item.command = 'braid.steps.focus';
-    this.sub = runs.onDidChange(() => this.update());
+    this.sub = runs.onDidChange((run) => {
+      this.update();
+      if (run?.budget && !this.asking.has(run.id)) void this.askBudget(run.id, run.budget);
+    });
+  }
+
+  /** A run reached its max-cost-usd: no new step starts until the user says Continue or Stop. */
+  private async askBudget(runId: string, budget: { spentUsd: number; budgetUsd: number }): Promise<void> {
+    this.asking.add(runId);
+    try {
+      const name = this.runs.get(runId)?.planName ?? runId;
+      const pick = await vscode.window.showWarningMessage(
+        `Braid: ${name} has spent ${formatCost(budget.spentUsd)} of its ${formatCost(budget.budgetUsd)} budget. No new step starts until you decide; running steps go on.`,
+        'Continue', 'Stop',
+      );
+      // Dismissed: the question stays open in the engine (another window, or its timeout, answers).
+      if (pick && this.runs.get(runId)?.budget) await this.decide(runId, pick === 'Continue' ? 'continue' : 'stop');
+    } finally {
+      this.asking.delete(runId);
+    }
   }
 
   /** The status bar text for the active runs, or undefined when none is active. */

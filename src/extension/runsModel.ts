@@ -164,8 +164,9 @@ export class RunsModel implements vscode.Disposable {
   }
 
   /** A record as the engine reports it (snapshot after a reload, or a run's start). */
-  applyRecord(record: RunRecord): RunView {
+  applyRecord(record: RunRecord & { pendingBudget?: { spentUsd: number; budgetUsd: number } }): RunView {
     const view = viewOf(record);
+    if (record.pendingBudget) { view.budget = record.pendingBudget; view.costUsd = record.pendingBudget.spentUsd; }
     this.byId.set(view.id, view);
     this.changed.fire(view);
     return view;
@@ -196,11 +197,9 @@ export class RunsModel implements vscode.Disposable {
         run.status = e.status;
         run.endedAt = at;
         delete run.budget;
-        {
-          // Durations, worktrees and reasons as recorded: the record is the truth once a run ends.
-          const rec = await new RunStore(workspace).load(e.run);
-          if (rec) { const view = this.applyRecord(rec); if (e.costUsd !== undefined) view.costUsd = e.costUsd; return; }
-        }
+        // Durations, worktrees and reasons as recorded; the end event can come before the record's
+        // last write lands, so a record that still says `running` is read again shortly.
+        void this.readEnded(workspace, e.run, e.costUsd);
         break;
       case 'budget':
         if (e.decision) delete run.budget;
@@ -215,6 +214,20 @@ export class RunsModel implements vscode.Disposable {
       }
     }
     this.changed.fire(run);
+  }
+
+  private async readEnded(workspace: string, runId: string, costUsd: number | undefined): Promise<void> {
+    for (let i = 0; i < 20; i++) {
+      const rec = await new RunStore(workspace).load(runId);
+      if (rec && rec.status !== 'running') {
+        const live = this.byId.get(runId);
+        if (live && live.status === 'running') return; // a retry started meanwhile: its events lead
+        const view = this.applyRecord(rec);
+        if (costUsd !== undefined) view.costUsd = costUsd;
+        return;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
   }
 
   private load(workspace: string, runId: string): Promise<RunView | undefined> {

@@ -74,7 +74,7 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
       item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}${cost}${held}`;
       item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
       item.iconPath = statusIcon(run.status);
-      item.contextValue = active ? 'run.active' : `run.${run.status}`;
+      item.contextValue = active ? (run.budget ? 'run.active.budget' : 'run.active') : `run.${run.status}`;
       return item;
     }
     const step = run.steps.get(node.stepId);

@@ -2,12 +2,14 @@
 // the engine's socket. Declared once here; both ends validate every incoming message with these
 // schemas and drop (and log) what does not parse, so a bad peer can never crash either end.
 import { z } from 'zod';
+import type { BudgetDecision } from '../core/engine/budget';
 import type { RunRecord, RunSummary } from '../core/engine/store';
 import { STEP_STATUSES, type EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 
 /** Bumped on any incompatible change; the engine refuses a `hello` that speaks another version. */
-export const PROTOCOL_VERSION = 1;
+// 2: `retry.resume`, `budgetDecision`, `pendingBudget` on snapshot records (an engine of 1 would drop them unanswered).
+export const PROTOCOL_VERSION = 2;
 
 const requestId = z.number().int().nonnegative();
 // The run store's id rule: nothing that could leave `.braid/runs/`.
@@ -15,6 +17,8 @@ const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'not a run i
 const stepId = z.string().min(1).max(200);
 const stepStatus = z.enum(STEP_STATUSES);
 const concurrency = z.number().int().min(1);
+const cost = z.number().nonnegative();
+const budgetDecision = z.enum(['continue', 'stop']);
 
 /** The extension's settings as compile defaults; a plan's own values win. */
 export const compileOptionsSchema = z.object({
@@ -45,7 +49,15 @@ const retry = z.object({
   steps: z.array(stepId).readonly().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
+  /** Agent steps whose last attempt recorded a session continue it (when their agent can resume) instead of starting over. */
+  resume: z.boolean().optional(),
 });
+/**
+ * client → engine: the answer to a run held at its `max-cost-usd` (a `budget` event without
+ * `decision`, or a snapshot record's `pendingBudget`). The first answer from any window wins; the
+ * reply says whether this one did. The outcome reaches every window as a `budget` event with `decision`.
+ */
+const budgetDecisionRequest = z.object({ type: z.literal('budgetDecision'), id: requestId, runId, decision: budgetDecision });
 /** client → engine: cancel a whole active run. */
 const cancelRun = z.object({ type: z.literal('cancelRun'), id: requestId, runId });
 /** client → engine: cancel one step of an active run (kill it, or never start it). */
@@ -55,7 +67,7 @@ const listRuns = z.object({ type: z.literal('listRuns'), id: requestId });
 /** client → engine: cancel every run (records written), answer, and exit. */
 const shutdown = z.object({ type: z.literal('shutdown'), id: requestId });
 
-export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, cancelRun, cancelStep, listRuns, shutdown]);
+export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, budgetDecisionRequest, cancelRun, cancelStep, listRuns, shutdown]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type RequestType = ClientMessage['type'];
 export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
@@ -75,6 +87,8 @@ export const resultSchemas = {
   hello: z.object({ protocol: z.number().int(), pid: z.number().int(), workspace: z.string() }),
   run: z.object({ runId }),
   retry: z.object({ runId }),
+  /** `accepted: false`: the run was no longer waiting for a decision (another answer, or the timeout, came first). */
+  budgetDecision: z.object({ accepted: z.boolean() }),
   cancelRun: z.object({}),
   cancelStep: z.object({}),
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
@@ -106,12 +120,16 @@ const runRecordSchema = z.looseObject({
   status: z.enum(['running', 'succeeded', 'failed', 'canceled', 'interrupted']), createdAt: z.string(),
   graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
   steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
+  pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost }).optional(),
 });
-/** engine → client: after `hello`, the active runs as they are now, so a reloaded window reattaches. */
+/**
+ * engine → client: after `hello`, the active runs as they are now, so a reloaded window reattaches.
+ * A run held at its budget carries `pendingBudget` (the held `budget` event is not sent again): a
+ * window that connects meanwhile asks its user from that, and answers with `budgetDecision`.
+ */
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
 const eventBase = { time: z.string(), run: runId };
-const cost = z.number().nonnegative();
 const count = z.number().int().nonnegative();
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
@@ -128,7 +146,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     sessionId: z.string().optional(), turns: count.optional(), inputTokens: count.optional(), outputTokens: count.optional(),
     costUsd: cost.optional(), runCostUsd: cost.optional(), activity: z.string().optional(),
   }),
-  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: z.enum(['continue', 'stop']).optional() }),
+  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional() }),
   z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string() }),
   z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
 ]);
@@ -147,8 +165,13 @@ type ParsedEngineMessage = z.infer<typeof engineMessageSchema>;
 export type ReplyMessage = z.infer<typeof reply>;
 export type RunEndedMessage = z.infer<typeof runEnded>;
 export type RunEnded = Omit<RunEndedMessage, 'type'>;
+/** An active run's record as the engine knows it now: run.json brought up to the events sent. */
+export type LiveRunRecord = RunRecord & {
+  /** The run reached its `max-cost-usd` and waits for a `budgetDecision`; no new step starts meanwhile. */
+  pendingBudget?: { spentUsd: number; budgetUsd: number };
+};
 /** The snapshot's records are validated loosely and then trusted as the store's records. */
-export type SnapshotMessage = { type: 'snapshot'; runs: RunRecord[] };
+export type SnapshotMessage = { type: 'snapshot'; runs: LiveRunRecord[] };
 export type EventMessage = { type: 'event'; event: EngineEvent };
 export type EngineMessage = ReplyMessage | SnapshotMessage | EventMessage | RunEndedMessage;
 
@@ -157,7 +180,8 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const eventsAgree: Same<z.infer<typeof engineEventSchema>, EngineEvent> = true;
 const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
-void eventsAgree; void summariesAgree; void diagnosticsAgree;
+const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
+void eventsAgree; void summariesAgree; void diagnosticsAgree; void decisionsAgree;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROTOCOL_VERSION } from './engine';
 
 // sun_path is 108 bytes on Linux and 104 on macOS, including the terminating NUL.
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -20,8 +21,10 @@ export function engineSocketPath(realWorkspace: string, inputs: SocketPathInputs
   // Windows paths are case-insensitive: C:\Repo and c:\repo are one workspace.
   const key = inputs.platform === 'win32' ? realWorkspace.toLowerCase() : realWorkspace;
   const hash = createHash('sha1').update(key).digest('hex').slice(0, 16);
-  if (inputs.platform === 'win32') return `\\\\.\\pipe\\braid-${hash}`;
-  const name = `braid-${hash}.sock`;
+  // The protocol version is in the name: after an update, a window starts an engine that speaks
+  // its protocol beside an older one still finishing its runs (the lock files keep them apart).
+  if (inputs.platform === 'win32') return `\\\\.\\pipe\\braid-${hash}-v${PROTOCOL_VERSION}`;
+  const name = `braid-${hash}-v${PROTOCOL_VERSION}.sock`;
   for (const dir of [inputs.runtimeDir, inputs.tmpdir]) {
     if (!dir) continue;
     const path = join(dir, name);

@@ -1,5 +1,6 @@
 // The engine process and its client end to end: a real `braid serve` (the CLI bundle) started by
-// connectEngine in a temp workspace, shell-step plans, real sockets.
+// connectEngine in a temp workspace, shell-step plans (and the fake agent for budgets and resume),
+// real sockets.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,10 +8,11 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
+import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import type { RunRecord } from '../../src/core/engine/store';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
-import { PROTOCOL_VERSION } from '../../src/protocol/engine';
+import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/protocol/socketPath';
 
 const ROOT = resolve(__dirname, '../..');
@@ -39,6 +41,20 @@ const plan = (steps: string[]) => ['version: 1', 'steps:', ...steps].join('\n') 
 const record = (dir: string, runId: string) => JSON.parse(readFileSync(join(dir, '.braid/runs', runId, 'run.json'), 'utf8')) as RunRecord;
 const statuses = (rec: RunRecord) => Object.fromEntries(Object.values(rec.steps).map((s) => [s.id, s.status]));
 const engineLog = (dir: string) => readFileSync(join(dir, '.braid/engine.log'), 'utf8');
+
+// Agent steps run the fake agent as `claude` (its stream format); each reports $0.0123 unless told.
+const FAKE = join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
+const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
+const q = (s: string) => JSON.stringify(s);
+const agentPlan = (lines: string[]) => ['version: 1', 'agents:', '  claude:',
+  `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
+  '    env: { FAKE_AGENT_FORMAT: claude }', ...lines].join('\n') + '\n';
+// a and b together pass the $0.02 budget ($0.0246): c waits for the decision.
+const BUDGET_STEPS = ['  a:', '    prompt: one', '  b:', '    needs: [a]', '    prompt: two', '  c:', '    needs: [b]', '    prompt: three'];
+const budgetPlan = agentPlan(['max-cost-usd: 0.02', 'concurrency: 1', 'steps:', ...BUDGET_STEPS]);
+type BudgetEvent = Extract<EngineEvent, { type: 'budget' }>;
+const budgets = (events: EngineEvent[]) => events.filter((e): e is BudgetEvent => e.type === 'budget');
+const near = (a: number | undefined, b: number) => a !== undefined && Math.abs(a - b) < 1e-9;
 
 describe('engine process and client', function () {
   this.timeout(60_000);
@@ -299,5 +315,147 @@ describe('engine process and client', function () {
     assert.equal(runs.find((r) => r.id === second.runId)?.status, 'interrupted');
     await third.shutdown();
     await until(() => !alive(third.pid), 'the engine to exit after shutdown');
+  });
+
+  describe('budgets and resume', () => {
+    it('a run at its budget is held (the budget event without a decision); continue lets the next steps run', async () => {
+      const w = workspace(budgetPlan);
+      const c = await connect(w.dir);
+      const events = collect(c);
+      const { runId } = await c.run({ planFile: w.plan });
+      await until(() => budgets(events).length > 0, 'the budget question');
+      const [asked] = budgets(events);
+      assert.equal(asked!.decision, undefined);
+      assert.equal(asked!.run, runId);
+      assert.ok(near(asked!.spentUsd, 0.0246) && asked!.budgetUsd === 0.02, JSON.stringify(asked));
+      await until(() => events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'succeeded'), 'b to finish');
+      // Held, the run starts nothing; the pause only gives a wrongly started step time to show.
+      await sleep(300);
+      assert.ok(!events.some((e) => e.type === 'step' && e.id === 'c' && e.status === 'running'), 'c waits for the decision');
+
+      assert.deepEqual(await c.budgetDecision(runId, 'continue'), { accepted: true });
+      const ended = await c.whenEnded(runId);
+      assert.deepEqual(ended, { runId, status: 'succeeded', steps: { a: 'succeeded', b: 'succeeded', c: 'succeeded' } });
+      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'continue']);
+      assert.ok(near(record(w.dir, runId).costUsd, 0.0369));
+      await assert.rejects(c.budgetDecision(runId, 'stop'), /not active/);
+    });
+
+    it('stop: the unstarted steps are canceled with reason budget, the run fails with reason budget', async () => {
+      const w = workspace(budgetPlan);
+      const c = await connect(w.dir);
+      const events = collect(c);
+      const answers: Promise<unknown>[] = [];
+      c.onEvent((e) => { if (e.type === 'budget' && !e.decision) answers.push(c.budgetDecision(e.run, 'stop')); });
+      const { runId } = await c.run({ planFile: w.plan });
+      const ended = await c.whenEnded(runId);
+      assert.deepEqual(ended, { runId, status: 'failed', steps: { a: 'succeeded', b: 'succeeded', c: 'canceled' } });
+      assert.deepEqual(await Promise.all(answers), [{ accepted: true }]);
+      const rec = record(w.dir, runId);
+      assert.equal(rec.reason, 'budget');
+      assert.equal(rec.steps.c!.reason, 'budget');
+      assert.equal(rec.steps.c!.attempts.length, 0, 'c never started');
+      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'stop']);
+      const end = events.filter((e) => e.type === 'run').at(-1);
+      assert.ok(end?.type === 'run' && end.status === 'failed' && end.reason === 'budget', JSON.stringify(end));
+    });
+
+    it('a window connecting while a run is held sees pendingBudget in its snapshot; the first answer wins', async () => {
+      const w = workspace(budgetPlan);
+      const first = await connect(w.dir);
+      const firstEvents = collect(first);
+      const { runId } = await first.run({ planFile: w.plan });
+      await until(() => budgets(firstEvents).length > 0, 'the budget question');
+
+      const second = await connect(w.dir);
+      const snapshots: LiveRunRecord[][] = [];
+      second.onSnapshot((runs) => snapshots.push(runs));
+      const secondEvents = collect(second);
+      await until(() => snapshots.length > 0, 'the snapshot');
+      const held = snapshots[0]!.find((r) => r.id === runId);
+      assert.ok(held?.pendingBudget, JSON.stringify(snapshots[0]));
+      assert.ok(near(held.pendingBudget.spentUsd, 0.0246) && held.pendingBudget.budgetUsd === 0.02);
+      // Pending while b finishes, then waiting (ready, held back): never started.
+      assert.ok(['pending', 'waiting'].includes(held.steps.c!.status) && held.steps.c!.attempts.length === 0, JSON.stringify(held.steps.c));
+
+      assert.deepEqual(await second.budgetDecision(runId, 'stop'), { accepted: true });
+      assert.deepEqual(await first.budgetDecision(runId, 'continue'), { accepted: false }, 'too late: stop came first');
+      const ended = await first.whenEnded(runId);
+      assert.equal(ended.status, 'failed');
+      assert.equal(ended.steps.c, 'canceled');
+      for (const events of [firstEvents, secondEvents]) assert.deepEqual(budgets(events).map((e) => e.decision).filter(Boolean), ['stop']);
+
+      // Once decided, a snapshot no longer shows it held (the run is over, here: none active).
+      await second.request('hello', { protocol: PROTOCOL_VERSION, client: 'again' });
+      await until(() => snapshots.length > 1, 'the second snapshot');
+      assert.deepEqual(snapshots[1], []);
+    });
+
+    it('canceling a held run ends it canceled; a late answer is refused', async () => {
+      const w = workspace(budgetPlan);
+      const c = await connect(w.dir);
+      const events = collect(c);
+      const { runId } = await c.run({ planFile: w.plan });
+      await until(() => budgets(events).length > 0, 'the budget question');
+      await c.cancelRun(runId);
+      const ended = await c.whenEnded(runId);
+      assert.equal(ended.status, 'canceled');
+      assert.equal(ended.steps.c, 'canceled');
+      await assert.rejects(c.budgetDecision(runId, 'continue'), /not active/);
+    });
+
+    it('with no answer within the timeout the run stops', async () => {
+      const w = workspace(budgetPlan);
+      const c = await connect(w.dir, { BRAID_ENGINE_BUDGET_TIMEOUT_MS: '300' });
+      const events = collect(c);
+      const { runId } = await c.run({ planFile: w.plan });
+      const ended = await c.whenEnded(runId);
+      assert.deepEqual(ended.steps, { a: 'succeeded', b: 'succeeded', c: 'canceled' });
+      assert.equal(record(w.dir, runId).reason, 'budget');
+      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'stop']);
+      assert.match(engineLog(w.dir), /no decision within 300 ms: stopping it/);
+    });
+
+    it('with no window connected when the budget is reached the run stops at once', async () => {
+      const w = workspace();
+      const go = join(w.dir, 'go');
+      writeFileSync(w.plan, agentPlan(['max-cost-usd: 0.02', 'steps:',
+        '  gate:', `    run: while [ ! -f '${go}' ]; do sleep 0.05; done`,
+        '  spend:', '    needs: [gate]', '    prompt: spend', '    env: { FAKE_AGENT_COST: "0.05" }',
+        '  after:', '    needs: [spend]', '    prompt: more']));
+      const c = await connect(w.dir, { BRAID_ENGINE_BUDGET_TIMEOUT_MS: '600000' });
+      const { runId } = await c.run({ planFile: w.plan });
+      c.dispose();
+      await until(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the client go');
+      writeFileSync(go, '');
+      await until(() => record(w.dir, runId).status !== 'running', 'the run to end', 30_000);
+      const rec = record(w.dir, runId);
+      assert.equal(rec.status, 'failed');
+      assert.equal(rec.reason, 'budget');
+      assert.deepEqual(statuses(rec), { gate: 'succeeded', spend: 'succeeded', after: 'canceled' });
+      assert.match(engineLog(w.dir), /reached its budget \(\$0\.0500 of \$0\.0200\) with no window to ask: stopping it/);
+    });
+
+    it('retry with resume continues the agent’s recorded session; without it the agent starts over', async () => {
+      const w = workspace();
+      const argvFile = join(w.dir, 'argv.json');
+      writeFileSync(w.plan, agentPlan([`env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`, 'steps:', '  a:', '    prompt: build the thing', '    check: test -f done']));
+      const argv = () => JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
+      const c = await connect(w.dir);
+      const { runId } = await c.run({ planFile: w.plan });
+      assert.equal((await c.whenEnded(runId)).status, 'failed');
+      assert.equal(record(w.dir, runId).steps.a!.sessionId, SESSION);
+
+      await c.retry({ runId });
+      assert.equal((await c.whenEnded(runId)).status, 'failed');
+      assert.ok(!argv().argv.includes('--resume'), JSON.stringify(argv()));
+      assert.equal(argv().prompt, 'build the thing');
+
+      writeFileSync(join(w.dir, 'done'), '');
+      assert.deepEqual(await c.retry({ runId, resume: true }), { runId });
+      assert.equal((await c.whenEnded(runId)).status, 'succeeded');
+      assert.deepEqual(argv().argv.slice(0, 4), ['--resume', SESSION, '-p', RESUME_PROMPT]);
+      assert.equal(record(w.dir, runId).steps.a!.attempts.length, 3);
+    });
   });
 });

@@ -18,6 +18,9 @@ describe('engine protocol', () => {
         { type: 'run', id: 1, planFile: 'plans/p.braid.yaml' },
         { type: 'run', id: 2, planFile: '/abs/p.braid.yaml', only: ['a', 'b'], from: 'c', concurrency: 3, compile: { agentOverrides: { claude: { command: ['claude', '-p'] } }, defaultIsolation: 'worktree' } },
         { type: 'retry', id: 3, runId: run, steps: ['a'] },
+        { type: 'retry', id: 8, runId: run, resume: true },
+        { type: 'budgetDecision', id: 9, runId: run, decision: 'continue' },
+        { type: 'budgetDecision', id: 10, runId: run, decision: 'stop' },
         { type: 'cancelRun', id: 4, runId: run },
         { type: 'cancelStep', id: 5, runId: run, stepId: 'a' },
         { type: 'listRuns', id: 6 },
@@ -43,6 +46,10 @@ describe('engine protocol', () => {
         // Run ids end up in paths: nothing that could leave .braid/runs/.
         [line({ type: 'cancelRun', id: 1, runId: '../../etc' }), /runId/],
         [line({ type: 'hello', id: 1, client: 'x' }), /protocol/],
+        [line({ type: 'retry', id: 1, runId: run, resume: 'yes' }), /resume/],
+        [line({ type: 'budgetDecision', id: 1, runId: run, decision: 'maybe' }), /decision/],
+        [line({ type: 'budgetDecision', id: 1, runId: run }), /decision/],
+        [line({ type: 'budgetDecision', id: 1, runId: '../x', decision: 'stop' }), /runId/],
       ];
       for (const [text, reason] of bad) {
         const r = parseClientMessage(text);
@@ -62,6 +69,10 @@ describe('engine protocol', () => {
         { type: 'event', event: { type: 'step', id: 'a', status: 'failed', attempt: 1, exitCode: 3, signal: null, reason: 'exit', time, run } },
         { type: 'event', event: { type: 'output', id: 'a', stream: 'stderr', text: 'oops\n', time, run } },
         { type: 'event', event: { type: 'lock', id: 'b', waitingFor: 'a', paths: ['src/**'], time, run } },
+        { type: 'event', event: { type: 'budget', spentUsd: 0.0246, budgetUsd: 0.02, time, run } },
+        { type: 'event', event: { type: 'budget', spentUsd: 0.0246, budgetUsd: 0.02, decision: 'stop', time, run } },
+        { type: 'event', event: { type: 'agent', id: 'a', attempt: 1, sessionId: 's', turns: 3, costUsd: 0.01, runCostUsd: 0.02, activity: 'Bash: npm test', time, run } },
+        { type: 'event', event: { type: 'run', status: 'failed', plan: 'p', steps: 3, costUsd: 0.0246, reason: 'budget', time, run } },
         { type: 'runEnded', runId: run, status: 'failed', steps: { a: 'failed', b: 'skipped' } },
       ];
       for (const m of good) {
@@ -82,6 +93,19 @@ describe('engine protocol', () => {
       assert.deepEqual(r.message, { type: 'snapshot', runs: [record] });
     });
 
+    it('carries a held run\'s pendingBudget on its snapshot record, and checks it', () => {
+      const record = {
+        version: 1, id: run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'running', createdAt: time,
+        graph: { steps: [{ id: 'a' }] }, steps: { a: { id: 'a', status: 'succeeded', attempts: [] } },
+        pendingBudget: { spentUsd: 0.0246, budgetUsd: 0.02 },
+      };
+      const r = parseEngineMessage(line({ type: 'snapshot', runs: [record] }));
+      assert.ok(r.ok);
+      assert.deepEqual(r.ok && r.message.type === 'snapshot' && r.message.runs[0]!.pendingBudget, { spentUsd: 0.0246, budgetUsd: 0.02 });
+      assert.equal(parseEngineMessage(line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: -1, budgetUsd: 0.02 } }] })).ok, false);
+      assert.equal(parseEngineMessage(line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: 1 } }] })).ok, false);
+    });
+
     it('drops unknown statuses, event kinds and malformed run endings', () => {
       const bad = [
         { type: 'event', event: { type: 'step', id: 'a', status: 'exploded', attempt: 1, time, run } },
@@ -91,6 +115,9 @@ describe('engine protocol', () => {
         { type: 'runEnded', runId: run, status: 'succeeded', steps: { a: 'done' } },
         { type: 'reply', id: 1, ok: false },
         { type: 'snapshot', runs: [{ id: run }] },
+        { type: 'event', event: { type: 'budget', spentUsd: 0.03, budgetUsd: 0.02, decision: 'later', time, run } },
+        { type: 'event', event: { type: 'budget', spentUsd: -0.01, budgetUsd: 0.02, time, run } },
+        { type: 'event', event: { type: 'budget', budgetUsd: 0.02, time, run } },
       ];
       for (const m of bad) assert.equal(parseEngineMessage(line(m)).ok, false, line(m));
     });
@@ -100,6 +127,9 @@ describe('engine protocol', () => {
       assert.equal(parseResult('run', {}).ok, false);
       assert.equal(parseResult('hello', { protocol: 1, pid: 'x', workspace: '/w' }).ok, false);
       assert.ok(parseResult('listRuns', { active: [], runs: [] }).ok);
+      assert.deepEqual(parseResult('budgetDecision', { accepted: false }), { ok: true, message: { accepted: false } });
+      assert.equal(parseResult('budgetDecision', {}).ok, false);
+      assert.equal(parseResult('budgetDecision', { accepted: 'yes' }).ok, false);
     });
   });
 
@@ -118,22 +148,22 @@ describe('engine protocol', () => {
     const ws = '/home/me/projects/app';
     it('is per workspace, stable, in the runtime dir when there is one', () => {
       const a = engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' });
-      assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}\.sock$/);
+      assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.equal(engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
       assert.notEqual(engineSocketPath(`${ws}2`, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T' }), /^\/var\/folders\/x\/T\/braid-[0-9a-f]{16}\.sock$/);
+      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T' }), /^\/var\/folders\/x\/T\/braid-[0-9a-f]{16}-v\d+\.sock$/);
     });
 
     it('stays under sun_path\'s limit when the folders are deep', () => {
       const deep = '/' + 'd'.repeat(120);
       const p = engineSocketPath(ws, { platform: 'darwin', runtimeDir: deep, tmpdir: deep });
-      assert.match(p, /^\/tmp\/braid-[0-9a-f]{16}\.sock$/);
+      assert.match(p, /^\/tmp\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.ok(Buffer.byteLength(p) < 104);
     });
 
     it('is a named pipe on Windows, one for differently cased spellings of a folder', () => {
       const p = engineSocketPath('C:\\Repo', { platform: 'win32', tmpdir: 'C:\\Temp' });
-      assert.match(p, /^\\\\\.\\pipe\\braid-[0-9a-f]{16}$/);
+      assert.match(p, /^\\\\\.\\pipe\\braid-[0-9a-f]{16}-v\d+$/);
       assert.equal(engineSocketPath('c:\\repo', { platform: 'win32', tmpdir: 'C:\\Temp' }), p);
     });
   });

@@ -47,5 +47,11 @@ describe('webview HTML and its CSP', () => {
     assert.throws(() => graphHtml({ ...opts, nonce: "abc'; script-src *" }), /nonce must be 16\+ base64 characters/);
     assert.throws(() => graphHtml({ ...opts, nonce: 'short' }), /nonce/);
     assert.throws(() => graphHtml({ ...opts, cspSource: "https://x; script-src 'unsafe-eval'" }), /bad cspSource/);
+    assert.throws(() => graphHtml({ ...opts, cspSource: "'unsafe-eval' https://x" }), /bad cspSource/);
+  });
+
+  it('accepts the source list of a web or remote workbench (\'self\' plus a CDN host)', () => {
+    const html = graphHtml({ ...opts, cspSource: "'self' https://*.vscode-cdn.net" });
+    assert.ok(html.includes('style-src &#39;self&#39; https://*.vscode-cdn.net &#39;unsafe-inline&#39;'), html.slice(0, 400));
   });
 });

@@ -1,6 +1,7 @@
 // A real run of shell plans through the commands, in the engine process beside the window:
 // the summary the command resolves with, the run record on disk, the terminal tasks, the tree.
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
@@ -50,7 +51,7 @@ describe('running plans', function () {
       const t = vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
       return t.length >= 2 ? t : undefined;
     });
-    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/);
+    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/, `active: ${api.runs.runs().filter((r) => r.status === 'running').map((r) => `${r.planName} ${[...r.steps.values()].map((x) => x.status).join(',')}`).join('; ')}`);
     const defs = tasks.map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string })).sort((x, y) => x.step.localeCompare(y.step));
     assert.deepEqual(defs, [{ plan: join('plans', 'slow.braid.yaml'), step: 'first' }, { plan: join('plans', 'slow.braid.yaml'), step: 'second' }]);
     assert.ok(tasks.some((t) => t.task.name === 'First step'));
@@ -149,5 +150,38 @@ describe('running plans', function () {
     assert.deepEqual(statusesOf(runRecord(run.id)), { wait: 'succeeded', next: 'succeeded' });
     const node = api.tree.getChildren().find((n) => n.runId === run.id);
     assert.ok(node && api.tree.getTreeItem(node).contextValue === 'run.succeeded');
+  });
+});
+
+describe('runs whose engine died', function () {
+  this.timeout(60_000);
+
+  it('show as interrupted after a reload, with Resume Run, which finishes them in the same run', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('orphan', ['version: 1', 'name: Orphan', 'steps:', '  stuck:', '    run: sleep 30', '  later:', '    needs: [stuck]', '    run: echo later'].join('\n'));
+    // A CLI run stands in for an engine that dies: killed with SIGKILL, it records nothing more.
+    const cli = join(vscode.extensions.getExtension('braid.braid')!.extensionPath, 'out', 'cli.js');
+    const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--json'], { cwd: workspaceRoot(), stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    const runId = await new Promise<string>((resolve, reject) => {
+      let buf = '';
+      child.stdout.on('data', (d: Buffer) => {
+        buf += d.toString();
+        const m = /"type":"step","id":"stuck","status":"running"[^\n]*"run":"([^"]+)"|"run":"([^"]+)"[^\n]*"type":"step","id":"stuck","status":"running"/.exec(buf);
+        if (m) resolve((m[1] ?? m[2])!);
+      });
+      child.on('exit', () => reject(new Error(`the CLI run exited early: ${buf}`)));
+    });
+    child.kill('SIGKILL');
+    await new Promise((res) => child.once('exit', res));
+    await api.reattach();
+    const run = await waitFor('the run in the tree', () => api.runs.get(runId));
+    assert.equal(run.status, 'interrupted');
+    const node = api.tree.getChildren().find((n) => n.runId === runId)!;
+    assert.equal(api.tree.getTreeItem(node).contextValue, 'run.interrupted', 'the tree offers Resume Run');
+    // Stop the orphaned sleep (its group lost its engine), then resume with a fixed plan.
+    await writePlan('orphan', ['version: 1', 'name: Orphan', 'steps:', '  stuck:', '    run: echo unstuck', '  later:', '    needs: [stuck]', '    run: echo later'].join('\n'));
+    const summary = (await vscode.commands.executeCommand('braid.resumeRun', runId)) as RunSummary;
+    assert.equal(summary.runId, runId);
+    assert.deepEqual(summary.steps, { stuck: 'succeeded', later: 'succeeded' });
   });
 });

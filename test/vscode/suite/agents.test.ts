@@ -1,0 +1,61 @@
+// Agent steps in the window: cost in the tree and status bar, a run held at its budget until the
+// user continues, and retry that continues the agent's session. The agent is the fake claude.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { RunSummary } from '../../../src/extension/commandIds';
+import { braidApi, EXTENSION_ID, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
+
+const q = (s: string): string => JSON.stringify(s);
+// The engine process outlives this test: what the agent must see goes in the plan's agent env.
+const fakeClaude = (extraEnv = ''): string[] => {
+  const fake = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'fake-agent.mjs');
+  return ['agents:', '  claude:', `    command: [${q(process.execPath)}, ${q(fake)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`, `    env: { FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: "0.0123", FAKE_AGENT_SESSION: sess-42${extraEnv} }`];
+};
+const agentStep = (id: string, needs?: string): string[] => [`  ${id}:`, ...(needs ? [`    needs: [${needs}]`] : []), `    prompt: do ${id}`, '    isolation: shared', `    writes: [out/${id}.md]`];
+
+describe('agent steps', function () {
+  this.timeout(60_000);
+
+  it('record cost and session; the tree and the run show the cost', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('agentcost', ['version: 1', 'name: Agent cost', ...fakeClaude(), 'steps:', ...agentStep('a'), ...agentStep('b', 'a')].join('\n'));
+    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    assert.equal(summary.status, 'succeeded', JSON.stringify(summary));
+    const rec = runRecord(summary.runId);
+    assert.equal(rec.steps.a?.sessionId, 'sess-42');
+    assert.ok(Math.abs((rec.steps.a?.costUsd ?? 0) - 0.0123) < 1e-9);
+    const node = api.tree.getChildren().find((n) => n.runId === summary.runId)!;
+    assert.match(String(api.tree.getTreeItem(node).description), /\$0\.025/, 'the run shows what its agents spent');
+    const step = api.tree.getChildren(node).map((n) => api.tree.getTreeItem(n))[0]!;
+    assert.match(String(step.description), /\$0\.012/);
+  });
+
+  it('a run that reaches max-cost-usd starts nothing more until Continue Past Budget', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('budget', ['version: 1', 'name: Budget', 'max-cost-usd: 0.02', ...fakeClaude(), 'steps:', ...agentStep('a'), ...agentStep('b', 'a'), ...agentStep('c', 'b')].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const held = await waitFor('the run held at its budget', () => api.runs.runs().find((r) => r.planName === 'Budget' && r.budget));
+    const c = held.steps.get('c')!;
+    assert.ok(c.attempt === 0 && (c.status === 'pending' || c.status === 'waiting'), `c has not started: ${c.status}, attempt ${c.attempt}`);
+    const node = api.tree.getChildren().find((n) => n.runId === held.id)!;
+    assert.equal(api.tree.getTreeItem(node).contextValue, 'run.active.budget', 'the tree offers Continue / Stop');
+    assert.equal(await vscode.commands.executeCommand('braid.continueRun', held.id), true);
+    const summary = await done;
+    assert.equal(summary.status, 'succeeded');
+    assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded', c: 'succeeded' });
+  });
+
+  it('Retry Step can continue the agent\'s recorded session', async () => {
+    const argv = join(workspaceRoot(), 'argv.json');
+    const uri = await writePlan('resume', ['version: 1', 'name: Resume', ...fakeClaude(), 'steps:', ...agentStep('a')].join('\n'));
+    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    // A retry reads the plan again: this time the agent records its argv.
+    await writePlan('resume', ['version: 1', 'name: Resume', ...fakeClaude(`, FAKE_AGENT_ARGV_FILE: ${q(argv)}`), 'steps:', ...agentStep('a')].join('\n'));
+    const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'a', { resume: true })) as RunSummary;
+    assert.equal(again.status, 'succeeded');
+    const seen = JSON.parse(readFileSync(argv, 'utf8')) as { argv: string[] };
+    assert.ok(seen.argv.join(' ').includes('--resume sess-42'), seen.argv.join(' '));
+  });
+});
