@@ -1,13 +1,19 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
 // BRAID_BENCH_ONLY=makespan,locks runs some parts; BRAID_BENCH_WORKTREES=0 skips the git part.
+// `webview` needs a build (out/webview) and Chromium; `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
 import { benchBookkeeping } from './bookkeeping';
+import { hostBlockBench } from './hostBlock';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
 import { benchPlanLoad } from './planLoad';
 import { benchRealMakespan } from './realMakespan';
+import { webviewBench } from './webview';
 import { benchWorktrees } from './worktrees';
+
+// The parts that return their tables instead of printing them.
+const printed = (part: () => Promise<string>) => async (): Promise<void> => { console.log(`\n${await part()}`); };
 
 const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['makespan', benchMakespan],
@@ -17,6 +23,8 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['load', benchPlanLoad],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
+  ['webview', printed(webviewBench)],
+  ['host', printed(hostBlockBench)],
 ];
 
 async function main(): Promise<void> {

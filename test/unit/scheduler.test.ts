@@ -121,6 +121,33 @@ describe('scheduler', () => {
     assert.equal(ctx.statuses.get('a'), 'succeeded');
   });
 
+  it('start() hands the runner live, read-only views of outputs and statuses, not copies', async () => {
+    // a(10) → b(10); x runs 0..50 alongside, so it is still running when b starts.
+    const { runner, run } = setup(
+      [{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'x' }],
+      { a: { output: 'from a', durationMs: 10 }, b: { durationMs: 10 }, x: { output: 'from x', durationMs: 50 } },
+    );
+    const seen: Record<string, unknown> = {};
+    const execute = runner.execute.bind(runner);
+    runner.execute = (ctx) => {
+      if (ctx.step.id === 'b') {
+        seen.output = ctx.outputs.get('a');
+        seen.status = ctx.statuses.get('a');
+        seen.x = ctx.statuses.get('x');
+        seen.withOutput = [...ctx.outputs.keys()].sort();
+      }
+      return execute(ctx);
+    };
+    await run();
+    assert.deepEqual(seen, { output: 'from a', status: 'succeeded', x: 'running', withOutput: ['a'] });
+    const [ca, cb] = ['a', 'b'].map((id) => runner.contexts.find((c) => c.step.id === id)!);
+    assert.equal(ca!.outputs, cb!.outputs, 'one view for every attempt');
+    assert.equal(cb!.outputs.get('x'), 'from x', 'the view shows what finished later');
+    assert.equal(cb!.statuses.get('b'), 'succeeded');
+    assert.equal(cb!.outputs.size, 3);
+    assert.equal((cb!.outputs as unknown as { set?: unknown }).set, undefined, 'nothing can write through it');
+  });
+
   it('cancel kills running steps and marks the rest canceled', async () => {
     const ac = new AbortController();
     const { clock, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c' }], { a: { durationMs: 100 }, c: { durationMs: 5 } }, { signal: ac.signal });

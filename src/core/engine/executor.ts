@@ -1,6 +1,5 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { readFile, mkdir, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { agentFamily } from '../agents/presets';
 import { detectRateLimit } from '../agents/rateLimit';
@@ -11,7 +10,7 @@ import type { Graph, GraphStep } from '../plan/types';
 import { runProcess, type ProcessResult } from './process';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
-import { openStepLog } from './stepLog';
+import { appendLog, DirMaker, startStepLog, type StepLog } from './stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from './types';
 
 const OUTPUT_MAX = 64 * 1024;
@@ -43,10 +42,19 @@ export interface ExecutorOptions {
    * resume continues its session instead of starting over; each attempt's session replaces it.
    */
   readonly resumeSessions?: Map<string, string>;
+  /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
+  readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
 }
 
 export class StepExecutor implements StepRunner {
-  constructor(private readonly o: ExecutorOptions) {}
+  // One mkdir a directory a run, not one a step: every step's log and output share a few.
+  private readonly dirs = new DirMaker();
+  // The engine's environment, read once: process.env is a slow accessor object, copied for every step.
+  private readonly baseEnv: Readonly<Record<string, string | undefined>>;
+
+  constructor(private readonly o: ExecutorOptions) {
+    this.baseEnv = o.baseEnv ?? { ...process.env };
+  }
 
   async execute(ctx: AttemptContext): Promise<AttemptResult> {
     const { step } = ctx;
@@ -62,7 +70,7 @@ export class StepExecutor implements StepRunner {
       ({ status: 'failed', exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
     const cwd = resolveInside(root, step.cwd ?? '.');
     if (!cwd) return fail('spawn-failed', `cwd ${step.cwd} leaves the workspace`);
-    const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.o.baseEnv ?? process.env };
+    const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv };
     const sessions = this.o.resumeSessions;
     const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
@@ -70,11 +78,14 @@ export class StepExecutor implements StepRunner {
     if (step.kind === 'prompt' && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
       return fail('spawn-failed', notInstalledMessage(step.agent ?? '', inv.argv[0]!));
     }
-    const log = await openStepLog(this.o.paths.log(step.id), ctx.attempt, step.name);
+    // The log opens while the process starts: spawning never waits for the disk.
+    const logPath = this.o.paths.log(step.id);
+    const log = startStepLog(logPath, ctx.attempt, step.name, this.dirs.ensure(dirname(logPath)));
     const agent = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
     if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
-    const raw = agent && agent.format !== 'text' ? await this.openRaw(step.id, ctx.attempt) : undefined;
-    const capture = agent ? new AgentCapture(agent.format, log.stream, raw, ctx) : undefined;
+    const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, ctx) : undefined;
+    const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
     try {
@@ -87,6 +98,7 @@ export class StepExecutor implements StepRunner {
         ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
         ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
         ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
+        ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
       });
       summary = capture?.end();
       if (summary?.sessionId !== undefined && sessions) sessions.set(step.id, summary.sessionId);
@@ -117,7 +129,7 @@ export class StepExecutor implements StepRunner {
       }
     } finally {
       await log.close().catch(() => {});
-      if (raw) await closeStream(raw);
+      if (raw) await raw.close().catch(() => {}); // a full disk loses the raw copy, never the step
     }
     const base = {
       exitCode: res.exitCode, signal: res.signal, durationMs: res.durationMs, ...(res.message !== undefined ? { message: res.message } : {}),
@@ -129,20 +141,18 @@ export class StepExecutor implements StepRunner {
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
-    await mkdir(dirname(this.o.paths.output(step.id)), { recursive: true });
-    await writeFile(this.o.paths.output(step.id), output);
+    const outPath = this.o.paths.output(step.id);
+    await this.dirs.ensure(dirname(outPath));
+    await writeFile(outPath, output);
     return { ...base, status: 'succeeded', output };
   }
 
   /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */
-  private async openRaw(stepId: string, attempt: number): Promise<WriteStream | undefined> {
+  private openRaw(stepId: string, attempt: number): StepLog | undefined {
     const path = this.o.paths.rawLog?.(stepId);
     if (!path) return undefined;
-    await mkdir(dirname(path), { recursive: true });
-    const stream = createWriteStream(path, { flags: 'a' });
-    stream.on('error', () => {}); // a full disk loses the raw copy, never the step
-    stream.write(JSON.stringify({ braid: 'attempt', attempt, time: new Date().toISOString() }) + '\n');
-    return stream;
+    const line = JSON.stringify({ braid: 'attempt', attempt, time: new Date().toISOString() }) + '\n';
+    return appendLog(path, this.dirs.ensure(dirname(path)), () => line);
   }
 
   private async readOutput(step: GraphStep, cwd: string, tail: string): Promise<string> {
@@ -152,12 +162,4 @@ export class StepExecutor implements StepRunner {
     const text = await readFile(file, 'utf8').catch(() => '');
     return text.length > OUTPUT_MAX ? text.slice(-OUTPUT_MAX) : text;
   }
-}
-
-function closeStream(stream: WriteStream): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (stream.closed || stream.destroyed) return resolve();
-    stream.once('close', () => resolve());
-    stream.end();
-  });
 }

@@ -31,6 +31,8 @@ export interface SpawnSpec {
   onOutput?(stream: 'stdout' | 'stderr', text: string): void;
   /** How much stdout to keep for `stdoutTail`; default 64 KiB. */
   readonly tailBytes?: number;
+  /** The child is running (its `spawn` event), with how long spawn() blocked the event loop; not called when the spawn fails. */
+  onSpawn?(pid: number, spawnMs: number): void;
 }
 
 export interface ProcessResult {
@@ -72,6 +74,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   const argv = windowsShellArgs(spec.argv);
   const [file, ...args] = argv;
   let child: ChildProcess;
+  const calledAt = performance.now();
   try {
     child = spawn(file!, args, {
       cwd: spec.cwd,
@@ -85,10 +88,11 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
     // Node throws synchronously for some failures (cwd that is a file: ENOTDIR; a NUL in argv).
     return Promise.resolve({ exitCode: null, signal: null, reason: 'spawn-failed', message: spawnMessage(err, spec.cwd), durationMs: elapsed(), stdoutTail: '' });
   }
-  return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve));
+  const spawnMs = performance.now() - calledAt;
+  return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve, spawnMs));
 }
 
-function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void): void {
+function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void, spawnMs: number): void {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
@@ -199,6 +203,7 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     }
   });
   child.once('close', finish);
+  if (spec.onSpawn && pid !== undefined) child.once('spawn', () => spec.onSpawn!(pid, spawnMs));
 
   if (spec.stdin !== undefined) {
     // EPIPE when the child exits without reading is its business, not a failure of ours.

@@ -10,13 +10,16 @@ import { StepExecutor, type Isolator } from './executor';
 import type { LockDirOptions } from './lockFiles';
 import { sharedLocks } from './sharedLocks';
 import { historyWeight } from './priority';
-import { Scheduler, type LockGate, type RunResult, type StepState } from './scheduler';
+import { RunRecorder } from './runRecorder';
+import { DEFAULT_CONCURRENCY, Scheduler, type LockGate, type RunResult } from './scheduler';
 import { retrySet, unknownSteps, withDependents, withNeeds } from './selection';
 import { snapshotGraph } from './snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './store';
-import { TERMINAL, type EngineEvent, type StepStatus } from './types';
+import type { EngineEvent, StepStatus } from './types';
 import { isGitRepo, pruneWorktrees } from './worktree';
 import { WorktreeIsolator } from './worktreeIsolator';
+import { EventBus } from './events';
+import { prepareAhead } from './prepareAhead';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -48,6 +51,8 @@ export interface RunRequest {
    * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
    */
   readonly onBudget?: BudgetAsk;
+  /** Called once a step's process has spawned (benchmarks measure ready → spawned with it). */
+  readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
 }
 
 export type RunOutcome =
@@ -106,8 +111,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   delete record.endedAt; delete record.reason;
   // Attempts already recorded (a retry): the scheduler counts this run's from 1.
   const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
-  record.costUsd = totalCost(steps);
-  if (record.costUsd === undefined) delete record.costUsd;
+  const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id));
   if (req.retry) await store.save(record); else await store.create(record);
 
   const paths = store.paths(runId);
@@ -133,9 +137,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(resumeSessions ? { resumeSessions } : {}),
     ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
     ...(isolator ? { isolator } : {}),
+    ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
   });
   const ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
-  const emit = (e: EngineEvent) => req.onEvent?.(e);
+  // Worktrees of steps about to become ready are made (and set up) while their needs run.
+  const bus = new EventBus();
+  const ahead = prepareAhead(graph, isolator, bus, { concurrency: req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY, selected });
+  const emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
   const history = await store.durationHistory(req.planFile);
   const scheduler = new Scheduler({
     graph, runId, runner: executor, keep, weight: historyWeight(history),
@@ -144,18 +152,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     locks: req.locks ?? ownLocks!,
     onEvent: emit,
     ...(req.onBudget ? { onBudget: req.onBudget } : {}),
-    onState: (st) => {
-      const rec = toRecord(record.steps[st.id], st, recordedAttempts.get(st.id) ?? 0);
-      if (st.status === 'running') delete rec.worktree;
-      else if (TERMINAL.has(st.status)) {
-        const kept = isolator?.keptWorktree?.(st.id);
-        if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
-      }
-      record.steps[st.id] = rec;
-      const cost = totalCost(record.steps);
-      if (cost !== undefined) record.costUsd = cost;
-      void store.save(record);
-    },
+    onState: (st) => recorder.onState(st),
   });
   emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
   req.onStart?.(runId, scheduler, graph);
@@ -163,6 +160,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   try {
     result = await scheduler.run();
   } finally {
+    await ahead.close();
     await ownLocks?.close();
   }
   record.status = result.status;
@@ -187,53 +185,4 @@ async function isGitWorkspace(dir: string): Promise<boolean> {
 async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecord | undefined> {
   const summary = (await store.list()).find((r) => r.planFile === planFile);
   return summary ? store.load(summary.id) : undefined;
-}
-
-/** The sum of what the steps' agents reported spending; undefined when none reported a cost. */
-function totalCost(steps: Readonly<Record<string, StepRecord>>): number | undefined {
-  let total: number | undefined;
-  for (const s of Object.values(steps)) if (s.costUsd !== undefined) total = (total ?? 0) + s.costUsd;
-  return total;
-}
-
-/**
- * Folds a scheduler state change into the step's record, opening and closing attempts; `before`
- * is how many attempts the record held when this run began (a retry keeps earlier ones).
- */
-function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, before: number): StepRecord {
-  const rec: StepRecord = { ...(prev ?? { id: st.id, attempts: [] }), id: st.id, status: st.status, attempts: [...(prev?.attempts ?? [])] };
-  const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
-  // Cost: earlier runs' attempts, plus this run's (the running attempt's so far included).
-  const earlier = rec.attempts.slice(0, before).reduce<number | undefined>((sum, a) => (a.costUsd !== undefined ? (sum ?? 0) + a.costUsd : sum), undefined);
-  if (st.costUsd !== undefined || earlier !== undefined) rec.costUsd = (earlier ?? 0) + (st.costUsd ?? 0);
-  if (st.sessionId !== undefined) rec.sessionId = st.sessionId;
-  if (st.status === 'running') {
-    // Progress reports (cost, session) come as more `running` states of the same attempt.
-    if (rec.attempts.length < before + st.attempt) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
-    rec.startedAt ??= iso(st.startedAt);
-    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
-    return rec;
-  }
-  const open = rec.attempts[rec.attempts.length - 1];
-  if (open && open.endedAt === undefined && st.status !== 'pending') {
-    const endedAt = st.endedAt ?? Date.now();
-    const outcome = st.status === 'waiting' ? 'failed' : st.status; // a retry delay follows a failed attempt
-    Object.assign(open, {
-      ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
-      endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
-      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
-      ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),
-      ...(st.lastUsage ?? {}),
-    });
-  }
-  if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
-  if (st.exitCode !== undefined) rec.exitCode = st.exitCode;
-  if (st.signal !== undefined) rec.signal = st.signal;
-  if (st.reason !== undefined) rec.reason = st.reason;
-  if (st.message !== undefined) rec.message = st.message;
-  if (st.endedAt !== undefined && st.status !== 'waiting') {
-    rec.endedAt = new Date(st.endedAt).toISOString();
-    if (rec.startedAt) rec.durationMs = st.endedAt - Date.parse(rec.startedAt);
-  }
-  return rec;
 }

@@ -4,18 +4,27 @@
 import PQueue from 'p-queue';
 import type { Disposable } from '../disposable';
 import type { Graph, GraphStep } from '../plan/types';
-import { rateLimitBackoff } from '../agents/backoff';
+import { foldProgress, foldUsage } from './agentProgress';
 import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
+import { FAILED, skipReason } from './conditions';
 import { CostLedger, fmtUsd } from './costLedger';
 import { ChangeBatcher, OutputBatcher } from './events';
 import { PoolLimits } from './poolLimits';
 import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
-import type { AgentProgress, AgentUsage, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
+import { ReadyList } from './readyList';
+import { nextAttempt, RetryWaits } from './retry';
+import { FieldView } from './stateViews';
+import { agentEvent, stepEvent, type EventBody } from './stepEvents';
+import type { StepState } from './stepState';
+import type { AgentProgress, AttemptContext, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
 import { TERMINAL } from './types';
 
-/** How many times one step may be requeued for a rate limit in a run before it fails. */
-export const DEFAULT_MAX_RATE_LIMIT_REQUEUES = 10;
+/** Steps at once when neither the caller nor the plan says. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export { DEFAULT_MAX_RATE_LIMIT_REQUEUES } from './retry';
+export type { StepState } from './stepState';
 
 export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
 
@@ -23,35 +32,6 @@ export type LockGrant = { ok: true; release(): void } | { ok: false; holder: str
 export interface LockGate {
   tryAcquire(step: GraphStep): LockGrant | Promise<LockGrant>;
   onRelease(listener: () => void): Disposable;
-}
-
-export interface StepState {
-  readonly id: string;
-  status: StepStatus;
-  attempt: number;
-  exitCode?: number | null;
-  signal?: string | null;
-  reason?: string;
-  message?: string;
-  startedAt?: number;
-  endedAt?: number;
-  output?: string;
-  waitingFor?: { holder: string; paths: readonly string[] };
-  /** While waiting out a retry delay or a rate limit: clock time of the next attempt. */
-  retryAt?: number;
-  /** Rate-limited attempts in this run (they do not count against `retries`). */
-  rateLimited?: number;
-  /** What the agent reported spending in this run, every attempt (the running one so far). */
-  costUsd?: number;
-  /** The agent's latest session id, and the running (else last) attempt's usage. */
-  sessionId?: string;
-  turns?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  /** The running agent's last readable line. */
-  activity?: string;
-  /** The usage the last ended attempt reported (what its attempt record keeps). */
-  lastUsage?: AgentUsage;
 }
 
 export interface SchedulerOptions {
@@ -89,20 +69,18 @@ export interface RunResult {
   readonly reason?: 'budget';
 }
 
-type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
-
-const FAILED: ReadonlySet<StepStatus> = new Set(['failed', 'conflict', 'canceled', 'interrupted']);
-
 export class Scheduler {
   private readonly g: Graph;
   private readonly states = new Map<string, StepState>();
   private readonly remaining = new Map<string, number>();
   private readonly rank = new Map<string, number>();
-  private readonly index = new Map<string, number>();
-  private readonly ready: string[] = [];
-  private readonly fresh: string[] = [];
+  private readonly ready: ReadyList;
   private readonly running = new Map<string, AbortController>();
-  private readonly delays = new Map<string, AbortController>();
+  private readonly waits: RetryWaits;
+  // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
+  private readonly outputs = new FieldView(this.states, (s) => s.output);
+  private readonly statuses = new FieldView(this.states, (s) => s.status);
+  private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
   private readonly poolUse = new Map<string, number>();
   private readonly queue: PQueue;
   private readonly clock: Clock;
@@ -116,17 +94,19 @@ export class Scheduler {
   private dispatching = false;
   private ended = false;
   private again = false;
-  private finished = 0;
+  /** Steps not in a terminal state: the run ends when this reaches 0. */
+  private unfinished = 0;
   private done!: (r: RunResult) => void;
   private readonly result = new Promise<RunResult>((r) => { this.done = r; });
   private releaseSub: Disposable | undefined;
 
   constructor(private readonly o: SchedulerOptions) {
     this.g = o.graph;
-    this.cap = o.concurrency ?? o.graph.plan.concurrency ?? 4;
+    this.cap = o.concurrency ?? o.graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
     this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
+    this.waits = new RetryWaits(this.clock);
     this.batcher = new OutputBatcher((id, stream, text) => this.emit({ type: 'output', id, stream, text }), o.outputIntervalMs);
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
@@ -141,10 +121,8 @@ export class Scheduler {
     });
     const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
     const cp = criticalPaths(this.g, weight);
-    this.g.order.forEach((id, i) => {
-      this.index.set(id, i);
-      this.rank.set(id, o.policy === 'fifo' ? 0 : cp.get(id)!);
-    });
+    for (const id of this.g.order) this.rank.set(id, o.policy === 'fifo' ? 0 : cp.get(id)!);
+    this.ready = new ReadyList(this.g.order, this.rank);
   }
 
   /** Runs the plan to the end; never rejects for step failures. */
@@ -155,6 +133,7 @@ export class Scheduler {
       const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: 0 };
       if (kept?.output !== undefined) st.output = kept.output;
       this.states.set(id, st);
+      if (!TERMINAL.has(st.status)) this.unfinished++;
       this.remaining.set(id, g.steps.get(id)!.needs.length);
     }
     for (const id of g.order) if (TERMINAL.has(this.states.get(id)!.status)) this.settleDependents(id, true);
@@ -178,9 +157,10 @@ export class Scheduler {
   cancelStep(id: string): void {
     const st = this.states.get(id);
     if (!st || TERMINAL.has(st.status)) return;
-    const ctl = this.running.get(id) ?? this.delays.get(id);
+    const ctl = this.running.get(id);
     if (ctl) { ctl.abort('canceled'); return; }
-    this.removeReady(id);
+    if (this.waits.abort(id, 'canceled')) return;
+    this.ready.remove(id);
     this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
   }
 
@@ -196,55 +176,9 @@ export class Scheduler {
     const step = this.g.steps.get(id)!;
     if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
     if (this.budget.stopped) return this.finish(id, { status: 'canceled', reason: 'budget', message: 'not started: the run reached its budget' });
-    const skip = this.skipReason(step);
+    const skip = skipReason(this.g, step, this.statusOf);
     if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
-    this.insertReady(id);
-  }
-
-  private skipReason(step: GraphStep): string | undefined {
-    if (step.if === 'always') return undefined;
-    if (step.if === 'failure') return this.anyAncestorFailed(step) ? undefined : 'nothing it needs failed';
-    for (const n of step.needs) {
-      const s = this.states.get(n)!.status;
-      if (s === 'succeeded') continue;
-      if (FAILED.has(s) && this.g.steps.get(n)!.continueOnError && s !== 'canceled') continue;
-      return `${n} ${s}`;
-    }
-    return undefined;
-  }
-
-  private anyAncestorFailed(step: GraphStep): boolean {
-    const seen = new Set<string>();
-    const stack = [...step.needs];
-    while (stack.length > 0) {
-      const id = stack.pop()!;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const s = this.states.get(id)!.status;
-      if (s === 'failed' || s === 'conflict') return true;
-      stack.push(...this.g.steps.get(id)!.needs);
-    }
-    return false;
-  }
-
-  private insertReady(id: string): void {
-    const r = this.rank.get(id)!, ix = this.index.get(id)!;
-    const before = (other: string) => {
-      const ro = this.rank.get(other)!;
-      return ro > r || (ro === r && this.index.get(other)! < ix);
-    };
-    let lo = 0, hi = this.ready.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (before(this.ready[mid]!)) lo = mid + 1; else hi = mid;
-    }
-    this.ready.splice(lo, 0, id);
-    this.fresh.push(id);
-  }
-
-  private removeReady(id: string): void {
-    const i = this.ready.indexOf(id);
-    if (i >= 0) this.ready.splice(i, 1);
+    this.ready.insert(id);
   }
 
   /** Starts every ready step that can start now, best first, skipping those held by a lock or pool. */
@@ -261,21 +195,21 @@ export class Scheduler {
       do {
         this.again = false;
         for (let i = 0; i < this.ready.length && this.running.size < this.cap && this.budget.open;) {
-          const id = this.ready[i]!;
+          const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
           if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
           let grant: LockGrant = { ok: true, release: () => {} };
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
             grant = g instanceof Promise ? await g : g;
-            if (this.ready[i] !== id) { if (grant.ok) grant.release(); continue; } // the list moved under us
+            if (this.ready.at(i) !== id) { if (grant.ok) grant.release(); continue; } // the list moved under us
           }
           if (!grant.ok) { this.hold(id, { holder: grant.holder, paths: grant.paths }); i++; continue; }
-          this.ready.splice(i, 1);
+          this.ready.removeAt(i);
           this.start(step, grant.release);
         }
         // Steps that became ready but found no slot: only these, so a pass stays O(changes).
-        for (const id of this.fresh.splice(0)) if (this.states.get(id)!.status === 'pending') this.hold(id, undefined);
+        for (const id of this.ready.takeFresh()) if (this.states.get(id)!.status === 'pending') this.hold(id, undefined);
       } while (this.again);
     } finally {
       this.dispatching = false;
@@ -310,34 +244,24 @@ export class Scheduler {
     delete st.waitingFor; delete st.exitCode; delete st.signal; delete st.reason; delete st.message; delete st.endedAt;
     delete st.retryAt; delete st.activity; delete st.turns; delete st.inputTokens; delete st.outputTokens;
     this.changed(st);
-    const outputs = new Map<string, string>();
-    const statuses = new Map<string, StepStatus>();
-    for (const [id, s] of this.states) { statuses.set(id, s.status); if (s.output !== undefined) outputs.set(id, s.output); }
-    const ctx = {
-      runId: this.o.runId, step, attempt: st.attempt, outputs, statuses, signal: ctl.signal,
-      onOutput: (stream: 'stdout' | 'stderr', text: string) => this.batcher.push(step.id, stream, text),
-      onAgent: (p: AgentProgress) => this.onProgress(step, st.attempt, ctl, p),
+    const ctx: AttemptContext = {
+      runId: this.o.runId, step, attempt: st.attempt, outputs: this.outputs, statuses: this.statuses, signal: ctl.signal,
+      onOutput: (stream, text) => this.batcher.push(step.id, stream, text),
+      onAgent: (p) => this.onProgress(step, st.attempt, ctl, p),
     };
-    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)! })
-      .then((r) => r, (err: unknown): AttemptResult => ({
+    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)! }).then(
+      (r) => this.attemptEnded(step, r, ctl, release),
+      (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
         message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
-      }))
-      .then((r) => this.attemptEnded(step, r, ctl, release));
+      }, ctl, release));
   }
 
   /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
   private onProgress(step: GraphStep, attempt: number, ctl: AbortController, p: AgentProgress): void {
     const st = this.states.get(step.id)!;
     if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
-    const recorded = p.sessionId !== undefined && p.sessionId !== st.sessionId;
-    if (p.sessionId !== undefined) st.sessionId = p.sessionId;
-    if (p.turns !== undefined) st.turns = p.turns;
-    if (p.inputTokens !== undefined) st.inputTokens = p.inputTokens;
-    if (p.outputTokens !== undefined) st.outputTokens = p.outputTokens;
-    if (p.activity !== undefined) st.activity = p.activity;
-    const costChanged = p.costUsd !== undefined && p.costUsd !== this.costs.attempt(step.id);
-    if (p.costUsd !== undefined) st.costUsd = this.costs.report(step.id, p.costUsd);
+    const { recorded, costChanged } = foldProgress(st, p, this.costs);
     if (recorded || costChanged) this.o.onState?.(st);
     this.progress.mark(step.id);
     if (costChanged) {
@@ -349,15 +273,7 @@ export class Scheduler {
   private emitProgress(id: string): void {
     const st = this.states.get(id)!;
     if (st.status !== 'running') return;
-    this.emit({
-      type: 'agent', id, attempt: st.attempt,
-      ...(st.sessionId !== undefined ? { sessionId: st.sessionId } : {}),
-      ...(st.turns !== undefined ? { turns: st.turns } : {}),
-      ...(st.inputTokens !== undefined ? { inputTokens: st.inputTokens } : {}),
-      ...(st.outputTokens !== undefined ? { outputTokens: st.outputTokens } : {}),
-      ...(st.costUsd !== undefined ? { costUsd: st.costUsd, runCostUsd: this.costs.total() } : {}),
-      ...(st.activity !== undefined ? { activity: st.activity } : {}),
-    });
+    this.emit(agentEvent(st, st.costUsd !== undefined ? this.costs.total() : 0));
   }
 
   private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AbortController, release: () => void): void {
@@ -366,16 +282,7 @@ export class Scheduler {
     this.progress.flush(step.id);
     this.batcher.flush(step.id);
     const st = this.states.get(step.id)!;
-    const usage = r.agent;
-    if (usage) {
-      st.lastUsage = usage;
-      if (usage.sessionId !== undefined) st.sessionId = usage.sessionId;
-      if (usage.turns !== undefined) st.turns = usage.turns;
-      if (usage.inputTokens !== undefined) st.inputTokens = usage.inputTokens;
-      if (usage.outputTokens !== undefined) st.outputTokens = usage.outputTokens;
-    } else delete st.lastUsage;
-    const cost = this.costs.end(step.id, usage?.costUsd);
-    if (cost !== undefined) st.costUsd = cost;
+    foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.signal.aborted && ctl.signal.reason === 'budget') {
       r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
@@ -388,47 +295,21 @@ export class Scheduler {
   }
 
   private settleAttempt(step: GraphStep, r: AttemptResult): void {
+    if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const st = this.states.get(step.id)!;
-    const going = !this.runAbort.signal.aborted && !this.budget.stopped;
-    if (r.status === 'failed' && r.reason === 'rate-limited' && going) {
-      const limited = (st.rateLimited ?? 0) + 1;
-      st.rateLimited = limited;
-      const cap = this.o.maxRateLimitRequeues ?? DEFAULT_MAX_RATE_LIMIT_REQUEUES;
-      if (limited > cap) {
-        return this.finish(step.id, { ...r, message: `still rate-limited after ${cap} requeues: ${r.message ?? 'rate-limited'}` });
-      }
-      const b = rateLimitBackoff({
-        limitedCount: limited, baseMs: step.retryDelayMs, now: new Date(this.clock.now()), random: this.o.random ?? Math.random,
-        ...(r.rateLimit?.resetAt ? { resetAt: r.rateLimit.resetAt } : {}),
-      });
-      if (step.pool) this.pools.halve(step.pool, 2 * b.delayMs);
-      const evidence = r.rateLimit?.evidence ? ` (${r.rateLimit.evidence})` : '';
-      return this.wait(step, r, b.delayMs, 'rate-limited', `rate-limited, retrying at ${clockTime(b.until)}${evidence}`);
-    }
-    // Rate-limited attempts were not failures: they do not use up `retries` nor lengthen the delay.
-    const failures = st.attempt - (st.rateLimited ?? 0);
-    if (r.status === 'failed' && going && failures <= step.retries) {
-      const delay = step.retryDelayMs * 2 ** (failures - 1) * (1 + 0.2 * (this.o.random ?? Math.random)());
-      return this.wait(step, r, delay, 'retry-delay', `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms`);
-    }
-    this.finish(step.id, r);
-  }
-
-  /** The step waits `delayMs` for its next attempt, holding no slot and no lock; cancel still reaches it. */
-  private wait(step: GraphStep, r: AttemptResult, delayMs: number, reason: string, message: string): void {
-    const st = this.states.get(step.id)!;
-    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason, message, retryAt: this.clock.now() + delayMs });
+    const next = nextAttempt({
+      step, st, result: r, going: !this.runAbort.signal.aborted && !this.budget.stopped, now: this.clock.now(),
+      random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
+    });
+    if (next.kind === 'finish') return this.finish(step.id, next.result);
+    if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
+    // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
+    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });
     this.changed(st);
-    const ctl = new AbortController();
-    this.delays.set(step.id, ctl);
-    this.clock.sleep(delayMs, ctl.signal).then(
-      () => { this.delays.delete(step.id); this.insertReady(step.id); this.dispatch(); },
-      () => {
-        this.delays.delete(step.id);
-        const budget = ctl.signal.reason === 'budget';
-        this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
-      },
-    );
+    this.waits.start(step.id, next.delayMs, () => { this.ready.insert(step.id); this.dispatch(); }, (why) => {
+      const budget = why === 'budget';
+      this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
+    });
     this.dispatch();
   }
 
@@ -438,9 +319,8 @@ export class Scheduler {
     for (const id of this.g.order) {
       const st = this.states.get(id)!;
       if (TERMINAL.has(st.status) || this.running.has(id)) continue;
-      const delay = this.delays.get(id);
-      if (delay) { delay.abort('budget'); continue; }
-      this.removeReady(id);
+      if (this.waits.abort(id, 'budget')) continue;
+      this.ready.remove(id);
       this.finish(id, { status: 'canceled', reason: 'budget', message });
     }
     this.checkDone();
@@ -458,7 +338,7 @@ export class Scheduler {
     if (r.message !== undefined) st.message = r.message;
     if (r.output !== undefined) st.output = r.output;
     this.changed(st);
-    this.finished++;
+    this.unfinished--;
     this.settleDependents(id, false);
     this.checkDone();
     this.dispatch();
@@ -473,8 +353,7 @@ export class Scheduler {
   }
 
   private checkDone(): void {
-    if (this.ended) return;
-    for (const s of this.states.values()) if (!TERMINAL.has(s.status)) return;
+    if (this.ended || this.unfinished > 0) return;
     this.ended = true;
     this.releaseSub?.dispose();
     this.batcher.dispose();
@@ -494,24 +373,13 @@ export class Scheduler {
 
   private changed(st: StepState): void {
     this.o.onState?.(st);
-    if (st.status === 'pending') return;
-    const ev: EventBody = {
-      type: 'step', id: st.id, status: st.status, attempt: st.attempt,
-      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}),
-      ...(st.signal !== undefined ? { signal: st.signal } : {}),
-      ...(st.reason !== undefined ? { reason: st.message ?? st.reason } : {}),
-      ...(st.status === 'waiting' && st.retryAt !== undefined ? { retryAt: new Date(st.retryAt).toISOString() } : {}),
-      ...(TERMINAL.has(st.status) && st.costUsd !== undefined ? { costUsd: st.costUsd } : {}),
-    };
-    this.emit(ev);
+    if (!this.o.onEvent) return; // nobody listens: build no event
+    const ev = stepEvent(st);
+    if (ev) this.emit(ev);
   }
 
   private emit(e: EventBody): void {
-    this.o.onEvent?.({ ...e, time: new Date().toISOString(), run: this.o.runId } as EngineEvent);
+    const on = this.o.onEvent;
+    if (on) on({ ...e, time: new Date().toISOString(), run: this.o.runId } as EngineEvent);
   }
-}
-
-/** HH:MM on the engine's wall clock. */
-function clockTime(d: Date): string {
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }

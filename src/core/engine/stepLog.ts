@@ -1,11 +1,11 @@
 // A step's log file: every attempt appended to the same file, each opened by a header line,
 // so `braid logs` and the panel show the whole history of a step in order.
-import { createWriteStream } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 
 export interface StepLog {
+  /** Accepts writes at once; they reach the file, in order, once it is open. */
   readonly stream: Writable;
   /** Ends the stream and resolves once the file is written and closed; rejects with a write error (ENOSPC…). */
   close(): Promise<void>;
@@ -16,43 +16,86 @@ export function attemptHeader(attempt: number, title: string, time: Date = new D
   return `──── attempt ${attempt} · ${title} · ${time.toISOString()} ────\n`;
 }
 
+/** Creates a directory once however many logs ask for it (a run's logs share one). */
+export class DirMaker {
+  private readonly made = new Map<string, Promise<void>>();
+
+  ensure(dir: string): Promise<void> {
+    let p = this.made.get(dir);
+    if (!p) {
+      p = mkdir(dir, { recursive: true }).then(() => {});
+      // A failure is not remembered: the next log tries again.
+      p.catch(() => this.made.delete(dir));
+      this.made.set(dir, p);
+    }
+    return p;
+  }
+}
+
 /** Opens (creating parent dirs) the log at `path` for appending and writes the attempt's header. */
 export async function openStepLog(path: string, attempt: number, title: string): Promise<StepLog> {
   await mkdir(dirname(path), { recursive: true });
+  return startStepLog(path, attempt, title, Promise.resolve());
+}
+
+/**
+ * The log at `path`, usable at once: the file is opened (after `dirReady`) while the caller goes
+ * on, so a step spawns without waiting for the disk; what it writes meanwhile is buffered and
+ * lands after the header. A failure to open or write is reported by close(), never thrown.
+ */
+export function startStepLog(path: string, attempt: number, title: string, dirReady: Promise<void>): StepLog {
+  const header = attemptHeader(attempt, title);
   // A previous attempt killed mid-line leaves no newline: start the header on a line of its own.
-  const lead = (await endsMidLine(path)) ? '\n' : '';
-  const stream = createWriteStream(path, { flags: 'a' });
+  return appendLog(path, dirReady, (midLine) => (midLine ? '\n' : '') + header);
+}
+
+/** A stream appending to `path` once `dirReady` settles, opened by `first(endsMidLine)`. */
+export function appendLog(path: string, dirReady: Promise<void>, first: (endsMidLine: boolean) => string): StepLog {
+  let handle: FileHandle | undefined;
   let failure: Error | undefined;
+  const stream = new Writable({
+    // Writes made before this calls back wait in the stream's buffer, in order.
+    construct(done) {
+      void (async () => {
+        await dirReady;
+        handle = await open(path, 'a+');
+        const lead = first(await endsMidLine(handle));
+        await handle.write(lead);
+      })().then(() => done(), (e: Error) => done(e));
+    },
+    write(chunk: Buffer, _enc, done) {
+      handle!.write(chunk).then(() => done(), (e: Error) => done(e));
+    },
+    writev(chunks, done) {
+      handle!.writev(chunks.map((c) => c.chunk as Buffer)).then(() => done(), (e: Error) => done(e));
+    },
+    final(done) {
+      const h = handle;
+      handle = undefined;
+      (h ? h.close() : Promise.resolve()).then(() => done(), (e: Error) => done(e));
+    },
+    destroy(err, done) {
+      const h = handle;
+      handle = undefined;
+      (h ? h.close().catch(() => {}) : Promise.resolve()).then(() => done(err));
+    },
+  });
   // Recorded, not thrown: a full disk must not crash the engine; close() reports it.
   stream.on('error', (err) => { failure ??= err; });
-  stream.write(lead + attemptHeader(attempt, title));
   let closing: Promise<void> | undefined;
   return {
     stream,
-    close: () => (closing ??= new Promise<void>((resolve, reject) => {
-      const settle = (): void => (failure ? reject(failure) : resolve());
-      if (stream.closed) return settle();
-      stream.once('close', settle);
+    close: () => (closing ??= new Promise<void>((resolve) => {
+      if (stream.closed) return resolve();
+      stream.once('close', () => resolve());
       stream.end();
-    })),
+    }).then(() => { if (failure) throw failure; })),
   };
 }
 
-async function endsMidLine(path: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return false; // a new log
-  }
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return false;
-    const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
-    return buffer[0] !== 0x0a;
-  } catch {
-    return false; // unreadable (a directory): the write stream reports it, through close()
-  } finally {
-    await handle.close();
-  }
+async function endsMidLine(handle: FileHandle): Promise<boolean> {
+  const { size } = await handle.stat();
+  if (size === 0) return false;
+  const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
+  return buffer[0] !== 0x0a;
 }

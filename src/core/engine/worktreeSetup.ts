@@ -121,3 +121,25 @@ export async function ensureBraidDir(root: string): Promise<void> {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }
 }
+
+// Files whose change means dependencies must be installed again: package managers' manifests,
+// lockfiles and their config, at any depth (a monorepo's packages have their own).
+const SETUP_INPUTS = picomatch([
+  '**/package.json', '**/package-lock.json', '**/npm-shrinkwrap.json', '**/yarn.lock', '**/pnpm-lock.yaml',
+  '**/pnpm-workspace.yaml', '**/bun.lock', '**/bun.lockb', '**/.npmrc', '**/.yarnrc.yml',
+  '**/requirements*.txt', '**/pyproject.toml', '**/poetry.lock', '**/uv.lock', '**/Pipfile', '**/Pipfile.lock',
+  '**/setup.py', '**/setup.cfg', '**/Cargo.toml', '**/Cargo.lock', '**/go.mod', '**/go.sum', '**/go.work',
+  '**/Gemfile', '**/Gemfile.lock', '**/composer.json', '**/composer.lock', '**/pom.xml', '**/build.gradle',
+  '**/build.gradle.kts', '**/settings.gradle', '**/settings.gradle.kts', '**/gradle.lockfile', '**/*.csproj',
+  '**/packages.lock.json', '**/Directory.Packages.props', '**/flake.nix', '**/flake.lock',
+], { dot: true });
+
+/**
+ * Whether changed `paths` (repository-relative) may change what a `setup` command does: a
+ * manifest or lockfile, or a file the command names (`./scripts/bootstrap.sh`). A worktree set up
+ * ahead of its needs' results is rebuilt when their change touches one of these.
+ */
+export function touchesSetupInputs(paths: readonly string[], setup: string): boolean {
+  const named = new Set(setup.split(/[\s'"`;&|()<>=]+/).map((t) => t.replace(/^(\.\/)+/, '')).filter((t) => t !== ''));
+  return paths.some((p) => SETUP_INPUTS(p) || named.has(p));
+}
