@@ -2,7 +2,9 @@
 // Two windows may start engines at the same moment, and a crashed engine leaves its socket file
 // behind; the probe-unlink-listen sequence runs under a mutex so two starters never both "win".
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { unlink } from 'node:fs/promises';
+import { chmod, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ensurePrivateDir } from '../protocol/socketPath';
 import * as lockfile from 'proper-lockfile';
 
 export type ListenResult = { ok: true; server: Server } | { ok: false; reason: 'taken' };
@@ -17,6 +19,7 @@ export async function listenExclusive(path: string, onConnection: (socket: Socke
     if (err.code === 'EADDRINUSE') return { ok: false, reason: 'taken' };
     throw err;
   }
+  ensurePrivateDir(dirname(path), true);
   const release = await lockfile.lock(path, {
     lockfilePath: `${path}.lock`,
     realpath: false,
@@ -28,7 +31,7 @@ export async function listenExclusive(path: string, onConnection: (socket: Socke
     for (let attempt = 0; ; attempt++) {
       const server = createServer(onConnection);
       const err = await listen(server, path);
-      if (!err) return { ok: true, server };
+      if (!err) { await chmod(path, 0o600); return { ok: true, server }; }
       if (err.code !== 'EADDRINUSE' || attempt > 0) throw err;
       if (await answers(path)) return { ok: false, reason: 'taken' };
       await unlink(path).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });

@@ -3,6 +3,7 @@
 // runs survive a reload, and offers typed requests, the engine's events and run endings.
 import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
+import { dirname } from 'node:path';
 import type { Disposable } from '../core/disposable';
 import type { BudgetDecision } from '../core/engine/budget';
 import type { EngineEvent } from '../core/engine/types';
@@ -12,7 +13,7 @@ import {
   type LiveRunRecord, type RequestParams, type RequestType, type ResultOf, type RunEnded,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
-import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
+import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../protocol/socketPath';
 
 export interface ConnectOptions {
   readonly workspace: string;
@@ -322,6 +323,8 @@ class Client implements EngineClient {
 type Dialed = { ok: true; socket: Socket } | { ok: false; code: string };
 
 function dial(path: string): Promise<Dialed> {
+  // Only an engine in a folder of this user's own is this user's engine (see ensurePrivateDir).
+  try { ensurePrivateDir(dirname(path), false); } catch (e) { return Promise.resolve({ ok: false, code: (e as Error).message }); }
   return new Promise((resolve) => {
     const socket = createConnection(path);
     const onError = (e: NodeJS.ErrnoException) => resolve({ ok: false, code: e.code ?? e.message });

@@ -1,7 +1,7 @@
 // Where a workspace's engine listens. The extension and the engine compute it the same way from the
 // same inputs, so finding the engine needs no file to read and no port to agree on.
 import { createHash } from 'node:crypto';
-import { existsSync, realpathSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROTOCOL_VERSION } from './engine';
@@ -14,6 +14,8 @@ export interface SocketPathInputs {
   /** XDG_RUNTIME_DIR when set (per-user, private, cleaned at logout), else the temp folder. */
   readonly runtimeDir?: string | undefined;
   readonly tmpdir: string;
+  /** The user's id: the temp-folder fallback is a folder of this user's own, `braid-<uid>`. */
+  readonly uid?: number | undefined;
 }
 
 /** The socket (POSIX) or named pipe (Windows) of the engine for `realWorkspace` (already realpath'd). */
@@ -25,20 +27,23 @@ export function engineSocketPath(realWorkspace: string, inputs: SocketPathInputs
   // its protocol beside an older one still finishing its runs (the lock files keep them apart).
   if (inputs.platform === 'win32') return `\\\\.\\pipe\\braid-${hash}-v${PROTOCOL_VERSION}`;
   const name = `braid-${hash}-v${PROTOCOL_VERSION}.sock`;
-  for (const dir of [inputs.runtimeDir, inputs.tmpdir]) {
+  // The temp folder is shared by every user: the socket goes in a folder of this user's own, which
+  // the engine creates 0700 and both ends check (ensurePrivateDir), so no one else can connect.
+  const own = `braid-${inputs.uid ?? 'user'}`;
+  for (const dir of [inputs.runtimeDir, inputs.tmpdir ? join(inputs.tmpdir, own) : undefined]) {
     if (!dir) continue;
     const path = join(dir, name);
     if (Buffer.byteLength(path) <= MAX_SOCKET_PATH_BYTES) return path;
   }
   // A temp folder too deep for a socket (macOS's /var/folders/… can be): /tmp always fits.
-  return join('/tmp', name);
+  return join('/tmp', own, name);
 }
 
 /** The engine's socket for a workspace folder, as this process's environment places it. */
 export function engineSocketPathFor(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
   // A runtime dir named but missing (su, some containers) would make listen fail: both ends skip it.
   const runtimeDir = env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : undefined;
-  return engineSocketPath(realWorkspace(workspace), { platform: process.platform, runtimeDir, tmpdir: tmpdir() });
+  return engineSocketPath(realWorkspace(workspace), { platform: process.platform, runtimeDir, tmpdir: tmpdir(), uid: process.getuid?.() });
 }
 
 /** The workspace folder as the engine keys it: its real path (symlinks resolved), or as given when missing. */
@@ -48,4 +53,19 @@ export function realWorkspace(workspace: string): string {
   } catch {
     return workspace;
   }
+}
+
+/**
+ * Makes sure the socket's folder is this user's alone (created 0700; group and other bits
+ * dropped), and throws when it belongs to someone else: another user must never be able to
+ * connect to an engine that runs this user's plans, nor pose as one. POSIX only.
+ */
+export function ensurePrivateDir(dir: string, create: boolean): void {
+  if (process.platform === 'win32') return;
+  if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let st;
+  try { st = lstatSync(dir); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !create) return; throw e; }
+  const uid = process.getuid?.();
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) throw new Error(`refusing the engine socket folder ${dir}: it is not a folder owned by this user`);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }

@@ -1,10 +1,13 @@
 // The engine protocol's schemas: what each end accepts and what it drops.
 import { strict as assert } from 'node:assert';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage, parseEngineMessage, parseResult,
 } from '../../src/protocol/engine';
 import { LineSplitter } from '../../src/protocol/jsonLines';
-import { engineSocketPath } from '../../src/protocol/socketPath';
+import { engineSocketPath, ensurePrivateDir } from '../../src/protocol/socketPath';
 
 const line = (o: unknown) => JSON.stringify(o);
 const time = '2026-12-02T10:00:00.000Z';
@@ -151,14 +154,34 @@ describe('engine protocol', () => {
       assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.equal(engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
       assert.notEqual(engineSocketPath(`${ws}2`, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T' }), /^\/var\/folders\/x\/T\/braid-[0-9a-f]{16}-v\d+\.sock$/);
+      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T', uid: 501 }), /^\/var\/folders\/x\/T\/braid-501\/braid-[0-9a-f]{16}-v\d+\.sock$/, 'in the temp folder, inside a folder of the user\'s own');
     });
 
     it('stays under sun_path\'s limit when the folders are deep', () => {
       const deep = '/' + 'd'.repeat(120);
       const p = engineSocketPath(ws, { platform: 'darwin', runtimeDir: deep, tmpdir: deep });
-      assert.match(p, /^\/tmp\/braid-[0-9a-f]{16}-v\d+\.sock$/);
+      assert.match(p, /^\/tmp\/braid-user\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.ok(Buffer.byteLength(p) < 104);
+    });
+
+    it('keeps the socket folder private: created 0700, loosened modes tightened, a symlink refused', () => {
+      const base = mkdtempSync(join(tmpdir(), 'braid-priv-'));
+      try {
+        const dir = join(base, 'braid-me');
+        ensurePrivateDir(dir, false); // absent and not to be created: nothing to check yet
+        assert.equal(existsSync(dir), false);
+        ensurePrivateDir(dir, true);
+        assert.equal(statSync(dir).mode & 0o777, 0o700);
+        chmodSync(dir, 0o777);
+        ensurePrivateDir(dir, false);
+        assert.equal(statSync(dir).mode & 0o777, 0o700, 'group and other bits dropped');
+        // Someone else's folder in /tmp could be a symlink to theirs: never trusted.
+        const link = join(base, 'braid-link');
+        symlinkSync(dir, link);
+        assert.throws(() => ensurePrivateDir(link, false), /not a folder owned by this user/);
+      } finally {
+        rmSync(base, { recursive: true, force: true });
+      }
     });
 
     it('is a named pipe on Windows, one for differently cased spellings of a folder', () => {
