@@ -188,7 +188,8 @@ describe('prepareAhead through runPlan, against a real git', function () {
     const plan = planFile([
       '  a:', `    run: ${waitFor('../b/setup-marker')} > saw.txt && printf "from a\\n" > a.txt`, '    isolation: worktree', '    writes: [saw.txt, a.txt]',
       '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt, b-setup.txt]',
-      `    setup: node -e "process.stdout.write(String(Date.now()))" > setup-marker && echo x >> ${count}`,
+      // Written aside and renamed: `> setup-marker` alone creates the file before node has written the time.
+      `    setup: node -e "process.stdout.write(String(Date.now()))" > setup-marker.tmp && mv setup-marker.tmp setup-marker && echo x >> ${count}`,
       '    run: cat a.txt > b.txt && cp setup-marker b-setup.txt',
     ]);
     const { record } = await run(r, plan);

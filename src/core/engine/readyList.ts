@@ -49,6 +49,12 @@ export class ReadyList {
     if (i >= 0) this.places.splice(i, 1);
   }
 
-  /** The steps inserted since the last call. */
-  takeFresh(): string[] { return this.added.splice(0); }
+  /** Calls `fn` with each step inserted since the last call (ones it inserts wait for the next call). */
+  takeFresh(fn: (id: string) => void): void {
+    const xs = this.added;
+    if (xs.length === 0) return;
+    const n = xs.length;
+    for (let i = 0; i < n; i++) fn(xs[i]!);
+    xs.splice(0, n);
+  }
 }

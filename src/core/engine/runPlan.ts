@@ -150,6 +150,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
     locks: req.locks ?? ownLocks!,
+    attemptsBefore: recordedAttempts,
     onEvent: emit,
     ...(req.onBudget ? { onBudget: req.onBudget } : {}),
     onState: (st) => recorder.onState(st),

@@ -60,7 +60,8 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   if (st.sessionId !== undefined) rec.sessionId = st.sessionId;
   if (st.status === 'running') {
     // Progress reports (cost, session) come as more `running` states of the same attempt.
-    if (rec.attempts.length < before + st.attempt) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
+    // st.attempt numbers on from the attempts recorded before this run (the scheduler's attemptsBefore).
+    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
     rec.startedAt ??= iso(st.startedAt);
     delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
     return rec;

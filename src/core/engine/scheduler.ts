@@ -7,6 +7,7 @@ import type { Graph, GraphStep } from '../plan/types';
 import { foldProgress, foldUsage } from './agentProgress';
 import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
+import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
 import { FAILED, skipReason } from './conditions';
 import { CostLedger, fmtUsd } from './costLedger';
 import { ChangeBatcher, OutputBatcher } from './events';
@@ -17,7 +18,7 @@ import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from './stepEvents';
 import type { StepState } from './stepState';
-import type { AgentProgress, AttemptContext, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
+import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
 import { TERMINAL } from './types';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -48,6 +49,8 @@ export interface SchedulerOptions {
   readonly signal?: AbortSignal;
   /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
   readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
+  /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
+  readonly attemptsBefore?: ReadonlyMap<string, number>;
   readonly random?: () => number;
   readonly onEvent?: (event: EngineEvent) => void;
   /** Called after every state change of a step (the run store listens). */
@@ -69,13 +72,16 @@ export interface RunResult {
   readonly reason?: 'budget';
 }
 
+/** The grant of a step that takes no locks: one shared object, not one a start. */
+const NO_LOCKS: LockGrant = { ok: true, release: () => {} };
+
 export class Scheduler {
   private readonly g: Graph;
   private readonly states = new Map<string, StepState>();
   private readonly remaining = new Map<string, number>();
   private readonly rank = new Map<string, number>();
   private readonly ready: ReadyList;
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, AttemptAbort>();
   private readonly waits: RetryWaits;
   // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
   private readonly outputs = new FieldView(this.states, (s) => s.output);
@@ -130,7 +136,8 @@ export class Scheduler {
     const { graph: g, keep } = this.o;
     for (const id of g.order) {
       const kept = keep?.get(id);
-      const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: 0 };
+      const base = this.o.attemptsBefore?.get(id) ?? 0;
+      const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: base, ...(base > 0 ? { attemptBase: base } : {}) };
       if (kept?.output !== undefined) st.output = kept.output;
       this.states.set(id, st);
       if (!TERMINAL.has(st.status)) this.unfinished++;
@@ -198,7 +205,7 @@ export class Scheduler {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
           if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
-          let grant: LockGrant = { ok: true, release: () => {} };
+          let grant: LockGrant = NO_LOCKS;
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
             grant = g instanceof Promise ? await g : g;
@@ -209,12 +216,19 @@ export class Scheduler {
           this.start(step, grant.release);
         }
         // Steps that became ready but found no slot: only these, so a pass stays O(changes).
-        for (const id of this.ready.takeFresh()) if (this.states.get(id)!.status === 'pending') this.hold(id, undefined);
+        this.ready.takeFresh(this.holdFresh);
       } while (this.again);
     } finally {
       this.dispatching = false;
     }
   }
+
+  private readonly sink: AttemptSink = {
+    output: (id, stream, text) => this.batcher.push(id, stream, text),
+    progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
+  };
+
+  private readonly holdFresh = (id: string): void => { if (this.states.get(id)!.status === 'pending') this.hold(id, undefined); };
 
   private poolHasRoom(step: GraphStep): boolean {
     if (!step.pool) return true;
@@ -235,21 +249,21 @@ export class Scheduler {
 
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
-    const ctl = new AbortController();
+    st.attempt += 1;
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink);
+    const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
-    st.attempt += 1;
     st.status = 'running';
     st.startedAt = this.clock.now();
-    delete st.waitingFor; delete st.exitCode; delete st.signal; delete st.reason; delete st.message; delete st.endedAt;
-    delete st.retryAt; delete st.activity; delete st.turns; delete st.inputTokens; delete st.outputTokens;
+    // `in` first: a first attempt has none of these, and a delete is a runtime call an `in` is not.
+    if ('waitingFor' in st) delete st.waitingFor; if ('exitCode' in st) delete st.exitCode; if ('signal' in st) delete st.signal;
+    if ('reason' in st) delete st.reason; if ('message' in st) delete st.message; if ('endedAt' in st) delete st.endedAt;
+    if ('retryAt' in st) delete st.retryAt; if ('activity' in st) delete st.activity; if ('turns' in st) delete st.turns;
+    if ('inputTokens' in st) delete st.inputTokens; if ('outputTokens' in st) delete st.outputTokens;
     this.changed(st);
-    const ctx: AttemptContext = {
-      runId: this.o.runId, step, attempt: st.attempt, outputs: this.outputs, statuses: this.statuses, signal: ctl.signal,
-      onOutput: (stream, text) => this.batcher.push(step.id, stream, text),
-      onAgent: (p) => this.onProgress(step, st.attempt, ctl, p),
-    };
-    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)! }).then(
+    // The step's id as p-queue's task id (one step has at most one attempt queued) spares it a BigInt count.
+    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)!, id: step.id }).then(
       (r) => this.attemptEnded(step, r, ctl, release),
       (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
@@ -258,14 +272,14 @@ export class Scheduler {
   }
 
   /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
-  private onProgress(step: GraphStep, attempt: number, ctl: AbortController, p: AgentProgress): void {
+  private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
     const st = this.states.get(step.id)!;
     if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
     const { recorded, costChanged } = foldProgress(st, p, this.costs);
     if (recorded || costChanged) this.o.onState?.(st);
     this.progress.mark(step.id);
     if (costChanged) {
-      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.signal.aborted) ctl.abort('budget');
+      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
       this.budget.check();
     }
   }
@@ -276,7 +290,7 @@ export class Scheduler {
     this.emit(agentEvent(st, st.costUsd !== undefined ? this.costs.total() : 0));
   }
 
-  private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AbortController, release: () => void): void {
+  private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
     this.running.delete(step.id);
     if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
     this.progress.flush(step.id);
@@ -284,7 +298,7 @@ export class Scheduler {
     const st = this.states.get(step.id)!;
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
-    if (ctl.signal.aborted && ctl.signal.reason === 'budget') {
+    if (ctl.aborted && ctl.reason === 'budget') {
       r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded.
@@ -380,6 +394,11 @@ export class Scheduler {
 
   private emit(e: EventBody): void {
     const on = this.o.onEvent;
-    if (on) on({ ...e, time: new Date().toISOString(), run: this.o.runId } as EngineEvent);
+    if (!on) return;
+    // Every body is a fresh object made for this one event: stamping it spares a copy of it.
+    const ev = e as EventBody & { time?: string; run?: string };
+    ev.time = new Date().toISOString();
+    ev.run = this.o.runId;
+    on(ev as EngineEvent);
   }
 }

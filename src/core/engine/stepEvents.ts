@@ -8,15 +8,18 @@ export type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? O
 /** The `step` event of a state change; undefined for `pending`, which is never announced. */
 export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.status === 'pending') return undefined;
-  return {
-    type: 'step', id: st.id, status: st.status, attempt: st.attempt,
-    ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}),
-    ...(st.signal !== undefined ? { signal: st.signal } : {}),
-    ...(st.reason !== undefined ? { reason: st.message ?? st.reason } : {}),
-    ...(st.status === 'waiting' && st.retryAt !== undefined ? { retryAt: new Date(st.retryAt).toISOString() } : {}),
-    ...(TERMINAL.has(st.status) && st.costUsd !== undefined ? { costUsd: st.costUsd } : {}),
-  };
+  // Fields assigned in the order the spread form had (it is the `--json` key order), without
+  // the throwaway object each conditional spread made.
+  const ev: Mutable<Extract<EventBody, { type: 'step' }>> = { type: 'step', id: st.id, status: st.status, attempt: st.attempt };
+  if (st.exitCode !== undefined) ev.exitCode = st.exitCode;
+  if (st.signal !== undefined) ev.signal = st.signal;
+  if (st.reason !== undefined) ev.reason = st.message ?? st.reason;
+  if (st.status === 'waiting' && st.retryAt !== undefined) ev.retryAt = new Date(st.retryAt).toISOString();
+  if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
+  return ev;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A running agent's progress so far, with the run's total cost when the step reported one. */
 export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBody {

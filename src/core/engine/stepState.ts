@@ -4,7 +4,10 @@ import type { AgentUsage, StepStatus } from './types';
 export interface StepState {
   readonly id: string;
   status: StepStatus;
+  /** The number of its latest attempt: a retry of a run goes on from the attempts it recorded. */
   attempt: number;
+  /** Attempts recorded before this run (a retry): they do not count against `retries`. */
+  readonly attemptBase?: number;
   exitCode?: number | null;
   signal?: string | null;
   reason?: string;
