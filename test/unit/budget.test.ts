@@ -2,20 +2,9 @@
 // steps and asks; a step past its own max-cost-usd is canceled with reason `budget`.
 import { strict as assert } from 'node:assert';
 import type { BudgetDecision } from '../../src/core/engine/budget';
-import { SimClock } from '../../src/core/engine/clock';
-import { Scheduler, type SchedulerOptions } from '../../src/core/engine/scheduler';
-import type { EngineEvent } from '../../src/core/engine/types';
-import { FakeAgentRunner, type AgentScript } from './helpers/fakeAgentRunner';
-import { makeGraph, type StepSpec } from './helpers/graph';
+import { agentScheduler } from './helpers/agentScheduler';
 
-function setup(specs: StepSpec[], script: AgentScript, opts: Partial<SchedulerOptions> = {}, plan = {}) {
-  const clock = new SimClock();
-  const runner = new FakeAgentRunner(clock, script);
-  const events: EngineEvent[] = [];
-  const graph = makeGraph(specs, { plan });
-  const sched = new Scheduler({ graph, runId: 'r1', runner, clock, weight: () => 10, random: () => 0, onEvent: (e) => events.push(e), outputIntervalMs: 0, ...opts });
-  return { clock, runner, events, run: () => clock.runUntil(sched.run()) };
-}
+const setup = agentScheduler;
 
 const statuses = (steps: ReadonlyMap<string, { status: string }>) => Object.fromEntries([...steps].map(([k, v]) => [k, v.status]));
 const chain = [{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c', needs: ['b'] }];

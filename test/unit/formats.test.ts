@@ -8,6 +8,7 @@ import { STEP_STATUSES } from '../../src/core/engine/types';
 import { toDot, toJson } from '../../src/core/plan/formats';
 import { mermaidLabel, toMermaid } from '../../src/core/plan/mermaid';
 import { makeGraph, matrixSteps } from './helpers/graph';
+import { CLASS_DEFS } from './helpers/mermaidClassDefs';
 
 // The dark-mode example of plan-format.md, with a two-value matrix.
 const example = () => makeGraph([
@@ -18,17 +19,6 @@ const example = () => makeGraph([
   { id: 'tests', name: 'Unit tests', needs: ['backend', 'frontend', 'research-aider', 'research-cline'], run: 'npm test' },
 ], { plan: { name: 'Dark mode', file: 'dark.braid.yaml', concurrency: 3 } });
 
-const CLASS_DEFS = [
-  '  classDef pending fill:#f3f4f6,stroke:#9ca3af,color:#374151',
-  '  classDef waiting fill:#fef3c7,stroke:#d97706,color:#111827',
-  '  classDef running fill:#dbeafe,stroke:#2563eb,color:#111827,stroke-width:2px',
-  '  classDef succeeded fill:#dcfce7,stroke:#16a34a,color:#111827',
-  '  classDef failed fill:#fee2e2,stroke:#dc2626,color:#111827,stroke-width:2px',
-  '  classDef conflict fill:#ffedd5,stroke:#ea580c,color:#111827,stroke-width:2px',
-  '  classDef canceled fill:#e5e7eb,stroke:#6b7280,color:#374151',
-  '  classDef skipped fill:#f9fafb,stroke:#d1d5db,color:#6b7280,stroke-dasharray:4',
-  '  classDef interrupted fill:#f3e8ff,stroke:#9333ea,color:#111827',
-];
 
 const HOSTILE = [
   '<img src=x onerror=alert(1)>', 'say "hi"', 'a]b[c', 'a --> b', '%%{init: {"theme":"dark"}}%%', '{x}',

@@ -4,8 +4,8 @@ import { compilePlan } from '../../src/core/plan/compile';
 import { lockPairs } from '../../src/core/plan/lockPairs';
 import { toMermaid } from '../../src/core/plan/mermaid';
 
-const graphOf = (yaml: string) => {
-  const { graph, diagnostics } = compilePlan('/ws/p.braid.yaml', yaml);
+const graphOf = (yaml: string, isGit = false) => {
+  const { graph, diagnostics } = compilePlan('/ws/p.braid.yaml', yaml, { isGit });
   assert.ok(graph, JSON.stringify(diagnostics));
   return graph;
 };
@@ -47,6 +47,25 @@ describe('lockPairs', () => {
     assert.ok(!pairs.some((p) => (p.a === 'api' && p.b === 'after') || (p.a === 'after' && p.b === 'api')));
     const readers = graphOf('version: 1\nsteps:\n  a:\n    run: x\n    reads: [f]\n  b:\n    run: y\n    reads: [f]\n');
     assert.deepEqual(lockPairs(readers), []);
+  });
+
+  it('leaves out a pair of worktree steps (they run at once), not a worktree step against a shared one', () => {
+    const graph = graphOf(`version: 1
+steps:
+  one:
+    run: echo one
+    isolation: worktree
+    writes: [src/**]
+  two:
+    run: echo two
+    isolation: worktree
+    writes: [src/a.ts]
+  here:
+    run: echo here
+    isolation: shared
+    writes: [src/b.ts]
+`, true);
+    assert.deepEqual(lockPairs(graph).map((p) => [p.a, p.b, ...p.paths]), [['one', 'here', 'src/**', 'src/b.ts']]);
   });
 
   it('is drawn as dotted lock links between the two nodes', () => {

@@ -57,4 +57,13 @@ describe('plan warnings: agent steps without writes', () => {
       [6, 35, 'a and c both write src/** / src/a.ts; they will run one after the other'],
     ]);
   });
+
+  it('two worktree writers run at once and only take turns to merge back: the warning says so', () => {
+    const r = compile(['version: 1', 'steps:', '  a: { prompt: one, writes: ["src/**"] }', '  b: { prompt: two, writes: [src/a.ts] }', '  c: { run: z, writes: [src/b.ts] }'], { isGit: true });
+    const ds = r.diagnostics.filter((d) => d.code === 'write-overlap').map((d) => d.message);
+    assert.deepEqual(ds, [
+      'a and b both write src/** / src/a.ts; they run at once in their worktrees and merge back one after the other (the second may end `conflict`)',
+      'a and c both write src/** / src/b.ts; they will run one after the other',
+    ]);
+  });
 });

@@ -1,20 +1,10 @@
 // Rate-limited attempts in the scheduler (simulated clock, fake agent runner): requeued with
 // back-off instead of failing, without using up `retries`, their pool's cap halved for a while.
 import { strict as assert } from 'node:assert';
-import { SimClock } from '../../src/core/engine/clock';
-import { Scheduler, type SchedulerOptions } from '../../src/core/engine/scheduler';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { FakeAgentRunner, type AgentScript } from './helpers/fakeAgentRunner';
-import { makeGraph, type StepSpec } from './helpers/graph';
+import { agentScheduler } from './helpers/agentScheduler';
 
-function setup(specs: StepSpec[], script: AgentScript, opts: Partial<SchedulerOptions> = {}, plan = {}) {
-  const clock = new SimClock();
-  const runner = new FakeAgentRunner(clock, script);
-  const events: EngineEvent[] = [];
-  const graph = makeGraph(specs, { plan });
-  const sched = new Scheduler({ graph, runId: 'r1', runner, clock, weight: () => 10, random: () => 0, onEvent: (e) => events.push(e), outputIntervalMs: 0, ...opts });
-  return { clock, runner, events, run: () => clock.runUntil(sched.run()) };
-}
+const setup = agentScheduler;
 
 const stepEvents = (events: EngineEvent[], id: string) =>
   events.filter((e): e is Extract<EngineEvent, { type: 'step' }> => e.type === 'step' && e.id === id);

@@ -8,6 +8,7 @@ import type { Diagnostic, Graph } from '../plan/types';
 import type { BudgetAsk } from './budget';
 import { StepExecutor, type Isolator } from './executor';
 import type { LockDirOptions } from './lockFiles';
+import { lockingOnly } from './lockGate';
 import { sharedLocks } from './sharedLocks';
 import { historyWeight } from './priority';
 import { RunRecorder } from './runRecorder';
@@ -115,14 +116,27 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (req.retry) await store.save(record); else await store.create(record);
 
   const paths = store.paths(runId);
+  const ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
+  const gate = req.locks ?? ownLocks!;
+  // Events go to the bus (worktrees prepared ahead listen) and the caller.
+  const bus = new EventBus();
+  const emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
+  let locks = gate;
   let isolator = req.isolator?.(graph, runId);
   if (isGit) {
     // Every run in a repository starts by clearing what a crash may have left (registrations of
     // vanished worktrees, half-applied merge-backs); the base is taken only when a step needs it.
     if (!isolator && [...selected].some((id) => graph.steps.get(id)!.isolation === 'worktree')) {
-      const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log });
+      // Worktree steps lock only their merge-backs, through the same gate as shared steps.
+      const mergeLocks = {
+        gate,
+        onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
+          emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
+      };
+      const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
       await wt.start();
       isolator = wt;
+      locks = lockingOnly(gate, (s) => s.isolation === 'worktree');
     } else await pruneWorktrees(req.workspace);
   }
   const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
@@ -139,17 +153,14 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(isolator ? { isolator } : {}),
     ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
   });
-  const ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
   // Worktrees of steps about to become ready are made (and set up) while their needs run.
-  const bus = new EventBus();
   const ahead = prepareAhead(graph, isolator, bus, { concurrency: req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY, selected });
-  const emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
   const history = await store.durationHistory(req.planFile);
   const scheduler = new Scheduler({
     graph, runId, runner: executor, keep, weight: historyWeight(history),
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
-    locks: req.locks ?? ownLocks!,
+    locks,
     attemptsBefore: recordedAttempts,
     onEvent: emit,
     ...(req.onBudget ? { onBudget: req.onBudget } : {}),

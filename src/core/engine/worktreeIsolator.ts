@@ -1,8 +1,11 @@
 // Worktree isolation for a run: each `worktree` step attempt gets its own git worktree from the
 // run's base (plus its needs' results), runs there, and on success its change is committed and
-// merged back into the workspace. The scheduler holds the step's locks for the whole attempt, so
-// the merge-back runs under its write locks. Clean-up never loses work: succeeded and canceled
-// attempts' worktrees go, failed and conflicted ones stay for the user (`braid clean`).
+// merged back into the workspace. The step takes its write locks (through `mergeLocks`, the gate
+// shared steps lock through) only around its merge-back: overlapping worktree steps work side by
+// side in their own trees, and only their landings, and shared steps writing there, take turns.
+// Without `mergeLocks` the scheduler is taken to hold the step's locks for the whole attempt.
+// Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed and conflicted
+// ones stay for the user (`braid clean`).
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
@@ -11,9 +14,11 @@ import { classifyRef, parseTemplates } from '../plan/templates';
 import type { Graph, GraphStep } from '../plan/types';
 import type { Isolator } from './executor';
 import { gitOk, splitZ } from './git';
+import { acquireWhenFree } from './lockGate';
 import { mergeBack } from './mergeBack';
 import { runProcess, shellArgv } from './process';
 import { stepEnv } from './render';
+import type { LockGate } from './scheduler';
 import { openStepLog } from './stepLog';
 import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from './types';
 import {
@@ -29,6 +34,12 @@ export interface WorktreeIsolatorOptions {
   /** The step's log file, where a `setup` command's output goes. */
   log(stepId: string): string;
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
+  readonly mergeLocks?: {
+    readonly gate: LockGate;
+    /** The step's merge-back waits for `holder` (once each holder): the run's `lock` event. */
+    onWait(stepId: string, holder: string, paths: readonly string[]): void;
+  };
 }
 
 type Base = { ok: true; sha: string } | { ok: false; message: string };
@@ -183,7 +194,12 @@ export class WorktreeIsolator implements Isolator {
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
       // A worktree step without `writes` may change anything: its whole tree is its set.
       const writes = step.writes.length > 0 ? step.writes : ['**'];
-      const m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes }));
+      const lock = await this.mergeLock(step, writes, ctx.signal);
+      if (!lock) return await this.drop(step.id, canceled());
+      let m: Awaited<ReturnType<typeof mergeBack>>;
+      try {
+        m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes }));
+      } finally { lock.release(); }
       if (!m.ok) {
         const status = m.kind === 'conflict' ? 'conflict' : 'failed';
         return this.keep(step.id, path, { ...r, status, reason: m.kind, message: m.message });
@@ -194,6 +210,16 @@ export class WorktreeIsolator implements Isolator {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
     }
+  }
+
+  /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */
+  private async mergeLock(step: GraphStep, writes: readonly string[], signal: AbortSignal): Promise<{ release(): void } | undefined> {
+    const locks = this.o.mergeLocks;
+    if (!locks) return { release: () => {} };
+    // Only what lands is locked: its reads were of its own tree.
+    const got = await acquireWhenFree(locks.gate, { ...step, writes, reads: [] }, signal,
+      (holder, paths) => locks.onWait(step.id, holder, paths));
+    return got.ok ? got : undefined;
   }
 
   /** A worktree from the run's base, set up; undefined (nothing left behind) when that fails or is aborted. */

@@ -44,7 +44,11 @@ export function warnConcurrency(c: Candidates, reach: Reach, report: Report): vo
       const pair = writeSetsOverlap(a.writes, b.writes);
       if (!pair) continue;
       const what = pair[0] === pair[1] ? pair[0] : `${pair[0]} / ${pair[1]}`;
-      report(fieldPath(b.group, b.own, 'writes'), `${a.id} and ${b.id} both write ${what}; they will run one after the other`,
+      // Two worktree steps run at once in their own trees; only their merge-backs take turns.
+      const apart = a.isolation === 'worktree' && b.isolation === 'worktree'
+        ? 'they run at once in their worktrees and merge back one after the other (the second may end `conflict`)'
+        : 'they will run one after the other';
+      report(fieldPath(b.group, b.own, 'writes'), `${a.id} and ${b.id} both write ${what}; ${apart}`,
         'write-overlap', { severity: 'warning', bare: true });
     }
   }

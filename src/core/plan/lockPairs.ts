@@ -1,6 +1,8 @@
 // Which steps the write-set locks will keep apart: pairs that may run at once (neither needs the
 // other) but whose locks conflict. The graph panel draws them before a run, so the user sees which
 // steps will wait for each other and why. Pairwise, so bounded like the validation warnings.
+// Two worktree steps are no pair: each works in its own tree and locks only its merge-back, so
+// they run at once and at most their landings take turns.
 import { lockConflict } from '../paths/overlap';
 import type { Graph } from './types';
 
@@ -33,6 +35,7 @@ export function lockPairs(graph: Graph): LockPair[] {
     for (let j = i + 1; j < lockers.length; j++) {
       const b = graph.steps.get(lockers[j]!)!;
       if (ancestors.get(a.id)!.has(b.id) || ancestors.get(b.id)!.has(a.id)) continue;
+      if (a.isolation === 'worktree' && b.isolation === 'worktree') continue;
       const hit = lockConflict(a.writes, a.reads, b.writes, b.reads);
       if (hit) out.push({ a: a.id, b: b.id, paths: hit });
     }
