@@ -5,10 +5,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { main } from '../../src/cli/main';
-import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
+import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/store';
-import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, workspaceState, type TestRepo } from './helpers/gitRepo';
+import { makeRepo, type TestRepo } from './helpers/gitRepo';
+import { runInRepo as run, userState } from './helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -28,22 +28,7 @@ function planFile(lines: string[]): string {
   return file;
 }
 
-async function run(r: TestRepo, plan: string, extra: Partial<RunRequest> = {}): Promise<{ record: RunRecord; events: EngineEvent[] }> {
-  const events: EngineEvent[] = [];
-  const outcome = await runPlan({
-    planFile: plan, workspace: r.dir, graceMs: 200, ...extra,
-    onEvent: (e) => { events.push(e); extra.onEvent?.(e); },
-  });
-  assert.ok(outcome.ok, JSON.stringify(outcome));
-  return { record: outcome.record, events };
-}
 
-/** The workspace as the user sees it, Braid's own `.braid/` left out. */
-function userState(r: TestRepo) {
-  const s = workspaceState(r);
-  for (const k of [...s.files.keys()]) if (k === '.braid' || k.startsWith('.braid/')) s.files.delete(k);
-  return s;
-}
 
 const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
 const worktrees = (r: TestRepo) => r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '));

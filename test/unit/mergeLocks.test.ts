@@ -5,10 +5,9 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/store';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, workspaceState, type TestRepo } from './helpers/gitRepo';
+import { makeRepo, type TestRepo } from './helpers/gitRepo';
+import { runInRepo as run, userState } from './helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -34,21 +33,7 @@ function planFile(lines: string[]): string {
 /** A shell fragment that waits (up to 30 s) for `file`, then fails if it never came. */
 const waitFor = (file: string) => `for i in $(seq 600); do [ -f ${file} ] && break; sleep 0.05; done; [ -f ${file} ]`;
 
-async function run(r: TestRepo, plan: string, extra: Partial<RunRequest> = {}): Promise<{ record: RunRecord; events: EngineEvent[] }> {
-  const events: EngineEvent[] = [];
-  const outcome = await runPlan({
-    planFile: plan, workspace: r.dir, graceMs: 200, ...extra,
-    onEvent: (e) => { events.push(e); extra.onEvent?.(e); },
-  });
-  assert.ok(outcome.ok, JSON.stringify(outcome));
-  return { record: outcome.record, events };
-}
 
-function userState(r: TestRepo) {
-  const s = workspaceState(r);
-  for (const k of [...s.files.keys()]) if (k === '.braid' || k.startsWith('.braid/')) s.files.delete(k);
-  return s;
-}
 
 function assertNoLeftovers(r: TestRepo): void {
   assert.equal(existsSync(join(r.dir, '.git', 'index.lock')), false, 'no stale index.lock');

@@ -8,12 +8,11 @@ import { join } from 'node:path';
 import type { Disposable } from '../../src/core/disposable';
 import { EventBus, type Listener } from '../../src/core/engine/events';
 import { prepareAhead, type PreparingIsolator } from '../../src/core/engine/prepareAhead';
-import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/store';
-import type { EngineEvent, StepStatus } from '../../src/core/engine/types';
+import type { StepStatus } from '../../src/core/engine/types';
 import { touchesSetupInputs } from '../../src/core/engine/worktreeSetup';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
 import { makeGraph, type StepSpec } from './helpers/graph';
+import { runInRepo as run } from './helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -165,16 +164,6 @@ describe('prepareAhead through runPlan, against a real git', function () {
     return file;
   }
 
-  /** runPlan as it is: its own WorktreeIsolator, with worktrees prepared ahead. */
-  async function run(r: TestRepo, plan: string, extra: Partial<RunRequest> = {}): Promise<{ record: RunRecord; events: EngineEvent[] }> {
-    const events: EngineEvent[] = [];
-    const outcome = await runPlan({
-      planFile: plan, workspace: r.dir, graceMs: 200, ...extra,
-      onEvent: (e) => { events.push(e); extra.onEvent?.(e); },
-    });
-    assert.ok(outcome.ok, JSON.stringify(outcome));
-    return { record: outcome.record, events };
-  }
 
   const worktrees = (r: TestRepo) => r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9));
   const braidBranches = (r: TestRepo) => r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
