@@ -1,5 +1,6 @@
 // Small shared pieces of the benchmarks: quantiles, number formats, markdown tables, goal marks
 // and environment knobs. Every figure a bench prints is measured in that same run.
+import { seededRandom } from '../src/core/agents/backoff';
 
 /** The p-quantile (nearest rank) of xs; NaN for none. */
 export function quantile(xs: readonly number[], p: number): number {
@@ -45,17 +46,8 @@ export function envList(name: string, fallback: readonly number[]): number[] {
   return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
 }
 
-/** A seeded generator (mulberry32), so every run measures the same DAGs. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so every run measures the same DAGs: the engine's own (core/agents/backoff). */
+export const rng = seededRandom;
 
 /** Wall time of `fn` in milliseconds. */
 export async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {

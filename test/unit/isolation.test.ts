@@ -8,7 +8,7 @@ import { main } from '../../src/cli/main';
 import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/store';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { runInRepo as run, userState } from './helpers/runInRepo';
+import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from './helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -31,15 +31,6 @@ function planFile(lines: string[]): string {
 
 
 const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
-const worktrees = (r: TestRepo) => r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '));
-const braidBranches = (r: TestRepo) => r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
-
-function assertNoLeftovers(r: TestRepo): void {
-  assert.equal(existsSync(join(r.dir, '.git', 'index.lock')), false, 'no stale index.lock');
-  assert.deepEqual(worktrees(r), [`worktree ${r.dir}`], 'no worktree registrations left');
-  assert.equal(braidBranches(r), '');
-  assert.doesNotMatch(r.git(['worktree', 'prune', '--dry-run', '--verbose']), /\S/, 'nothing for prune to do');
-}
 
 describe('worktree isolation through runPlan', function () {
   this.timeout(60_000);

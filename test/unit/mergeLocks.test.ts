@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { runInRepo as run, userState } from './helpers/runInRepo';
+import { assertNoLeftovers, runInRepo as run, userState } from './helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -35,12 +35,6 @@ const waitFor = (file: string) => `for i in $(seq 600); do [ -f ${file} ] && bre
 
 
 
-function assertNoLeftovers(r: TestRepo): void {
-  assert.equal(existsSync(join(r.dir, '.git', 'index.lock')), false, 'no stale index.lock');
-  const trees = r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '));
-  assert.deepEqual(trees, [`worktree ${r.dir}`], 'no worktree registrations left');
-  assert.equal(r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim(), '');
-}
 
 const ms = (iso: string | undefined) => { assert.ok(iso); return Date.parse(iso); };
 const ranBeforeWait = (events: EngineEvent[], id: string) => {
