@@ -86,6 +86,11 @@ export class EngineHost {
   private readonly active = new Set<ActiveRun>();
   /** Runs by id, from their first event on. */
   private readonly byId = new Map<string, ActiveRun>();
+  /**
+   * Runs that ended in this engine: a budget answer for one is "too late", not an error (another
+   * window answered first and the run is already over). Ids only, a few bytes a run.
+   */
+  private readonly ended = new Set<string>();
   private readonly retrying = new Set<string>();
   private readonly store: RunStore;
   private pendingShutdownReplies: (() => void)[] = [];
@@ -172,8 +177,8 @@ export class EngineHost {
       case 'retry': return this.retry(conn, m);
       case 'budgetDecision': {
         const run = this.byId.get(m.runId);
-        if (!run) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
-        const accepted = run.budget?.decide(m.decision) ?? false;
+        if (!run && !this.ended.has(m.runId)) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
+        const accepted = run?.budget?.decide(m.decision) ?? false;
         this.o.log(`budget of ${m.runId}: client ${conn.id} says ${m.decision}${accepted ? '' : ' (too late: not waiting for a decision)'}`);
         return conn.reply(m.id, 'budgetDecision', { accepted });
       }
@@ -264,8 +269,7 @@ export class EngineHost {
         // Off the active list before `runEnded`: a snapshot taken after it must not list the run.
         this.forget(run);
         if (!outcome.ok) {
-          const first = outcome.diagnostics.find((d) => d.severity === 'error');
-          const error = outcome.usage ?? (first ? `${first.file}:${first.range.start.line + 1}:${first.range.start.column + 1}: ${first.message}` : 'invalid plan');
+          const error = outcome.usage ?? refusal(outcome.diagnostics);
           this.o.log(`run of ${p.planFile} not started: ${error}`);
           settle({ ok: false, error, diagnostics: outcome.diagnostics });
           return;
@@ -306,7 +310,7 @@ export class EngineHost {
   private forget(run: ActiveRun): void {
     // Ended while held (canceled, the engine stopping): nobody can answer any more.
     run.budget?.decide('stop');
-    if (run.runId) this.byId.delete(run.runId);
+    if (run.runId) { this.byId.delete(run.runId); this.ended.add(run.runId); }
     this.active.delete(run);
     this.updateIdle();
   }
@@ -365,4 +369,13 @@ function track(run: ActiveRun, e: EngineEvent): void {
     step.waitingFor = { holder: e.waitingFor, paths: [...e.paths] };
     run.live.set(e.id, step);
   }
+}
+
+// The reason a run did not start, as one message: its first few errors (two missing agent CLIs
+// are two sentences, each with its install command), each located.
+function refusal(diagnostics: readonly Diagnostic[]): string {
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return 'invalid plan';
+  const shown = errors.slice(0, 3).map((d) => `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.message}`);
+  return shown.join('\n') + (errors.length > 3 ? `\n(and ${errors.length - 3} more)` : '');
 }

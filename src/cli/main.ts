@@ -2,11 +2,14 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
 import { cleanRun } from '../core/engine/cleanRun';
+import { missingAgents } from '../core/engine/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
+import { selectSteps, unknownSteps, type Selection } from '../core/engine/selection';
 import { RunStore } from '../core/engine/store';
-import type { EngineEvent } from '../core/engine/types';
-import { compilePlanFile } from '../core/plan/compile';
+import type { EngineEvent, StepStatus } from '../core/engine/types';
+import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
@@ -25,19 +28,22 @@ usage:
       --only STEP...    those steps and what they need
       --from STEP       that step and all that depend on it
       --json            events on stdout, one JSON object a line
-      --dry-run         print the schedule, run nothing
+      --dry-run         print the schedule and the agent commands, run nothing
+      --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
-  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume]
+  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
   braid logs RUN-ID STEP                       a step's log, every attempt
   braid clean RUN-ID                           remove a run's kept worktrees and branches
 ${PLAN_HELP}
-exit codes: 0 success · 1 failed steps or problems · 2 usage or invalid plan · 130 interrupted
+exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
 class Usage extends Error {}
+
+const isPermission = (v: string): v is AgentPermission => (AGENT_PERMISSIONS as readonly string[]).includes(v);
 
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
@@ -78,15 +84,24 @@ function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
   return outcome.result.status === 'succeeded' ? 0 : 1;
 }
 
-async function run(args: string[], retryId?: string): Promise<number> {
-  const { values, positionals } = parseArgs({
+async function run(args: string[], retry = false): Promise<number> {
+  const { values, positionals: given } = parseArgs({
     args, allowPositionals: true, strict: true,
     options: {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
-      resume: { type: 'boolean', default: false },
+      resume: { type: 'boolean', default: false }, permission: { type: 'string' },
     },
   });
+  const permission = values.permission;
+  if (permission !== undefined && !isPermission(permission)) {
+    throw new Usage(`--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
+  }
+  const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
+  // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
+  const retryId = retry ? given[0] : undefined;
+  const positionals = retry ? given.slice(1) : given;
+  if (retry && !retryId) throw new Usage('retry needs a RUN-ID');
   let concurrency: number | undefined;
   if (values.concurrency !== undefined) {
     concurrency = Number(values.concurrency);
@@ -108,7 +123,12 @@ async function run(args: string[], retryId?: string): Promise<number> {
   }
   // --only accepts `--only a b c` as well as repeated flags.
   const only = values.only ? [...values.only, ...(retryId ? [] : [])] : undefined;
-  if (values['dry-run']) return dryRun(planFile, values.json);
+  if (values['dry-run']) {
+    const selection: Selection = retryId
+      ? { retry: { previous: await retryStatuses(workspace, retryId), ...(steps.length > 0 ? { steps } : {}) } }
+      : { ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}) };
+    return dryRun(planFile, workspace, values.json, compile, selection);
+  }
   const json = values.json;
   const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const view = json ? undefined : new HumanView(process.stdout, fancy);
@@ -119,7 +139,7 @@ async function run(args: string[], retryId?: string): Promise<number> {
   process.on('SIGTERM', onSignal);
   const onEvent = (e: EngineEvent) => (json ? out(JSON.stringify(e) + '\n') : view!.on(e));
   const outcome = await runPlan({
-    planFile, workspace, signal: ac.signal, onEvent, compile: { isGit: true },
+    planFile, workspace, signal: ac.signal, onEvent, compile,
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
@@ -130,17 +150,33 @@ async function run(args: string[], retryId?: string): Promise<number> {
   return interrupted ? (finish(outcome, json, view), 130) : finish(outcome, json, view);
 }
 
-async function dryRun(planFile: string, json: boolean): Promise<number> {
-  const r = await compilePlanFile(planFile, { isGit: true });
+async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {
+  const r = await compilePlanFile(planFile, compile);
   if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
   const g = r.graph;
-  if (json) { out(JSON.stringify(toJson(g)) + '\n'); return 0; }
+  const named = [...(selection.only ?? []), ...(selection.from ? [selection.from] : []), ...(selection.retry?.steps ?? [])];
+  const unknown = unknownSteps(g, named);
+  if (unknown.length > 0) throw new Usage(`unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+  // What `run` would refuse, the dry run reports too (and fails the same way).
+  const missing = missingAgents(g, selectSteps(g, selection), workspace, process.env);
+  for (const d of missing) err(formatDiagnostic(d));
+  const code = missing.length > 0 ? 2 : 0;
+  if (json) { out(JSON.stringify(toJson(g)) + '\n'); return code; }
   out(`would run ${g.order.length} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
   for (const id of g.order) {
     const s = g.steps.get(id)!;
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
   }
-  return 0;
+  // The agents' commands, so the permission flags a run would pass are visible before it.
+  const used = [...new Set(g.order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
+  if (used.length > 0) out('agents:\n');
+  for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
+  return code;
+}
+
+async function retryStatuses(workspace: string, runId: string): Promise<Map<string, StepStatus>> {
+  const rec = await new RunStore(workspace).load(runId);
+  return new Map(Object.values(rec?.steps ?? {}).map((s) => [s.id, s.status] as const));
 }
 
 async function status(args: string[]): Promise<number> {
@@ -185,11 +221,7 @@ export async function main(argv: string[]): Promise<number> {
         return await graph(positionals[0], values.format);
       }
       case 'run': return await run(rest);
-      case 'retry': {
-        const id = rest.find((a) => !a.startsWith('-'));
-        if (!id) throw new Usage('retry needs a RUN-ID');
-        return await run(rest.filter((a) => a !== id), id);
-      }
+      case 'retry': return await run(rest, true);
       case 'status': return await status(rest);
       case 'logs': return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).

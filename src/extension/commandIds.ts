@@ -45,7 +45,7 @@ export interface CommandArgs {
   [Command.runStep]: [uri?: vscode.Uri, stepId?: string];
   [Command.runFrom]: [uri?: vscode.Uri, stepId?: string];
   [Command.retryStep]: [runId?: string | StepRef, stepId?: string, options?: RetryOptions];
-  [Command.retryFailed]: [runId?: string | RunRef];
+  [Command.retryFailed]: [runId?: string | RunRef, options?: RetryOptions];
   [Command.cancelRun]: [runId?: string | RunRef];
   [Command.cancelStep]: [runId?: string | StepRef, stepId?: string];
   [Command.showGraph]: [uri?: vscode.Uri | RunRef];

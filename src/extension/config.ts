@@ -1,6 +1,7 @@
 // Braid's settings, read fresh each time (a change applies to the next run). The plan's own
 // values win over these: they are defaults for what a plan leaves unsaid.
 import * as vscode from 'vscode';
+import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../core/agents/presets';
 import type { Isolation } from '../core/plan/types';
 
 export interface BraidSettings {
@@ -9,6 +10,7 @@ export interface BraidSettings {
   /** undefined: the format's default (worktree for agent steps in a git workspace). */
   readonly isolation?: Isolation;
   readonly notifications: 'all' | 'failures' | 'none';
+  readonly agentPermission: AgentPermission;
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -17,10 +19,12 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
   const isolation = c.get<string>('isolation', 'auto');
   const notifications = c.get<string>('notifications', 'all');
   const agents = c.get<Record<string, unknown>>('agents', {});
+  const permission = c.get<string>('agentPermission', DEFAULT_PERMISSION);
   return {
     concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 4,
     agents: Object.fromEntries(Object.entries(agents).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'))),
     ...(isolation === 'shared' || isolation === 'worktree' ? { isolation } : {}),
     notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
+    agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
   };
 }

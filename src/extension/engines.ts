@@ -12,6 +12,8 @@ export interface EnginesDeps {
   readonly cliPath: string;
   readonly runs: RunsModel;
   readonly onEvent: (workspace: string, e: EngineEvent) => void;
+  /** After each snapshot is applied (every connection): the views adopt runs already going. */
+  readonly onSnapshot?: (workspace: string, records: readonly LiveRunRecord[]) => void;
   readonly log: vscode.OutputChannel;
 }
 
@@ -37,6 +39,7 @@ export class Engines implements vscode.Disposable {
     this.deps.log.appendLine(`engine for ${workspace} connected`);
     client.onSnapshot((records: readonly LiveRunRecord[]) => {
       for (const r of records) { this.workspaceOfRun.set(r.id, workspace); this.deps.runs.applyRecord(r); }
+      this.deps.onSnapshot?.(workspace, records);
     });
     client.onEvent((e: EngineEvent) => {
       this.workspaceOfRun.set(e.run, workspace);
@@ -66,14 +69,20 @@ export class Engines implements vscode.Disposable {
    * follows the run on a new connection, or reads the end from the record if it ended meanwhile.
    */
   async whenEnded(runId: string): Promise<RunEnded> {
+    const workspace = (): string | undefined => this.workspaceOfRun.get(runId) ?? this.deps.runs.get(runId)?.workspace;
+    const settle = (ended: RunEnded): RunEnded => {
+      const ws = workspace();
+      if (ws) void this.deps.runs.ensureEnded(ws, runId);
+      return ended;
+    };
     for (let attempt = 0; ; attempt++) {
       try {
-        return await (await this.clientOfRun(runId)).whenEnded(runId);
+        return settle(await (await this.clientOfRun(runId)).whenEnded(runId));
       } catch (err) {
-        const ws = this.workspaceOfRun.get(runId) ?? this.deps.runs.get(runId)?.workspace;
+        const ws = workspace();
         const rec = ws ? await new RunStore(ws).load(runId) : undefined;
         if (rec && rec.status !== 'running') {
-          return { runId, status: rec.status === 'interrupted' ? 'failed' : rec.status, steps: Object.fromEntries(Object.entries(rec.steps).map(([id, s]) => [id, s.status])) };
+          return settle({ runId, status: rec.status === 'interrupted' ? 'failed' : rec.status, steps: Object.fromEntries(Object.entries(rec.steps).map(([id, s]) => [id, s.status])) });
         }
         if (attempt >= 5) throw err;
         await new Promise((res) => setTimeout(res, 200 * (attempt + 1)));

@@ -57,6 +57,14 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   let terminals: StepTerminals | undefined;
   const engines = sub(new Engines({
     cliPath, runs, log,
+    // Runs already going when this window connected: their terminals and progress come back.
+    onSnapshot: (_workspace, records) => {
+      for (const r of records) {
+        if (r.status !== 'running') continue;
+        terminals?.adopt(r);
+        feedback.track(r.id, engines.whenEnded(r.id));
+      }
+    },
     onEvent: (workspace, e) => {
       void runs.enqueue(workspace, e).then(() => {
         terminals?.handle(e);
@@ -87,7 +95,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.runStep, (uri, step) => runCommands.runStep(uri, step));
   register(Command.runFrom, (uri, step) => runCommands.runFrom(uri, step));
   register(Command.retryStep, (run, step, options) => runCommands.retryStep(run, step, options));
-  register(Command.retryFailed, (run) => runCommands.retryFailed(run));
+  register(Command.retryFailed, (run, options) => runCommands.retryFailed(run, options));
   register(Command.resumeRun, (run) => runCommands.retryFailed(run));
   register(Command.continueRun, (run) => runCommands.decideBudget(run, 'continue'));
   register(Command.stopRun, (run) => runCommands.decideBudget(run, 'stop'));

@@ -2,7 +2,7 @@
 // the page), live statuses, the selected step's log and buttons. Every message from the page is
 // parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { LogLines } from '../core/engine/logLines';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/store';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
@@ -24,8 +24,13 @@ export const GRAPH_VIEW_TYPE = 'braid.graph';
 const LOG_TAIL = 2000;
 const PAGE = 1000;
 const FLUSH_MS = 33; // ~30 deliveries a second at most
-const COLLAPSE_AT = 300;
-const LAST_PLAN = 'braid.graph.lastPlan'; // matrix groups drawn as one node beyond this many steps
+const COLLAPSE_AT = 300; // matrix groups drawn as one node beyond this many steps
+const LAST_PLAN = 'braid.graph.lastPlan';
+/**
+ * The selected step of each plan's panel, kept by the host too: a page's own state can be lost
+ * in a reload (a web workbench persists it asynchronously), the selection should not be.
+ */
+const SELECTION = 'braid.graph.selection';
 
 export interface GraphPanelDeps {
   readonly context: vscode.ExtensionContext;
@@ -112,11 +117,14 @@ export class GraphPanel implements vscode.Disposable {
   private logLines = 0;
   private skippedLines = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  private logIndex: LogLines | undefined;
+  /** A tail of the log is being read: output waits (see sendLogTail). */
+  private loadingTail = false;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
     this.runId = state.runId ?? d.runs.latestOf(plan.fsPath)?.id;
-    this.selected = state.selectedStepId;
+    this.selected = state.selectedStepId ?? d.context.workspaceState.get<Record<string, string>>(SELECTION)?.[plan.fsPath];
     const web = panel.webview;
     const nonce = randomBytes(16).toString('base64');
     web.html = graphHtml({
@@ -179,7 +187,12 @@ export class GraphPanel implements vscode.Disposable {
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
     const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks });
-    const structure = graph.order.map((id) => `${id}<${graph.steps.get(id)!.needs.join(',')}`).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
+    // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
+    // A rename re-lays the graph out; a status change never does.
+    const structure = graph.order.map((id) => {
+      const st = graph.steps.get(id)!;
+      return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}`;
+    }).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
     this.post({
       type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${collapse ? 'c' : 'e'}:${hash(structure)}`,
       ...(run ? { runId: run.id } : {}),
@@ -234,6 +247,7 @@ export class GraphPanel implements vscode.Disposable {
   private flush(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    if (this.loadingTail) return;
     if (this.pendingLines.length === 0 || !this.runId || !this.selected) return;
     const lines = this.pendingLines;
     const skipped = this.skippedLines;
@@ -244,27 +258,37 @@ export class GraphPanel implements vscode.Disposable {
     this.logLines += skipped + lines.length;
   }
 
-  private async readLog(): Promise<string[] | undefined> {
+  /** The selected step's log, indexed by line: tails and pages read only their own bytes. */
+  private logFile(): LogLines | undefined {
     const run = this.run();
     if (!run || !this.selected) return undefined;
-    try {
-      const text = await readFile(new RunStore(run.workspace).paths(run.id).log(this.selected), 'utf8');
-      const lines = text.split(/\r?\n/);
-      if (lines.at(-1) === '') lines.pop();
-      return lines;
-    } catch { return []; }
+    const file = new RunStore(run.workspace).paths(run.id).log(this.selected);
+    if (this.logIndex?.file !== file) this.logIndex = new LogLines(file);
+    return this.logIndex;
   }
 
   private async sendLogTail(): Promise<void> {
     const run = this.run();
-    if (!run || !this.selected) return;
-    this.pendingLines = [];
-    this.skippedLines = 0;
-    this.partial.delete(this.selected);
-    const lines = (await this.readLog()) ?? [];
-    const start = Math.max(0, lines.length - LOG_TAIL);
-    this.logLines = lines.length;
-    this.post({ type: 'log', runId: run.id, stepId: this.selected, lines: lines.slice(start), reset: true, startLine: start });
+    const log = this.logFile();
+    if (!run || !this.selected || !log) return;
+    const stepId = this.selected;
+    // Output arriving while the file is read is in the file already (the engine writes the log
+    // before it sends the output): held back from the page, then dropped, so nothing is doubled
+    // and nothing reaches the page before its reset.
+    this.loadingTail = true;
+    try {
+      const count = await log.refresh();
+      const start = Math.max(0, count - LOG_TAIL);
+      const lines = await log.read(start, count);
+      if (this.run()?.id !== run.id || this.selected !== stepId) return; // moved on meanwhile
+      this.pendingLines = [];
+      this.skippedLines = 0;
+      this.partial.delete(stepId);
+      this.logLines = count;
+      this.post({ type: 'log', runId: run.id, stepId, lines, reset: true, startLine: start });
+    } finally {
+      this.loadingTail = false;
+    }
   }
 
   private receive(raw: unknown): void {
@@ -286,19 +310,22 @@ export class GraphPanel implements vscode.Disposable {
         await this.sendLogTail();
         return;
       case 'select':
-        if (!this.known(msg.stepId)) return;
+        if (!this.known(msg.stepId)) return dropped(msg, 'unknown step');
         this.selected = msg.stepId;
+        void this.d.context.workspaceState.update(SELECTION, { ...this.d.context.workspaceState.get<Record<string, string>>(SELECTION), [this.plan.fsPath]: msg.stepId });
         await this.sendLogTail();
         return;
       case 'openLog':
-        if (msg.runId === this.runId && this.known(msg.stepId)) await this.d.views.showLog(msg.runId, msg.stepId);
+        if (msg.runId !== this.runId || !this.known(msg.stepId)) return dropped(msg, 'not a step of the shown run');
+        await this.d.views.showLog(msg.runId, msg.stepId);
         return;
       case 'requestLogPage': {
-        if (msg.runId !== this.runId || msg.stepId !== this.selected) return;
-        const lines = (await this.readLog()) ?? [];
-        const before = Math.min(msg.beforeLine, lines.length);
+        if (msg.runId !== this.runId || msg.stepId !== this.selected) return dropped(msg, 'not the shown run and step');
+        const log = this.logFile();
+        if (!log) return;
+        const before = Math.min(msg.beforeLine, await log.refresh());
         const start = Math.max(0, before - PAGE);
-        this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: lines.slice(start, before) });
+        this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: await log.read(start, before) });
         return;
       }
       case 'action':
@@ -309,8 +336,8 @@ export class GraphPanel implements vscode.Disposable {
   private async action(msg: Extract<WebviewMessage, { type: 'action' }>): Promise<void> {
     const c = this.d.commands;
     const runId = this.runId;
-    if (msg.stepId !== undefined && !this.known(msg.stepId)) return;
-    if (msg.runId !== undefined && msg.runId !== runId) return;
+    if (msg.stepId !== undefined && !this.known(msg.stepId)) return dropped(msg, 'unknown step');
+    if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
     switch (msg.action) {
       case 'run-plan': await c.runPlan(this.plan); return;
       case 'run-from': await c.runFrom(this.plan, msg.stepId!); return;
@@ -334,4 +361,9 @@ function hash(s: string): string {
   let h = 2166136261;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
   return (h >>> 0).toString(36) + s.length.toString(36);
+}
+
+/** Every message the page sends is checked; what does not fit is dropped, and said. */
+function dropped(msg: WebviewMessage, why: string): void {
+  console.warn(`braid: dropped a ${msg.type} message from the graph panel (${why}): ${JSON.stringify(msg).slice(0, 200)}`);
 }

@@ -53,6 +53,7 @@ export class Plans implements vscode.Disposable {
       isGit: (await this.gitRoot(uri)) !== undefined,
       agentOverrides: Object.fromEntries(Object.entries(s.agents).map(([k, v]) => [k, { command: v }])),
       ...(s.isolation ? { defaultIsolation: s.isolation } : {}),
+      permission: s.agentPermission,
     };
   }
 

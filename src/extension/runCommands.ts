@@ -3,6 +3,8 @@
 import * as vscode from 'vscode';
 import type { StepStatus } from '../core/engine/types';
 import type { Graph } from '../core/plan/types';
+import { canResume } from '../core/agents/resume';
+import type { CompileOptions } from '../core/plan/compile';
 import type { RequestParams } from '../protocol/engine';
 import type { RunSummary, RunRef, StepRef } from './commandIds';
 import { readSettings } from './config';
@@ -11,7 +13,7 @@ import type { Engines } from './engines';
 import { pickPlan, pickPlanStep, pickRun, pickStep } from './pickers';
 import type { Plans } from './plans';
 import type { RunFeedback } from './runFeedback';
-import { isActive, type RunsModel } from './runsModel';
+import { isActive, type RunsModel, type RunView } from './runsModel';
 import { requireTrust } from './trust';
 
 export interface RunCommandDeps {
@@ -73,21 +75,43 @@ export class RunCommands {
     if (!stepId) return undefined;
     let resume = options.resume;
     const session = run.steps.get(stepId)?.sessionId;
-    if (resume === undefined && session) {
-      // An agent that can pick up where it stopped saves the work (and cost) of starting over.
-      const pick = await vscode.window.showQuickPick(
-        [{ label: '$(debug-continue) Continue the agent\'s session', description: session, resume: true }, { label: '$(refresh) Start over', resume: false }],
-        { title: `Braid: retry ${stepId}` },
-      );
-      if (!pick) return undefined;
-      resume = pick.resume;
+    if (resume === undefined && session && (await this.resumable(run, [stepId])).length > 0) {
+      const pick = await askResume(`Braid: retry ${stepId}`, 'Continue the agent\'s session', session);
+      if (pick === undefined) return undefined;
+      resume = pick;
     }
     return this.retry(run.id, [stepId], resume ?? false);
   }
 
-  async retryFailed(arg?: string | RunRef): Promise<RunSummary | undefined> {
+  async retryFailed(arg?: string | RunRef, options: RetryOptions = {}): Promise<RunSummary | undefined> {
     const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps');
-    return run ? this.retry(run.id, undefined) : undefined;
+    if (!run) return undefined;
+    let resume = options.resume;
+    if (resume === undefined) {
+      const failed = run.order.filter((id) => RETRYABLE.has(run.steps.get(id)!.status) && run.steps.get(id)!.sessionId);
+      const can = await this.resumable(run, failed);
+      if (can.length > 0) {
+        const pick = await askResume(`Braid: retry the failed steps of ${run.planName}`, `Continue the agents' sessions (${can.join(', ')})`, undefined);
+        if (pick === undefined) return undefined;
+        resume = pick;
+      }
+    }
+    return this.retry(run.id, undefined, resume ?? false);
+  }
+
+  /**
+   * Of these steps, those whose agent can continue a session by id (claude, codex exec): the plan
+   * as it is now, since a retry runs that. Gemini's resume cannot name a session: not offered.
+   */
+  private async resumable(run: RunView, stepIds: readonly string[]): Promise<string[]> {
+    if (stepIds.length === 0) return [];
+    const { graph } = await this.d.plans.compile(vscode.Uri.file(run.planFile));
+    if (!graph) return [];
+    return stepIds.filter((id) => {
+      const agent = graph.steps.get(id)?.agent;
+      const def = agent === undefined ? undefined : graph.agents[agent];
+      return def !== undefined && canResume(def);
+    });
   }
 
   /** Answers a run held at its budget; true when the engine took this answer. */
@@ -149,7 +173,7 @@ export class RunCommands {
       ...(sel.from ? { from: sel.from } : {}),
       // The plan's own concurrency wins over the setting.
       ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
-      compile: { ...(options.agentOverrides ? { agentOverrides: options.agentOverrides } : {}), ...(options.defaultIsolation ? { defaultIsolation: options.defaultIsolation } : {}) },
+      compile: engineCompileOptions(options),
     };
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
@@ -158,7 +182,9 @@ export class RunCommands {
     if (!requireTrust('retry a step')) return undefined;
     const run = this.d.runs.get(runId);
     if (!run) return undefined;
-    return this.follow(() => this.d.engines.retry(run.workspace, { runId, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
+    // The settings as they are now (a retry reads the plan again, so it takes its new agents too).
+    const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
+    return this.follow(() => this.d.engines.retry(run.workspace, { runId, compile, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */
@@ -183,4 +209,23 @@ export class RunCommands {
     await this.d.runs.settled(); // views (tree, lenses) show the end before the command answers
     return { runId: end.runId, status: end.status, steps: end.steps };
   }
+}
+
+/** The compile options the engine takes from the window (it finds `isGit` itself). */
+function engineCompileOptions(o: CompileOptions): NonNullable<RequestParams<'run'>['compile']> {
+  return {
+    ...(o.agentOverrides ? { agentOverrides: o.agentOverrides } : {}),
+    ...(o.defaultIsolation ? { defaultIsolation: o.defaultIsolation } : {}),
+    ...(o.permission ? { permission: o.permission } : {}),
+  };
+}
+
+/** Continue the agent's session, or start over; undefined when the user dismissed the question. */
+async function askResume(title: string, label: string, session: string | undefined): Promise<boolean | undefined> {
+  // An agent that can pick up where it stopped saves the work (and cost) of starting over.
+  const pick = await vscode.window.showQuickPick(
+    [{ label: `$(debug-continue) ${label}`, ...(session ? { description: session } : {}), resume: true }, { label: '$(refresh) Start over', resume: false }],
+    { title },
+  );
+  return pick?.resume;
 }

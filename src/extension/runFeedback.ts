@@ -14,6 +14,8 @@ export class RunFeedback implements vscode.Disposable {
 
   /** Runs whose budget question is on screen, so each hold asks once. */
   private readonly asking = new Set<string>();
+  /** Runs with a progress notification: a run adopted again (another snapshot) gets no second one. */
+  private readonly tracked = new Set<string>();
 
   constructor(
     private readonly runs: RunsModel,
@@ -64,6 +66,9 @@ export class RunFeedback implements vscode.Disposable {
 
   /** Progress for one run until `ended` settles, then the end notification. */
   track(runId: string, ended: Promise<RunEnded>): void {
+    if (this.tracked.has(runId)) return;
+    this.tracked.add(runId);
+    void ended.finally(() => this.tracked.delete(runId)).catch(() => undefined);
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Braid: ${this.runs.get(runId)?.planName ?? runId}`, cancellable: true },
       async (progress, token) => {

@@ -188,7 +188,7 @@ export class RunsModel implements vscode.Disposable {
   /** Applies one engine event; a run it does not know yet is read from its record first. */
   private async apply(workspace: string, e: EngineEvent): Promise<void> {
     const run = this.byId.get(e.run) ?? (await this.load(workspace, e.run));
-    if (!run) return;
+    if (!run) { console.warn(`braid: dropped a ${e.type} event of run ${e.run}: no record of it in ${workspace}`); return; }
     const at = Date.parse(e.time);
     switch (e.type) {
       case 'run':
@@ -214,6 +214,29 @@ export class RunsModel implements vscode.Disposable {
       }
     }
     this.changed.fire(run);
+  }
+
+  /**
+   * The run ended (its end came from the engine, or from its record after a dropped connection):
+   * once the queued events are applied, a view that still shows it going missed its last events,
+   * and is read from the record instead, so no finished run stays "running" in the views.
+   */
+  async ensureEnded(workspace: string, runId: string): Promise<void> {
+    await this.settled();
+    const live = this.byId.get(runId);
+    if (!live || !isActive(live)) return;
+    // The record's last write can land just after the end is announced: read it a few times.
+    for (let i = 0; i < 30; i++) {
+      if (this.byId.get(runId) !== live || !isActive(live)) return; // events or a retry moved on
+      const rec = await new RunStore(workspace).load(runId);
+      if (rec && rec.status !== 'running') {
+        console.warn(`braid: run ${runId} ended but its view missed the last events; read from its record`);
+        const view = this.applyRecord(rec);
+        if (live.costUsd !== undefined && view.costUsd === undefined) view.costUsd = live.costUsd;
+        return;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
   }
 
   private async readEnded(workspace: string, runId: string, costUsd: number | undefined): Promise<void> {

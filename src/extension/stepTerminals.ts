@@ -1,10 +1,14 @@
 // Each running step is a VS Code task of type `braid` ({ plan, step }) whose CustomExecution
 // pseudoterminal shows the step's live output; closing that terminal cancels the step. Output is
-// pushed from engine events, so nothing here reads files or polls.
+// pushed from engine events and nothing polls; only a step adopted after a reload reads its log
+// once, for what it printed before this window attached.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { RunStore } from '../core/engine/store';
 import type { EngineEvent } from '../core/engine/types';
 import { TERMINAL } from '../core/engine/types';
+import type { LiveRunRecord } from '../protocol/engine';
 import type { RunsModel } from './runsModel';
 
 export const TASK_TYPE = 'braid';
@@ -13,6 +17,13 @@ export interface BraidTaskDefinition extends vscode.TaskDefinition {
   /** The plan file, relative to its workspace folder. */
   readonly plan: string;
   readonly step?: string;
+  /**
+   * The run a shown step belongs to. Without it a step's terminal task would have the same
+   * definition, so the same task id, as the provider's task that *launches* that step: the
+   * extension host keeps one custom execution an id, and a fetch of the provider's tasks (Run
+   * Task) would swap ours for the launcher, so showing a step started a second run of it.
+   */
+  readonly run?: string;
 }
 
 /** Terminal text: LF → CRLF (a pseudoterminal is raw). */
@@ -105,12 +116,27 @@ export class StepTerminals implements vscode.Disposable {
     }
   }
 
+  /**
+   * A run that was already going when this window connected (a reload, a second window): each
+   * running step gets its terminal back, opened with the tail of its log. Steps that already have
+   * a live terminal are left alone, so every snapshot can be adopted.
+   */
+  adopt(record: LiveRunRecord): void {
+    if (record.status !== 'running') return;
+    const paths = new RunStore(record.workspace).paths(record.id);
+    for (const [id, st] of Object.entries(record.steps)) {
+      if (st.status !== 'running' || this.ptys.get(`${record.id}/${id}`)?.isEnded === false) continue;
+      const earlier = readTail(paths.log(id), ADOPT_TAIL_BYTES);
+      void this.start(record.id, id, Math.max(1, st.attempts.length), earlier);
+    }
+  }
+
   /** The task execution showing a step now, if any (tests and "show terminal"). */
   execution(runId: string, stepId: string): vscode.TaskExecution | undefined {
     return this.executions.get(`${runId}/${stepId}`);
   }
 
-  private async start(runId: string, stepId: string, attempt: number): Promise<void> {
+  private async start(runId: string, stepId: string, attempt: number, earlier?: string): Promise<void> {
     const run = this.deps.runs.get(runId);
     const key = `${runId}/${stepId}`;
     const pty = new StepPty(() => {
@@ -119,11 +145,12 @@ export class StepTerminals implements vscode.Disposable {
       if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
     });
     this.ptys.set(key, pty);
-    if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+    if (earlier !== undefined) pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
+    else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
     const planUri = run ? vscode.Uri.file(run.planFile) : undefined;
     const folder = planUri ? vscode.workspace.getWorkspaceFolder(planUri) : undefined;
     const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
-    const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId };
+    const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId, run: runId };
     const name = run?.steps.get(stepId)?.name ?? stepId;
     const task = new vscode.Task(def, folder ?? vscode.TaskScope.Workspace, name, 'braid', new vscode.CustomExecution(async () => pty));
     task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true };
@@ -140,5 +167,28 @@ export class StepTerminals implements vscode.Disposable {
     this.sub.dispose();
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();
+  }
+}
+
+/** What a reattached terminal shows of the output before it: enough to see where the step is. */
+const ADOPT_TAIL_BYTES = 64 * 1024;
+
+/** The last `max` bytes of a file ('' if it is missing), from a line start where one is near. */
+function readTail(file: string, max: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, max);
+    const buf = Buffer.alloc(n);
+    readSync(fd, buf, 0, n, size - n);
+    const text = buf.toString('utf8');
+    if (n === size) return text;
+    const nl = text.indexOf('\n');
+    return nl >= 0 ? text.slice(nl + 1) : text;
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

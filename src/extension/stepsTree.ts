@@ -2,6 +2,7 @@
 // icons, elapsed time, attempt and lock waits. Refreshed from the runs model's change events,
 // coalesced so an output storm does not repaint the tree more than a few times a second.
 import * as vscode from 'vscode';
+import { clockTime } from '../core/engine/retry';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
 import { formatCost, formatDuration, statusIcon } from './statusText';
@@ -27,8 +28,9 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   const parts: string[] = [];
   if (step.status === 'waiting' && step.waitingFor) parts.push(`waiting for ${step.waitingFor.holder}: ${step.waitingFor.paths.join(', ')}`);
   if (step.status === 'waiting' && step.retryAt !== undefined) {
-    const at = new Date(step.retryAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
-    parts.push(step.reason === 'rate-limited' ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
+    // Live events carry the engine's message as the reason ("rate-limited, retrying at 14:05 …").
+    const at = clockTime(step.retryAt);
+    parts.push(step.reason?.startsWith('rate-limited') ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
   }
   if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
   else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));

@@ -36,6 +36,8 @@ export class PlanTaskProvider implements vscode.TaskProvider {
   resolveTask(task: vscode.Task): vscode.Task | undefined {
     const def = task.definition as Partial<BraidTaskDefinition>;
     if (typeof def.plan !== 'string' || (def.step !== undefined && typeof def.step !== 'string')) return undefined;
+    // A step's terminal (stepTerminals.ts) shows a run that is going: resolving it must not launch one.
+    if (def.run !== undefined) return undefined;
     const folder = typeof task.scope === 'object' ? task.scope : vscode.workspace.workspaceFolders?.[0];
     if (!folder) return undefined;
     return this.task({ type: TASK_TYPE, plan: def.plan, ...(def.step ? { step: def.step } : {}) }, folder, task.definition);

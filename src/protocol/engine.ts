@@ -2,14 +2,17 @@
 // the engine's socket. Declared once here; both ends validate every incoming message with these
 // schemas and drop (and log) what does not parse, so a bad peer can never crash either end.
 import { z } from 'zod';
+import { AGENT_PERMISSIONS } from '../core/agents/presets';
 import type { BudgetDecision } from '../core/engine/budget';
 import type { RunRecord, RunSummary } from '../core/engine/store';
 import { STEP_STATUSES, type EngineEvent } from '../core/engine/types';
+import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';
 
 /** Bumped on any incompatible change; the engine refuses a `hello` that speaks another version. */
 // 2: `retry.resume`, `budgetDecision`, `pendingBudget` on snapshot records (an engine of 1 would drop them unanswered).
-export const PROTOCOL_VERSION = 2;
+// 3: `compile.permission` (an engine of 2 would strip it and run every agent with `edit`).
+export const PROTOCOL_VERSION = 3;
 
 const requestId = z.number().int().nonnegative();
 // The run store's id rule: nothing that could leave `.braid/runs/`.
@@ -27,6 +30,8 @@ export const compileOptionsSchema = z.object({
     env: z.record(z.string(), z.string()).optional(),
   })).optional(),
   defaultIsolation: z.enum(['shared', 'worktree']).optional(),
+  /** What the presets' CLIs may do unasked (the `braid.agentPermission` setting); the engine's default is `edit`. */
+  permission: z.enum(AGENT_PERMISSIONS).optional(),
 });
 
 // ── client → engine: requests, each answered by one `reply` with the same id ──────────────────
@@ -181,7 +186,8 @@ const eventsAgree: Same<z.infer<typeof engineEventSchema>, EngineEvent> = true;
 const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
 const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
-void eventsAgree; void summariesAgree; void diagnosticsAgree; void decisionsAgree;
+const compileAgrees: [z.infer<typeof compileOptionsSchema>] extends [CompileOptions] ? true : false = true;
+void eventsAgree; void summariesAgree; void diagnosticsAgree; void decisionsAgree; void compileAgrees;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 

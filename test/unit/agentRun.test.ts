@@ -13,6 +13,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
 const THREAD = '0199a213-81c0-7800-8aa1-bbab2a035a53';
+const GEMINI_SESSION = 'c2d6a0e4-5f1b-4a7c-8e9d-0b1c2d3e4f5a';
 
 const q = (s: string) => JSON.stringify(s);
 // The presets' own names, so they keep their formats and pools; only argv[0] is the fake agent.
@@ -122,8 +123,13 @@ describe('agent steps through runPlan (fake agent)', function () {
   it('gemini: waits for the delay it printed ("Please retry in 0.2s")', async () => {
     const w = workspace([...AGENTS, 'steps:', '  a:', '    agent: gemini', '    prompt: go', '    retry-delay: 10ms',
       `    env: { FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlg-${process.pid}-${Date.now()}`))}, FAKE_AGENT_RESET: 0.2s }`]);
-    const { record, events } = await run(w);
+    const { runId, record, events } = await run(w);
     assert.equal(record.steps.a!.status, 'succeeded');
+    // Read as gemini's stream (the preset's own --output-format stream-json), not as plain text:
+    // the session comes from its init event, the output is the answer its deltas spell.
+    assert.equal(record.steps.a!.sessionId, GEMINI_SESSION);
+    assert.equal(record.steps.a!.attempts.at(-1)!.inputTokens, 1300);
+    assert.equal(readFileSync(new RunStore(w.dir).paths(runId).output('a'), 'utf8'), 'done: go');
     const wait = events.find((e) => e.type === 'step' && e.status === 'waiting');
     assert.ok(wait && wait.type === 'step');
     // The wait is measured from the printed reset, not the 10 ms retry-delay.

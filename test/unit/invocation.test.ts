@@ -142,9 +142,12 @@ describe('findExecutable', () => {
     assert.equal(findExecutable(dir, '', '/'), undefined, 'a directory is not an executable');
   });
 
-  it('says how to install a missing preset', () => {
-    assert.equal(notInstalledMessage('claude', 'claude'), 'claude is not installed; install it with npm install -g @anthropic-ai/claude-code');
-    assert.equal(notInstalledMessage('reviewer', 'my-agent'), 'my-agent is not installed (not found on PATH)');
+  it('says how to install a missing preset, by the executable\'s name', () => {
+    assert.equal(notInstalledMessage('claude'), 'claude is not installed; install it with npm install -g @anthropic-ai/claude-code');
+    assert.equal(notInstalledMessage('/opt/ai/bin/gemini'), '/opt/ai/bin/gemini is not installed; install it with npm install -g @google/gemini-cli');
+    // A preset whose command a setting replaced is not told to install the CLI it no longer runs.
+    assert.equal(notInstalledMessage('my-agent'), 'my-agent is not installed (not found on PATH)');
+    assert.equal(notInstalledMessage('./bin/my-agent'), './bin/my-agent is not installed (no executable file there)');
   });
 });
 

@@ -22,6 +22,8 @@ describe('engine protocol', () => {
         { type: 'run', id: 2, planFile: '/abs/p.braid.yaml', only: ['a', 'b'], from: 'c', concurrency: 3, compile: { agentOverrides: { claude: { command: ['claude', '-p'] } }, defaultIsolation: 'worktree' } },
         { type: 'retry', id: 3, runId: run, steps: ['a'] },
         { type: 'retry', id: 8, runId: run, resume: true },
+        { type: 'run', id: 11, planFile: 'p', compile: { permission: 'read-only' } },
+        { type: 'retry', id: 12, runId: run, compile: { permission: 'full', defaultIsolation: 'shared' } },
         { type: 'budgetDecision', id: 9, runId: run, decision: 'continue' },
         { type: 'budgetDecision', id: 10, runId: run, decision: 'stop' },
         { type: 'cancelRun', id: 4, runId: run },
@@ -45,6 +47,9 @@ describe('engine protocol', () => {
         [line({ type: 'run', id: -1, planFile: 'p' }), /id/],
         [line({ type: 'run', id: 1, planFile: 'p', concurrency: 0 }), /concurrency/],
         [line({ type: 'run', id: 1, planFile: 'p', compile: { defaultIsolation: 'container' } }), /defaultIsolation/],
+        // The permission reaches the agents' flags: only the three levels, never a free string.
+        [line({ type: 'run', id: 1, planFile: 'p', compile: { permission: 'sudo' } }), /compile\.permission/],
+        [line({ type: 'retry', id: 1, runId: run, compile: { permission: 'Full' } }), /compile\.permission/],
         [line({ type: 'cancelStep', id: 1, runId: run }), /stepId/],
         // Run ids end up in paths: nothing that could leave .braid/runs/.
         [line({ type: 'cancelRun', id: 1, runId: '../../etc' }), /runId/],

@@ -86,8 +86,12 @@ export async function runExtensionSuite(suite: ExtensionSuite): Promise<SuiteOut
     code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
     if (!(err as { code?: unknown }).code) process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
   } finally {
-    workspace.remove();
-    rmSync(profile, { recursive: true, force: true });
+    // BRAID_KEEP_TEST_WORKSPACE=1 keeps both for a look at run records and the extension's logs.
+    if (process.env.BRAID_KEEP_TEST_WORKSPACE === '1') console.log(`vscode: kept ${workspace.path} and ${profile}`);
+    else {
+      workspace.remove();
+      rmSync(profile, { recursive: true, force: true });
+    }
   }
   const seconds = (Date.now() - started) / 1000;
 

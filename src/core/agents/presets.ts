@@ -9,8 +9,8 @@ import type { AgentDef } from '../plan/types';
  * its working folder, runs no command outside its sandbox. `full`: everything, unasked — only
  * where the machine itself is the sandbox.
  */
-export type AgentPermission = 'read-only' | 'edit' | 'full';
-export const AGENT_PERMISSIONS: readonly AgentPermission[] = ['read-only', 'edit', 'full'];
+export const AGENT_PERMISSIONS = ['read-only', 'edit', 'full'] as const;
+export type AgentPermission = (typeof AGENT_PERMISSIONS)[number];
 
 // `edit` and not the CLIs' own defaults: headless, claude's `default` mode and codex's
 // `read-only` sandbox refuse every edit, so a prompt step could never write what it `writes`.
@@ -32,7 +32,7 @@ const GEMINI_MODE: Record<AgentPermission, string> = { 'read-only': 'default', e
 const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'env' | 'context'>>): AgentDef =>
   Object.freeze({ env: {}, context: true, ...d });
 
-/** The presets with `options` applied (the extension passes the user's permission setting). */
+/** The presets with `options` applied (plans compile with the user's `permission`: a setting, `--permission`). */
 export function presetTable(options: PresetOptions = {}): Readonly<Record<string, AgentDef>> {
   const permission = options.permission ?? DEFAULT_PERMISSION;
   if (!AGENT_PERMISSIONS.includes(permission)) throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);

@@ -42,8 +42,13 @@ export function findExecutable(cmd: string, envPath: string | undefined, cwd: st
   return undefined;
 }
 
-/** The sentence shown before a run when an agent's command is missing, with the preset's install command when known. */
-export function notInstalledMessage(agent: string, cmd: string): string {
-  const hint = INSTALL_HINTS[agent] ?? INSTALL_HINTS[cmd];
-  return `${cmd} is not installed${hint ? `; install it with ${hint}` : ` (not found on PATH)`}`;
+/** The sentence shown when an agent's command is missing, with its install command when it is a preset's CLI. */
+export function notInstalledMessage(cmd: string): string {
+  // By the executable's own name, not the agent's: a preset whose command was replaced by a
+  // wrapper must not be told to install the CLI it no longer runs.
+  const name = (cmd.split(/[\\/]/).pop() ?? cmd).replace(/\.(cmd|exe|bat)$/i, '');
+  const hint = INSTALL_HINTS[name];
+  if (hint) return `${cmd} is not installed; install it with ${hint}`;
+  const hasDir = cmd.includes('/') || (isWindows && cmd.includes('\\'));
+  return `${cmd} is not installed (${hasDir ? 'no executable file there' : 'not found on PATH'})`;
 }

@@ -75,8 +75,11 @@ export class StepExecutor implements StepRunner {
     const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
     if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
+    // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it
+    // could not know before the run (a command made by a need, a PATH from a step's output).
+    // Not retried: the next attempt would find the same nothing.
     if (step.kind === 'prompt' && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
-      return fail('spawn-failed', notInstalledMessage(step.agent ?? '', inv.argv[0]!));
+      return { ...fail('spawn-failed', notInstalledMessage(inv.argv[0]!)), permanent: true };
     }
     // The log opens while the process starts: spawning never waits for the disk.
     const logPath = this.o.paths.log(step.id);

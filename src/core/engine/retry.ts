@@ -50,7 +50,7 @@ export function nextAttempt(i: RetryInput): NextAttempt {
   }
   // Rate-limited attempts were not failures: they do not use up `retries` nor lengthen the delay.
   const failures = st.attempt - (st.attemptBase ?? 0) - (st.rateLimited ?? 0);
-  if (r.status === 'failed' && going && failures <= step.retries) {
+  if (r.status === 'failed' && going && !r.permanent && failures <= step.retries) {
     const delay = step.retryDelayMs * 2 ** (failures - 1) * (1 + 0.2 * i.random());
     return { kind: 'wait', delayMs: delay, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` };
   }
@@ -83,7 +83,8 @@ export class RetryWaits {
   }
 }
 
-/** HH:MM on the engine's wall clock. */
-function clockTime(d: Date): string {
+/** HH:MM (24-hour) on this machine's wall clock: how waits say when they end, in events and views. */
+export function clockTime(at: Date | number): string {
+  const d = typeof at === 'number' ? new Date(at) : at;
   return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
 }

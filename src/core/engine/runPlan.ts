@@ -4,7 +4,7 @@ import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
-import type { Diagnostic, Graph } from '../plan/types';
+import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './budget';
 import { StepExecutor, type Isolator } from './executor';
 import type { LockDirOptions } from './lockFiles';
@@ -13,7 +13,8 @@ import { sharedLocks } from './sharedLocks';
 import { historyWeight } from './priority';
 import { RunRecorder } from './runRecorder';
 import { DEFAULT_CONCURRENCY, Scheduler, type LockGate, type RunResult } from './scheduler';
-import { retrySet, unknownSteps, withDependents, withNeeds } from './selection';
+import { missingAgents } from './missingAgents';
+import { selectSteps, unknownSteps } from './selection';
 import { snapshotGraph } from './snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './store';
 import type { EngineEvent, StepStatus } from './types';
@@ -60,7 +61,7 @@ export type RunOutcome =
   | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string };
 
-/** Runs a plan (or retries a run) to the end. Invalid plans and bad selections are data. */
+/** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // Worktrees need the workspace to be a repository's top level (merge-back paths are relative to it).
   const isGit = (req.compile?.isGit ?? true) && (await isGitWorkspace(req.workspace));
@@ -83,13 +84,14 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     previous = await latestOfPlan(store, req.planFile);
   }
 
-  let selected: Set<string>;
-  if (req.retry) {
-    const prevStatus = new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const));
-    selected = retrySet(graph, prevStatus, req.retry.steps);
-  } else if (req.only && req.only.length > 0) selected = withNeeds(graph, req.only);
-  else if (req.from) selected = withDependents(graph, [req.from]);
-  else selected = new Set(graph.order);
+  const selected = selectSteps(graph, {
+    ...(req.only ? { only: req.only } : {}), ...(req.from ? { from: req.from } : {}),
+    ...(req.retry ? { retry: { previous: new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const)), ...(req.retry.steps ? { steps: req.retry.steps } : {}) } } : {}),
+  });
+  // A missing agent CLI refuses the run here, before its record, worktrees or any step: one
+  // message a missing executable, not one a step and an attempt.
+  const missing = missingAgents(graph, selected, req.workspace, process.env);
+  if (missing.length > 0) return { ok: false, diagnostics: missing };
 
   const runId = req.retry?.runId ?? RunStore.newRunId();
   const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -122,6 +124,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const bus = new EventBus();
   const emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
   let locks = gate;
+  // Steps that take their locks later than their start (worktree steps: at merge-back).
+  let locksLater: ((s: GraphStep) => boolean) | undefined;
   let isolator = req.isolator?.(graph, runId);
   if (isGit) {
     // Every run in a repository starts by clearing what a crash may have left (registrations of
@@ -136,7 +140,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
       await wt.start();
       isolator = wt;
-      locks = lockingOnly(gate, (s) => s.isolation === 'worktree');
+      locksLater = (s) => s.isolation === 'worktree';
+      locks = lockingOnly(gate, locksLater);
     } else await pruneWorktrees(req.workspace);
   }
   const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
@@ -161,6 +166,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
     ...(req.signal ? { signal: req.signal } : {}),
     locks,
+    ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
     attemptsBefore: recordedAttempts,
     onEvent: emit,
     ...(req.onBudget ? { onBudget: req.onBudget } : {}),

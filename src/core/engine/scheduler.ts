@@ -1,5 +1,6 @@
 // Continuous, lock-aware scheduling: a step starts the moment its needs are done and a slot, its
-// pool and its locks are free; among ready steps the longest remaining critical path goes first.
+// pool and its locks are free; among ready steps the longest remaining critical path goes first
+// (when locks contend, the order of a simulated schedule that beats it: lockAwareRanks).
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import PQueue from 'p-queue';
 import type { Disposable } from '../disposable';
@@ -12,6 +13,7 @@ import { FAILED, skipReason } from './conditions';
 import { CostLedger, fmtUsd } from './costLedger';
 import { ChangeBatcher, OutputBatcher } from './events';
 import { PoolLimits } from './poolLimits';
+import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, RetryWaits } from './retry';
@@ -46,6 +48,11 @@ export interface SchedulerOptions {
   /** Expected duration of a step, for priorities. */
   readonly weight?: (step: GraphStep) => number;
   readonly locks?: LockGate;
+  /**
+   * Which steps hold their locks while they run (default: all, when `locks` is given); a worktree
+   * step locks only its merge-back. Priorities then account for the conflicts (lockAwareRanks).
+   */
+  readonly takesLocks?: (step: GraphStep) => boolean;
   readonly signal?: AbortSignal;
   /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
   readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
@@ -100,6 +107,9 @@ export class Scheduler {
   private dispatching = false;
   private ended = false;
   private again = false;
+  /** While > 0, a step's end is being recorded: dispatches wait for it (see attemptEnded). */
+  private deferDispatch = 0;
+  private dispatchDeferred = false;
   /** Steps not in a terminal state: the run ends when this reaches 0. */
   private unfinished = 0;
   private done!: (r: RunResult) => void;
@@ -127,7 +137,10 @@ export class Scheduler {
     });
     const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
     const cp = criticalPaths(this.g, weight);
-    for (const id of this.g.order) this.rank.set(id, o.policy === 'fifo' ? 0 : cp.get(id)!);
+    const locked = o.policy !== 'fifo' && o.locks
+      ? lockAwareRanks({ graph: this.g, weight, concurrency: this.cap, takesLocks: o.takesLocks ?? (() => true) })
+      : undefined;
+    for (const id of this.g.order) this.rank.set(id, o.policy === 'fifo' ? 0 : (locked ?? cp).get(id)!);
     this.ready = new ReadyList(this.g.order, this.rank);
   }
 
@@ -190,6 +203,7 @@ export class Scheduler {
 
   /** Starts every ready step that can start now, best first, skipping those held by a lock or pool. */
   private dispatch(): void {
+    if (this.deferDispatch > 0) { this.dispatchDeferred = true; return; }
     if (this.dispatching) { this.again = true; return; }
     this.dispatching = true;
     void this.dispatchLoop();
@@ -301,11 +315,18 @@ export class Scheduler {
     if (ctl.aborted && ctl.reason === 'budget') {
       r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
     }
-    // The lock goes last, so a waiter starts only after this step's end is recorded.
+    // The lock goes last, so a waiter starts only after this step's end is recorded; and the
+    // dispatch waits for the lock, or the freed slot would go to a worse step while the best
+    // ready one still saw this step's lock held.
+    this.deferDispatch++;
     try {
       this.budget.check();
       this.settleAttempt(step, r);
-    } finally { release(); }
+    } finally {
+      this.deferDispatch--;
+      release();
+      if (this.dispatchDeferred && this.deferDispatch === 0) { this.dispatchDeferred = false; this.dispatch(); }
+    }
   }
 
   private settleAttempt(step: GraphStep, r: AttemptResult): void {

@@ -37,6 +37,21 @@ export function retrySet(graph: Graph, previous: ReadonlyMap<string, StepStatus>
   return withDependents(graph, seeds);
 }
 
+export interface Selection {
+  readonly only?: readonly string[];
+  readonly from?: string;
+  /** A retry: the earlier run's statuses, and the steps named (none: every one that did not succeed). */
+  readonly retry?: { readonly previous: ReadonlyMap<string, StepStatus>; readonly steps?: readonly string[] };
+}
+
+/** The steps a run executes: a retry's set, else `only` with its needs, else `from` with its dependents, else all. Ids must be known. */
+export function selectSteps(graph: Graph, s: Selection): Set<string> {
+  if (s.retry) return retrySet(graph, s.retry.previous, s.retry.steps);
+  if (s.only && s.only.length > 0) return withNeeds(graph, s.only);
+  if (s.from) return withDependents(graph, [s.from]);
+  return new Set(graph.order);
+}
+
 /** Unknown ids among `ids`, for a usage error. */
 export function unknownSteps(graph: Graph, ids: readonly string[]): string[] {
   return ids.filter((id) => !graph.steps.has(id));

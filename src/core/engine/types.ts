@@ -29,6 +29,8 @@ export interface AttemptResult {
   readonly output?: string;
   /** What an agent step's agent reported (session, turns, tokens, cost). */
   readonly agent?: AgentUsage;
+  /** A failure another attempt would only repeat (the agent's executable is missing): `retries` are not spent on it. */
+  readonly permanent?: boolean;
   /** With reason `rate-limited`: the agent hit its rate or usage limit (requeued, not failed). */
   readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
 }

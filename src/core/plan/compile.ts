@@ -3,6 +3,7 @@
 // → templates and concurrency warnings → Graph (critical path). Every problem comes back at once,
 // located; a Graph only when there is no error.
 import { readFile } from 'node:fs/promises';
+import type { AgentPermission } from '../agents/presets';
 import type { AgentOverrides } from './agentTable';
 import { candidates, warnConcurrency } from './concurrencyWarnings';
 import { modelPlan } from './expand';
@@ -21,6 +22,11 @@ export interface CompileOptions {
   isGit?: boolean;
   agentOverrides?: AgentOverrides;
   defaultIsolation?: Isolation;
+  /**
+   * What the presets' CLIs may do unasked (their permission flags); default `edit`. A command
+   * replaced by a setting or the plan's `agents:` carries its own flags instead.
+   */
+  permission?: AgentPermission;
 }
 export interface CompileResult { graph?: Graph; diagnostics: Diagnostic[] }
 

@@ -2,7 +2,7 @@
 // fields given their matrix values, and `needs` resolved to concrete ids. Problems found on the
 // way are returned as data for the checks to locate; nothing here decides what is an error.
 import picomatch from 'picomatch';
-import { DEFAULT_AGENT } from '../agents/presets';
+import { DEFAULT_AGENT, type AgentPermission } from '../agents/presets';
 import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
 import { STEP_ID, type StepDoc } from './schema';
 import { classifyRef, parseTemplates } from './templates';
@@ -16,6 +16,7 @@ export interface ExpandOptions {
   readonly isGit?: boolean;
   readonly defaultIsolation?: Isolation;
   readonly agentOverrides?: AgentOverrides;
+  readonly permission?: AgentPermission;
 }
 
 /** One concrete step before the graph is built. */
@@ -110,7 +111,9 @@ const matrixSize = (matrix: Readonly<Record<string, readonly string[]>>): number
 
 /** Expands the checked plan into concrete steps and resolves their needs. */
 export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOptions = {}): PlanModel {
-  const table = agentTable(checked.agents, opts.agentOverrides);
+  const table = agentTable(checked.agents, {
+    ...(opts.agentOverrides ? { overrides: opts.agentOverrides } : {}), ...(opts.permission ? { permission: opts.permission } : {}),
+  });
   const defaults = checked.defaults;
   const instances: Instance[] = [];
   const groups = new Map<string, string[]>();

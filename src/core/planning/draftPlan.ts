@@ -105,7 +105,7 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
   if ('error' in choice) return done(false, [fileProblem(file, 'agent-invalid', choice.error)]);
   const agent = choice.agent;
   if (!o.runAgent && !findExecutable(agent.command[0]!, env.PATH, workspace)) {
-    return done(false, [fileProblem(file, 'agent-missing', notInstalledMessage(agent.name, agent.command[0]!))]);
+    return done(false, [fileProblem(file, 'agent-missing', notInstalledMessage(agent.command[0]!))]);
   }
 
   const layout = await workspaceLayout(workspace, o.maxLayoutPaths ?? DEFAULT_MAX_PATHS);

@@ -131,4 +131,12 @@ describe('graph panel in the workbench', function () {
     await wb.screenshot('graph-retried');
     assert.deepEqual(dialogs, [], 'no dialog opened during the run');
   });
+
+  it('renaming a step in the plan re-lays the graph out with the new name; statuses stay', async () => {
+    await graph.markDiagram();
+    writeFileSync(join(ws.path, PLAN_FILE), planText(join(ws.path, '..', 'flaky.flag')).replace(`name: "${HOSTILE}"`, 'name: "Renamed step"'));
+    await poll('the new name on the node', async () => (await graph.node('other').textContent())?.includes('Renamed step'), 20_000);
+    assert.equal(await graph.sameDiagram(), false, 'a new drawing, not the old one restyled');
+    assert.equal((await graph.statuses()).other, 'succeeded', 'the run\'s statuses are kept across the re-layout');
+  });
 });

@@ -33,6 +33,8 @@ export interface Workbench {
   screenshot(name: string): Promise<string>;
   /** Opens the command palette (focus first, F1, retried) and returns its input box. */
   openCommandPalette(): Promise<Locator>;
+  /** Reloads the page, as "Developer: Reload Window" does: a new extension host, and the workbench laid out again. */
+  reload(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,10 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
       console: lines,
       screenshot: shot,
       openCommandPalette: () => openCommandPalette(page),
+      reload: async () => {
+        await page.reload({ waitUntil: 'domcontentloaded' });
+        await waitUntilReady(page, options.readyTimeoutMs ?? 60_000);
+      },
       close: async () => {
         await b.close().catch(() => {});
         await server.stop();

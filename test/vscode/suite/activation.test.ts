@@ -67,6 +67,10 @@ describe('extension activation', () => {
     const registered = new Set(await vscode.commands.getCommands(true));
     const missing = declared.filter((id) => !registered.has(id));
     assert.deepEqual(missing, [], `declared but not registered: ${missing.join(', ')}`);
+    // And the other way: no braid command is reachable only by knowing its id (a view's own
+    // `braid.steps.*` commands come from VS Code, not from us).
+    const undeclared = [...registered].filter((id) => id.startsWith('braid.') && !id.startsWith('braid.steps.') && !declared.includes(id));
+    assert.deepEqual(undeclared, [], `registered but not declared: ${undeclared.join(', ')}`);
   });
 
   it('declares the issue\'s commands, titled as their ids say, in category Braid', () => {

@@ -47,6 +47,23 @@ describe('agent steps', function () {
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded', c: 'succeeded' });
   });
 
+  it('a rate-limited step waits in the tree as "rate-limited, retrying at HH:MM", then succeeds without using a retry', async () => {
+    const api = await braidApi();
+    const state = join(workspaceRoot(), `rl-state-${Date.now()}`);
+    const uri = await writePlan('ratelimit', ['version: 1', 'name: Rate limit', ...fakeClaude(`, FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(state)}, FAKE_AGENT_RESET: soon`),
+      'steps:', ...agentStep('a'), '    retries: 0', '    retry-delay: 1500ms'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const line = await waitFor('the wait in the tree', () => {
+      const run = api.runs.runs().find((r) => r.planName === 'Rate limit');
+      const node = run && api.tree.getChildren({ kind: 'run', runId: run.id }).find((n) => n.kind === 'step' && n.stepId === 'a');
+      const d = node && String(api.tree.getTreeItem(node).description ?? '');
+      return d && d.includes('rate-limited') ? d : undefined;
+    });
+    assert.match(line, /^rate-limited, retrying at \d\d:\d\d/, line);
+    const summary = await done;
+    assert.deepEqual(summary.steps, { a: 'succeeded' });
+  });
+
   it('Retry Step can continue the agent\'s recorded session', async () => {
     const argv = join(workspaceRoot(), 'argv.json');
     const uri = await writePlan('resume', ['version: 1', 'name: Resume', ...fakeClaude(), 'steps:', ...agentStep('a')].join('\n'));

@@ -57,6 +57,10 @@ describe('plan files in the editor', function () {
     assert.ok(lines.includes(7), `unknown key on line 8: ${JSON.stringify(diags.map((d) => [d.range.start.line, d.message]))}`);
     assert.ok(diags.every((d) => d.source === 'braid'));
     assert.ok(diags.some((d) => /run/.test(d.message) && d.range.start.line === 7), 'did-you-mean names run');
+    // Exact ranges: the unknown name `nope` inside the list, the misspelt key `rn`.
+    const at = (d: vscode.Diagnostic) => [d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character];
+    assert.ok(diags.some((d) => /nope/.test(d.message) && at(d).join() === '5,12,5,16'), JSON.stringify(diags.map((d) => [at(d), d.message])));
+    assert.ok(diags.some((d) => /rn/.test(d.message) && at(d).join() === '7,4,7,6'), JSON.stringify(diags.map((d) => [at(d), d.message])));
     // Fix both by typing: the problems go away without a save.
     await editor.edit((e) => {
       e.replace(new vscode.Range(7, 4, 7, 6), 'run');

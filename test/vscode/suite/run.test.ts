@@ -2,7 +2,7 @@
 // the summary the command resolves with, the run record on disk, the terminal tasks, the tree.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
@@ -25,8 +25,8 @@ describe('running plans', function () {
     const record = runRecord(summary.runId);
     assert.equal(record.status, 'succeeded');
     assert.deepEqual(statusesOf(record), summary.steps);
-    const out = join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'join.txt');
-    if (existsSync(out)) assert.match(require('node:fs').readFileSync(out, 'utf8'), /joined alpha/);
+    // The need's output reached the dependent through its template.
+    assert.match(readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'join'), 'utf8'), /joined alpha/);
 
     const roots = api.tree.getChildren();
     const runNode = roots.find((n) => n.runId === summary.runId);
@@ -51,10 +51,14 @@ describe('running plans', function () {
       const t = vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
       return t.length >= 2 ? t : undefined;
     });
-    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/, `active: ${api.runs.runs().filter((r) => r.status === 'running').map((r) => `${r.planName} ${[...r.steps.values()].map((x) => x.status).join(',')}`).join('; ')}`);
+    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/, `active: ${api.runs.runs().filter((r) => r.status === 'running').map((r) => `${r.planName} ${r.id} in ${r.workspace} (on disk: ${(() => { try { return runRecord(r.id).status; } catch (e) { return (e as Error).message; } })()}) ${[...r.steps.values()].map((x) => x.status).join(',')}`).join('; ')}`);
     const defs = tasks.map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string })).sort((x, y) => x.step.localeCompare(y.step));
     assert.deepEqual(defs, [{ plan: join('plans', 'slow.braid.yaml'), step: 'first' }, { plan: join('plans', 'slow.braid.yaml'), step: 'second' }]);
     assert.ok(tasks.some((t) => t.task.name === 'First step'));
+    // Each names its run: a definition equal to the provider's launcher (`{ plan, step }` alone)
+    // would share its task id, and the workbench could start the launcher, so a second run.
+    const slow = api.runs.runs().find((r) => r.planName === 'Slow' && r.status === 'running');
+    assert.ok(slow && tasks.every((t) => t.task.definition.run === slow.id), JSON.stringify(tasks.map((t) => t.task.definition)));
     await waitFor('a terminal named after the step', () => vscode.window.terminals.some((t) => t.name.includes('First step')));
     await requestScreenshot('run-in-progress');
     const summary = await done;
@@ -64,6 +68,34 @@ describe('running plans', function () {
       throw new Error(`${err.message}; still running: ${vscode.tasks.taskExecutions.map((e) => `${e.task.definition.plan}:${e.task.definition.step}`).join(', ')}`);
     });
     assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
+  });
+
+  it('showing a step as a task never starts another run of it, also once Run Task has listed the plan\'s tasks', async () => {
+    const uri = await writePlan('once', ['version: 1', 'name: Once', 'steps:', '  only:', '    run: sleep 1'].join('\n'));
+    // The provider's tasks for every plan, this one's launcher for `only` among them.
+    const listed = await vscode.tasks.fetchTasks({ type: 'braid' });
+    assert.ok(listed.some((t) => String(t.definition.plan).endsWith('once.braid.yaml') && t.definition.step === 'only'));
+    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    assert.equal(summary.status, 'succeeded');
+    await new Promise((res) => setTimeout(res, 1500)); // a second run would have started by now
+    const runs = readdirSync(join(workspaceRoot(), '.braid', 'runs')).filter((id) => runRecord(id).planName === 'Once');
+    assert.deepEqual(runs, [summary.runId], 'one run, the one the command started');
+  });
+
+  it('a step waiting for a lock says in the tree who holds it and which paths', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('locked', ['version: 1', 'name: Locked', 'concurrency: 2', 'steps:',
+      '  holder:', '    run: sleep 2', '    writes: ["shared/**"]',
+      '  waiter:', '    run: "true"', '    writes: ["shared/a.txt"]'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const line = await waitFor('the lock wait in the tree', () => {
+      const run = api.runs.runs().find((r) => r.planName === 'Locked' && r.status === 'running');
+      const node = run && api.tree.getChildren({ kind: 'run', runId: run.id }).find((n) => n.kind === 'step' && n.stepId === 'waiter');
+      const d = node && String(api.tree.getTreeItem(node).description ?? '');
+      return d && d.startsWith('waiting for') ? d : undefined;
+    });
+    assert.match(line, /^waiting for holder: .*shared\/\*\*/, line);
+    assert.deepEqual((await done).steps, { holder: 'succeeded', waiter: 'succeeded' });
   });
 
   it('a failed step fails the run and skips its dependents; Retry Failed Steps re-runs it in the same run', async () => {
