@@ -68,8 +68,12 @@ export class LogModel {
       this.buffer.clear(start);
     }
     const skip = Math.max(0, end - start);
+    // Only the newest `capacity` lines can stay: those before them are not even converted (a
+    // message at the protocol's maximum holds twice the buffer; older lines are paged from the file).
+    const from = Math.max(skip, lines.length - this.buffer.capacity);
+    if (from > skip) this.buffer.clear(start + from);
     const fresh: LogLine[] = [];
-    for (let i = skip; i < lines.length; i++) fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined));
+    for (let i = from; i < lines.length; i++) fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined));
     this.buffer.push(...fresh);
   }
 

@@ -77,12 +77,26 @@ export interface StepTerminalDeps {
   readonly log: (line: string) => void;
 }
 
+/**
+ * How long a closed terminal waits before it cancels its step. A window that reloads or closes
+ * closes every terminal too (before the extension host goes), and that must not cancel the run
+ * the engine keeps going: those closes say `Shutdown`, and any such close in this time, or the
+ * extension's own shutdown, drops the pending cancels.
+ */
+const CLOSE_GRACE_MS = 400;
+
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
   private readonly sub: vscode.Disposable;
+  private readonly closeSub: vscode.Disposable;
+  private shuttingDown = false;
+  private readonly pendingCancels = new Set<ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: StepTerminalDeps) {
+    this.closeSub = vscode.window.onDidCloseTerminal((t) => {
+      if (t.exitStatus?.reason === vscode.TerminalExitReason.Shutdown) this.stopCancels();
+    });
     // A task ended by the workbench (its terminal closed, "Terminate Task") while its step runs:
     // the user means the step. Not every workbench calls the pseudoterminal's close() for it.
     this.sub = vscode.tasks.onDidEndTask((e) => {
@@ -139,11 +153,7 @@ export class StepTerminals implements vscode.Disposable {
   private async start(runId: string, stepId: string, attempt: number, earlier?: string): Promise<void> {
     const run = this.deps.runs.get(runId);
     const key = `${runId}/${stepId}`;
-    const pty = new StepPty(() => {
-      const now = this.deps.runs.get(runId)?.steps.get(stepId)?.status;
-      this.deps.log(`terminal of ${runId}/${stepId} closed while ${now ?? 'unknown'}`);
-      if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
-    });
+    const pty = new StepPty(() => this.closed(runId, stepId));
     this.ptys.set(key, pty);
     if (earlier !== undefined) pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
     else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
@@ -163,7 +173,28 @@ export class StepTerminals implements vscode.Disposable {
     }
   }
 
+  /** The user closed a step's terminal (or ended its task): they mean the step, unless the window is going. */
+  private closed(runId: string, stepId: string): void {
+    if (this.shuttingDown) return;
+    const timer = setTimeout(() => {
+      this.pendingCancels.delete(timer);
+      if (this.shuttingDown) return;
+      const now = this.deps.runs.get(runId)?.steps.get(stepId)?.status;
+      this.deps.log(`terminal of ${runId}/${stepId} closed while ${now ?? 'unknown'}`);
+      if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
+    }, CLOSE_GRACE_MS);
+    this.pendingCancels.add(timer);
+  }
+
+  private stopCancels(): void {
+    this.shuttingDown = true;
+    for (const t of this.pendingCancels) clearTimeout(t);
+    this.pendingCancels.clear();
+  }
+
   dispose(): void {
+    this.stopCancels();
+    this.closeSub.dispose();
     this.sub.dispose();
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();

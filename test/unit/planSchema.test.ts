@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { parse } from 'yaml';
 import { planJsonSchema, planSchema } from '../../src/core/plan/compile';
-import { agentSchema, stepSchema } from '../../src/core/plan/schema';
+import { describeSchema, keyDocsFrom } from '../../src/core/plan/keyDocs';
+import { agentSchema, PLAN_FIELDS, STEP_FIELDS, STEP_ONLY_FIELDS, stepSchema } from '../../src/core/plan/schema';
 
 type Json = Record<string, unknown>;
 const schema = planJsonSchema() as Json;
@@ -58,5 +59,21 @@ describe('planJsonSchema()', () => {
       assert.equal(planSchema.safeParse(plan).success, good, `zod: ${why}`);
       assert.equal(validate(plan), good, `JSON schema: ${why} ${JSON.stringify(validate.errors)}`);
     }
+  });
+
+  it('every plan and step key has hover text from plan-format.md\'s tables (the docs stay true to the code)', () => {
+    const docs = keyDocsFrom(readFileSync(join(__dirname, '..', '..', 'docs', 'plan-format.md'), 'utf8'));
+    const undocumented = [
+      ...Object.keys(PLAN_FIELDS).filter((k) => !docs.plan.has(k)).map((k) => `top level: ${k}`),
+      ...[...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)].filter((k) => !docs.step.has(k)).map((k) => `step: ${k}`),
+    ];
+    assert.deepEqual(undocumented, [], 'keys the schema takes but the docs do not describe');
+    const described = describeSchema(planJsonSchema(), docs) as Json;
+    const top = obj(described.properties);
+    assert.match(String(obj(top.concurrency).description), /most steps running at once/);
+    const step = obj(obj(obj(top.steps).additionalProperties).properties);
+    assert.match(String(obj(step.writes).description), /exclusive locks/);
+    assert.match(String(obj(step.copy).description), /untracked files copied in/);
+    assert.match(String(obj(obj(obj(top.defaults).properties).timeout).description), /process tree is killed/);
   });
 });

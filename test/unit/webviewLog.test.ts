@@ -130,3 +130,20 @@ describe('webview virtual window', () => {
     assert.equal(atBottom(1_589, 100, 20, 400), false);
   });
 });
+
+describe('log model: a message bigger than the buffer', () => {
+  it('keeps the newest lines, numbered as in the file, the same whether sent at once or line by line', () => {
+    const lines = range(0, 25).map((n) => `line ${n}`);
+    const once = new LogModel('r', 's', 10);
+    once.reset(['first'], 0);
+    once.append(lines, 1);
+    const each = new LogModel('r', 's', 10);
+    each.reset(['first'], 0);
+    lines.forEach((l, i) => each.append([l], 1 + i));
+    for (const m of [once, each]) {
+      assert.deepEqual([m.buffer.start, m.buffer.end, m.knownLines], [16, 26, 26]);
+      assert.deepEqual(m.buffer.slice(0, 100).map((l) => l.text), lines.slice(15));
+      assert.equal(m.hasOlder, true, 'the lines it skipped can be paged in');
+    }
+  });
+});

@@ -95,6 +95,9 @@ describe('a window reload during a run', function () {
     // Its output from before the reload (replayed from the log: the old terminal died with the
     // old window), then new output from the engine.
     const lastTick = (t: string) => Math.max(...[...t.matchAll(/tick (\d+)/g)].map((m) => Number(m[1])));
+    // Its tab, not whichever terminal is active after the reload (Focus Terminal may open a shell).
+    // On its name, at the left: the entry's right end holds its split and kill buttons.
+    await wb.page.locator('.terminal-tabs-entry', { hasText: 'ticker' }).first().click({ position: { x: 12, y: 8 } });
     await poll('output in the new terminal', async () => /tick \d/.test(await terminalText(wb.page)), 20_000);
     await runCommand(wb, 'Terminal: Scroll to Top');
     await poll('the replayed start of the output', async () => {

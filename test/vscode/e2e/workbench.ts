@@ -33,13 +33,14 @@ export interface Workbench {
   screenshot(name: string): Promise<string>;
   /** Opens the command palette (focus first, F1, retried) and returns its input box. */
   openCommandPalette(): Promise<Locator>;
-  /** Reloads the page, as "Developer: Reload Window" does: a new extension host, and the workbench laid out again. */
+  /** "Developer: Reload Window": a new extension host, and the workbench laid out again. */
   reload(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const SCREENSHOT_DIR = join(ARTIFACTS_DIR, 'screenshots');
 const QUICK_INPUT = '.quick-input-widget .quick-input-box input';
+const QUICK_INPUT_ROW = '.quick-input-widget .quick-input-list .monaco-list-row';
 
 /** Starts code-server and opens its workbench on WORKSPACE; resolves once the workbench is laid out. */
 export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Workbench> {
@@ -75,7 +76,14 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
       screenshot: shot,
       openCommandPalette: () => openCommandPalette(page),
       reload: async () => {
-        await page.reload({ waitUntil: 'domcontentloaded' });
+        // Through the workbench's own command, as a user reloads: it saves the window's state
+        // (open editors and webview panels) before it goes; a bare page reload may not.
+        const loaded = page.waitForEvent('load', { timeout: options.readyTimeoutMs ?? 60_000 });
+        const input = await openCommandPalette(page);
+        await input.fill('>Developer: Reload Window');
+        await page.locator(`${QUICK_INPUT_ROW}`, { hasText: 'Developer: Reload Window' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+        await page.keyboard.press('Enter');
+        await loaded;
         await waitUntilReady(page, options.readyTimeoutMs ?? 60_000);
       },
       close: async () => {

@@ -41,6 +41,7 @@ describe('agent steps', function () {
     assert.ok(c.attempt === 0 && (c.status === 'pending' || c.status === 'waiting'), `c has not started: ${c.status}, attempt ${c.attempt}`);
     const node = api.tree.getChildren().find((n) => n.runId === held.id)!;
     assert.equal(api.tree.getTreeItem(node).contextValue, 'run.active.budget', 'the tree offers Continue / Stop');
+    assert.match(api.feedback.text() ?? '(none)', /Braid .*\$0\.02/, 'the status bar shows what the run has spent');
     assert.equal(await vscode.commands.executeCommand('braid.continueRun', held.id), true);
     const summary = await done;
     assert.equal(summary.status, 'succeeded');
@@ -62,6 +63,23 @@ describe('agent steps', function () {
     assert.match(line, /^rate-limited, retrying at \d\d:\d\d/, line);
     const summary = await done;
     assert.deepEqual(summary.steps, { a: 'succeeded' });
+  });
+
+  it('braid.agents overrides a preset\'s command; a plan\'s own agents: win over the setting', async () => {
+    const config = vscode.workspace.getConfiguration('braid');
+    const say = (what: string) => [process.execPath, '-e', `console.log(${JSON.stringify(what)})`];
+    await config.update('agents', { claude: say('from the setting') }, vscode.ConfigurationTarget.Workspace);
+    try {
+      const step = ['steps:', '  a:', '    prompt: hello', '    isolation: shared'];
+      const bySetting = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('agent-setting', ['version: 1', 'name: Agent setting', ...step].join('\n')))) as RunSummary;
+      assert.deepEqual(bySetting.steps, { a: 'succeeded' });
+      assert.equal(readFileSync(join(workspaceRoot(), '.braid', 'runs', bySetting.runId, 'outputs', 'a'), 'utf8').trim(), 'from the setting');
+      const own = ['agents:', '  claude:', `    command: ${JSON.stringify(say('from the plan'))}`];
+      const byPlan = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('agent-plan', ['version: 1', 'name: Agent plan', ...own, ...step].join('\n')))) as RunSummary;
+      assert.equal(readFileSync(join(workspaceRoot(), '.braid', 'runs', byPlan.runId, 'outputs', 'a'), 'utf8').trim(), 'from the plan');
+    } finally {
+      await config.update('agents', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('Retry Step can continue the agent\'s recorded session', async () => {

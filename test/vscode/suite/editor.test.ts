@@ -1,9 +1,11 @@
 // What a plan file shows in the editor: code lenses that follow edits, Problems at the exact
-// line of each mistake, and the task provider's tasks.
+// line of each mistake, completion and hover from the plan schema, and the task provider's tasks.
 import { strict as assert } from 'node:assert';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
-import { braidApi, waitFor, writePlan } from './helpers';
+import { braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
 
 async function lenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
   return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
@@ -84,6 +86,25 @@ describe('plan files in the editor', function () {
     const bad = await writePlan('norun', ['version: 1', 'name: No run', 'steps:', '  a:', '    needs: [ghost]', '    run: echo a'].join('\n'));
     assert.equal(await vscode.commands.executeCommand('braid.runPlan', bad), undefined);
     assert.equal(api.runs.runs().length, before);
+  });
+
+  it('a JSON plan completes and hovers plan keys from the contributed schema', async () => {
+    const file = join(workspaceRoot(), 'plans', 'complete.braid.json');
+    await mkdir(dirname(file), { recursive: true });
+    await writeFile(file, '{\n  "version": 1,\n  "steps": {\n    "a": {\n      \n    }\n  }\n}\n');
+    const uri = vscode.Uri.file(file);
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    // Inside step a's object: the step keys of the schema, offered by VS Code's JSON support.
+    const labels = await waitFor('schema completions', async () => {
+      const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(4, 6));
+      const ls = (list?.items ?? []).map((i) => (typeof i.label === 'string' ? i.label : i.label.label).replace(/"/g, ''));
+      return ls.includes('run') && ls.includes('needs') ? ls : undefined;
+    }, 30_000);
+    for (const key of ['run', 'prompt', 'needs', 'writes', 'isolation']) assert.ok(labels.includes(key), `${key} in ${labels.join(', ')}`);
+    const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(1, 5));
+    const text = hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : (c as vscode.MarkdownString).value))).join(' ');
+    assert.match(text, /supported versions/, `the hover says what plan-format.md says of version: ${text}`);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
 
   it('Run Task lists a braid task for each plan and each of its steps', async () => {

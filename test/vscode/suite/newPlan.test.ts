@@ -1,7 +1,7 @@
 // "New Plan": from the template, and drafted by an agent (a fake planner that first writes an
 // invalid plan, then a valid one once it is shown the problems).
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { braidApi, EXTENSION_ID, waitFor, workspaceRoot } from './helpers';
@@ -24,6 +24,8 @@ describe('new plans', function () {
     const state = join(workspaceRoot(), '.planner-state');
     process.env.FAKE_PLANNER_STATE = state; // the draft's agent inherits the host's environment
     process.env.FAKE_PLANNER_MODE = 'invalid-then-valid';
+    const runsDir = join(workspaceRoot(), '.braid', 'runs');
+    const runsBefore = existsSync(runsDir) ? readdirSync(runsDir).length : 0;
     try {
       const uri = (await vscode.commands.executeCommand('braid.newPlan', {
         name: 'drafted', goal: 'Lint, then build', agent: [process.execPath, planner, '${{ prompt }}'],
@@ -33,6 +35,7 @@ describe('new plans', function () {
       assert.match(readFileSync(uri.fsPath, 'utf8'), /needs: \[lint\]/);
       await waitFor('the graph panel of the draft', () => api.graphs.panelOf(uri.fsPath));
       assert.equal(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length, 0);
+      assert.equal(existsSync(runsDir) ? readdirSync(runsDir).length : 0, runsBefore, 'nothing ran: the user reviews the plan first');
     } finally {
       delete process.env.FAKE_PLANNER_STATE;
       delete process.env.FAKE_PLANNER_MODE;
