@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
-import { readSettings } from './config';
+import { readSettings, type BraidSettings } from './config';
 import { isActive, type RunsModel } from './runsModel';
 import { runProgress } from './stepsTree';
 import { formatCost, formatDuration } from './statusText';
@@ -81,8 +81,7 @@ export class RunFeedback implements vscode.Disposable {
   }
 
   private async notify(end: RunEnded): Promise<void> {
-    const mode = readSettings().notifications;
-    if (mode === 'none' || (mode === 'failures' && end.status === 'succeeded')) return;
+    if (!notifies(readSettings().notifications, end.status)) return;
     const run = this.runs.get(end.runId);
     const name = run?.planName ?? end.runId;
     const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatCost(run.costUsd)}` : '');
@@ -103,4 +102,9 @@ export class RunFeedback implements vscode.Disposable {
     this.sub.dispose();
     this.item.dispose();
   }
+}
+
+/** Whether a run's end is announced under `braid.notifications`: `all`, `failures` (not successes) or `none`. */
+export function notifies(mode: BraidSettings['notifications'], status: RunEnded['status']): boolean {
+  return mode === 'all' || (mode === 'failures' && status !== 'succeeded');
 }

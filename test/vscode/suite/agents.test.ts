@@ -1,7 +1,7 @@
 // Agent steps in the window: cost in the tree and status bar, a run held at its budget until the
 // user continues, and retry that continues the agent's session. The agent is the fake claude.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
@@ -79,6 +79,25 @@ describe('agent steps', function () {
       assert.equal(readFileSync(join(workspaceRoot(), '.braid', 'runs', byPlan.runId, 'outputs', 'a'), 'utf8').trim(), 'from the plan');
     } finally {
       await config.update('agents', undefined, vscode.ConfigurationTarget.Workspace);
+    }
+  });
+
+  it('braid.isolation is the default for steps that set none; a step\'s own isolation wins', async () => {
+    const config = vscode.workspace.getConfiguration('braid');
+    const cwd = ['agents:', '  where:', `    command: ${JSON.stringify([process.execPath, '-e', 'console.log(process.cwd())'])}`];
+    const plan = (name: string, own: string[] = []) => ['version: 1', `name: ${name}`, ...cwd, 'steps:', '  a:', '    agent: where', '    prompt: where am I', '    writes: [out/where.txt]', ...own].join('\n');
+    const ranIn = (summary: RunSummary) => readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'a'), 'utf8').trim();
+    // The test workspace is a git repository: agent steps default to their own worktree.
+    const byDefault = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-default', plan('Isolation default')))) as RunSummary;
+    assert.match(ranIn(byDefault), /[/\\]\.braid[/\\]worktrees[/\\]/, 'the format\'s default: a worktree');
+    await config.update('isolation', 'shared', vscode.ConfigurationTarget.Workspace);
+    try {
+      const shared = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-shared', plan('Isolation setting')))) as RunSummary;
+      assert.equal(realpathSync(ranIn(shared)), realpathSync(workspaceRoot()), 'the setting: in the workspace itself');
+      const own = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-own', plan('Isolation own', ['    isolation: worktree'])))) as RunSummary;
+      assert.match(ranIn(own), /[/\\]\.braid[/\\]worktrees[/\\]/, 'the plan\'s own value wins');
+    } finally {
+      await config.update('isolation', undefined, vscode.ConfigurationTarget.Workspace);
     }
   });
 

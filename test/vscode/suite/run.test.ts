@@ -6,6 +6,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
+import { readSettings } from '../../../src/extension/config';
+import { notifies } from '../../../src/extension/runFeedback';
 import { requestScreenshot } from './screenshot';
 import { braidApi, runRecord, statusesOf, waitFor, workspaceRoot, writePlan } from './helpers';
 
@@ -151,6 +153,20 @@ describe('running plans', function () {
     // The step is canceled, not the run: a run with a canceled step did not succeed.
     assert.deepEqual(summary.steps, { sleeper: 'canceled' });
     assert.notEqual(summary.status, 'succeeded');
+  });
+
+  it('braid.notifications says which run ends are announced, read as the setting is now', async () => {
+    const config = vscode.workspace.getConfiguration('braid');
+    const announced = () => (['succeeded', 'failed', 'canceled'] as const).filter((st) => notifies(readSettings().notifications, st));
+    assert.deepEqual(announced(), ['succeeded', 'failed', 'canceled'], 'default: all');
+    try {
+      await config.update('notifications', 'failures', vscode.ConfigurationTarget.Workspace);
+      assert.deepEqual(announced(), ['failed', 'canceled']);
+      await config.update('notifications', 'none', vscode.ConfigurationTarget.Workspace);
+      assert.deepEqual(announced(), []);
+    } finally {
+      await config.update('notifications', undefined, vscode.ConfigurationTarget.Workspace);
+    }
   });
 
   it('braid.concurrency applies to a plan that sets none; a plan\'s own concurrency wins', async () => {
