@@ -57,6 +57,24 @@ describe('braid CLI with agent CLIs', function () {
     assert.equal(onlyShell.status, 0, onlyShell.stderr);
   });
 
+  it('a run that reaches its max-cost-usd stops: the steps not started are canceled for the budget, exit 1', () => {
+    const argvFile = join(scratch, 'argv-budget.json');
+    // Each fake claude attempt reports $0.0123; the budget is passed after the second.
+    const w = workspace(['max-cost-usd: 0.02', withClaude(argvFile), 'steps:',
+      '  a:', '    prompt: one', '    isolation: shared', '  b:', '    needs: [a]', '    prompt: two', '    isolation: shared',
+      '  c:', '    needs: [b]', '    prompt: three', '    isolation: shared']);
+    const r = braid(['run', w.plan, '--json'], w.dir);
+    assert.equal(r.status, 1, r.stderr);
+    const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { type: string; id?: string; status?: string; reason?: string; decision?: string });
+    assert.ok(events.some((e) => e.type === 'budget'), 'a budget event');
+    const end = events.at(-1)!;
+    assert.deepEqual([end.type, end.status, end.reason], ['run', 'failed', 'budget']);
+    const runId = (events[0] as unknown as { run: string }).run;
+    const record = JSON.parse(readFileSync(join(w.dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as { steps: Record<string, { status: string; reason?: string }> };
+    assert.deepEqual(Object.fromEntries(Object.entries(record.steps).map(([id, st]) => [id, st.status])), { a: 'succeeded', b: 'succeeded', c: 'canceled' });
+    assert.equal(record.steps.c!.reason, 'budget');
+  });
+
   it('--permission reaches the agent’s argv on run and retry (default edit); the dry run lists it', () => {
     const argvFile = join(scratch, 'argv-permission.json');
     const w = workspace([withClaude(argvFile), 'steps:', '  a:', '    prompt: go', '    check: test -f done']);

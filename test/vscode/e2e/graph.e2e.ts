@@ -94,8 +94,15 @@ describe('graph panel in the workbench', function () {
     await graph.markDiagram();
     await graph.button('run-plan').click();
     await poll('a running node', async () => Object.values(await graph.statuses()).includes('running'), 30_000, 50);
+    // The run's progress notification, with its Cancel button, while it runs.
+    await poll('the progress notification', async () => (await wb.page.locator('.notification-toast', { hasText: 'Braid: Graph e2e' }).locator('.monaco-button', { hasText: 'Cancel' }).count()) > 0, 15_000);
     await wb.screenshot('graph-running');
     await waitStatuses('the run to end', { prepare: 'succeeded', flaky: 'failed', after: 'skipped', other: 'succeeded' });
+    // The end notification names the failed step and offers Show Log and Retry.
+    const ended = wb.page.locator('.notification-toast', { hasText: 'flaky' });
+    await poll('the end notification', async () => (await ended.count()) > 0, 15_000);
+    assert.match((await ended.first().textContent()) ?? '', /Graph e2e failed.*1 step failed: flaky/);
+    assert.deepEqual((await ended.first().locator('.monaco-button').allTextContents()).filter((t) => t === 'Show Log' || t === 'Retry'), ['Show Log', 'Retry']);
     await wb.screenshot('graph-finished');
     const h = await graph.history();
     assert.deepEqual(h.prepare, ['pending', 'running', 'succeeded']);

@@ -32,6 +32,21 @@ describe('agent steps', function () {
     assert.match(String(step.description), /\$0\.012/);
   });
 
+  it('a running agent step shows its last activity in the tree, read from its stream', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('activity', ['version: 1', 'name: Activity', ...fakeClaude(', FAKE_AGENT_DELAY_MS: "400"'), 'steps:', ...agentStep('a')].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    // The fake claude's stream: an assistant message, then a Bash tool call (one line each).
+    const line = await waitFor('the agent\'s activity in the tree', () => {
+      const run = api.runs.runs().find((r) => r.planName === 'Activity' && r.status === 'running');
+      const node = run && api.tree.getChildren({ kind: 'run', runId: run.id }).find((n) => n.kind === 'step' && n.stepId === 'a');
+      const d = node && String(api.tree.getTreeItem(node).description ?? '');
+      return d && /Let me run the tests|Bash: npm test/.test(d) ? d : undefined;
+    });
+    assert.ok(!line.includes('{'), `readable text, not the raw stream: ${line}`);
+    assert.equal((await done).status, 'succeeded');
+  });
+
   it('a run that reaches max-cost-usd starts nothing more until Continue Past Budget', async () => {
     const api = await braidApi();
     const uri = await writePlan('budget', ['version: 1', 'name: Budget', 'max-cost-usd: 0.02', ...fakeClaude(), 'steps:', ...agentStep('a'), ...agentStep('b', 'a'), ...agentStep('c', 'b')].join('\n'));
