@@ -211,13 +211,10 @@ export class RunCommands {
   }
 }
 
-/** The compile options the engine takes from the window (it finds `isGit` itself). */
+/** The compile options the engine takes from the window: all but `isGit`, which it finds itself. */
 function engineCompileOptions(o: CompileOptions): NonNullable<RequestParams<'run'>['compile']> {
-  return {
-    ...(o.agentOverrides ? { agentOverrides: o.agentOverrides } : {}),
-    ...(o.defaultIsolation ? { defaultIsolation: o.defaultIsolation } : {}),
-    ...(o.permission ? { permission: o.permission } : {}),
-  };
+  const { isGit: _found, ...rest } = o;
+  return rest;
 }
 
 /** Continue the agent's session, or start over; undefined when the user dismissed the question. */

@@ -225,28 +225,25 @@ export class RunsModel implements vscode.Disposable {
     await this.settled();
     const live = this.byId.get(runId);
     if (!live || !isActive(live)) return;
-    // The record's last write can land just after the end is announced: read it a few times.
-    for (let i = 0; i < 30; i++) {
-      if (this.byId.get(runId) !== live || !isActive(live)) return; // events or a retry moved on
-      const rec = await new RunStore(workspace).load(runId);
-      if (rec && rec.status !== 'running') {
-        console.warn(`braid: run ${runId} ended but its view missed the last events; read from its record`);
-        const view = this.applyRecord(rec);
-        if (live.costUsd !== undefined && view.costUsd === undefined) view.costUsd = live.costUsd;
-        return;
-      }
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await this.showEndedRecord(workspace, runId, live.costUsd, () => this.byId.get(runId) === live && isActive(live));
   }
 
-  private async readEnded(workspace: string, runId: string, costUsd: number | undefined): Promise<void> {
+  private readEnded(workspace: string, runId: string, costUsd: number | undefined): Promise<void> {
+    // A retry started meanwhile: its events lead.
+    return this.showEndedRecord(workspace, runId, costUsd, () => this.byId.get(runId)?.status !== 'running');
+  }
+
+  /**
+   * Shows the run as its record has it once the record says it ended; the end can be announced
+   * before the record's last write lands, so it is read a few times. Stops when `wanted()` no longer holds.
+   */
+  private async showEndedRecord(workspace: string, runId: string, costUsd: number | undefined, wanted: () => boolean): Promise<void> {
     for (let i = 0; i < 20; i++) {
       const rec = await new RunStore(workspace).load(runId);
+      if (!wanted()) return;
       if (rec && rec.status !== 'running') {
-        const live = this.byId.get(runId);
-        if (live && live.status === 'running') return; // a retry started meanwhile: its events lead
         const view = this.applyRecord(rec);
-        if (costUsd !== undefined) view.costUsd = costUsd;
+        view.costUsd ??= costUsd;
         return;
       }
       await new Promise((res) => setTimeout(res, 100));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, type Workbench } from './workbench';
+import { openWorkbench, reportFailure, type Workbench } from './workbench';
 
 const PLAN_FILE = 'graph-e2e.braid.yaml';
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -61,11 +61,7 @@ describe('graph panel in the workbench', function () {
     });
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !wb) return;
-    const shot = await wb.screenshot(`graph-failed-${this.currentTest.title}`).catch(() => undefined);
-    process.stdout.write(`    screenshot: ${shot ?? '(none)'}\n    last workbench console lines:\n${wb.console.slice(-30).map((l) => `      ${l}`).join('\n')}\n`);
-  });
+  afterEach(async function () { await reportFailure(wb, this.currentTest, 'graph'); });
 
   after(async function () {
     this.timeout(30_000);

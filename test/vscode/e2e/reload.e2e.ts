@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, type Workbench } from './workbench';
+import { openWorkbench, reportFailure, type Workbench } from './workbench';
 
 const PLAN_FILE = 'reload-e2e.braid.yaml';
 const PLAN = [
@@ -51,11 +51,7 @@ describe('a window reload during a run', function () {
     });
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !wb) return;
-    const shot = await wb.screenshot(`reload-failed-${this.currentTest.title}`).catch(() => undefined);
-    process.stdout.write(`    screenshot: ${shot ?? '(none)'}\n    last workbench console lines:\n${wb.console.slice(-30).map((l) => `      ${l}`).join('\n')}\n`);
-  });
+  afterEach(async function () { await reportFailure(wb, this.currentTest, 'reload'); });
 
   after(async function () {
     this.timeout(30_000);

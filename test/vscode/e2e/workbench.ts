@@ -128,3 +128,10 @@ async function openCommandPalette(page: Page, attempts = 10): Promise<Locator> {
   }
   throw new Error(`the command palette did not open after ${attempts} tries of click + F1`);
 }
+
+/** For an e2e suite's afterEach: a failed test leaves a screenshot and the workbench's last console lines. */
+export async function reportFailure(wb: Workbench | undefined, test: { state?: string; title: string } | undefined, prefix: string): Promise<void> {
+  if (test?.state !== 'failed' || !wb) return;
+  const shot = await wb.screenshot(`${prefix}-failed-${test.title}`).catch(() => undefined);
+  process.stdout.write(`    screenshot: ${shot ?? '(none)'}\n    last workbench console lines:\n${wb.console.slice(-30).map((l) => `      ${l}`).join('\n')}\n`);
+}

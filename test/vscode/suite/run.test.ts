@@ -2,7 +2,7 @@
 // the summary the command resolves with, the run record on disk, the terminal tasks, the tree.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
@@ -70,18 +70,6 @@ describe('running plans', function () {
       throw new Error(`${err.message}; still running: ${vscode.tasks.taskExecutions.map((e) => `${e.task.definition.plan}:${e.task.definition.step}`).join(', ')}`);
     });
     assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
-  });
-
-  it('showing a step as a task never starts another run of it, also once Run Task has listed the plan\'s tasks', async () => {
-    const uri = await writePlan('once', ['version: 1', 'name: Once', 'steps:', '  only:', '    run: sleep 1'].join('\n'));
-    // The provider's tasks for every plan, this one's launcher for `only` among them.
-    const listed = await vscode.tasks.fetchTasks({ type: 'braid' });
-    assert.ok(listed.some((t) => String(t.definition.plan).endsWith('once.braid.yaml') && t.definition.step === 'only'));
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
-    assert.equal(summary.status, 'succeeded');
-    await new Promise((res) => setTimeout(res, 1500)); // a second run would have started by now
-    const runs = readdirSync(join(workspaceRoot(), '.braid', 'runs')).filter((id) => runRecord(id).planName === 'Once');
-    assert.deepEqual(runs, [summary.runId], 'one run, the one the command started');
   });
 
   it('a step waiting for a lock says in the tree who holds it and which paths', async () => {
