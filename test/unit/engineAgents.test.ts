@@ -27,7 +27,12 @@ describe('engine process and agent CLIs', function () {
       c.dispose();
       if (alive(pid)) process.kill(pid, 'SIGTERM');
     }
-    rmSync(scratch, { recursive: true, force: true });
+    // A stopping engine writes its records and removes its socket on the way out: wait for it to
+    // be gone before the folders go, or the removal races its last writes.
+    for (const c of clients) {
+      for (let i = 0; i < 100 && alive(c.pid); i++) await new Promise((res) => setTimeout(res, 50));
+    }
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 5 });
   });
 
   async function connect(dir: string): Promise<EngineClient> {
