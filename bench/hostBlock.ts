@@ -42,7 +42,7 @@ interface EngineRound { wallMs: number; delayP99: number; delayMax: number; busy
 // ---- the child: a big process measuring its own event loop ----
 
 /** ~`mb` MB of live JS heap: arrays of doubles, every element written so the pages are resident. */
-function allocate(mb: number): number[][] {
+export function allocate(mb: number): number[][] {
   const keep: number[][] = [];
   const perArray = 1_000_000; // 8 MB of unboxed doubles
   for (let i = 0; i < Math.round(mb / 8); i++) {
@@ -55,7 +55,7 @@ function allocate(mb: number): number[][] {
 
 const ms = (ns: number): number => ns / 1e6;
 
-function measure(): { histogram: IntervalHistogram; end(): { wallMs: number; delayP99: number; delayMax: number; busyMs: number } } {
+export function measure(): { histogram: IntervalHistogram; end(): { wallMs: number; delayP99: number; delayMax: number; busyMs: number } } {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   const elu = performance.eventLoopUtilization();
   const t0 = performance.now();
@@ -153,7 +153,7 @@ async function child(mode: Mode, mb: number, steps: number, cliPath: string, wor
 
 // ---- the parent: builds the engine, runs the children, prints the table ----
 
-function tsxImport(): string {
+export function tsxImport(): string {
   return pathToFileURL(require.resolve('tsx', { paths: [ROOT] })).href;
 }
 

@@ -4,6 +4,7 @@
 import { cpus } from 'node:os';
 import { benchBookkeeping } from './bookkeeping';
 import { hostBlockBench } from './hostBlock';
+import { hostLogBench } from './hostLog';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
@@ -25,6 +26,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['locks', benchLocks],
   ['webview', printed(webviewBench)],
   ['host', printed(hostBlockBench)],
+  ['hostlog', printed(hostLogBench)],
 ];
 
 async function main(): Promise<void> {

@@ -3,6 +3,7 @@
 // parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
 import { randomBytes } from 'node:crypto';
 import { LogLines } from '../core/engine/logLines';
+import { LOG_TAIL, LogFeed } from './logFeed';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/store';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
@@ -21,9 +22,7 @@ import { formatCost } from './statusText';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
-const LOG_TAIL = 2000;
 const PAGE = 1000;
-const FLUSH_MS = 33; // ~30 deliveries a second at most
 const COLLAPSE_AT = 300; // matrix groups drawn as one node beyond this many steps
 const LAST_PLAN = 'braid.graph.lastPlan';
 /**
@@ -111,15 +110,11 @@ export class GraphPanel implements vscode.Disposable {
   private graph: Graph | undefined;
   /** Messages posted (tests read them to see what the page was told). */
   readonly posted: HostMessage[] = [];
-  private readonly partial = new Map<string, string>();
-  private pendingLines: string[] = [];
-  /** Lines of the selected step's log the page has been told of, and pending lines dropped unsent. */
-  private logLines = 0;
-  private skippedLines = 0;
-  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The selected step's live output, batched for the page. */
+  private readonly feed = new LogFeed((lines, startLine) => {
+    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}) });
+  });
   private logIndex: LogLines | undefined;
-  /** A tail of the log is being read: output waits (see sendLogTail). */
-  private loadingTail = false;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
@@ -223,39 +218,13 @@ export class GraphPanel implements vscode.Disposable {
       const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
       this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}) }] });
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
-        this.flush();
+        this.feed.flush();
         this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
-        this.logLines += 1;
+        this.feed.counted(1);
       }
     } else if (e.type === 'output' && e.id === this.selected) {
-      const text = (this.partial.get(e.id) ?? '') + e.text;
-      const lines = text.split(/\r?\n/);
-      this.partial.set(e.id, lines.pop() ?? '');
-      // A loop, not push(...lines): a fast step's output can be more lines than a call has arguments.
-      for (const line of lines) this.pendingLines.push(line);
-      // Past the tail the page shows, lines are only counted (the page pages them in from the file
-      // if the user scrolls up); this keeps each message within the protocol's 20,000-line bound.
-      const over = this.pendingLines.length - LOG_TAIL;
-      if (over > 0) {
-        this.pendingLines.splice(0, over);
-        this.skippedLines += over;
-      }
-      this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+      this.feed.output(e.id, e.text, e.skippedLines);
     }
-  }
-
-  private flush(): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    if (this.loadingTail) return;
-    if (this.pendingLines.length === 0 || !this.runId || !this.selected) return;
-    const lines = this.pendingLines;
-    const skipped = this.skippedLines;
-    this.pendingLines = [];
-    this.skippedLines = 0;
-    // A startLine past what the page holds tells it lines were skipped (logModel.ts: "gaps jump").
-    this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(skipped > 0 ? { startLine: this.logLines + skipped } : {}) });
-    this.logLines += skipped + lines.length;
   }
 
   /** The selected step's log, indexed by line: tails and pages read only their own bytes. */
@@ -272,22 +241,17 @@ export class GraphPanel implements vscode.Disposable {
     const log = this.logFile();
     if (!run || !this.selected || !log) return;
     const stepId = this.selected;
-    // Output arriving while the file is read is in the file already (the engine writes the log
-    // before it sends the output): held back from the page, then dropped, so nothing is doubled
-    // and nothing reaches the page before its reset.
-    this.loadingTail = true;
+    // Output arriving while the file is read is in the file already: held back, then dropped (LogFeed.hold).
+    this.feed.hold();
     try {
       const count = await log.refresh();
       const start = Math.max(0, count - LOG_TAIL);
       const lines = await log.read(start, count);
       if (this.run()?.id !== run.id || this.selected !== stepId) return; // moved on meanwhile
-      this.pendingLines = [];
-      this.skippedLines = 0;
-      this.partial.delete(stepId);
-      this.logLines = count;
+      this.feed.reset(stepId, count);
       this.post({ type: 'log', runId: run.id, stepId, lines, reset: true, startLine: start });
     } finally {
-      this.loadingTail = false;
+      this.feed.release();
     }
   }
 
@@ -350,7 +314,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   dispose(): void {
-    clearTimeout(this.flushTimer);
+    this.feed.dispose();
     clearTimeout(this.graphTimer);
     for (const s of this.subs) s.dispose();
     this.panel.dispose();

@@ -112,7 +112,12 @@ export class StepTerminals implements vscode.Disposable {
   handle(e: EngineEvent): void {
     if (e.type !== 'step' && e.type !== 'output') return;
     const key = `${e.run}/${e.id}`;
-    if (e.type === 'output') { this.ptys.get(key)?.print(e.text); return; }
+    if (e.type === 'output') {
+      const pty = this.ptys.get(key);
+      if (e.skippedLines !== undefined) pty?.print(`\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`);
+      pty?.print(e.text);
+      return;
+    }
     if (e.status === 'running') {
       const existing = this.ptys.get(key);
       if (existing && !existing.isEnded) { existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`); return; }

@@ -3,12 +3,13 @@
 // real sockets.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { RESUME_PROMPT } from '../../src/core/agents/resume';
+import { MAX_OUTPUT_EVENT_CHARS } from '../../src/core/engine/events';
 import type { RunRecord } from '../../src/core/engine/store';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
@@ -117,6 +118,28 @@ describe('engine process and client', function () {
     assert.equal(bFailed?.type === 'step' && bFailed.exitCode, 3);
     const out = events.flatMap((e) => (e.type === 'output' && e.id === 'a' ? [e.text] : [])).join('');
     assert.equal(out, 'hello-a []\n', 'steps do not inherit the variable that launched the engine as Node');
+  });
+
+  it('a step printing 50 MiB as fast as it can: the window stays connected; each output event is capped and says what it left out', async () => {
+    // Before the cap, every byte went to the window: the unread backlog passed the engine's
+    // 32 MiB limit and it disconnected the window mid-run.
+    const line = `flood ${'x'.repeat(73)}`;
+    const total = 50 * 1024 * 1024;
+    const w = workspace(plan(['  flood:', `    run: yes ${line} | head -c ${total}`]));
+    const c = await connect(w.dir);
+    const events = collect(c);
+    const { runId } = await c.run({ planFile: 'p.braid.yaml' });
+    assert.equal((await c.whenEnded(runId)).status, 'succeeded');
+    const out = events.filter((e): e is Extract<EngineEvent, { type: 'output' }> => e.type === 'output' && e.id === 'flood');
+    assert.ok(out.every((e) => e.text.length <= MAX_OUTPUT_EVENT_CHARS), 'no event over the cap');
+    assert.ok(out.some((e) => e.skippedLines !== undefined && e.skippedLines > 0), 'lines were left out');
+    // Every line is accounted for: shown, or counted as left out, in order.
+    const lines = Math.floor(total / (line.length + 1));
+    const shown = out.reduce((n, e) => n + (e.text.match(/\n/g)?.length ?? 0), 0);
+    const skipped = out.reduce((n, e) => n + (e.skippedLines ?? 0), 0);
+    assert.equal(shown + skipped, lines);
+    assert.ok(out.every((e) => e.skippedLines === undefined || e.text.startsWith(line) || e.text === ''), 'a capped event starts at a line');
+    assert.ok(shown + skipped > 0 && statSync(join(w.dir, '.braid', 'runs', runId, 'logs', 'flood.log')).size >= total, 'the log has every byte');
   });
 
   it('refuses an invalid plan or an unknown step with the reason (and the diagnostics)', async () => {

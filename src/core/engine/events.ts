@@ -17,18 +17,48 @@ export class EventBus {
   }
 }
 
-/** Coalesces output chunks per step and stream, delivering at most one event every `intervalMs`. */
+/**
+ * Text one output event carries at most. A step can print far faster than any view can show
+ * (`yes` writes 50 MiB in a third of a second): past this, a batch keeps its newest complete lines
+ * and counts the lines it left out. The log file has every byte; events are for live views.
+ */
+export const MAX_OUTPUT_EVENT_CHARS = 64 * 1024;
+
+/** An output batch: its text, and how many lines before it were left out (absent when none were). */
+export type DeliverOutput = (id: string, stream: OutputStream, text: string, skippedLines?: number) => void;
+
+interface PendingOutput { id: string; stream: OutputStream; text: string; skippedLines?: number }
+
+/** Drops `e.text`'s head so at most `max` characters stay, starting after a newline where one is near. */
+function keepTail(e: PendingOutput, max: number): void {
+  const cut = e.text.length - max;
+  if (cut <= 0) return;
+  const nl = e.text.indexOf('\n', cut);
+  const from = nl >= 0 ? nl + 1 : cut; // one line longer than `max`: cut inside it
+  let lines = 0;
+  for (let i = e.text.indexOf('\n'); i >= 0 && i < from; i = e.text.indexOf('\n', i + 1)) lines++;
+  e.skippedLines = (e.skippedLines ?? 0) + lines;
+  e.text = e.text.slice(from);
+}
+
+/**
+ * Coalesces output chunks per step and stream, delivering at most one event every `intervalMs`,
+ * each with at most `maxChars` of text (see MAX_OUTPUT_EVENT_CHARS).
+ */
 export class OutputBatcher {
-  private readonly pending = new Map<string, { id: string; stream: OutputStream; text: string }>();
+  private readonly pending = new Map<string, PendingOutput>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deliver: (id: string, stream: OutputStream, text: string) => void, private readonly intervalMs = 33) {}
+  constructor(private readonly deliver: DeliverOutput, private readonly intervalMs = 33, private readonly maxChars = MAX_OUTPUT_EVENT_CHARS) {}
 
   push(id: string, stream: OutputStream, text: string): void {
     const key = `${stream}\0${id}`;
     const entry = this.pending.get(key);
     if (entry) entry.text += text;
     else this.pending.set(key, { id, stream, text });
+    // Trimmed as it grows, not only when delivered: a flood between two deliveries stays bounded.
+    const e = entry ?? this.pending.get(key)!;
+    if (e.text.length > 2 * this.maxChars) keepTail(e, this.maxChars);
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }
 
@@ -37,7 +67,8 @@ export class OutputBatcher {
     for (const [key, e] of this.pending) {
       if (id !== undefined && e.id !== id) continue;
       this.pending.delete(key);
-      this.deliver(e.id, e.stream, e.text);
+      keepTail(e, this.maxChars);
+      this.deliver(e.id, e.stream, e.text, e.skippedLines);
     }
     if (this.pending.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     else if (id === undefined && this.timer) { clearTimeout(this.timer); this.timer = undefined; }

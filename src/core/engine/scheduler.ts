@@ -123,7 +123,7 @@ export class Scheduler {
     this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
-    this.batcher = new OutputBatcher((id, stream, text) => this.emit({ type: 'output', id, stream, text }), o.outputIntervalMs);
+    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
     this.budget = new RunBudget(o.budgetUsd ?? this.g.plan.maxCostUsd, o.onBudget, {

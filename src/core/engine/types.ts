@@ -106,5 +106,9 @@ export type EngineEvent =
       /** The run's spending reached its `max-cost-usd`: no new step starts; then the decision. */
       readonly type: 'budget'; readonly spentUsd: number; readonly budgetUsd: number; readonly decision?: 'continue' | 'stop';
     })
-  | (EventBase & { readonly type: 'output'; readonly id: string; readonly stream: OutputStream; readonly text: string })
+  | (EventBase & {
+      readonly type: 'output'; readonly id: string; readonly stream: OutputStream; readonly text: string;
+      /** Lines before `text` left out of the event (a step printing faster than views can show; the log has them). */
+      readonly skippedLines?: number;
+    })
   | (EventBase & { readonly type: 'lock'; readonly id: string; readonly waitingFor: string; readonly paths: readonly string[] });

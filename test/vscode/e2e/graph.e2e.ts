@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { recordToasts, seenToasts } from './toasts';
+import { recordNotifications, seenNotifications } from './notifications';
 import { openWorkbench, reportFailure, type Workbench } from './workbench';
 
 const PLAN_FILE = 'graph-e2e.braid.yaml';
@@ -89,19 +89,22 @@ describe('graph panel in the workbench', function () {
 
   it('Run plan: nodes go running, then to their final statuses, restyled in place', async () => {
     await graph.markDiagram();
-    await recordToasts(wb.page);
+    await runCommand(wb, 'Notifications: Show Notifications');
+    await wb.page.locator('.notifications-center.visible').waitFor({ state: 'visible', timeout: 10_000 });
+    await recordNotifications(wb.page);
     await graph.button('run-plan').click();
     await poll('a running node', async () => Object.values(await graph.statuses()).includes('running'), 30_000, 50);
     // The run's progress notification, with its Cancel button, while it runs (recorded: the run
     // may be over before a poll would see it).
-    await poll('the progress notification', async () => (await seenToasts(wb.page)).some((t) => t.text.includes('Braid: Graph e2e') && t.buttons.includes('Cancel')), 15_000);
+    await poll('the progress notification', async () => (await seenNotifications(wb.page)).some((t) => t.text.includes('Braid: Graph e2e') && t.buttons.includes('Cancel')), 15_000);
     await wb.screenshot('graph-running');
     await waitStatuses('the run to end', { prepare: 'succeeded', flaky: 'failed', after: 'skipped', other: 'succeeded' });
     // The end notification names the failed step and offers Show Log and Retry.
-    const ended = await poll('the end notification', async () => (await seenToasts(wb.page)).find((t) => t.text.includes('Graph e2e failed')), 15_000);
+    const ended = await poll('the end notification', async () => (await seenNotifications(wb.page)).find((t) => t.text.includes('Graph e2e failed')), 15_000);
     assert.match(ended.text, /Graph e2e failed.*1 step failed: flaky/);
     assert.deepEqual(ended.buttons.filter((t) => t === 'Show Log' || t === 'Retry'), ['Show Log', 'Retry']);
     await wb.screenshot('graph-finished');
+    await runCommand(wb, 'Notifications: Hide Notifications');
     const h = await graph.history();
     assert.deepEqual(h.prepare, ['pending', 'running', 'succeeded']);
     assert.deepEqual(h.flaky, ['pending', 'running', 'failed']);
