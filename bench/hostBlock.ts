@@ -153,23 +153,45 @@ async function child(mode: Mode, mb: number, steps: number, cliPath: string, wor
 
 // ---- the parent: builds the engine, runs the children, prints the table ----
 
-export function tsxImport(): string {
+function tsxImport(): string {
   return pathToFileURL(require.resolve('tsx', { paths: [ROOT] })).href;
 }
 
-function runChild(mode: Mode, mb: number, steps: number, cliPath: string, workspace: string): Promise<Measured> {
+/**
+ * Runs `file` as a child host of ~`mb` MB (`--<flag> <cfg as JSON>`, GC exposed) and returns the
+ * object it prints on its `RESULT ` line.
+ */
+export function runHostChild<T>(file: string, flag: string, cfg: object, mb: number): Promise<T> {
   return new Promise((res, rej) => {
-    const args = ['--expose-gc', `--max-old-space-size=${mb + 512}`, '--import', tsxImport(), __filename, '--host-child', JSON.stringify({ mode, mb, steps, cliPath, workspace })];
+    const args = ['--expose-gc', `--max-old-space-size=${mb + 512}`, '--import', tsxImport(), file, `--${flag}`, JSON.stringify(cfg)];
     const c = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
     c.once('error', rej);
     c.once('close', (code) => {
       const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) rej(new Error(`the ${mode} host exited ${code}:\n${stdout}`));
-      else res(JSON.parse(line.slice('RESULT '.length)) as Measured);
+      if (code !== 0 || !line) rej(new Error(`the ${flag} host exited ${code}:\n${stdout}`));
+      else res(JSON.parse(line.slice('RESULT '.length)) as T);
     });
   });
+}
+
+function runChild(mode: Mode, mb: number, steps: number, cliPath: string, workspace: string): Promise<Measured> {
+  return runHostChild<Measured>(__filename, 'host-child', { mode, mb, steps, cliPath, workspace }, mb);
+}
+
+/**
+ * Our own CLI bundle in `scratch`, as test/unit/engine.test.ts does (a concurrent build of out/
+ * cannot swap it mid-run), and a workspace holding `plan` as bench.braid.yaml.
+ */
+export async function engineScratch(scratch: string, plan: string): Promise<{ cliPath: string; workspace: string }> {
+  const cliPath = join(scratch, 'cli.js');
+  const { build } = await import('esbuild');
+  await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], outfile: cliPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  const workspace = join(scratch, 'ws');
+  mkdirSync(workspace);
+  writeFileSync(join(workspace, 'bench.braid.yaml'), plan);
+  return { cliPath, workspace };
 }
 
 const q = (xs: readonly number[], p: number): number => {
@@ -184,15 +206,9 @@ export async function hostBlockBench(): Promise<string> {
   const steps = Number(process.env.BRAID_BENCH_HOST_STEPS ?? 100);
   const scratch = mkdtempSync(join(tmpdir(), 'braid-bench-host-'));
   try {
-    // Our own CLI bundle, as test/unit/engine.test.ts does: a concurrent build of out/ cannot swap it mid-run.
-    const cliPath = join(scratch, 'cli.js');
-    const { build } = await import('esbuild');
-    await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], outfile: cliPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
-    const workspace = join(scratch, 'ws');
-    mkdirSync(workspace);
     const plan = ['version: 1', 'name: Host block bench', `concurrency: ${CONCURRENCY}`, 'steps:'];
     for (let i = 0; i < steps; i++) plan.push(`  s${i}:`, `    run: "true"`);
-    writeFileSync(join(workspace, 'bench.braid.yaml'), `${plan.join('\n')}\n`);
+    const { cliPath, workspace } = await engineScratch(scratch, `${plan.join('\n')}\n`);
 
     const idle = await runChild('idle', mb, steps, cliPath, workspace);
     const own = await runChild('spawn', mb, steps, cliPath, workspace);

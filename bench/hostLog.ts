@@ -6,14 +6,12 @@
 // a pseudoterminal write would be. Goals (issue 5): loop delay p99 ≤ 10 ms, ≤ 60 messages a
 // second to the panel, memory bounded.
 //   node --import tsx bench/hostLog.ts      (BRAID_BENCH_LOG_MIB, BRAID_BENCH_HOST_MB)
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { allocate, measure, tsxImport } from './hostBlock';
+import { allocate, engineScratch, measure, runHostChild } from './hostBlock';
 
-const ROOT = resolve(__dirname, '..');
 const MiB = 2 ** 20;
 
 interface Measured {
@@ -75,21 +73,6 @@ async function child(mb: number, cliPath: string, workspace: string): Promise<Me
   }
 }
 
-function runChild(mb: number, cliPath: string, workspace: string): Promise<Measured> {
-  return new Promise((res, rej) => {
-    const args = ['--expose-gc', `--max-old-space-size=${mb + 512}`, '--import', tsxImport(), __filename, '--log-child', JSON.stringify({ mb, cliPath, workspace })];
-    const c = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    c.once('error', rej);
-    c.once('close', (code) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
-      if (code !== 0 || !line) rej(new Error(`the log host exited ${code}:\n${stdout}`));
-      else res(JSON.parse(line.slice('RESULT '.length)) as Measured);
-    });
-  });
-}
-
 const f = (x: number): string => x.toFixed(2);
 const mark = (ok: boolean, text: string, goal: string): string => `${text} ${ok ? '✓' : '✗'} (${goal})`;
 
@@ -99,15 +82,10 @@ export async function hostLogBench(): Promise<string> {
   const logMib = Number(process.env.BRAID_BENCH_LOG_MIB ?? 50);
   const scratch = mkdtempSync(join(tmpdir(), 'braid-bench-hostlog-'));
   try {
-    const cliPath = join(scratch, 'cli.js');
-    const { build } = await import('esbuild');
-    await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], outfile: cliPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
-    const workspace = join(scratch, 'ws');
-    mkdirSync(workspace);
     // 80-character lines, as fast as `yes` writes them.
     const line = `flood ${'x'.repeat(73)}`;
-    writeFileSync(join(workspace, 'bench.braid.yaml'), ['version: 1', 'name: Host log bench', 'steps:', '  flood:', `    run: yes ${line} | head -c ${logMib * MiB}`, ''].join('\n'));
-    const r = await runChild(mb, cliPath, workspace);
+    const { cliPath, workspace } = await engineScratch(scratch, ['version: 1', 'name: Host log bench', 'steps:', '  flood:', `    run: yes ${line} | head -c ${logMib * MiB}`, ''].join('\n'));
+    const r = await runHostChild<Measured>(__filename, 'log-child', { mb, cliPath, workspace }, mb);
     const lines = (logMib * MiB) / (line.length + 1);
     if (r.linesAccounted !== lines) throw new Error(`the host saw ${r.linesAccounted} lines (shown or counted as left out), not ${lines}`);
     const heapGrowth = r.heapAfterMb - r.heapBeforeMb;

@@ -84,10 +84,12 @@ async function once(root: string, head: string, i: number): Promise<Sample> {
 /**
  * Sparse worktrees one after another, each removed before the next: what a plan of sparse steps
  * does. Measured apart from `once()` because there a sparse set-up follows a full checkout whose
- * writes the disk is still flushing, which on a slow disk more than doubles it.
+ * writes the disk is still flushing, which on a slow disk more than doubles it. Each is paired
+ * with the same set-up by bare git (the two commands it needs), so what is Braid's and what is
+ * git's and the disk's shows in one run.
  */
-async function sparseSeries(root: string, head: string, n: number): Promise<number[]> {
-  const times: number[] = [];
+async function sparseSeries(root: string, head: string, n: number): Promise<{ braid: number[]; git: number[] }> {
+  const braid: number[] = [], bare: number[] = [];
   for (let i = 0; i <= n; i++) {
     let sp: { path: string; branch: string } | undefined;
     const t = await timed(async () => {
@@ -96,9 +98,19 @@ async function sparseSeries(root: string, head: string, n: number): Promise<numb
       sp = r;
     });
     await removeWorktree({ root, ...sp! });
-    if (i > 0) times.push(t); // the first is a warm-up
+    const path = join(root, '.braid', 'bench', `bare-sparse${i}`);
+    const g = await timed(async () => {
+      await gitOk(['worktree', 'add', '--quiet', '--no-checkout', '-b', `bare-sparse${i}`, path, head], { cwd: root });
+      const gitDir = join(root, '.git', 'worktrees', `bare-sparse${i}`);
+      await mkdir(join(gitDir, 'info'), { recursive: true });
+      await writeFile(join(gitDir, 'info', 'sparse-checkout'), '/*\n!/*/\n/d000/\n');
+      await gitOk(['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=true', 'read-tree', '-mu', 'HEAD'], { cwd: path });
+    });
+    await gitOk(['worktree', 'remove', '--force', path], { cwd: root });
+    await gitOk(['branch', '-D', `bare-sparse${i}`], { cwd: root });
+    if (i > 0) { braid.push(t); bare.push(g); } // the first is a warm-up
   }
-  return times;
+  return { braid, git: bare };
 }
 
 export async function benchWorktrees(): Promise<void> {
@@ -112,12 +124,13 @@ export async function benchWorktrees(): Promise<void> {
       const s: Sample[] = [];
       for (let i = 1; i <= reps; i++) s.push(await once(root, head, i));
       const m = (k: keyof Sample) => median(s.map((x) => x[k]));
-      const sparse = median(await sparseSeries(root, head, 2 * reps + 1));
+      const series = await sparseSeries(root, head, 2 * reps + 1);
+      const sparse = median(series.braid);
       rows.push([
         files.toLocaleString('en-US'), String(reps), ms(m('plain')), ms(m('copy')),
         `${ms(m('full'))} (${fixed(m('full') / m('plain'), 2)}× add)`,
         goal(`${fixed(m('full') / m('copy'), 2)}×`, m('full') <= 1.2 * m('copy'), '≤ 1.2× copy'),
-        goal(ms(sparse), sparse <= 30, '≤ 30 ms'), ms(m('sparseAfterFull')), ms(m('snapshot')),
+        goal(ms(sparse), sparse <= 30, '≤ 30 ms'), ms(median(series.git)), ms(m('sparseAfterFull')), ms(m('snapshot')),
       ]);
       mergeRows.push([files.toLocaleString('en-US'), ms(m('commit')), ms(m('merge')), ms(m('commit') + m('merge')), ms(m('apply'))]);
     } finally {
@@ -128,9 +141,10 @@ export async function benchWorktrees(): Promise<void> {
   console.log('\n### Worktree set-up and merge-back (real git, generated repositories of small files in 100 directories)\n');
   console.log('Medians after a warm-up. "full" and "sparse" are Braid\'s createWorktree (sparse: a one-directory cone);');
   console.log('"copy" is `cp -r` of the tracked files; the snapshot of the workspace is taken once a run, not a step.');
-  console.log('"braid sparse" is a series of sparse set-ups one after another (2 × runs + 1); "after a full one" is each');
+  console.log('"braid sparse" is a series of sparse set-ups one after another (2 × runs + 1), each paired with "bare git sparse",');
+  console.log('the same set-up as git alone (worktree add --no-checkout, the cone file, read-tree); "after a full one" is each');
   console.log('round\'s sparse set-up right after its full checkout, while the disk still writes that back.\n');
-  table(['files', 'runs', 'git worktree add', 'cp -r', 'braid full', 'full ÷ copy', 'braid sparse', 'sparse after a full one', 'snapshot'], rows);
+  table(['files', 'runs', 'git worktree add', 'cp -r', 'braid full', 'full ÷ copy', 'braid sparse', 'bare git sparse', 'sparse after a full one', 'snapshot'], rows);
   console.log('\nMerge-back of a change to 10 files plus one new file (workspace clean), against `git diff | git apply`:\n');
   table(['files', 'commitWorktree', 'mergeBack', 'together', 'git diff \\| git apply'], mergeRows);
 }

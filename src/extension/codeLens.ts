@@ -28,7 +28,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   }
 
   private signature(): string {
-    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => s.status[0]).join('')}`).join('|');
+    // Whole words: first letters collide (succeeded and skipped, canceled and conflict).
+    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => s.status).join(',')}`).join('|');
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {

@@ -62,7 +62,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
       for (const r of records) {
         if (r.status !== 'running') continue;
         terminals?.adopt(r);
-        feedback.track(r.id, engines.whenEnded(r.id));
+        feedback.track(r.id, engines.whenEnded(r.id), r.planName);
       }
     },
     onEvent: (workspace, e) => {

@@ -198,7 +198,7 @@ export class RunCommands {
     }
     onStarted?.(runId);
     const ended = this.d.engines.whenEnded(runId);
-    this.d.feedback.track(runId, ended);
+    this.d.feedback.track(runId, ended, planName);
     let end;
     try {
       end = await ended;

@@ -64,26 +64,28 @@ export class RunFeedback implements vscode.Disposable {
     this.item.show();
   }
 
-  /** Progress for one run until `ended` settles, then the end notification. */
-  track(runId: string, ended: Promise<RunEnded>): void {
+  /**
+   * Progress for one run until `ended` settles, then the end notification. `planName` from the
+   * caller: the views may not have the run's record yet (seen in CI: the title was the run id).
+   */
+  track(runId: string, ended: Promise<RunEnded>, planName: string): void {
     if (this.tracked.has(runId)) return;
     this.tracked.add(runId);
     void ended.finally(() => this.tracked.delete(runId)).catch(() => undefined);
     void vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Braid: ${this.runs.get(runId)?.planName ?? runId}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `Braid: ${planName}`, cancellable: true },
       async (progress, token) => {
         token.onCancellationRequested(() => void this.cancel(runId));
         const sub = this.runs.onDidChange((r) => { if (r?.id === runId) progress.report({ message: runProgress(r) }); });
         try { await ended; } catch { /* the command that started it reports the failure */ } finally { sub.dispose(); }
       },
     );
-    ended.then((end) => this.notify(end), () => undefined);
+    ended.then((end) => this.notify(end, planName), () => undefined);
   }
 
-  private async notify(end: RunEnded): Promise<void> {
+  private async notify(end: RunEnded, name: string): Promise<void> {
     if (!notifies(readSettings().notifications, end.status)) return;
     const run = this.runs.get(end.runId);
-    const name = run?.planName ?? end.runId;
     const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatCost(run.costUsd)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {

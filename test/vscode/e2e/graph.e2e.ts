@@ -96,7 +96,8 @@ describe('graph panel in the workbench', function () {
     await poll('a running node', async () => Object.values(await graph.statuses()).includes('running'), 30_000, 50);
     // The run's progress notification, with its Cancel button, while it runs (recorded: the run
     // may be over before a poll would see it).
-    await poll('the progress notification', async () => (await seenNotifications(wb.page)).some((t) => t.text.includes('Braid: Graph e2e') && t.buttons.includes('Cancel')), 15_000);
+    await poll('the progress notification', async () => (await seenNotifications(wb.page)).some((t) => t.text.includes('Braid: Graph e2e') && t.buttons.includes('Cancel')), 15_000)
+      .catch(async (e: Error) => { throw new Error(`${e.message}; seen: ${JSON.stringify(await seenNotifications(wb.page))}`); });
     await wb.screenshot('graph-running');
     await waitStatuses('the run to end', { prepare: 'succeeded', flaky: 'failed', after: 'skipped', other: 'succeeded' });
     // The end notification names the failed step and offers Show Log and Retry.
@@ -136,6 +137,11 @@ describe('graph panel in the workbench', function () {
       return t.includes('first try fails') && t.includes('second try works') && t.split('──── attempt ').length - 1 === 2;
     }, 15_000);
     assert.equal(await graph.button('retry', 'flaky').count(), 0, 'no Retry on a succeeded step');
+    // The plan's code lenses in the editor follow the retry too.
+    await poll('every step\'s code lens to say succeeded', async () => {
+      const lenses = await wb.page.locator('.monaco-editor .codelens-decoration').allTextContents();
+      return lenses.filter((t) => t.includes('succeeded')).length === STEPS.length && !lenses.some((t) => /skipped|failed/.test(t));
+    }, 15_000);
     await wb.screenshot('graph-retried');
     assert.deepEqual(dialogs, [], 'no dialog opened during the run');
   });
