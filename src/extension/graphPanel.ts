@@ -2,9 +2,8 @@
 // the page), live statuses, the selected step's log and buttons. Every message from the page is
 // parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
 import { randomBytes } from 'node:crypto';
-import { LogLines } from '../core/engine/logLines';
-import { LOG_TAIL, LogFeed } from './logFeed';
 import * as vscode from 'vscode';
+import { LogLines } from '../core/engine/logLines';
 import { RunStore } from '../core/engine/store';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
 import { graphFromSnapshot } from '../core/engine/snapshot';
@@ -14,6 +13,7 @@ import type { Graph } from '../core/plan/types';
 import { parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
 import type { RunRef } from './commandIds';
 import { graphHtml } from './graphHtml';
+import { LOG_TAIL, LogFeed } from './logFeed';
 import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';

@@ -53,11 +53,10 @@ export class OutputBatcher {
 
   push(id: string, stream: OutputStream, text: string): void {
     const key = `${stream}\0${id}`;
-    const entry = this.pending.get(key);
-    if (entry) entry.text += text;
-    else this.pending.set(key, { id, stream, text });
+    let e = this.pending.get(key);
+    if (e) e.text += text;
+    else this.pending.set(key, (e = { id, stream, text }));
     // Trimmed as it grows, not only when delivered: a flood between two deliveries stays bounded.
-    const e = entry ?? this.pending.get(key)!;
     if (e.text.length > 2 * this.maxChars) keepTail(e, this.maxChars);
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
   }

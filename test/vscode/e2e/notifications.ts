@@ -1,9 +1,8 @@
 // Notifications as the workbench showed them, recorded in the page by a MutationObserver: as
 // toasts, or as items of the notification center. A progress notification lives only while its
 // run does, and a run of a few seconds can start and end between two polls, so a test asks what
-// was shown, not what is showing now. Tests open the center first: a toast can be held back by
-// the workbench (its spam protection shows at most 3 within 800 ms, e.g. beside start-up errors),
-// a notification never is.
+// was shown, not what is showing now. Tests open the center first, so a notification is found
+// whether or not the workbench toasts it (it holds toasts back beyond 3 within 800 ms).
 import type { Page } from 'playwright-core';
 
 export interface SeenNotification {
