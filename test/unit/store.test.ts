@@ -164,7 +164,9 @@ describe('RunStore', () => {
       rec.steps[`s${i % 400}`]!.status = i % 2 ? 'running' : 'waiting';
       rec.steps.s0!.message = `change ${i}`;
       void store.save(rec);
-      if (i % 5 === 0) await tick();
+      // Spread over ~300 ms: a run's record is written at most every 100 ms, and the reader must
+      // meet several writes.
+      if (i % 5 === 0) await new Promise((r) => setTimeout(r, 3));
     }
     await store.flush();
     done = true;
@@ -201,6 +203,25 @@ describe('RunStore', () => {
     assert.ok(writes < 1000 && writes >= 1, `${writes} renames`);
     assert.ok(writes <= 10, `${writes} renames for two bursts`);
     assert.equal((await store.load('r1'))?.planName, 'state 1000');
+  });
+
+  it('a run that keeps changing is written at most every 100 ms; flush writes the newest at once', async () => {
+    const { fs, state } = countingFs();
+    const store = new RunStore(root, fs);
+    await store.create(record('r2'));
+    const before = state.renames;
+    const t0 = Date.now();
+    // A save every 5 ms for ~400 ms, none awaited (as the engine saves).
+    for (let i = 1; i <= 80; i++) {
+      void store.save(record('r2', { planName: `state ${i}` }));
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const elapsed = Date.now() - t0;
+    await store.flush();
+    const writes = state.renames - before;
+    // Spaced by the interval, plus the first (at once) and the flush's (cut short).
+    assert.ok(writes <= Math.floor(elapsed / 100) + 2, `${writes} writes in ${elapsed} ms`);
+    assert.equal((await store.load('r2'))?.planName, 'state 80', 'flush leaves the newest state on disk');
   });
 
   it('reports a failed write to its caller and to flush, and keeps going afterwards', async () => {

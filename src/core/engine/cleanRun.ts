@@ -42,8 +42,9 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
     changed = true;
   }
   if (changed) {
-    await store.save(record);
+    const saved = store.save(record);
     await store.flush();
+    await saved;
   }
   return { ok: true, removed: [...removed].sort() };
 }

@@ -184,8 +184,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   record.status = result.status;
   record.endedAt = new Date().toISOString();
   if (result.reason) record.reason = result.reason;
-  await store.save(record);
+  // Flush first: it writes at once, where an awaited save could wait out the write interval.
+  const saved = store.save(record);
   await store.flush();
+  await saved;
   emit({
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
