@@ -139,10 +139,11 @@ export async function benchWorktrees(): Promise<void> {
     }
   }
   console.log('\n### Worktree set-up and merge-back (real git, generated repositories of small files in 100 directories)\n');
-  console.log('Medians after a warm-up. "full" and "sparse" are Braid\'s createWorktree (sparse: a one-directory cone);');
+  console.log('Medians after a warm-up. "full" and "sparse" are Braid\'s createWorktree (sparse: a one-directory cone, sparse index):');
+  console.log('it registers the worktree in git\'s own layout and runs one `git checkout -b` (src/core/engine/worktreeRegister.ts);');
   console.log('"copy" is `cp -r` of the tracked files; the snapshot of the workspace is taken once a run, not a step.');
   console.log('"braid sparse" is a series of sparse set-ups one after another (2 × runs + 1), each paired with "bare git sparse",');
-  console.log('the same set-up as git alone (worktree add --no-checkout, the cone file, read-tree); "after a full one" is each');
+  console.log('the same set-up as git\'s own commands (worktree add --no-checkout, the cone file, read-tree); "after a full one" is each');
   console.log('round\'s sparse set-up right after its full checkout, while the disk still writes that back.\n');
   table(['files', 'runs', 'git worktree add', 'cp -r', 'braid full', 'full ÷ copy', 'braid sparse', 'bare git sparse', 'sparse after a full one', 'snapshot'], rows);
   console.log('\nMerge-back of a change to 10 files plus one new file (workspace clean), against `git diff | git apply`:\n');

@@ -3,12 +3,13 @@
 // touched: the snapshot uses a temporary index, everything else happens inside Braid's worktrees.
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { firstLine, git, gitOk, splitZ } from './git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
+import { registerWorktree, type Registration } from './worktreeRegister';
 
 export type Outcome<T> = ({ ok: true } & T) | { ok: false; message: string };
 
@@ -21,7 +22,9 @@ interface WorktreeMeta {
   sparse: boolean;
 }
 
-const SPARSE_CONFIG = ['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=true'];
+// index.sparse: outside the cone the index keeps one entry a directory, not one a file (a 10,000-file
+// repository's index is 18 KiB instead of 800). Commands run without these settings expand it.
+const SPARSE_CONFIG = ['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=true', '-c', 'index.sparse=true'];
 // Parallel checkout, one worker a core (git's default is one in all; below 100 files it stays
 // sequential): writing a worktree's files is the bulk of its set-up, and a plain `git worktree
 // add` is slower than copying the files (README "Figures").
@@ -152,20 +155,9 @@ export async function createWorktree(o: {
   const cone = o.sparse && o.sparse.length > 0 ? normaliseConePaths(o.sparse) : undefined;
   if (cone && !cone.ok) return cone;
   await ensureBraidDir(o.root);
-  await mkdir(join(o.root, '.braid', 'worktrees', o.runId), { recursive: true });
-  const addArgs = [...CHECKOUT, 'worktree', 'add', '--quiet', ...(cone ? ['--no-checkout'] : []), '-b', branch, path, o.base];
-  const add = await withWorktreeLock(o.root, () => git(addArgs, { cwd: o.root }));
-  if (add.code !== 0) return { ok: false, message: `could not create the worktree for ${o.stepId}: ${firstLine(add.stderr)}` };
+  const made = await checkOut(o.root, path, branch, o.base, cone?.dirs);
+  if (!made.ok) return { ok: false, message: `could not create the worktree for ${o.stepId}: ${made.message}` };
   try {
-    if (cone) {
-      // By hand rather than `git sparse-checkout set`, which (git 2.39) turns on
-      // extensions.worktreeConfig in the user's .git/config. The file is per worktree; the
-      // setting is passed on each command that must honour it.
-      const gitDir = await gitDirOf(path);
-      await mkdir(join(gitDir, 'info'), { recursive: true });
-      await writeFile(join(gitDir, 'info', 'sparse-checkout'), conePatterns(cone.dirs));
-      await gitOk([...SPARSE_CONFIG, ...CHECKOUT, 'read-tree', '-mu', 'HEAD'], { cwd: path });
-    }
     const copied = await bringIn(o.root, path, await untrackedMatches(o.root, o.copy ?? []), 'copy');
     const linked = await bringIn(o.root, path, await untrackedMatches(o.root, o.symlink ?? []), 'symlink');
     // A new branch at a commit named by its full id starts there: no process to ask.
@@ -177,6 +169,44 @@ export async function createWorktree(o: {
     await removeWorktree({ root: o.root, path, branch });
     return { ok: false, message: `could not prepare the worktree for ${o.stepId}: ${(e as Error).message}` };
   }
+}
+
+/**
+ * Registers the worktree and checks `base` out on the new `branch`, sparse when `cone` is given:
+ * one git process (see worktreeRegister.ts), or `git worktree add` where the repository's layout
+ * is not one Braid writes. A failure leaves no registration and no directory, and never deletes
+ * a branch (an existing one of that name makes `-b` fail, and it is not Braid's to remove).
+ */
+async function checkOut(root: string, path: string, branch: string, base: string, cone: readonly string[] | undefined): Promise<Outcome<object>> {
+  const patterns = cone ? conePatterns(cone) : undefined;
+  // The cone file is per worktree; the setting is passed on each command that must honour it,
+  // rather than `git sparse-checkout set`, which (git 2.39) turns on extensions.worktreeConfig in
+  // the user's .git/config.
+  const sparse = cone ? SPARSE_CONFIG : [];
+  let reg: Registration;
+  try {
+    reg = await registerWorktree(root, path, branch, patterns);
+  } catch (e) {
+    return { ok: false, message: (e as Error).message };
+  }
+  if (reg.ok) {
+    const co = await git([...sparse, ...CHECKOUT, 'checkout', '--quiet', '-b', branch, base], { cwd: path });
+    if (co.code === 0) return { ok: true };
+    await rm(reg.gitDir, { recursive: true, force: true });
+    await rm(path, { recursive: true, force: true });
+    return { ok: false, message: firstLine(co.stderr) };
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const add = await withWorktreeLock(root, () => git([...CHECKOUT, 'worktree', 'add', '--quiet', ...(cone ? ['--no-checkout'] : []), '-b', branch, path, base], { cwd: root }));
+  if (add.code !== 0) return { ok: false, message: firstLine(add.stderr) };
+  if (!patterns) return { ok: true };
+  const gitDir = await gitDirOf(path);
+  await mkdir(join(gitDir, 'info'), { recursive: true });
+  await writeFile(join(gitDir, 'info', 'sparse-checkout'), patterns);
+  const read = await git([...sparse, ...CHECKOUT, 'read-tree', '-mu', 'HEAD'], { cwd: path });
+  if (read.code === 0) return { ok: true };
+  await removeWorktree({ root, path, branch });
+  return { ok: false, message: firstLine(read.stderr) };
 }
 
 /**
