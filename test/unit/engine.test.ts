@@ -288,13 +288,14 @@ describe('engine process and client', function () {
 
   it('exits by itself after the idle period with no clients and no runs', async () => {
     const w = workspace();
-    const c = await connect(w.dir, { BRAID_ENGINE_IDLE_MS: '200' });
+    // Long enough that a loaded machine's connect does not outlast it.
+    const c = await connect(w.dir, { BRAID_ENGINE_IDLE_MS: '1000' });
     const pid = c.pid;
     let disconnected = false;
     c.onDisconnect(() => { disconnected = true; });
     const path = engineSocketPathFor(w.dir);
     assert.ok(existsSync(path));
-    await sleep(400);
+    await sleep(1500);
     assert.ok(alive(pid) && !disconnected, 'a connected client keeps the engine');
     c.dispose();
     await until(() => !alive(pid), 'the idle engine to exit');

@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pendingKills } from '../../src/core/engine/killTree';
 import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/engine/process';
+import { goneSoon } from './helpers/processes';
 import { openStepLog } from '../../src/core/engine/stepLog';
 import { ByteTail } from '../../src/core/engine/tail';
 
@@ -14,30 +14,6 @@ const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 const sh = (fixture: string, ...args: string[]): string[] => ['/bin/sh', join(FIX, fixture), ...args];
 const run = (argv: string[], more: Partial<SpawnSpec> = {}) => runProcess({ argv, cwd: FIX, env: ENV, graceMs: 200, ...more });
-
-// Dead means: no such process, or a zombie (an init that reaps lazily, as in some containers,
-// leaves a killed orphan in state Z for a while; it is dead all the same).
-function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  if (!existsSync('/proc')) return false;
-  try {
-    return /\)\s+[ZX]\s/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true; // vanished between the two looks
-  }
-}
-
-// The kernel closes a dying process's pipes a moment before it turns zombie, so a result that
-// landed on the pipe closing may see the killed process still exiting: allow a bounded moment
-// (a liveness bound, not a timing claim).
-async function goneSoon(pid: number): Promise<boolean> {
-  for (let i = 0; i < 40 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  return isGone(pid);
-}
 
 function collect(): { spec: Pick<SpawnSpec, 'onOutput' | 'log'>; out: string[]; err: string[]; chunks: [string, string][]; log: () => string } {
   const out: string[] = [];

@@ -7,6 +7,7 @@ import type { AgentSummary } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
 import { resolveInside } from '../paths/containment';
 import type { Graph, GraphStep } from '../plan/types';
+import type { LauncherPool } from './launcher';
 import { runProcess, type ProcessResult } from './process';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
@@ -44,6 +45,8 @@ export interface ExecutorOptions {
   readonly resumeSessions?: Map<string, string>;
   /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
+  /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
+  readonly launchers?: LauncherPool;
 }
 
 export class StepExecutor implements StepRunner {
@@ -102,6 +105,7 @@ export class StepExecutor implements StepRunner {
         ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
         ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
         ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
+        ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
       });
       summary = capture?.end();
       if (summary?.sessionId !== undefined && sessions) sessions.set(step.id, summary.sessionId);

@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import { groupAlive, terminateTree, type Termination } from './killTree';
+import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
 import { ByteTail } from './tail';
 
 export interface SpawnSpec {
@@ -33,6 +34,8 @@ export interface SpawnSpec {
   readonly tailBytes?: number;
   /** The child is running (its `spawn` event), with how long spawn() blocked the event loop; not called when the spawn fails. */
   onSpawn?(pid: number, spawnMs: number): void;
+  /** Start from one of these warm launchers when one is ready (launcher.ts); the result is the same as spawn()'s. */
+  readonly launcher?: LauncherPool;
 }
 
 export interface ProcessResult {
@@ -71,6 +74,8 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   if (spec.signal?.aborted) {
     return Promise.resolve({ exitCode: null, signal: null, reason: 'canceled', message: 'canceled before start', durationMs: 0, stdoutTail: '' });
   }
+  const warm = spec.launcher && spec.stdin === undefined && launchable(spec.argv, spec.cwd, spec.env) ? spec.launcher.take() : undefined;
+  if (warm) return startWarm(warm, spec, elapsed);
   const argv = windowsShellArgs(spec.argv);
   const [file, ...args] = argv;
   let child: ChildProcess;
@@ -92,7 +97,35 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve, spawnMs));
 }
 
-function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void, spawnMs: number): void {
+function startWarm(warm: WarmLauncher, spec: SpawnSpec, elapsed: () => number): Promise<ProcessResult> {
+  const calledAt = performance.now();
+  return new Promise<ProcessResult>((resolve) => {
+    // A launcher that died just before it was taken (its exit not yet seen here): start the step
+    // with spawn() instead, once the dead one's watch has ended.
+    let dead = false;
+    const done = (r: ProcessResult): void => resolve(dead ? runProcess({ ...spec, launcher: undefined }) : r);
+    // Watched before it is started, so not even an instant exit is missed.
+    const watched = watch(warm.child, spec, elapsed, done, undefined);
+    const pid = warm.child.pid!;
+    warm.start(spec.argv, spec.cwd, spec.env, (r) => {
+      if (r.ok) spec.onSpawn?.(pid, blockedMs);
+      else if (r.why === 'cwd') watched.spawnFailed(`cwd ${spec.cwd} is not a directory`);
+      else if (r.why === 'executable') watched.spawnFailed(`spawn ${spec.argv[0]} ENOENT`);
+      else {
+        dead = true;
+        watched.spawnFailed('the launcher exited before starting the process');
+      }
+    });
+    // The report comes from another process, so always after this line.
+    const blockedMs = performance.now() - calledAt;
+  });
+}
+
+/**
+ * Watches a spawned child to its end. `spawnMs` undefined: a warm launcher's child, which reports
+ * its start (or why it could not start) through `spawnFailed` instead of spawn events.
+ */
+function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void, spawnMs: number | undefined): { spawnFailed(message: string): void } {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
@@ -152,7 +185,11 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
         flush(name);
       }
     }
-    resolve({ exitCode, signal: exitSignal, reason: reason ?? 'exit', message, durationMs: elapsed(), stdoutTail: tail.text(), pid });
+    const failed = reason === 'spawn-failed';
+    resolve({
+      exitCode: failed ? null : exitCode, signal: failed ? null : exitSignal, reason: reason ?? 'exit', message,
+      durationMs: elapsed(), stdoutTail: tail.text(), ...(failed ? {} : { pid }),
+    });
   };
 
   // Waits a short while for the pipes; re-arms while bytes still flow (a busy event loop may not
@@ -203,14 +240,20 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     }
   });
   child.once('close', finish);
-  if (spec.onSpawn && pid !== undefined) child.once('spawn', () => spec.onSpawn!(pid, spawnMs));
+  if (spec.onSpawn && pid !== undefined && spawnMs !== undefined) child.once('spawn', () => spec.onSpawn!(pid, spawnMs));
+  const watched = {
+    spawnFailed(text: string): void {
+      reason ??= 'spawn-failed';
+      message ??= text;
+    },
+  };
 
   if (spec.stdin !== undefined) {
     // EPIPE when the child exits without reading is its business, not a failure of ours.
     child.stdin!.on('error', () => {});
     child.stdin!.end(spec.stdin);
   }
-  if (pid === undefined) return; // spawn failed; 'error' follows
+  if (pid === undefined) return watched; // spawn failed; 'error' follows
   if (timeoutMs !== undefined) {
     const due = performance.now() + timeoutMs;
     const check = (): void => {
@@ -230,6 +273,7 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     idleTimer = setTimeout(check, Math.min(idleTimeoutMs, MAX_DELAY));
   }
   signal?.addEventListener('abort', onAbort, { once: true });
+  return watched;
 }
 
 // cmd.exe parses its own command line: quote the script once and ask Node not to re-quote.

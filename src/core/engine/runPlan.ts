@@ -7,6 +7,7 @@ import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './budget';
 import { StepExecutor, type Isolator } from './executor';
+import { LauncherPool } from './launcher';
 import type { LockDirOptions } from './lockFiles';
 import { lockingOnly } from './lockGate';
 import { sharedLocks } from './sharedLocks';
@@ -92,6 +93,11 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // message a missing executable, not one a step and an attempt.
   const missing = missingAgents(graph, selected, req.workspace, process.env);
   if (missing.length > 0) return { ok: false, diagnostics: missing };
+  const concurrency = req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
+  // A launcher a slot and one more, warming while the others are used (launcher.ts); made now,
+  // so they start up while the run's record, locks and worktrees are prepared.
+  const baseEnv = { ...process.env };
+  const launchers = selected.size > 0 ? LauncherPool.create(Math.min(concurrency + 1, selected.size, 17), baseEnv) : undefined;
 
   const runId = req.retry?.runId ?? RunStore.newRunId();
   const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -151,16 +157,17 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       if (sessionId !== undefined) resumeSessions.set(id, sessionId);
     }
   }
+  const history = await store.durationHistory(req.planFile);
   const executor = new StepExecutor({
-    graph, workspace: req.workspace, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+    graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
     ...(resumeSessions ? { resumeSessions } : {}),
     ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
     ...(isolator ? { isolator } : {}),
     ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
+    ...(launchers ? { launchers } : {}),
   });
   // Worktrees of steps about to become ready are made (and set up) while their needs run.
-  const ahead = prepareAhead(graph, isolator, bus, { concurrency: req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY, selected });
-  const history = await store.durationHistory(req.planFile);
+  const ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
   const scheduler = new Scheduler({
     graph, runId, runner: executor, keep, weight: historyWeight(history),
     ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
@@ -178,6 +185,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   try {
     result = await scheduler.run();
   } finally {
+    launchers?.close();
     await ahead.close();
     await ownLocks?.close();
   }

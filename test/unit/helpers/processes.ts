@@ -1,0 +1,26 @@
+// Whether a process has ended, for tests that kill process trees.
+import { existsSync, readFileSync } from 'node:fs';
+
+// Dead means: no such process, or a zombie (an init that reaps lazily, as in some containers,
+// leaves a killed orphan in state Z for a while; it is dead all the same).
+export function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  if (!existsSync('/proc')) return false;
+  try {
+    return /\)\s+[ZX]\s/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // vanished between the two looks
+  }
+}
+
+// The kernel closes a dying process's pipes a moment before it turns zombie, so a result that
+// landed on the pipe closing may see the killed process still exiting: allow a bounded moment
+// (a liveness bound, not a timing claim).
+export async function goneSoon(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  return isGone(pid);
+}
