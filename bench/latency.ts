@@ -84,10 +84,10 @@ export async function benchLatency(): Promise<void> {
       const file = join(dir, `chains${c}.braid.yaml`);
       await writeFile(file, text);
       await runEngine(dir, file); // warm-up: module loading, first store writes
-      results.push({ label: `runPlan, ${c} chain${c > 1 ? 's' : ''} at k = ${c}`, r: await latencies(c, length, (onEvent, onSpawn, onStart) => runEngine(dir, file, onEvent, onSpawn, onStart)) });
+      results.push({ label: `runPlan (warm launchers), ${c} chain${c > 1 ? 's' : ''} at k = ${c}`, r: await latencies(c, length, (onEvent, onSpawn, onStart) => runEngine(dir, file, onEvent, onSpawn, onStart)) });
       const graph = compilePlan(file, text, { isGit: false }).graph!;
       results.push({
-        label: `Scheduler + StepExecutor only, ${c} chain${c > 1 ? 's' : ''}`,
+        label: `Scheduler + StepExecutor, spawn() at each start, ${c} chain${c > 1 ? 's' : ''}`,
         r: await latencies(c, length, async (onEvent, onSpawn, onStart) => {
           const runner = new StepExecutor({ graph, workspace: dir, onSpawn, paths: { log: (id) => join(dir, 'sched', `${id}.log`), output: (id) => join(dir, 'sched', `${id}.out`) } });
           const s = new Scheduler({ graph, runId: 'lat', runner, onEvent });
@@ -122,8 +122,9 @@ export async function benchLatency(): Promise<void> {
       return [label, pair(r.running), pair(r.spawned), pair(r.spawnCall), pair(r.spawned.map((x, i) => x - r.spawnCall[i]!)), goal(ms(p99), p99 <= 5, 'p99 ≤ 5 ms')];
     }));
     console.log('');
-    console.log('"The spawn() call itself" is the time Node\'s child_process.spawn() blocks the thread (libuv forks, the child execs):');
-    console.log('the operating system\'s share, the same for any Node program; "the rest" is each step\'s ready → spawned minus its own spawn() call.');
+    console.log('"The spawn() call itself" is the time starting the step blocks the thread: Node\'s child_process.spawn() (libuv forks,');
+    console.log('the child execs), or with a warm launcher writing its request (src/core/engine/launcher.ts; "spawned" is then its report');
+    console.log('that exec is next); "the rest" is each step\'s ready → spawned minus that call.');
     console.log('');
     const e = median(engine), b = median(bare);
     table(['a step', 'time'], [

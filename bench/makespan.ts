@@ -12,7 +12,8 @@ export async function benchMakespan(): Promise<void> {
   const seedsLarge = envInt('BRAID_BENCH_SEEDS_LARGE', 30);
   console.log('\n### Makespan on random DAGs (simulated clock)\n');
   console.log('makespan ÷ lower bound max(CP, W/k), median (p90) over the seeds; "vs waves" is the median of waves ÷ braid per seed;');
-  console.log('"÷ Graham" is the largest braid ÷ (W/k + (1 − 1/k)·CP) over the seeds. Goals: k = ∞ ≤ 1.01 × CP; k = 2, 4, 8 median ≤ 1.02, p90 ≤ 1.10, ≥ 1.3 × faster than waves.\n');
+  console.log('"÷ Graham" is the largest braid ÷ (W/k + (1 − 1/k)·CP) over the seeds. Goals: k = ∞ ≤ 1.01 × CP; k = 2, 4, 8 median ≤ 1.02, p90 ≤ 1.10, ≥ 1.3 × faster than waves.');
+  console.log('No schedule finishes before the lower bound, so none can be more than (waves ÷ bound) × faster than waves: where the waves column is under 1.3, so is every scheduler.\n');
   const rows: string[][] = [];
   for (const n of sizes) {
     const cellSeeds = n >= 2000 ? Math.min(seeds, seedsLarge) : seeds;
@@ -31,11 +32,13 @@ export async function benchMakespan(): Promise<void> {
       const unlimited = k === Infinity;
       const okBraid = unlimited ? quantile(r.braid, 1) <= 1.01 : median(r.braid) <= 1.02 && quantile(r.braid, 0.9) <= 1.1;
       const speed = median(r.speed);
+      // No schedule beats the lower bound, so none is more than waves ÷ bound faster than waves.
+      const ceiling = median(r.waves);
       rows.push([
         String(n), unlimited ? '∞' : String(k), String(cellSeeds),
         goal(medP90(r.braid), okBraid, unlimited ? 'max ≤ 1.01' : '≤ 1.02 (≤ 1.10)'),
         medP90(r.fifo), medP90(r.waves), medP90(r.seq),
-        goal(`${fixed(speed, 2)}×`, speed >= 1.3, '≥ 1.3×'),
+        goal(`${fixed(speed, 2)}×`, speed >= 1.3, ceiling < 1.3 ? `≥ 1.3×; no schedule could pass ${fixed(ceiling, 2)}×` : '≥ 1.3×'),
         goal(fixed(Math.max(...r.graham)), Math.max(...r.graham) <= 1 + 1e-9, '≤ 1'),
       ]);
     }

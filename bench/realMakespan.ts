@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StepExecutor } from '../src/core/engine/executor';
+import { LauncherPool } from '../src/core/engine/launcher';
 import { Scheduler } from '../src/core/engine/scheduler';
 import type { AttemptContext, StepRunner } from '../src/core/engine/types';
 import type { Graph } from '../src/core/plan/types';
@@ -32,7 +33,7 @@ export async function benchRealMakespan(): Promise<void> {
   const n = 100, k = 4;
   const seeds = envInt('BRAID_BENCH_REAL_SEEDS', 3);
   console.log(`\n### Makespan with real processes (${n} \`sleep\` steps of 20–200 ms, k = ${k})\n`);
-  console.log('Each step runs `sleep` through the real StepExecutor (own process group, log file, output capture);');
+  console.log('Each step runs `sleep` through the real StepExecutor (own process group, log file, output capture, warm launchers);');
   console.log('the bound is max(CP, W/k) of the nominal sleep times, so process start-up counts against both policies. Goal: braid ≥ 1.3 × faster than waves.\n');
   const dir = await mkdtemp(join(tmpdir(), 'braid-bench-real-'));
   const rows: string[][] = [];
@@ -45,17 +46,22 @@ export async function benchRealMakespan(): Promise<void> {
         run: (id) => { const d = 20 + Math.floor(r() * 181); sleepMs.set(id, d); return `sleep ${(d / 1000).toFixed(3)}`; },
       });
       const b = bounds(graph, sleepMs, k);
-      const executor = (tag: string) => new StepExecutor({
-        graph, workspace: dir, graceMs: 500,
+      // Each policy with warm launchers, as runPlan starts steps (k + 1 of them).
+      const executor = (tag: string, launchers: LauncherPool | undefined) => new StepExecutor({
+        graph, workspace: dir, graceMs: 500, ...(launchers ? { launchers } : {}),
         paths: { log: (id) => join(dir, tag, 'logs', `${id}.log`), output: (id) => join(dir, tag, 'outputs', id) },
       });
+      const braidPool = LauncherPool.create(k + 1);
       const t0 = performance.now();
-      const res = await new Scheduler({ graph, runId: `braid${seed}`, runner: executor(`braid${seed}`), concurrency: k, weight: (st) => sleepMs.get(st.id)! }).run();
+      const res = await new Scheduler({ graph, runId: `braid${seed}`, runner: executor(`braid${seed}`, braidPool), concurrency: k, weight: (st) => sleepMs.get(st.id)! }).run();
       const braid = performance.now() - t0;
+      braidPool?.close();
       if (res.status !== 'succeeded') throw new Error(`real bench run ended ${res.status}`);
+      const wavesPool = LauncherPool.create(k + 1);
       const t1 = performance.now();
-      await runWaves(graph, executor(`waves${seed}`), k);
+      await runWaves(graph, executor(`waves${seed}`, wavesPool), k);
       const wave = performance.now() - t1;
+      wavesPool?.close();
       speeds.push(wave / braid);
       rows.push([String(seed), ms(b.lower), `${ms(braid)} (${fixed(braid / b.lower)} ×)`, `${ms(wave)} (${fixed(wave / b.lower)} ×)`, `${fixed(wave / braid, 2)}×`]);
     }

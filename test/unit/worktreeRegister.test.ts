@@ -5,6 +5,7 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { git } from '../../src/core/engine/git';
 import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/worktree';
 import { commonGitDir } from '../../src/core/engine/worktreeRegister';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
@@ -95,6 +96,27 @@ describe('engine/worktreeRegister', () => {
     } finally {
       r.git(['worktree', 'remove', '--force', '--force', join(linked, '.braid', 'worktrees', 'run1', 'inner')]);
       r.git(['worktree', 'remove', '--force', linked]);
+    }
+  });
+
+  it('worktrees made while git prunes and Braid removes others are all made, and all registered', async () => {
+    const r = repo({ 'a.txt': 'a\n' });
+    const sha = await headOf(r);
+    let pruning = true;
+    const pruner = (async () => {
+      // What a step's clean-up does beside a preparation: prune, and remove a sibling worktree.
+      while (pruning) await git(['worktree', 'prune'], { cwd: r.dir });
+    })();
+    try {
+      for (let round = 0; round < 4; round++) {
+        const made = await Promise.all(['a', 'b', 'c', 'd'].map((id) => createWorktree({ root: r.dir, runId: `r${round}`, stepId: id, base: sha })));
+        for (const w of made) assert.ok(w.ok, w.ok ? '' : w.message);
+        assert.equal(porcelain(r).match(new RegExp(`braid/r${round}/`, 'g'))?.length, 4);
+        await Promise.all(made.map((w) => w.ok && removeWorktree({ root: r.dir, path: w.path, branch: w.branch })));
+      }
+    } finally {
+      pruning = false;
+      await pruner;
     }
   });
 

@@ -2,8 +2,8 @@
 // "worktrees/<id>"), so that one `git checkout -b` then makes the branch and the files. A
 // `git worktree add -b` is four processes in git 2.39 (itself, `git branch`, `git symbolic-ref`,
 // `git reset --hard`), and a process costs 5–9 ms on the project's machine: most of a sparse
-// set-up. The admin directory is built under a temporary name and renamed into place, so git
-// (a `worktree prune`, another window's `worktree add`) never sees it half-written.
+// set-up. The admin directory is built under a temporary name beside `worktrees/` and renamed into
+// it, so git (a `worktree prune`, another window's `worktree add`) never sees it half-written.
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -54,11 +54,13 @@ export async function registerWorktree(root: string, path: string, branch: strin
   const common = await commonGitDir(root);
   if (await exists(join(common, 'reftable'))) return { ok: false, unsupported: 'reftable refs' };
   const worktrees = join(common, 'worktrees');
-  const staging = join(worktrees, `.braid-${randomBytes(6).toString('hex')}`);
+  // Built beside `worktrees/`, not in it: `git worktree prune` deletes an entry there that has no
+  // `gitdir` file yet, and Braid's own clean-up of another step may run one at any moment.
+  const staging = join(common, `braid-worktree-${randomBytes(6).toString('hex')}`);
   let madePath = false;
   let gitDir: string | undefined;
   try {
-    await makeDir(worktrees, staging);
+    await mkdir(staging);
     const info = join(staging, 'info');
     await settleAll([
       // `locked` keeps a concurrent `git worktree prune` off it until the worktree's `.git` exists.
@@ -89,11 +91,13 @@ async function settleAll(work: ReadonlyArray<Promise<unknown> | undefined>): Pro
   if (failed) throw (failed as PromiseRejectedResult).reason;
 }
 
-/** `dir` in `parent`, which another remover (git's own of `worktrees/`, Braid's of a run's folder) may take away in between. */
+/** `dir` in `parent`, which Braid's removal of a run's last worktree may take away in between. */
 async function makeDir(parent: string, dir: string): Promise<void> {
   for (let tries = 1; ; tries++) {
-    await mkdir(parent, { recursive: true });
     try {
+      // Not recursive for `dir`: it must be new. (A recursive mkdir can itself fail with ENOENT when
+      // a directory on its way is removed under it.)
+      await mkdir(parent, { recursive: true });
       await mkdir(dir);
       return;
     } catch (e) {
@@ -102,17 +106,24 @@ async function makeDir(parent: string, dir: string): Promise<void> {
   }
 }
 
+function ignoreExists(e: NodeJS.ErrnoException): void {
+  if (e.code !== 'EEXIST') throw e;
+}
+
 /** Renames the staged admin dir to `<name>`, `<name>1`, `<name>2`…, as `git worktree add` names them. */
 async function claimName(staging: string, worktrees: string, name: string): Promise<string> {
-  for (let n = 0; n < 1000; n++) {
+  for (let n = 0, tries = 0; n < 1000;) {
     const target = join(worktrees, n === 0 ? name : `${name}${n}`);
-    if (await exists(target)) continue;
+    if (await exists(target)) { n++; continue; }
     try {
       await rename(staging, target);
       return target;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw e;
+      // git removes an empty `worktrees/` (a prune, the last worktree's removal): make it again.
+      if (code === 'ENOENT' && tries++ < 50) await mkdir(worktrees).catch(ignoreExists);
+      else if (code === 'EEXIST' || code === 'ENOTEMPTY') n++;
+      else throw e;
     }
   }
   throw new Error(`no free worktree name for ${name} in ${worktrees}`);
