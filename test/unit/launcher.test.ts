@@ -146,10 +146,12 @@ describe('engine/launcher', function () {
     const dirsAfter = readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-'));
     assert.equal(dirsAfter.length, dirsBefore.length - 1);
     // A program that makes a pool, lets it fill, and forgets it still exits.
+    const before = readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-')).length;
     const script = `const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/engine/launcher.ts'))});
       const p = LauncherPool.create(2); setTimeout(() => console.log(p.idlePids().length), 500);`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), '2');
+    assert.equal(readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-')).length, before, 'and leaves no folder');
   });
 });

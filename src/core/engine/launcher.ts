@@ -165,6 +165,7 @@ export class LauncherPool {
   private constructor(private readonly size: number, private readonly env: Env) {
     if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`LauncherPool: size must be a positive integer, got ${size}`);
     this.dir = mkdtempSync(join(tmpdir(), 'braid-launch-'));
+    trackDir(this.dir);
     this.refill();
   }
 
@@ -191,6 +192,7 @@ export class LauncherPool {
     this.closed = true;
     for (const l of this.idle) l.dismiss();
     this.idle = [];
+    openDirs.delete(this.dir);
     rmSync(this.dir, { recursive: true, force: true });
   }
 
@@ -233,6 +235,18 @@ export class LauncherPool {
       this.refill();
     });
   }
+}
+
+// A pool its owner never closed still leaves no folder behind when the process exits.
+const openDirs = new Set<string>();
+let exitHooked = false;
+function trackDir(dir: string): void {
+  openDirs.add(dir);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', () => {
+    for (const d of openDirs) rmSync(d, { recursive: true, force: true });
+  });
 }
 
 function setRef(child: ChildProcess, on: boolean): void {
