@@ -5,8 +5,9 @@ import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { BudgetDecision } from '../core/engine/budget';
 import type { CompileOptions } from '../core/plan/compile';
+import { LauncherPool } from '../core/engine/launcher';
 import { runPlan } from '../core/engine/runPlan';
-import type { Scheduler } from '../core/engine/scheduler';
+import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduler';
 import { RunStore, type RunRecord } from '../core/engine/store';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
@@ -96,6 +97,10 @@ export class EngineHost {
   private pendingShutdownReplies: (() => void)[] = [];
   private idleTimer: NodeJS.Timeout | undefined;
   private stopping = false;
+  // One launcher pool for every run of this engine, made at its first run, so later runs' first
+  // steps start warm too (a CLI run makes its own and pays for that once).
+  private pool: LauncherPool | undefined;
+  private poolMade = false;
   private started = false;
   private seq = 0;
 
@@ -135,6 +140,15 @@ export class EngineHost {
     this.updateIdle();
     for (const run of this.active) run.abort.abort();
     await Promise.allSettled([...this.active].map((r) => r.done));
+    this.pool?.close();
+  }
+
+  private get launchers(): LauncherPool | undefined {
+    if (!this.poolMade) {
+      this.poolMade = true;
+      this.pool = LauncherPool.create(DEFAULT_CONCURRENCY + 1);
+    }
+    return this.pool;
   }
 
   /** Answers pending `shutdown` requests and ends every connection. */
@@ -255,6 +269,7 @@ export class EngineHost {
         ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}),
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
         ...(p.resume ? { resume: true } : {}),
+        ...(this.launchers ? { launchers: this.launchers } : {}),
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),
         onEvent: (e) => { register(e.run); track(run, e); this.broadcast({ type: 'event', event: e }); },

@@ -3,7 +3,7 @@
 // real sockets.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -15,6 +15,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/protocol/socketPath';
+import { goneSoon } from './helpers/processes';
 
 const ROOT = resolve(__dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));
@@ -23,6 +24,19 @@ const CLI = join(scratch, 'cli.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+// The engine's idle warm launchers (bash processes named braid-launcher), from /proc.
+function launchersOf(engine: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === engine && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher')) found.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return found;
+}
 
 /** Polls until `pred` holds; the bail-out only turns a hang into a readable failure. */
 async function until(pred: () => boolean, what: string, limitMs = 15_000): Promise<void> {
@@ -301,6 +315,29 @@ describe('engine process and client', function () {
     await until(() => !alive(pid), 'the idle engine to exit');
     assert.equal(existsSync(path), false, 'its socket is gone');
     assert.match(engineLog(w.dir), /stopping: idle/);
+  });
+
+  it('keeps warm launchers between runs: a later run’s step is one made before that run; they end with the engine', async () => {
+    const w = workspace(plan(['  a:', '    run: echo "pid $$"']));
+    const c = await connect(w.dir);
+    const pidOf = async (): Promise<number> => {
+      const events = collect(c);
+      const { runId } = await c.run({ planFile: w.plan });
+      assert.equal((await c.whenEnded(runId)).status, 'succeeded');
+      const text = events.flatMap((e) => (e.type === 'output' && e.id === 'a' ? [e.text] : [])).join('');
+      return Number(/pid (\d+)/.exec(text)?.[1]);
+    };
+    await pidOf();
+    // The engine keeps a launcher a slot of its default concurrency (4), and one more.
+    await until(() => launchersOf(c.pid).length === 5, 'the engine’s launchers to be made');
+    await sleep(300); // and their bash to start
+    const idle = launchersOf(c.pid);
+    const second = await pidOf();
+    assert.ok(idle.includes(second), `step pid ${second} among the launchers made before the run: ${idle.join(', ')}`);
+    const left = launchersOf(c.pid);
+    assert.ok(left.length > 0);
+    await c.shutdown();
+    for (const pid of left) assert.ok(await goneSoon(pid), `launcher ${pid} ended with the engine`);
   });
 
   it('replaces a stale socket left by a dead engine', async () => {

@@ -162,7 +162,7 @@ export class LauncherPool {
     return process.platform !== 'win32' && existsSync(BASH) ? new LauncherPool(size, launcherEnv(baseEnv)) : undefined;
   }
 
-  private constructor(private readonly size: number, private readonly env: Env) {
+  private constructor(private size: number, private readonly env: Env) {
     if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`LauncherPool: size must be a positive integer, got ${size}`);
     this.dir = mkdtempSync(join(tmpdir(), 'braid-launch-'));
     trackDir(this.dir);
@@ -180,6 +180,14 @@ export class LauncherPool {
     }
     this.starting++;
     return this.idle.splice(i, 1)[0];
+  }
+
+  /** Keeps at least `size` ready from now on (a shared pool grows to its largest run's need). */
+  reserve(size: number): void {
+    if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`LauncherPool.reserve: size must be a positive integer, got ${size}`);
+    if (size <= this.size) return;
+    this.size = size;
+    this.refill();
   }
 
   /** The pids of launchers ready to be taken, in the order they would be (for tests). */

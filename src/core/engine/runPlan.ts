@@ -56,6 +56,11 @@ export interface RunRequest {
   readonly onBudget?: BudgetAsk;
   /** Called once a step's process has spawned (benchmarks measure ready → spawned with it). */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
+  /**
+   * Warm launchers the caller keeps across runs (the engine process does), started with this
+   * process's environment; without them the run makes and closes its own.
+   */
+  readonly launchers?: LauncherPool;
 }
 
 export type RunOutcome =
@@ -97,7 +102,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // A launcher a slot and one more, warming while the others are used (launcher.ts); made now,
   // so they start up while the run's record, locks and worktrees are prepared.
   const baseEnv = { ...process.env };
-  const launchers = selected.size > 0 ? LauncherPool.create(Math.min(concurrency + 1, selected.size, 17), baseEnv) : undefined;
+  const launcherCount = Math.min(concurrency + 1, selected.size, 17);
+  const ownLaunchers = req.launchers === undefined && selected.size > 0 ? LauncherPool.create(launcherCount, baseEnv) : undefined;
+  const launchers = req.launchers ?? ownLaunchers;
+  if (selected.size > 0) req.launchers?.reserve(launcherCount);
 
   const runId = req.retry?.runId ?? RunStore.newRunId();
   const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -185,7 +193,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   try {
     result = await scheduler.run();
   } finally {
-    launchers?.close();
+    ownLaunchers?.close();
     await ahead.close();
     await ownLocks?.close();
   }
