@@ -25,6 +25,24 @@ async function headOf(r: TestRepo): Promise<string> {
 
 const porcelain = (r: TestRepo) => r.git(['worktree', 'list', '--porcelain']);
 
+/** Runs `fn` with a `git` first on PATH that logs its arguments and runs the real one; the calls. */
+async function gitCalls(r: TestRepo, fn: () => Promise<void>): Promise<string[]> {
+  const bin = mkdtempSync(join(tmpdir(), 'braid-gitlog-'));
+  const log = join(bin, 'calls');
+  const real = r.git(['--exec-path']).trim();
+  writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${join(real, 'git')}' "$@"\n`);
+  chmodSync(join(bin, 'git'), 0o755);
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}${delimiter}${path}`;
+  try {
+    await fn();
+    return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+  } finally {
+    process.env.PATH = path;
+    rmSync(bin, { recursive: true, force: true });
+  }
+}
+
 describe('engine/worktreeRegister', () => {
   after(() => { for (const r of repos) r.cleanup(); });
 
@@ -99,6 +117,27 @@ describe('engine/worktreeRegister', () => {
     }
   });
 
+  it('a layout Braid does not write (reftable refs) falls back to git worktree add, full and sparse', async () => {
+    const r = repo({ 'a.txt': 'a\n', 'd/b.txt': 'b\n', 'e/c.txt': 'c\n' });
+    const sha = await headOf(r);
+    // git 2.39 ignores the folder; Braid takes it as a reftable repository's.
+    mkdirSync(join(r.dir, '.git', 'reftable'));
+    let full: Awaited<ReturnType<typeof createWorktree>> | undefined;
+    let sparse: typeof full;
+    const calls = await gitCalls(r, async () => {
+      full = await createWorktree({ root: r.dir, runId: 'run1', stepId: 'full', base: sha });
+      sparse = await createWorktree({ root: r.dir, runId: 'run1', stepId: 'sparse', base: sha, sparse: ['d'] });
+    });
+    assert.ok(full?.ok && sparse?.ok);
+    assert.equal(calls.filter((c) => / worktree add /.test(c)).length, 2, calls.join('\n'));
+    assert.deepEqual(readdirSync(full.path).sort(), ['.git', 'a.txt', 'd', 'e']);
+    assert.deepEqual(readdirSync(sparse.path).sort(), ['.git', 'a.txt', 'd']);
+    assert.match(porcelain(r), /branch refs\/heads\/braid\/run1\/full[\s\S]*branch refs\/heads\/braid\/run1\/sparse/);
+    await removeWorktree({ root: r.dir, path: sparse.path, branch: sparse.branch });
+    await removeWorktree({ root: r.dir, path: full.path, branch: full.branch });
+    assert.doesNotMatch(porcelain(r), /braid\/run1/);
+  });
+
   it('worktrees made while git prunes and Braid removes others are all made, and all registered', async () => {
     const r = repo({ 'a.txt': 'a\n' });
     const sha = await headOf(r);
@@ -123,25 +162,13 @@ describe('engine/worktreeRegister', () => {
   it('a set-up from a full commit id is one git process, sparse or not', async () => {
     const r = repo({ 'a.txt': 'a\n', 'd/b.txt': 'b\n', 'e/c.txt': 'c\n' });
     const sha = await headOf(r);
-    // A `git` first on PATH that logs its arguments and runs the real one.
-    const bin = mkdtempSync(join(tmpdir(), 'braid-gitlog-'));
-    const log = join(bin, 'calls');
-    const real = r.git(['--exec-path']).trim();
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${join(real, 'git')}' "$@"\n`);
-    chmodSync(join(bin, 'git'), 0o755);
     mkdirSync(join(r.dir, '.braid'), { recursive: true });
-    const path = process.env.PATH;
-    process.env.PATH = `${bin}${delimiter}${path}`;
-    try {
+    const calls = await gitCalls(r, async () => {
       const full = await createWorktree({ root: r.dir, runId: 'run1', stepId: 'full', base: sha });
       const sparse = await createWorktree({ root: r.dir, runId: 'run1', stepId: 'sparse', base: sha, sparse: ['d'] });
       assert.ok(full.ok && sparse.ok);
-      const calls = readFileSync(log, 'utf8').trim().split('\n');
-      assert.equal(calls.length, 2, calls.join('\n'));
-      assert.ok(calls.every((c) => / checkout --quiet -b braid\/run1\/(full|sparse) /.test(c)), calls.join('\n'));
-    } finally {
-      process.env.PATH = path;
-      rmSync(bin, { recursive: true, force: true });
-    }
+    });
+    assert.equal(calls.length, 2, calls.join('\n'));
+    assert.ok(calls.every((c) => / checkout --quiet -b braid\/run1\/(full|sparse) /.test(c)), calls.join('\n'));
   });
 });

@@ -178,12 +178,11 @@ export async function createWorktree(o: {
  * a branch (an existing one of that name makes `-b` fail, and it is not Braid's to remove).
  */
 async function checkOut(root: string, path: string, branch: string, base: string, cone: readonly string[] | undefined): Promise<Outcome<object>> {
+  // The cone file is per worktree and the settings go on each command that must honour them, not
+  // `git sparse-checkout set`, which (git 2.39) turns on extensions.worktreeConfig in the user's
+  // .git/config. No parallel checkout for a cone, usually a few directories: its two worker
+  // processes cost more than writing the files (10,000-file repository, 100-file cone: 89 → 65 ms).
   const patterns = cone ? conePatterns(cone) : undefined;
-  // The cone file is per worktree; the setting is passed on each command that must honour it,
-  // rather than `git sparse-checkout set`, which (git 2.39) turns on extensions.worktreeConfig in
-  // the user's .git/config.
-  // A cone is usually a few directories: parallel checkout's two worker processes cost more than
-  // writing its files (10,000-file repository, 100-file cone: 89 → 65 ms).
   const config = cone ? SPARSE_CONFIG : CHECKOUT;
   let reg: Registration;
   try {
