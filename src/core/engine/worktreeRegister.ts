@@ -11,7 +11,7 @@ import { gitOk } from './git';
 
 export type Registration =
   | { ok: true; gitDir: string }
-  /** A layout this module does not write (reftable refs, a bare or unusual repository): use `git worktree add`. */
+  /** A layout this module does not write (reftable refs, Windows): use `git worktree add`. */
   | { ok: false; unsupported: string };
 
 const commonDirs = new Map<string, Promise<string>>();
@@ -51,6 +51,8 @@ async function findCommonDir(root: string): Promise<string> {
  * inside it creates the branch and writes the index and files.
  */
 export async function registerWorktree(root: string, path: string, branch: string, sparsePatterns?: string): Promise<Registration> {
+  // Windows paths in these files are git's own business (drive letters, separators): let it write them.
+  if (process.platform === 'win32') return { ok: false, unsupported: 'windows' };
   const common = await commonGitDir(root);
   if (await exists(join(common, 'reftable'))) return { ok: false, unsupported: 'reftable refs' };
   const worktrees = join(common, 'worktrees');
