@@ -330,7 +330,7 @@ describe('engine process and client', function () {
     await pidOf();
     // The engine keeps a launcher a slot of its default concurrency (4), and one more.
     await until(() => launchersOf(c.pid).length === 5, 'the engine’s launchers to be made');
-    await sleep(300); // and their bash to start
+    await sleep(1000); // and their bash to start (a few ms; generous for a loaded machine)
     const idle = launchersOf(c.pid);
     const second = await pidOf();
     assert.ok(idle.includes(second), `step pid ${second} among the launchers made before the run: ${idle.join(', ')}`);

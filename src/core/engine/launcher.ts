@@ -47,6 +47,11 @@ const BASH_NAMES = /^(BASH.*|ENV|SHELLOPTS|EUID|UID|PPID|RANDOM|SRANDOM|SECONDS|
 // Set by bash (at start-up or by its cd): always sent, or unset, to match the step's environment.
 const BASH_SETS = ['PWD', 'OLDPWD'] as const;
 
+/** A variable bash passes through untouched. */
+function plainEntry(k: string, v: string): boolean {
+  return PLAIN_NAME.test(k) && !BASH_NAMES.test(k) && !v.includes('\0');
+}
+
 export type LaunchReport = { ok: true } | { ok: false; why: 'cwd' | 'executable' | 'launcher' };
 type Env = Readonly<Record<string, string>>;
 
@@ -57,7 +62,7 @@ export function launchable(argv: readonly string[], cwd: string, env: Env): bool
   if (!/^[0-9]+$/.test(env.SHLVL ?? '')) return false;
   for (const [k, v] of Object.entries(env)) {
     if (k === '_') continue; // set by every shell; bash's exec leaves it out
-    if (!PLAIN_NAME.test(k) || BASH_NAMES.test(k) || v.includes('\0')) return false;
+    if (!plainEntry(k, v)) return false;
   }
   return true;
 }
@@ -65,7 +70,7 @@ export function launchable(argv: readonly string[], cwd: string, env: Env): bool
 /** The environment a launcher starts with: the engine's, less what bash would act on. */
 function launcherEnv(base: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && PLAIN_NAME.test(k) && !BASH_NAMES.test(k) && !v.includes('\0')) env[k] = v;
+  for (const [k, v] of Object.entries(base)) if (v !== undefined && plainEntry(k, v)) env[k] = v;
   return env;
 }
 
