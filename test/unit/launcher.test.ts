@@ -2,7 +2,7 @@
 // spawn() would give it (argv, environment, directory, exit status, process group), report the
 // same failures, and never keep the engine alive.
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -153,5 +153,25 @@ describe('engine/launcher', function () {
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), '2');
     assert.equal(readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-')).length, before, 'and leaves no folder');
+  });
+
+  it('an engine killed outright leaves no folder: its launchers see their pipe close and the last removes it', async () => {
+    // The child names its pool's folder (the one that appeared), then waits to be killed.
+    const script = `const { readdirSync } = require('node:fs'); const { tmpdir } = require('node:os');
+      const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/engine/launcher.ts'))});
+      const list = () => readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-'));
+      const before = new Set(list()); const p = LauncherPool.create(2);
+      const wait = () => p.idlePids().length < 2 ? setTimeout(wait, 10) : console.log(list().find((d) => !before.has(d)) + ' ' + p.idlePids().join(' '));
+      wait(); setInterval(() => undefined, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const line = await new Promise<string>((resolve) => child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim())));
+    const [name, ...pids] = line.split(' ');
+    const dir = join(tmpdir(), name!);
+    assert.ok(name?.startsWith('braid-launch-') && existsSync(dir), `the pool's folder: ${line}`);
+    assert.equal(pids.length, 2);
+    child.kill('SIGKILL');
+    for (const pid of pids) assert.ok(await goneSoon(Number(pid)), `launcher ${pid} ended with its engine`);
+    for (let i = 0; i < 200 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(existsSync(dir), false, 'the folder is gone');
   });
 });

@@ -17,14 +17,16 @@ import { join } from 'node:path';
 
 const BASH = '/bin/bash';
 
-// $1: this launcher's request file. fd 3: one line from the engine when the request is written
-// (EOF: never needed). fd 4: R once bash is up, then the report: S (exec is next), C (no such
+// $1: this launcher's request file. fd 3: one line from the engine: `go` when the request is
+// written, `q` when it is not needed; EOF means the engine died, and the last launcher to see it
+// removes the pool's folder (empty: a request file lives only from a start to its report). fd 4: R once bash is up, then the report: S (exec is next), C (no such
 // directory), E (no such executable) or L (the request file is gone).
 // The request's fields: the directory; names to unset, then NAME=value to export, each list after
 // its count (only what differs from the launcher's own environment: assigning LANG makes bash
 // reload its locale, 2 ms here); then argv. bash ≥ 4.4 reads them in one buffered mapfile.
 const SCRIPT = `printf R >&4
-IFS= read -r _ <&3 || exit 0
+IFS= read -r go <&3 || { rmdir -- "\${1%/*}" 2>/dev/null; exit 0; }
+[[ $go == go ]] || exit 0
 exec 3<&-
 { exec 5<"$1"; } 2>/dev/null || { printf L >&4; exit 127; }
 if (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 404 )); then mapfile -d '' -t -u 5 f
@@ -131,14 +133,14 @@ export class WarmLauncher {
     const gone = (): void => tell({ ok: false, why: 'launcher' });
     said.once('end', gone);
     said.once('close', gone);
-    (this.child.stdio[3] as Socket).end('\n');
+    (this.child.stdio[3] as Socket).end('go\n');
   }
 
   /** Lets an unused launcher exit. */
   dismiss(): void {
     if (this.used) return;
     this.used = true;
-    (this.child.stdio[3] as Socket).destroy();
+    (this.child.stdio[3] as Socket).end('q\n');
   }
 }
 
