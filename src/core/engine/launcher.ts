@@ -27,8 +27,9 @@ const BASH = '/bin/bash';
 
 // $1: this launcher's request file. fd 3: one line from the engine: `go` when the request is
 // written, `q` when it is not needed; EOF means the engine died, and the last launcher to see it
-// removes the pool's folder (empty: a request file lives only from a start to its report). fd 4: R once bash is up, then the report: S (exec is next), C (no such
-// directory), E (no such executable) or L (the request file is gone).
+// removes the pool's folder (empty: a request file lives only from a start to its report).
+// fd 4: R once bash is up, then the report: S (exec is next), C (no such directory), E (no such
+// executable) or L (the request file is gone).
 // The request's fields: the directory; names to unset, then NAME=value to export, each list after
 // its count (only what differs from the launcher's own environment: assigning LANG makes bash
 // reload its locale, 2 ms here); then argv. bash ≥ 4.4 reads them in one buffered mapfile.
