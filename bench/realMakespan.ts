@@ -8,7 +8,7 @@ import { LauncherPool } from '../src/core/engine/launcher';
 import { Scheduler } from '../src/core/engine/scheduler';
 import type { AttemptContext, StepRunner } from '../src/core/engine/types';
 import type { Graph } from '../src/core/plan/types';
-import { bounds, layers, randomDag } from './scheduler';
+import { bounds, layers, randomDag, simulate, waves } from './scheduler';
 import { envInt, fixed, goal, median, ms, rng, table } from './stats';
 
 /** Runs each layer to its end before the next, k processes at a time (the seed's waves). */
@@ -38,6 +38,7 @@ export async function benchRealMakespan(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'braid-bench-real-'));
   const rows: string[][] = [];
   const speeds: number[] = [];
+  const ideal: number[] = [];
   try {
     for (let seed = 1; seed <= seeds; seed++) {
       const r = rng(seed * 104729);
@@ -46,6 +47,10 @@ export async function benchRealMakespan(): Promise<void> {
         run: (id) => { const d = 20 + Math.floor(r() * 181); sleepMs.set(id, d); return `sleep ${(d / 1000).toFixed(3)}`; },
       });
       const b = bounds(graph, sleepMs, k);
+      // The same DAG on the simulated clock, where starting a process costs nothing: the most
+      // any scheduler could gain over waves here.
+      const simRatio = waves(graph, sleepMs, k) / await simulate(graph, sleepMs, k, 'critical-path');
+      ideal.push(simRatio);
       // Each policy with warm launchers, as runPlan starts steps (k + 1 of them).
       const executor = (tag: string, launchers: LauncherPool | undefined) => new StepExecutor({
         graph, workspace: dir, graceMs: 500, ...(launchers ? { launchers } : {}),
@@ -63,12 +68,15 @@ export async function benchRealMakespan(): Promise<void> {
       const wave = performance.now() - t1;
       wavesPool?.close();
       speeds.push(wave / braid);
-      rows.push([String(seed), ms(b.lower), `${ms(braid)} (${fixed(braid / b.lower)} ×)`, `${ms(wave)} (${fixed(wave / b.lower)} ×)`, `${fixed(wave / braid, 2)}×`]);
+      rows.push([String(seed), ms(b.lower), `${ms(braid)} (${fixed(braid / b.lower)} ×)`, `${ms(wave)} (${fixed(wave / b.lower)} ×)`, `${fixed(wave / braid, 2)}×`, `${fixed(simRatio, 2)}×`]);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-  table(['seed', 'lower bound', 'braid (÷ bound)', 'waves (÷ bound)', 'braid vs waves'], rows);
+  table(['seed', 'lower bound', 'braid (÷ bound)', 'waves (÷ bound)', 'braid vs waves', 'same DAG simulated, no start-up cost'], rows);
   const s = median(speeds);
-  console.log(`\nmedian braid vs waves: ${goal(`${fixed(s, 2)}×`, s >= 1.3, '≥ 1.3×')}`);
+  // Three digits: 1.298 shown as 1.30 beside a ✗ reads as a mistake.
+  console.log(`\nmedian braid vs waves: ${goal(`${fixed(s)}×`, s >= 1.3, '≥ 1.3×')}; the same DAGs simulated without process start-up: ${fixed(median(ideal))}×`);
+  console.log('(simulated, Braid\'s schedule is within 1 % of the lower bound, so the last column is about all any scheduler can gain over waves on these DAGs;');
+  console.log('each step\'s real process start and end, paid by both policies, takes a little of it)');
 }
