@@ -13,10 +13,12 @@
 // Tried and measured against this (2026-12-04, same machine, alternating runs): a small perl
 // server that forks the launchers itself (FIFOs for their output, pidfds to reap the steps), so
 // the engine never forks at all. It halved the engine's overhead a step (4.2–4.6 ms against
-// 8.9–11 ms over a bare spawn) but lost where it counts: ready → spawned p99 14–17 ms against
-// 5.6–12 (its forks run while the step starts, on one of two cores, and it starts slower than
-// one bash, so a run's first steps were spawned), and the real `sleep` plan did not move
-// (1.28 × waves against 1.29–1.30). Not worth a second process kind and its protocol.
+// 8.9–11 ms over a bare spawn) and, with 4 chains of 50 ms steps, ready → spawned after a run's
+// first steps (p50 2.5–3.1 ms, p99 9–15 against 3.6–5.0 and 13–18); but the server starts slower
+// than one bash, so a run's first steps waited 40–50 ms (against 15–29), one chain of instant
+// steps got worse at p99 (14–18 ms against 4.9–12: its forks take a core while a step starts),
+// and the real `sleep` plan did not move (1.28 × waves against 1.29–1.30). No goal met either
+// way; not worth a second kind of process and its protocol yet.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, unlink, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
