@@ -15,7 +15,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/protocol/socketPath';
-import { goneSoon } from './helpers/processes';
+import { goneSoon, launchersOf } from './helpers/processes';
 
 const ROOT = resolve(__dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));
@@ -24,19 +24,6 @@ const CLI = join(scratch, 'cli.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-// The engine's idle warm launchers (bash processes named braid-launcher), from /proc.
-function launchersOf(engine: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === engine && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher')) found.push(Number(entry));
-    } catch { /* gone */ }
-  }
-  return found;
-}
 
 /** Polls until `pred` holds; the bail-out only turns a hang into a readable failure. */
 async function until(pred: () => boolean, what: string, limitMs = 15_000): Promise<void> {

@@ -3,12 +3,13 @@
 // same failures, and never keep the engine alive.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchable, LauncherPool } from '../../src/core/engine/launcher';
 import { runProcess, type SpawnSpec } from '../../src/core/engine/process';
-import { goneSoon } from './helpers/processes';
+import { goneSoon, launchersOf } from './helpers/processes';
+import { runPlan } from '../../src/core/engine/runPlan';
 
 const PROBE = 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', SHLVL: '2' };
@@ -153,6 +154,23 @@ describe('engine/launcher', function () {
     assert.equal(child.status, 0, child.stderr);
     assert.equal(child.stdout.trim(), '2');
     assert.equal(readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-')).length, before, 'and leaves no folder');
+  });
+
+  it('a run whose preparation fails still ends the launchers it made for itself', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'braid-launch-run-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, 'p.braid.yaml'), 'version: 1\nname: p\nsteps:\n  a:\n    run: "true"\n  b:\n    run: "true"\n');
+    const before = new Set(launchersOf(process.pid));
+    let made: number[] = [];
+    // The isolator factory runs after the run's record is written, well after its launchers were
+    // made: the ones made by then are this run's.
+    const failing = runPlan({
+      planFile: join(dir, 'p.braid.yaml'), workspace: dir, compile: { isGit: false },
+      isolator: () => { made = launchersOf(process.pid).filter((p) => !before.has(p)); throw new Error('no isolator today'); },
+    });
+    await assert.rejects(failing, /no isolator today/);
+    assert.ok(made.length > 0, 'the run had made launchers before it failed');
+    for (const pid of made) assert.ok(await goneSoon(pid), `launcher ${pid} ended with its run`);
   });
 
   it('an engine killed outright leaves no folder: its launchers see their pipe close and the last removes it', async () => {

@@ -107,94 +107,101 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const launchers = req.launchers ?? ownLaunchers;
   if (selected.size > 0) req.launchers?.reserve(launcherCount);
 
-  const runId = req.retry?.runId ?? RunStore.newRunId();
-  const keep = new Map<string, { status: StepStatus; output?: string }>();
-  const steps: Record<string, StepRecord> = {};
-  for (const id of graph.order) {
-    const old = previous?.steps[id];
-    if (selected.has(id)) { steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [] }; continue; }
-    // Not selected: what it needs already ran (keep its output), or it simply does not run now.
-    const output = old ? await store.readOutput(previous!.id, id) : undefined;
-    const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
-    keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
-    steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not selected' } : {}) };
-  }
-
-  const record: RunRecord = {
-    version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
-    status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
-    host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
-  };
-  delete record.endedAt; delete record.reason;
-  // Attempts already recorded (a retry): the scheduler counts this run's from 1.
-  const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
-  const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id));
-  if (req.retry) await store.save(record); else await store.create(record);
-
-  const paths = store.paths(runId);
-  const ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
-  const gate = req.locks ?? ownLocks!;
-  // Events go to the bus (worktrees prepared ahead listen) and the caller.
-  const bus = new EventBus();
-  const emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
-  let locks = gate;
-  // Steps that take their locks later than their start (worktree steps: at merge-back).
-  let locksLater: ((s: GraphStep) => boolean) | undefined;
-  let isolator = req.isolator?.(graph, runId);
-  if (isGit) {
-    // Every run in a repository starts by clearing what a crash may have left (registrations of
-    // vanished worktrees, half-applied merge-backs); the base is taken only when a step needs it.
-    if (!isolator && [...selected].some((id) => graph.steps.get(id)!.isolation === 'worktree')) {
-      // Worktree steps lock only their merge-backs, through the same gate as shared steps.
-      const mergeLocks = {
-        gate,
-        onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
-          emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
-      };
-      const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
-      await wt.start();
-      isolator = wt;
-      locksLater = (s) => s.isolation === 'worktree';
-      locks = lockingOnly(gate, locksLater);
-    } else await pruneWorktrees(req.workspace);
-  }
-  const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
-  if (resumeSessions) {
-    for (const id of selected) {
-      const sessionId = previous?.steps[id]?.sessionId;
-      if (sessionId !== undefined) resumeSessions.set(id, sessionId);
-    }
-  }
-  const history = await store.durationHistory(req.planFile);
-  const executor = new StepExecutor({
-    graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
-    ...(resumeSessions ? { resumeSessions } : {}),
-    ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
-    ...(isolator ? { isolator } : {}),
-    ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
-    ...(launchers ? { launchers } : {}),
-  });
-  // Worktrees of steps about to become ready are made (and set up) while their needs run.
-  const ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
-  const scheduler = new Scheduler({
-    graph, runId, runner: executor, keep, weight: historyWeight(history),
-    ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
-    ...(req.signal ? { signal: req.signal } : {}),
-    locks,
-    ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
-    attemptsBefore: recordedAttempts,
-    onEvent: emit,
-    ...(req.onBudget ? { onBudget: req.onBudget } : {}),
-    onState: (st) => recorder.onState(st),
-  });
-  emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
-  req.onStart?.(runId, scheduler, graph);
+  // Everything from here ends in the finally: a failed preparation (a git error, a full disk)
+  // still closes the run's own launchers and locks.
+  let runId: string;
+  let record: RunRecord;
+  let emit: (e: EngineEvent) => void;
+  let ownLocks: ReturnType<typeof sharedLocks> | undefined;
+  let ahead: ReturnType<typeof prepareAhead> | undefined;
   let result: RunResult;
   try {
+    runId = req.retry?.runId ?? RunStore.newRunId();
+    const keep = new Map<string, { status: StepStatus; output?: string }>();
+    const steps: Record<string, StepRecord> = {};
+    for (const id of graph.order) {
+      const old = previous?.steps[id];
+      if (selected.has(id)) { steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [] }; continue; }
+      // Not selected: what it needs already ran (keep its output), or it simply does not run now.
+      const output = old ? await store.readOutput(previous!.id, id) : undefined;
+      const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
+      keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
+      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not selected' } : {}) };
+    }
+
+    record = {
+      version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
+      status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
+      host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
+    };
+    delete record.endedAt; delete record.reason;
+    // Attempts already recorded (a retry): the scheduler counts this run's from 1.
+    const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
+    const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id));
+    if (req.retry) await store.save(record); else await store.create(record);
+
+    const paths = store.paths(runId);
+    ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
+    const gate = req.locks ?? ownLocks!;
+    // Events go to the bus (worktrees prepared ahead listen) and the caller.
+    const bus = new EventBus();
+    emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
+    let locks = gate;
+    // Steps that take their locks later than their start (worktree steps: at merge-back).
+    let locksLater: ((s: GraphStep) => boolean) | undefined;
+    let isolator = req.isolator?.(graph, runId);
+    if (isGit) {
+      // Every run in a repository starts by clearing what a crash may have left (registrations of
+      // vanished worktrees, half-applied merge-backs); the base is taken only when a step needs it.
+      if (!isolator && [...selected].some((id) => graph.steps.get(id)!.isolation === 'worktree')) {
+        // Worktree steps lock only their merge-backs, through the same gate as shared steps.
+        const mergeLocks = {
+          gate,
+          onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
+            emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
+        };
+        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
+        await wt.start();
+        isolator = wt;
+        locksLater = (s) => s.isolation === 'worktree';
+        locks = lockingOnly(gate, locksLater);
+      } else await pruneWorktrees(req.workspace);
+    }
+    const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
+    if (resumeSessions) {
+      for (const id of selected) {
+        const sessionId = previous?.steps[id]?.sessionId;
+        if (sessionId !== undefined) resumeSessions.set(id, sessionId);
+      }
+    }
+    const history = await store.durationHistory(req.planFile);
+    const executor = new StepExecutor({
+      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+      ...(resumeSessions ? { resumeSessions } : {}),
+      ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
+      ...(isolator ? { isolator } : {}),
+      ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
+      ...(launchers ? { launchers } : {}),
+    });
+    // Worktrees of steps about to become ready are made (and set up) while their needs run.
+    ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
+    const scheduler = new Scheduler({
+      graph, runId, runner: executor, keep, weight: historyWeight(history),
+      ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+      locks,
+      ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
+      attemptsBefore: recordedAttempts,
+      onEvent: emit,
+      ...(req.onBudget ? { onBudget: req.onBudget } : {}),
+      onState: (st) => recorder.onState(st),
+    });
+    emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
+    req.onStart?.(runId, scheduler, graph);
     result = await scheduler.run();
   } finally {
     ownLaunchers?.close();
-    await ahead.close();
+    await ahead?.close();
     await ownLocks?.close();
   }
   record.status = result.status;

@@ -1,5 +1,5 @@
 // Whether a process has ended, for tests that kill process trees.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 
 // Dead means: no such process, or a zombie (an init that reaps lazily, as in some containers,
 // leaves a killed orphan in state Z for a while; it is dead all the same).
@@ -23,4 +23,18 @@ export function isGone(pid: number): boolean {
 export async function goneSoon(pid: number): Promise<boolean> {
   for (let i = 0; i < 40 && !isGone(pid); i++) await new Promise((r) => setTimeout(r, 50));
   return isGone(pid);
+}
+
+/** A process's warm launchers (bash processes named braid-launcher, its children), from /proc. */
+export function launchersOf(parent: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher')) found.push(Number(entry));
+    } catch { /* gone */ }
+  }
+  return found;
 }
