@@ -5,7 +5,7 @@
 // set-up. The admin directory is built under a temporary name beside `worktrees/` and renamed into
 // it, so git (a `worktree prune`, another window's `worktree add`) never sees it half-written.
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { gitOk } from './git';
 
@@ -74,7 +74,7 @@ export async function registerWorktree(root: string, path: string, branch: strin
       // Its parent (the run's folder) goes when the run's last worktree is removed, maybe just now.
       makeDir(dirname(path), path).then(() => { madePath = true; }),
     ]);
-    gitDir = await claimName(staging, worktrees, baseName(path));
+    gitDir = await claimName(staging, worktrees, basename(resolve(path)) || 'worktree');
     // Written last: until then the worktree is not a repository of its own, and git run inside it
     // would find the user's repository above instead.
     await writeFile(join(path, '.git'), `gitdir: ${gitDir}\n`);
@@ -129,10 +129,6 @@ async function claimName(staging: string, worktrees: string, name: string): Prom
     }
   }
   throw new Error(`no free worktree name for ${name} in ${worktrees}`);
-}
-
-function baseName(path: string): string {
-  return resolve(path).split(/[\\/]/).pop() || 'worktree';
 }
 
 async function exists(p: string): Promise<boolean> {
