@@ -3,6 +3,7 @@
 // `webview` needs a build (out/webview) and Chromium; `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
 import { benchBookkeeping } from './bookkeeping';
+import { benchForkThread } from './forkThread';
 import { hostBlockBench } from './hostBlock';
 import { hostLogBench } from './hostLog';
 import { benchLatency } from './latency';
@@ -21,6 +22,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['real', benchRealMakespan],
   ['bookkeeping', benchBookkeeping],
   ['latency', benchLatency],
+  ['fork', benchForkThread],
   ['load', benchPlanLoad],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],

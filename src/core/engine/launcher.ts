@@ -19,6 +19,11 @@
 // steps got worse at p99 (14–18 ms against 4.9–12: its forks take a core while a step starts),
 // and the real `sleep` plan did not move (1.28 × waves against 1.29–1.30). No goal met either
 // way; not worth a second kind of process and its protocol yet.
+// Also measured (2026-12-05, bench/forkThread.ts): forking from a worker thread. In a Node
+// process of the CLI's size the main thread's pipe round trip while another thread forks was
+// 3.7–4.6 ms p99 (7.8–8.1 when it forks itself) but worse at p90 (1.2–2.4 ms against 0.8–1.0):
+// fork copies the one address space under its lock. And the worker would own the launchers'
+// pipes (handles stay with the loop that made them), so every report would wait behind its forks.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, unlink, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
