@@ -26,7 +26,7 @@ function forkLoop(n, done) {
   next();
 }
 function round(where, forks) {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const echo = spawn('/bin/cat', [], { stdio: ['pipe', 'pipe', 'ignore'] });
     echo.stdin.on('error', () => undefined);
     const trips = [];
@@ -38,6 +38,7 @@ function round(where, forks) {
     if (where === 'main') return forkLoop(forks, finish);
     const w = new Worker(process.argv[1], { eval: true, workerData: forks });
     w.once('message', (calls) => { void w.terminate(); finish(calls); });
+    w.once('error', (e) => { running = false; echo.kill(); reject(e); }); // else the round would never end
   });
 }
 if (!isMainThread) forkLoop(workerData, (c) => parentPort.postMessage(c));
@@ -51,7 +52,7 @@ else (async () => {
     got[where].calls.push(...calls); got[where].trips.push(...trips);
   }
   process.stdout.write(JSON.stringify({ rss: process.memoryUsage().rss / 2 ** 20, got }));
-})();
+})().catch((e) => { console.error(e); process.exit(1); });
 `;
 
 type Got = Record<'main' | 'worker', { calls: number[]; trips: number[] }>;
