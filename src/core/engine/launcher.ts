@@ -24,6 +24,10 @@
 // 3.7–4.6 ms p99 (7.8–8.1 when it forks itself) but worse at p90 (1.2–2.4 ms against 0.8–1.0):
 // fork copies the one address space under its lock. And the worker would own the launchers'
 // pipes (handles stay with the loop that made them), so every report would wait behind its forks.
+// Why fork costs so much here (2026-12-05): the machine is a PVM guest (Firecracker), where
+// page-table work traps to the hypervisor; perf puts a spawn's time in page faults and TLB
+// flushes. A bare 51 MiB Node spawns /bin/true in 6.7 ms p50, Python's vfork-based posix_spawn in
+// 0.26 ms. libuv forks on Linux by choice (libuv#1715), so only a non-Node parent avoids it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, unlink, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
