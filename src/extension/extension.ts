@@ -2,9 +2,9 @@
 // execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
 // runs model that every view reads.
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { isGitRepo } from '../core/engine/worktree';
+import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
 import { Command, type CommandArgs, type CommandId } from './commandIds';
 import { PlanDiagnostics } from './diagnostics';

@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { TERMINAL } from '../core/engine/types';
 import type { LiveRunRecord } from '../protocol/engine';

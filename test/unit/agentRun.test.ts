@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
-import { RunStore } from '../../src/core/engine/store';
+import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
 import type { AgentSummary, ParsedLine } from '../../src/core/agents/streams/types';
-import { runProcess } from '../../src/core/engine/process';
+import { runProcess } from '../../src/core/exec/process';
 import type { AgentDef } from '../../src/core/plan/types';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { MAX_OUTPUT_EVENT_CHARS } from '../../src/core/engine/events';
-import type { RunRecord } from '../../src/core/engine/store';
+import type { RunRecord } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';

@@ -6,7 +6,7 @@ import { agentInvocation, promptWithContext } from '../../src/core/agents/invoca
 import { agentFamily, PRESETS, presetTable } from '../../src/core/agents/presets';
 import { canResume, RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
 import { findExecutable, notInstalledMessage } from '../../src/core/agents/which';
-import { runProcess } from '../../src/core/engine/process';
+import { runProcess } from '../../src/core/exec/process';
 import type { AgentDef } from '../../src/core/plan/types';
 
 const FIX = join(__dirname, '..', 'fixtures', 'proc');

@@ -6,8 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchable, LauncherPool } from '../../src/core/engine/launcher';
-import { runProcess, type SpawnSpec } from '../../src/core/engine/process';
+import { launchable, LauncherPool } from '../../src/core/exec/launcher';
+import { runProcess, type SpawnSpec } from '../../src/core/exec/process';
 import { goneSoon, launchersOf } from './helpers/processes';
 import { runPlan } from '../../src/core/engine/runPlan';
 
@@ -148,7 +148,7 @@ describe('engine/launcher', function () {
     assert.equal(dirsAfter.length, dirsBefore.length - 1);
     // A program that makes a pool, lets it fill, and forgets it still exits.
     const before = readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-')).length;
-    const script = `const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/engine/launcher.ts'))});
+    const script = `const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/exec/launcher.ts'))});
       const p = LauncherPool.create(2); setTimeout(() => console.log(p.idlePids().length), 500);`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(child.status, 0, child.stderr);
@@ -176,7 +176,7 @@ describe('engine/launcher', function () {
   it('an engine killed outright leaves no folder: its launchers see their pipe close and the last removes it', async () => {
     // The child names its pool's folder (the one that appeared), then waits to be killed.
     const script = `const { readdirSync } = require('node:fs'); const { tmpdir } = require('node:os');
-      const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/engine/launcher.ts'))});
+      const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/exec/launcher.ts'))});
       const list = () => readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-'));
       const before = new Set(list()); const p = LauncherPool.create(2);
       const wait = () => p.idlePids().length < 2 ? setTimeout(wait, 10) : console.log(list().find((d) => !before.has(d)) + ' ' + p.idlePids().join(' '));

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { LockDir, type LockRecord } from '../../src/core/engine/lockFiles';
+import { LockDir, type LockRecord } from '../../src/core/engine/locks/lockDir';
 
 const HOLDER = join(__dirname, '..', 'fixtures', 'locks', 'holder.ts');
 const REPO = join(__dirname, '..', '..');

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
-import { RunStore } from '../../src/core/engine/store';
+import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
 import { worktrees } from './helpers/runInRepo';

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFi
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main';
-import type { SpawnSpec } from '../../src/core/engine/process';
+import type { SpawnSpec } from '../../src/core/exec/process';
 import { compilePlan } from '../../src/core/plan/compile';
 import { draftPlan, type DraftPlanOptions, type DraftProgress } from '../../src/core/planning/draftPlan';
 import { FORMAT_GUIDE, GUIDE_EXAMPLE } from '../../src/core/planning/formatGuide';

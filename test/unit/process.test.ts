@@ -3,11 +3,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { pendingKills } from '../../src/core/engine/killTree';
-import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/engine/process';
+import { pendingKills } from '../../src/core/exec/killTree';
+import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/exec/process';
 import { goneSoon } from './helpers/processes';
-import { openStepLog } from '../../src/core/engine/stepLog';
-import { ByteTail } from '../../src/core/engine/tail';
+import { openStepLog } from '../../src/core/engine/records/stepLog';
+import { ByteTail } from '../../src/core/exec/tail';
 
 const FIX = join(__dirname, '..', 'fixtures', 'proc');
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };

@@ -8,7 +8,7 @@ import { detectRateLimit } from '../../src/core/agents/rateLimit';
 import { parseResetTime } from '../../src/core/agents/resetTime';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
 import type { AgentSummary } from '../../src/core/agents/streams/types';
-import { runProcess } from '../../src/core/engine/process';
+import { runProcess } from '../../src/core/exec/process';
 import type { AgentDef } from '../../src/core/plan/types';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');

@@ -8,10 +8,10 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runPlan } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/store';
+import type { RunRecord } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { sharedLocks } from '../../src/core/engine/sharedLocks';
-import { LockTable } from '../../src/core/engine/locks';
+import { sharedLocks } from '../../src/core/engine/locks/sharedLocks';
+import { LockTable } from '../../src/core/engine/locks/lockTable';
 import type { GraphStep } from '../../src/core/plan/types';
 
 const RUNNER = join(__dirname, '..', 'fixtures', 'locks', 'run.ts');

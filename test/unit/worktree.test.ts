@@ -5,9 +5,9 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   commitWorktree, createWorktree, isGitRepo, listBraidWorktrees, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase,
-} from '../../src/core/engine/worktree';
-import { mergeBack } from '../../src/core/engine/mergeBack';
-import { applyStaged } from '../../src/core/engine/applyChanges';
+} from '../../src/core/engine/isolation/worktree';
+import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
+import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
 import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from './helpers/gitRepo';
 
 const repos: TestRepo[] = [];

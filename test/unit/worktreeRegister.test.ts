@@ -5,9 +5,9 @@ import { strict as assert } from 'node:assert';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { git } from '../../src/core/engine/git';
-import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/worktree';
-import { commonGitDir } from '../../src/core/engine/worktreeRegister';
+import { git } from '../../src/core/exec/git';
+import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/isolation/worktree';
+import { commonGitDir } from '../../src/core/engine/isolation/worktreeRegister';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
 
 const repos: TestRepo[] = [];

@@ -1,5 +1,5 @@
 // A runner that "executes" steps on a simulated clock, recording start and end times.
-import type { Clock } from '../../../src/core/engine/clock';
+import type { Clock } from '../../../src/core/engine/scheduling/clock';
 import type { AttemptContext, AttemptResult, StepRunner } from '../../../src/core/engine/types';
 
 export interface FakeBehaviour {

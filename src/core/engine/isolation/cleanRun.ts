@@ -2,8 +2,8 @@
 // worktrees and branches). Never touches a run that is still going.
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git, gitOk } from './git';
-import { RunStore } from './store';
+import { git, gitOk } from '../../exec/git';
+import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
 import { withWorktreeLock } from './worktreeLock';
 

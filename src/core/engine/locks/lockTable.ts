@@ -1,5 +1,5 @@
-import { toDisposable, type Disposable } from '../disposable';
-import { lockConflict } from '../paths/overlap';
+import { toDisposable, type Disposable } from '../../disposable';
+import { lockConflict } from '../../paths/overlap';
 
 // The in-process half of step locking: `writes` are exclusive, `reads` shared. The scheduler
 // calls tryAcquire on every dispatch pass, so it never waits; a blocked caller learns who holds

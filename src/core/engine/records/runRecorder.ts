@@ -1,9 +1,9 @@
 // Keeps a run's record current at every state change of a step, for the run store to save. A
 // change costs O(that step's attempts) whatever the size of the plan; the run's cost is re-summed
 // only when a step's cost changed, and only over the steps that have one (agent steps).
-import type { StepState } from './stepState';
-import type { RunRecord, StepRecord } from './store';
-import { TERMINAL } from './types';
+import type { StepState } from '../scheduling/stepState';
+import type { RunRecord, StepRecord } from './runStore';
+import { TERMINAL } from '../types';
 
 export class RunRecorder {
   private readonly costs = new Map<string, number>();

@@ -5,7 +5,7 @@ import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } fro
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { firstLine, git, gitOk, splitZ } from './git';
+import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';

@@ -3,7 +3,7 @@
 import { cp, lstat, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
-import { git, splitZ } from './git';
+import { git, splitZ } from '../../exec/git';
 
 /** Normalises sparse cone paths; a path escaping the repository is a message, not a path. */
 export function normaliseConePaths(paths: readonly string[]): { ok: true; dirs: string[] } | { ok: false; message: string } {

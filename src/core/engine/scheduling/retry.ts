@@ -1,9 +1,9 @@
 // What follows a failed attempt: a rate-limit requeue (after the agent's reset, or a backoff),
 // a retry after a doubling delay, or the step's end; and the timers of the steps waiting one out.
-import type { GraphStep } from '../plan/types';
-import { rateLimitBackoff } from '../agents/backoff';
+import type { GraphStep } from '../../plan/types';
+import { rateLimitBackoff } from '../../agents/backoff';
 import type { Clock } from './clock';
-import type { AttemptResult } from './types';
+import type { AttemptResult } from '../types';
 
 /** How many times one step may be requeued for a rate limit in a run before it fails. */
 export const DEFAULT_MAX_RATE_LIMIT_REQUEUES = 10;

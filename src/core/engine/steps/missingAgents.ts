@@ -2,10 +2,10 @@
 // up (the same rendering, PATH and which.ts), so a missing CLI is one sentence naming its install
 // command before anything is made, not a spawn failure a step and a retry after the worktrees.
 import { delimiter, isAbsolute, relative, sep } from 'node:path';
-import { findExecutable, notInstalledMessage } from '../agents/which';
-import type { Diagnostic, Graph, GraphStep } from '../plan/types';
+import { findExecutable, notInstalledMessage } from '../../agents/which';
+import type { Diagnostic, Graph, GraphStep } from '../../plan/types';
 import { stepInvocation } from './render';
-import type { StepStatus } from './types';
+import type { StepStatus } from '../types';
 
 // What a template only the run knows (a step's output or status, the run id) renders to here:
 // an executable or PATH holding it cannot be checked yet, and is left to the attempt.

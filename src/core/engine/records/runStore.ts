@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { GraphSnapshot } from './snapshot';
-import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from './types';
+import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from '../types';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;

@@ -10,17 +10,17 @@
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { classifyRef, parseTemplates } from '../plan/templates';
-import type { Graph, GraphStep } from '../plan/types';
-import type { Isolator } from './executor';
-import { gitOk, splitZ } from './git';
-import { acquireWhenFree } from './lockGate';
+import { classifyRef, parseTemplates } from '../../plan/templates';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { Isolator } from '../steps/executor';
+import { gitOk, splitZ } from '../../exec/git';
+import { acquireWhenFree } from '../locks/lockGate';
 import { mergeBack } from './mergeBack';
-import { runProcess, shellArgv } from './process';
-import { stepEnv } from './render';
-import type { LockGate } from './scheduler';
-import { openStepLog } from './stepLog';
-import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from './types';
+import { runProcess, shellArgv } from '../../exec/process';
+import { stepEnv } from '../steps/render';
+import type { LockGate } from '../scheduling/scheduler';
+import { openStepLog } from '../records/stepLog';
+import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from '../types';
 import {
   commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
 } from './worktree';

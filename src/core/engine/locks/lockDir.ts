@@ -4,8 +4,8 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { toDisposable, type Disposable } from '../disposable';
-import { lockConflict } from '../paths/overlap';
+import { toDisposable, type Disposable } from '../../disposable';
+import { lockConflict } from '../../paths/overlap';
 
 // The cross-process mirror of LockTable: each held lock set is one JSON file in
 // `.braid/locks/`, so a second VS Code window or a CLI run in the same workspace respects it.

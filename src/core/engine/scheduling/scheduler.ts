@@ -3,25 +3,25 @@
 // (when locks contend, the order of a simulated schedule that beats it: lockAwareRanks).
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import PQueue from 'p-queue';
-import type { Disposable } from '../disposable';
-import type { Graph, GraphStep } from '../plan/types';
-import { foldProgress, foldUsage } from './agentProgress';
+import type { Disposable } from '../../disposable';
+import type { Graph, GraphStep } from '../../plan/types';
+import { foldProgress, foldUsage } from '../steps/agentProgress';
 import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
 import { FAILED, skipReason } from './conditions';
 import { CostLedger, fmtUsd } from './costLedger';
-import { ChangeBatcher, OutputBatcher } from './events';
+import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
-import { agentEvent, stepEvent, type EventBody } from './stepEvents';
+import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
 import type { StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from './types';
-import { TERMINAL } from './types';
+import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
+import { TERMINAL } from '../types';
 
 /** Steps at once when neither the caller nor the plan says. */
 export const DEFAULT_CONCURRENCY = 4;

@@ -7,12 +7,12 @@
 // the table entry taken. A tentative table entry that had to be taken back would announce a
 // release, and every waiter (this run's included) would re-dispatch: the loop this order avoids.
 import { resolve } from 'node:path';
-import type { Disposable } from '../disposable';
-import { toDisposable } from '../disposable';
-import type { GraphStep } from '../plan/types';
-import { LockDir, type LockDirOptions, type LockDirResult } from './lockFiles';
-import { LockTable } from './locks';
-import type { LockGate, LockGrant } from './scheduler';
+import type { Disposable } from '../../disposable';
+import { toDisposable } from '../../disposable';
+import type { GraphStep } from '../../plan/types';
+import { LockDir, type LockDirOptions, type LockDirResult } from './lockDir';
+import { LockTable } from './lockTable';
+import type { LockGate, LockGrant } from '../scheduling/scheduler';
 
 const tables = new Map<string, LockTable>();
 

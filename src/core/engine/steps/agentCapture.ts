@@ -4,10 +4,10 @@
 // whenever it changes. Plain-text agents pass through untouched; only stderr's end is kept, for
 // rate-limit detection.
 import type { Writable } from 'node:stream';
-import { createAgentStream } from '../agents/streams/createStream';
-import type { AgentStream, AgentSummary, ParsedLine } from '../agents/streams/types';
-import type { AgentDef } from '../plan/types';
-import type { AgentProgress, AgentUsage, AttemptContext, OutputStream } from './types';
+import { createAgentStream } from '../../agents/streams/createStream';
+import type { AgentStream, AgentSummary, ParsedLine } from '../../agents/streams/types';
+import type { AgentDef } from '../../plan/types';
+import type { AgentProgress, AgentUsage, AttemptContext, OutputStream } from '../types';
 
 const TAIL_CHARS = 64 * 1024;
 

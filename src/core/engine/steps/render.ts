@@ -1,11 +1,11 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
-import { agentInvocation, promptWithContext } from '../agents/invocation';
-import { RESUME_PROMPT, resumeAgent } from '../agents/resume';
-import type { Graph, GraphStep } from '../plan/types';
-import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../plan/templates';
-import { shellArgv } from './process';
-import type { StepStatus } from './types';
+import { agentInvocation, promptWithContext } from '../../agents/invocation';
+import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
+import type { Graph, GraphStep } from '../../plan/types';
+import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
+import { shellArgv } from '../../exec/process';
+import type { StepStatus } from '../types';
 
 export interface RenderScope {
   readonly graph: Graph;

@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { gitOk } from './git';
+import { gitOk } from '../../exec/git';
 
 export type Registration =
   | { ok: true; gitDir: string }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import picomatch from 'picomatch';
-import { gitBuffer, gitOk, readBlobs, splitZ } from './git';
+import { gitBuffer, gitOk, readBlobs, splitZ } from '../../exec/git';
 import { applyStaged, type ApplyOp } from './applyChanges';
 import { ensureBraidDir } from './worktreeSetup';
 

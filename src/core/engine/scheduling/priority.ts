@@ -1,5 +1,5 @@
 // Remaining critical path of each step, weighted by its expected duration: the scheduler's priority.
-import type { Graph, GraphStep } from '../plan/types';
+import type { Graph, GraphStep } from '../../plan/types';
 
 /** Default expected durations when a step has no history (ms): agents are slow, commands quick. */
 export const DEFAULT_WEIGHT_MS: Readonly<Record<GraphStep['kind'], number>> = { prompt: 120_000, run: 5_000 };

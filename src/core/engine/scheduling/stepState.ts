@@ -1,5 +1,5 @@
 // What the scheduler knows of one step in one run; the run store folds it into the step's record.
-import type { AgentUsage, StepStatus } from './types';
+import type { AgentUsage, StepStatus } from '../types';
 
 export interface StepState {
   readonly id: string;

@@ -1,9 +1,9 @@
 // Lock gates besides the real one: a run-local gate for tests and benchmarks, a view of a gate
 // that leaves worktree steps out at dispatch, and the awaited acquire their merge-backs use.
 // Real runs use sharedLocks (every run of the process, and other processes via `.braid/locks`).
-import type { GraphStep } from '../plan/types';
-import { LockTable } from './locks';
-import type { LockGate, LockGrant } from './scheduler';
+import type { GraphStep } from '../../plan/types';
+import { LockTable } from './lockTable';
+import type { LockGate, LockGrant } from '../scheduling/scheduler';
 
 /** Locks for one run: `writes` exclusive, `reads` shared; the holder is named by step id. */
 export function processLocks(table = new LockTable()): LockGate {

@@ -7,10 +7,10 @@
 // B's set-up. Preparing at the first need's start instead would, for a fan-in whose other needs
 // still wait for slots, spend a busy machine's CPU and disk on a step that is far off.
 import PQueue from 'p-queue';
-import type { Disposable } from '../disposable';
-import type { Graph, GraphStep } from '../plan/types';
-import type { Isolator } from './executor';
-import { TERMINAL, type EngineEvent } from './types';
+import type { Disposable } from '../../disposable';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { Isolator } from '../steps/executor';
+import { TERMINAL, type EngineEvent } from '../types';
 
 /** An isolator that can make a step's worktree before its attempt (WorktreeIsolator). */
 export interface PreparingIsolator extends Isolator {

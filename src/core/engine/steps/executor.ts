@@ -1,18 +1,18 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { agentFamily } from '../agents/presets';
-import { detectRateLimit } from '../agents/rateLimit';
-import type { AgentSummary } from '../agents/streams/types';
-import { findExecutable, notInstalledMessage } from '../agents/which';
-import { resolveInside } from '../paths/containment';
-import type { Graph, GraphStep } from '../plan/types';
-import type { LauncherPool } from './launcher';
-import { runProcess, type ProcessResult } from './process';
+import { agentFamily } from '../../agents/presets';
+import { detectRateLimit } from '../../agents/rateLimit';
+import type { AgentSummary } from '../../agents/streams/types';
+import { findExecutable, notInstalledMessage } from '../../agents/which';
+import { resolveInside } from '../../paths/containment';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { LauncherPool } from '../../exec/launcher';
+import { runProcess, type ProcessResult } from '../../exec/process';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
-import { appendLog, DirMaker, startStepLog, type StepLog } from './stepLog';
-import type { AttemptContext, AttemptResult, StepRunner } from './types';
+import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
+import type { AttemptContext, AttemptResult, StepRunner } from '../types';
 
 const OUTPUT_MAX = 64 * 1024;
 

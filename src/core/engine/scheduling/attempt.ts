@@ -3,8 +3,8 @@
 // garbage to make, and a runner that never looks at the signal (a fake, an attempt that ends
 // before it starts anything) need not pay for one: the controller is made the first time the
 // signal is read, already aborted if the attempt was.
-import type { GraphStep } from '../plan/types';
-import type { AgentProgress, AttemptContext, OutputStream, StepStatus } from './types';
+import type { GraphStep } from '../../plan/types';
+import type { AgentProgress, AttemptContext, OutputStream, StepStatus } from '../types';
 
 export class AttemptAbort {
   private ctl: AbortController | undefined;

@@ -8,8 +8,8 @@
 // of the best schedule found becomes the priority; with no gain, the critical path stays.
 // Pools, retries and real durations are not simulated: the ranks only order ready steps, the
 // Scheduler still decides everything live.
-import { lockConflict } from '../paths/overlap';
-import type { Graph, GraphStep } from '../plan/types';
+import { lockConflict } from '../../paths/overlap';
+import type { Graph, GraphStep } from '../../plan/types';
 import { criticalPaths } from './priority';
 
 export interface LockRankInput {
