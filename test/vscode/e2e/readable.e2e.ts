@@ -68,6 +68,9 @@ describe('graph readability in the workbench', function () {
     this.timeout(120_000);
     ws = makeFixtureWorkspace();
     for (const p of plans) writeFileSync(join(ws.path, p.file), p.text);
+    // Quick Open finds only files that were there when the workbench opened.
+    writeFileSync(join(ws.path, 'broken.braid.yaml'), ['version: 1', 'name: Broken', 'steps:', '  a:', '    run: echo a', '  b:', '    nedds: [a]', '    run: echo b', ''].join('\n'));
+
     wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
   });
 
@@ -105,6 +108,29 @@ describe('graph readability in the workbench', function () {
       await side.waitFor({ state: 'hidden', timeout: 10_000 });
     });
   }
+
+  it('Show Graph on a plan that does not validate lists its problems, located; a click shows the line', async function () {
+    this.timeout(120_000);
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, 'broken.braid.yaml');
+    await runCommand(wb, 'Braid: Show Graph');
+    const frame = await poll('the graph page with its problems', async () => {
+      for (const f of wb.page.frames()) {
+        if (f === wb.page.mainFrame()) continue;
+        const n = await f.locator('section.problems button.problem').count().catch(() => 0);
+        if (n > 0) return f;
+      }
+      return undefined;
+    }, 60_000);
+    const title = await frame.locator('section.problems h2').textContent();
+    assert.match(title ?? '', /broken\.braid\.yaml cannot be drawn: 1 problem/);
+    const first = frame.locator('section.problems button.problem').first();
+    assert.match((await first.textContent()) ?? '', /^7:5 .*nedds/);
+    await wb.screenshot('graph-invalid-plan');
+    await first.click();
+    // The editor's cursor goes to the problem: the status bar says where.
+    await poll('the cursor on line 7', async () => (await wb.page.locator('.statusbar-item', { hasText: /Ln 7, Col 5/ }).count()) > 0, 15_000);
+  });
 
   it('refits when the panel is resized, and stays readable', async function () {
     this.timeout(120_000);
