@@ -1,0 +1,148 @@
+// One version of a plan's text, parsed piece by piece (planChunks.ts), with the document-wide
+// index the services share: steps by id and matrix group, declared names. A new version reuses
+// every piece whose text did not change, so an edit costs one piece's parse plus a scan.
+import { idPart, MAX_MATRIX_STEPS } from '../plan/expand';
+import { loadPlan, type LoadedPlan } from '../plan/load';
+import type { Range } from '../plan/types';
+import { chunkFacts, type ChunkFacts, type Span, type StepFacts } from './chunkFacts';
+import { splitPlan, type ChunkSpan } from './planChunks';
+
+/** A parsed piece, shared by every version whose text holds it unchanged. */
+export class ParsedPiece {
+  private cached?: ChunkFacts;
+  readonly lp: LoadedPlan;
+
+  constructor(readonly text: string, readonly stepPiece: boolean) {
+    this.lp = loadPlan('', text);
+  }
+
+  get facts(): ChunkFacts {
+    this.cached ??= chunkFacts(this.lp.doc, this.text, this.stepPiece);
+    return this.cached;
+  }
+}
+
+export interface Piece extends ChunkSpan {
+  readonly parsed: ParsedPiece;
+}
+
+/** A step as the index knows it, with its piece for locating it. */
+export interface StepEntry {
+  readonly facts: StepFacts;
+  readonly piece: Piece;
+  /** The concrete ids it expands to (itself without a matrix). */
+  readonly ids: readonly string[];
+}
+
+interface Index {
+  readonly steps: readonly StepEntry[];
+  readonly byGroup: ReadonlyMap<string, StepEntry>;
+  readonly groupOfId: ReadonlyMap<string, string>;
+  readonly ids: readonly string[];
+  readonly facts: readonly ChunkFacts[];
+}
+
+export class PlanSnapshot {
+  private index?: Index;
+
+  constructor(readonly text: string, readonly lines: readonly string[], readonly pieces: readonly Piece[]) {}
+
+  /** The piece holding a line (the last one past the end). */
+  pieceAt(line: number): Piece {
+    let lo = 0, hi = this.pieces.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.pieces[mid]!.startLine <= line) lo = mid; else hi = mid - 1;
+    }
+    return this.pieces[lo]!;
+  }
+
+  /** A piece's offsets as a document Range. */
+  range(piece: Piece, s: Span): Range {
+    const lc = piece.parsed.lp.lineCounter;
+    const a = lc.linePos(s[0]), b = lc.linePos(Math.max(s[0], s[1]));
+    return {
+      start: { line: piece.startLine + a.line - 1, column: a.col - 1 },
+      end: { line: piece.startLine + b.line - 1, column: b.col - 1 },
+    };
+  }
+
+  /** A document position as an offset in its piece. */
+  offsetIn(piece: Piece, line: number, column: number): number {
+    let off = 0;
+    for (let l = piece.startLine; l < line && l < piece.endLine; l++) off += this.lines[l]!.length + 1;
+    return off + column;
+  }
+
+  get steps(): readonly StepEntry[] { return this.built().steps; }
+  stepByGroup(group: string): StepEntry | undefined { return this.built().byGroup.get(group); }
+  /** The matrix group (step key) a concrete id or a group name belongs to. */
+  groupOf(id: string): string | undefined { return this.built().groupOfId.get(id); }
+  /** Every concrete step id, in file order. */
+  allIds(): readonly string[] { return this.built().ids; }
+
+  /** Names declared in the plan itself: agents, pools, top-level and defaults env, plan name. */
+  declared(): { agents: string[]; pools: string[]; env: string[]; defaultAgent?: string; planName?: string } {
+    const fs = this.built().facts;
+    const defaultAgent = fs.find((f) => f.defaultAgent !== undefined)?.defaultAgent;
+    const planName = fs.find((f) => f.planName !== undefined)?.planName;
+    return {
+      agents: fs.flatMap((f) => f.agents), pools: fs.flatMap((f) => f.pools),
+      env: [...new Set(fs.flatMap((f) => [...f.env, ...f.defaultsEnv]))],
+      ...(defaultAgent !== undefined ? { defaultAgent } : {}), ...(planName !== undefined ? { planName } : {}),
+    };
+  }
+
+  private built(): Index {
+    if (this.index) return this.index;
+    const steps: StepEntry[] = [];
+    const byGroup = new Map<string, StepEntry>();
+    const groupOfId = new Map<string, string>();
+    for (const piece of this.pieces) {
+      for (const facts of piece.parsed.facts.steps) {
+        const entry = { facts, piece, ids: concreteIds(facts) };
+        steps.push(entry);
+        if (!byGroup.has(facts.id)) byGroup.set(facts.id, entry);
+      }
+    }
+    for (const s of steps) for (const id of s.ids) if (!groupOfId.has(id)) groupOfId.set(id, s.facts.id);
+    for (const s of steps) if (!groupOfId.has(s.facts.id)) groupOfId.set(s.facts.id, s.facts.id);
+    this.index = { steps, byGroup, groupOfId, ids: steps.flatMap((s) => s.ids), facts: this.pieces.map((p) => p.parsed.facts) };
+    return this.index;
+  }
+}
+
+/** The ids a step expands to, as expand.ts names them. */
+export function concreteIds(s: StepFacts): string[] {
+  if (!s.matrix) return [s.id];
+  const lists = Object.values(s.matrix);
+  if (lists.length === 0 || lists.some((l) => l.length === 0)) return [s.id];
+  if (lists.reduce((n, l) => n * l.length, 1) > MAX_MATRIX_STEPS) return [];
+  let acc: string[][] = [[]];
+  for (const l of lists) acc = acc.flatMap((a) => l.map((v) => [...a, idPart(v)]));
+  return acc.map((vals) => [s.id, ...vals].join('-'));
+}
+
+/** Keeps the parsed pieces of the last version; each new text reuses those it still holds. */
+export class PlanSource {
+  private pieces = new Map<string, ParsedPiece>();
+  private last?: { version: number; snapshot: PlanSnapshot };
+
+  /** The snapshot of `text`; the same object again for the same version. */
+  update(text: string, version?: number): PlanSnapshot {
+    if (version !== undefined && this.last?.version === version && this.last.snapshot.text === text) return this.last.snapshot;
+    const split = splitPlan(text);
+    const next = new Map<string, ParsedPiece>();
+    const pieces = split.spans.map((span): Piece => {
+      const t = text.slice(span.startOffset, span.endOffset);
+      const key = `${span.kind}\0${t}`;
+      const parsed = next.get(key) ?? this.pieces.get(key) ?? new ParsedPiece(t, span.kind === 'step');
+      next.set(key, parsed);
+      return { ...span, parsed };
+    });
+    this.pieces = next;
+    const snapshot = new PlanSnapshot(text, split.lines, pieces);
+    if (version !== undefined) this.last = { version, snapshot };
+    return snapshot;
+  }
+}
