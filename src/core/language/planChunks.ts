@@ -20,11 +20,18 @@ export interface SplitText {
   readonly spans: readonly ChunkSpan[];
 }
 
-const isSignificant = (l: string): boolean => !/^\s*(#.*)?\r?$/.test(l);
+// Char codes, not regular expressions: this runs on every line of every version.
 const indentOf = (l: string): number => {
   let i = 0;
   while (l.charCodeAt(i) === 32) i++;
   return i;
+};
+/** Not blank and not only a comment. */
+const isSignificant = (l: string): boolean => {
+  let i = 0;
+  while (i < l.length && (l.charCodeAt(i) === 32 || l.charCodeAt(i) === 9)) i++;
+  const c = l.charCodeAt(i);
+  return i < l.length && c !== 35 /* # */ && !(c === 13 && i === l.length - 1);
 };
 // A column-0 line that is not a `key:` of a block mapping.
 const UNSAFE_TOP = /^(---|\.\.\.|%|-(\s|$)|[{[])/;
@@ -44,8 +51,9 @@ export function splitPlan(text: string): SplitText {
   const tops: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
-    if (!isSignificant(l) || indentOf(l) > 0) continue;
-    if (UNSAFE_TOP.test(l) || l.startsWith('\t')) return whole;
+    const c = l.charCodeAt(0);
+    if (c === 32 || c === 35 || Number.isNaN(c) || !isSignificant(l)) continue;
+    if (UNSAFE_TOP.test(l) || c === 9) return whole;
     tops.push(i);
   }
   if (tops.length === 0) return whole;
@@ -68,13 +76,13 @@ function stepStarts(lines: readonly string[], from: number, to: number): number[
   const out: number[] = [];
   for (let i = from; i < to; i++) {
     const l = lines[i]!;
-    if (!isSignificant(l)) continue;
     const n = indentOf(l);
+    if ((indent >= 0 && n > indent) || !isSignificant(l)) continue;
     if (indent < 0) indent = n;
     if (n < indent || l[n] === '\t') return undefined;
-    if (n > indent) continue;
     // A list or a flow collection at the step level is not a mapping of steps: parse it whole.
-    if (/^[-{[]/.test(l.slice(n)) || /^(---|\.\.\.)/.test(l.slice(n))) return undefined;
+    const c = l[n];
+    if (c === '-' || c === '{' || c === '[' || c === '.') return undefined;
     out.push(i);
   }
   return out;

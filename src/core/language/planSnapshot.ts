@@ -100,7 +100,7 @@ export class PlanSnapshot {
     const groupOfId = new Map<string, string>();
     for (const piece of this.pieces) {
       for (const facts of piece.parsed.facts.steps) {
-        const entry = { facts, piece, ids: concreteIds(facts) };
+        const entry = { facts, piece, ids: idsOf(facts) };
         steps.push(entry);
         if (!byGroup.has(facts.id)) byGroup.set(facts.id, entry);
       }
@@ -111,6 +111,13 @@ export class PlanSnapshot {
     return this.index;
   }
 }
+
+const idCache = new WeakMap<StepFacts, readonly string[]>();
+const idsOf = (f: StepFacts): readonly string[] => {
+  let ids = idCache.get(f);
+  if (!ids) idCache.set(f, (ids = concreteIds(f)));
+  return ids;
+};
 
 /** The ids a step expands to, as expand.ts names them. */
 export function concreteIds(s: StepFacts): string[] {
@@ -125,24 +132,54 @@ export function concreteIds(s: StepFacts): string[] {
 
 /** Keeps the parsed pieces of the last version; each new text reuses those it still holds. */
 export class PlanSource {
-  private pieces = new Map<string, ParsedPiece>();
+  private prev?: { text: string; byStart: Map<number, Piece> };
   private last?: { version: number; snapshot: PlanSnapshot };
 
   /** The snapshot of `text`; the same object again for the same version. */
   update(text: string, version?: number): PlanSnapshot {
     if (version !== undefined && this.last?.version === version && this.last.snapshot.text === text) return this.last.snapshot;
     const split = splitPlan(text);
-    const next = new Map<string, ParsedPiece>();
+    const prev = this.prev;
+    // An edit changes one stretch of the text: pieces wholly before it are found at the same
+    // offset, pieces wholly after it at the offset shifted by the length change.
+    const prefix = prev ? commonPrefix(prev.text, text) : 0;
+    const suffix = prev ? commonSuffix(prev.text, text, prefix) : 0;
+    const delta = prev ? text.length - prev.text.length : 0;
+    const byStart = new Map<number, Piece>();
     const pieces = split.spans.map((span): Piece => {
-      const t = text.slice(span.startOffset, span.endOffset);
-      const key = `${span.kind}\0${t}`;
-      const parsed = next.get(key) ?? this.pieces.get(key) ?? new ParsedPiece(t, span.kind === 'step');
-      next.set(key, parsed);
-      return { ...span, parsed };
+      let parsed: ParsedPiece | undefined;
+      if (prev) {
+        const length = span.endOffset - span.startOffset;
+        const before = span.endOffset <= prefix;
+        const after = span.startOffset >= text.length - suffix;
+        const old = prev.byStart.get(before ? span.startOffset : after ? span.startOffset - delta : span.startOffset);
+        if (old && old.kind === span.kind && old.endOffset - old.startOffset === length) {
+          if (before || after || old.parsed.text === text.slice(span.startOffset, span.endOffset)) parsed = old.parsed;
+        }
+      }
+      parsed ??= new ParsedPiece(text.slice(span.startOffset, span.endOffset), span.kind === 'step');
+      const piece: Piece = { kind: span.kind, startLine: span.startLine, endLine: span.endLine, startOffset: span.startOffset, endOffset: span.endOffset, parsed };
+      byStart.set(span.startOffset, piece);
+      return piece;
     });
-    this.pieces = next;
+    this.prev = { text, byStart };
     const snapshot = new PlanSnapshot(text, split.lines, pieces);
     if (version !== undefined) this.last = { version, snapshot };
     return snapshot;
   }
+}
+
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** The length of the common end of `a` and `b`, not reaching back into their common start. */
+function commonSuffix(a: string, b: string, prefix: number): number {
+  const n = Math.min(a.length, b.length) - prefix;
+  let i = 0;
+  while (i < n && a.charCodeAt(a.length - 1 - i) === b.charCodeAt(b.length - 1 - i)) i++;
+  return i;
 }
