@@ -56,7 +56,7 @@ export function templateCompletion(snap: PlanSnapshot, path: readonly string[], 
       default: return [];
     }
   }
-  if (head === 'steps') {
+  if (head === 'steps' && segs.length === 3) {
     return [item('output', 'the step\'s output (its `output` file or the end of its stdout)'), item('status', 'succeeded, failed, skipped…')];
   }
   return [];
