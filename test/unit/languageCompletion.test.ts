@@ -146,8 +146,8 @@ describe('language service: completion', () => {
       const lint = items[0]!;
       assert.equal(lint.insertText, 'lint.');
       assert.equal(lint.retrigger, true);
-      assert.equal(lint.detail, 'last run: succeeded');
-      assert.equal(items[3]!.detail, 'needed directly');
+      assert.equal(lint.detail, 'through test · last run: succeeded');
+      assert.equal(items[3]!.detail, 'a direct need');
     });
 
     it('offers output and status after a step id, matrix keys, env names, plan.name and run.id', () => {
@@ -167,6 +167,18 @@ describe('language service: completion', () => {
 
     it('answers after a closed template only in a new one', () => {
       assert.deepEqual(labels(plan('    run: echo done\n', '    run: echo ${{ context }} ‸\n')), []);
+    });
+  });
+
+  describe('JSON plans', () => {
+    const json = (line: string) => `{\n  "version": 1,\n  "steps": {\n    "a": { "run": "x" },\n    "b": {\n${line}\n    }\n  }\n}\n`;
+
+    it('completes needs and templates, leaving keys and enums to the JSON schema service', () => {
+      const ctx = { schemaServed: true };
+      assert.deepEqual(labels(json('      "needs": ["‸"]'), undefined, ctx), ['a']);
+      assert.deepEqual(labels(json('      "needs": ["a"], "run": "echo ${{ steps.‸"'), undefined, ctx), ['a']);
+      assert.deepEqual(labels(json('      "if": "‸"'), undefined, ctx), []);
+      assert.deepEqual(labels(json('      "‸"'), undefined, ctx), []);
     });
   });
 

@@ -16,24 +16,36 @@ export function resolveNeed(snap: PlanSnapshot, entry: string): string[] {
   return snap.allIds().filter((id) => isMatch(id));
 }
 
-/** Every concrete id `group` needs, directly or not, without its own; in file order. */
-export function transitiveNeeds(snap: PlanSnapshot, group: string): string[] {
+/**
+ * Every concrete id `group` needs, directly or not, without its own; in file order, each with the
+ * direct need it comes through (undefined for a direct need).
+ */
+export function transitiveNeeds(snap: PlanSnapshot, group: string): { id: string; via?: string }[] {
+  const viaOf = new Map<string, string | undefined>();
   const seen = new Set<string>([group]);
-  const ids = new Set<string>();
-  const queue = [group];
-  while (queue.length > 0) {
-    const step = snap.stepByGroup(queue.pop()!);
-    if (!step) continue;
-    for (const need of step.facts.needs) {
-      for (const id of resolveNeed(snap, need.text)) {
-        const g = snap.groupOf(id);
-        if (g === group) continue;
-        ids.add(id);
-        if (g !== undefined && !seen.has(g)) { seen.add(g); queue.push(g); }
+  // Breadth first from the direct needs, so each id is reached through its nearest direct need.
+  let frontier: { group: string; via?: string }[] = [{ group }];
+  while (frontier.length > 0) {
+    const next: { group: string; via?: string }[] = [];
+    for (const f of frontier) {
+      const step = snap.stepByGroup(f.group);
+      if (!step) continue;
+      for (const need of step.facts.needs) {
+        for (const id of resolveNeed(snap, need.text)) {
+          const g = snap.groupOf(id);
+          if (g === group) continue;
+          const via = f.group === group ? undefined : f.via ?? f.group;
+          if (!viaOf.has(id)) viaOf.set(id, via);
+          if (g !== undefined && !seen.has(g)) { seen.add(g); next.push({ group: g, via: via ?? g }); }
+        }
       }
     }
+    frontier = next;
   }
-  return snap.allIds().filter((id) => ids.has(id));
+  return snap.allIds().filter((id) => viaOf.has(id)).map((id) => {
+    const via = viaOf.get(id);
+    return via === undefined ? { id } : { id, via };
+  });
 }
 
 /** The groups a `needs` entry could be renamed with: a glob counts only when every match is in `group`. */

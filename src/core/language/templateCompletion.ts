@@ -43,11 +43,12 @@ export function templateCompletion(snap: PlanSnapshot, path: readonly string[], 
         return [...names].map((n) => item(n, 'environment'));
       }
       case 'steps': {
-        const ids = group === undefined ? snap.allIds() : transitiveNeeds(snap, group);
-        return ids.map((id, i) => {
+        const ids = group === undefined ? snap.allIds().map((id) => ({ id, via: undefined })) : transitiveNeeds(snap, group);
+        return ids.map(({ id, via }, i) => {
           const run = ctx.lastRun?.(id);
-          const direct = step?.facts.needs.some((n) => n.text === id || n.text === snap.groupOf(id)) ?? false;
-          return { ...item(id, run ? `last run: ${run.status}` : direct ? 'needed directly' : 'needed', true), sortText: String(i).padStart(6, '0') };
+          const how = group === undefined ? undefined : via === undefined ? 'a direct need' : `through ${via}`;
+          const detail = [how, run ? `last run: ${run.status}` : undefined].filter(Boolean).join(' · ');
+          return { ...item(id, detail, true), sortText: String(i).padStart(6, '0') };
         });
       }
       case 'plan': return [item('name', snap.declared().planName ?? 'the plan\'s name')];

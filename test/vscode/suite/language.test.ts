@@ -67,6 +67,20 @@ describe('the plan language service', function () {
     assert.match(hoverText(step), /needs `build`/);
   });
 
+  it('hovers a step with its last run\'s status and duration, read from the runs model', async () => {
+    const ran = await writePlan('language-ran', ['version: 1', 'name: Ran', 'steps:', '  hello:', '    run: echo hi'].join('\n'));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(ran));
+    const summary = (await vscode.commands.executeCommand('braid.runPlan', ran)) as { status: string };
+    assert.equal(summary.status, 'succeeded');
+    const text = await waitFor('a hover with the last run', async () => {
+      const t = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ran, new vscode.Position(3, 4)));
+      return /last run/.test(t) ? t : undefined;
+    });
+    assert.match(text, /last run: succeeded in \d/);
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+  });
+
   it('goes to a step from a template\'s concrete id and finds every mention of it', async () => {
     const defs = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, new vscode.Position(9, 30));
     assert.deepEqual(defs.map(startOf), [[3, 2]]);
