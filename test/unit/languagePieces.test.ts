@@ -6,6 +6,7 @@ import { PlanLanguageService } from '../../src/core/language/languageService';
 import { definition, references } from '../../src/core/language/navigation';
 import { splitPlan } from '../../src/core/language/planChunks';
 import { PlanSource, type PlanSnapshot } from '../../src/core/language/planSnapshot';
+import { transitiveNeeds } from '../../src/core/language/stepGraph';
 import { allStepRefs } from '../../src/core/language/stepRefs';
 import { documentSymbols } from '../../src/core/language/symbols';
 import { docs, posOf } from './helpers/planCursor';
@@ -29,7 +30,11 @@ steps:
     prompt: hi
 `;
 
-const view = (s: PlanSnapshot) => ({ symbols: documentSymbols(s), refs: allStepRefs(s), declared: s.declared() });
+const view = (s: PlanSnapshot) => ({
+  symbols: documentSymbols(s), refs: allStepRefs(s), declared: s.declared(),
+  ids: s.allIds().map((id) => [id, s.groupOf(id)]),
+  needs: s.steps.map((x) => [x.facts.id, s.stepByGroup(x.facts.id)?.facts.needs, transitiveNeeds(s, x.facts.id)]),
+});
 
 describe('language service: pieces', () => {
   it('cuts the top-level keys and each step of a block-style `steps:`', () => {
@@ -65,7 +70,7 @@ describe('language service: pieces', () => {
 
   it('answers as a fresh parse would after any sequence of edits', () => {
     // A deterministic walk of insertions and deletions, some of them breaking the YAML for a while.
-    const pieces = ['x', '\n', '  d:\n    needs: c\n    run: z\n', ': ', '  ', '- ', '"', '${{ steps.a.output }}', 'needs: [a', '#'];
+    const pieces = ['x', '\n', '  d:\n    needs: c\n    run: z\n', '    matrix: {k: [1, 2]}\n', 'needs: [c]\n', ': ', '  ', '- ', '"', '${{ steps.a.output }}', 'needs: [a', '#'];
     let text = PLAN;
     let seed = 7;
     const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };

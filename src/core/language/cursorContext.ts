@@ -50,7 +50,10 @@ export function parentPath(lines: readonly string[], line: number, indent: numbe
   let sameOk = seqItem;
   for (let i = line - 1; i >= 0 && limit > 0; i--) {
     const l = lines[i]!;
-    if (!isSignificant(l)) continue;
+    // Most lines above are deeper than the parent looked for: skip them on their indentation alone.
+    let n = 0;
+    while (l.charCodeAt(n) === 32) n++;
+    if (n > limit || !isSignificant(l)) continue;
     const s = lineShape(l);
     const at = s.key !== undefined ? s.contentStart : s.indent;
     if (at > limit || (at === limit && !(sameOk && s.dashes === 0 && s.key !== undefined))) continue;

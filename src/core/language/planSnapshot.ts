@@ -34,18 +34,29 @@ export interface StepEntry {
   readonly ids: readonly string[];
 }
 
-interface Index {
-  readonly steps: readonly StepEntry[];
-  readonly byGroup: ReadonlyMap<string, StepEntry>;
+// Ids and groups do not depend on where pieces sit, and an edit rarely changes them: a version
+// whose pieces name the same steps in the same order reuses the previous version's maps.
+interface IdIndex {
+  readonly byGroup: ReadonlyMap<string, number>;
   readonly groupOfId: ReadonlyMap<string, string>;
   readonly ids: readonly string[];
+}
+
+interface Index extends IdIndex {
+  readonly steps: readonly StepEntry[];
   readonly facts: readonly ChunkFacts[];
 }
 
 export class PlanSnapshot {
   private index?: Index;
 
-  constructor(readonly text: string, readonly lines: readonly string[], readonly pieces: readonly Piece[]) {}
+  constructor(
+    readonly text: string, readonly lines: readonly string[], readonly pieces: readonly Piece[],
+    private previous?: PlanSnapshot,
+  ) {
+    // One version back is all a reuse needs: the older ones can go.
+    if (previous) previous.previous = undefined;
+  }
 
   /** The piece holding a line (the last one past the end). */
   pieceAt(line: number): Piece {
@@ -75,7 +86,11 @@ export class PlanSnapshot {
   }
 
   get steps(): readonly StepEntry[] { return this.built().steps; }
-  stepByGroup(group: string): StepEntry | undefined { return this.built().byGroup.get(group); }
+  stepByGroup(group: string): StepEntry | undefined {
+    const b = this.built();
+    const i = b.byGroup.get(group);
+    return i === undefined ? undefined : b.steps[i];
+  }
   /** The matrix group (step key) a concrete id or a group name belongs to. */
   groupOf(id: string): string | undefined { return this.built().groupOfId.get(id); }
   /** Every concrete step id, in file order. */
@@ -96,20 +111,37 @@ export class PlanSnapshot {
   private built(): Index {
     if (this.index) return this.index;
     const steps: StepEntry[] = [];
-    const byGroup = new Map<string, StepEntry>();
-    const groupOfId = new Map<string, string>();
-    for (const piece of this.pieces) {
-      for (const facts of piece.parsed.facts.steps) {
-        const entry = { facts, piece, ids: idsOf(facts) };
-        steps.push(entry);
-        if (!byGroup.has(facts.id)) byGroup.set(facts.id, entry);
-      }
-    }
-    for (const s of steps) for (const id of s.ids) if (!groupOfId.has(id)) groupOfId.set(id, s.facts.id);
-    for (const s of steps) if (!groupOfId.has(s.facts.id)) groupOfId.set(s.facts.id, s.facts.id);
-    this.index = { steps, byGroup, groupOfId, ids: steps.flatMap((s) => s.ids), facts: this.pieces.map((p) => p.parsed.facts) };
+    for (const piece of this.pieces) for (const facts of piece.parsed.facts.steps) steps.push({ facts, piece, ids: idsOf(facts) });
+    const reused = this.previous?.index && sameSteps(this.previous.pieces, this.pieces) ? this.previous.index : undefined;
+    this.index = { ...(reused ?? idIndex(steps)), steps, facts: this.pieces.map((p) => p.parsed.facts) };
+    this.previous = undefined;
     return this.index;
   }
+}
+
+function idIndex(steps: readonly StepEntry[]): IdIndex {
+  const byGroup = new Map<string, number>();
+  const groupOfId = new Map<string, string>();
+  steps.forEach((s, i) => { if (!byGroup.has(s.facts.id)) byGroup.set(s.facts.id, i); });
+  for (const s of steps) for (const id of s.ids) if (!groupOfId.has(id)) groupOfId.set(id, s.facts.id);
+  for (const s of steps) if (!groupOfId.has(s.facts.id)) groupOfId.set(s.facts.id, s.facts.id);
+  return { byGroup, groupOfId, ids: steps.flatMap((s) => s.ids) };
+}
+
+/** Whether two versions' pieces define the same step ids, in the same order. */
+function sameSteps(a: readonly Piece[], b: readonly Piece[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!.parsed, y = b[i]!.parsed;
+    if (x === y) continue;
+    const xs = x.facts.steps, ys = y.facts.steps;
+    if (xs.length !== ys.length) return false;
+    for (let k = 0; k < xs.length; k++) {
+      const p = idsOf(xs[k]!), q = idsOf(ys[k]!);
+      if (xs[k]!.id !== ys[k]!.id || p.length !== q.length || p.some((id, j) => id !== q[j])) return false;
+    }
+  }
+  return true;
 }
 
 const idCache = new WeakMap<StepFacts, readonly string[]>();
@@ -133,6 +165,7 @@ export function concreteIds(s: StepFacts): string[] {
 /** Keeps the parsed pieces of the last version; each new text reuses those it still holds. */
 export class PlanSource {
   private prev?: { text: string; byStart: Map<number, Piece> };
+  private lastSnapshot?: PlanSnapshot;
   private last?: { version: number; snapshot: PlanSnapshot };
 
   /** The snapshot of `text`; the same object again for the same version. */
@@ -163,7 +196,8 @@ export class PlanSource {
       return piece;
     });
     this.prev = { text, byStart };
-    const snapshot = new PlanSnapshot(text, split.lines, pieces);
+    const snapshot = new PlanSnapshot(text, split.lines, pieces, this.lastSnapshot);
+    this.lastSnapshot = snapshot;
     if (version !== undefined) this.last = { version, snapshot };
     return snapshot;
   }
