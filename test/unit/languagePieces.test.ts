@@ -73,13 +73,20 @@ describe('language service: pieces', () => {
     const pieces = ['x', '\n', '  d:\n    needs: c\n    run: z\n', '    matrix: {k: [1, 2]}\n', 'needs: [c]\n', ': ', '  ', '- ', '"', '${{ steps.a.output }}', 'needs: [a', '#'];
     let text = PLAN;
     let seed = 7;
-    const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n; };
+    // The high bits: a power-of-two LCG's low bits cycle with a short period.
+    const rand = (n: number) => { seed = (seed * 1103515245 + 12345) % 2147483648; return Math.floor((seed / 2147483648) * n); };
     const source = new PlanSource();
     for (let round = 0; round < 300; round++) {
       const at = rand(text.length + 1);
-      text = rand(3) === 0 ? text.slice(0, at) + text.slice(at + 1 + rand(12)) : text.slice(0, at) + pieces[rand(pieces.length)]! + text.slice(at);
+      const op = rand(4);
+      // Deletions, insertions, and replacements that keep the length (a piece's size alone cannot tell).
+      if (op === 0) text = text.slice(0, at) + text.slice(at + 1 + rand(12));
+      else if (op === 1) text = text.slice(0, at) + (text[at] === 'b' ? 'q' : 'b') + text.slice(at + 1);
+      else text = text.slice(0, at) + pieces[rand(pieces.length)]! + text.slice(at);
       if (round % 50 === 49) text = PLAN; // back to a good plan now and then
       const incremental = source.update(text, round);
+      // A reused piece must hold exactly the text now at its place.
+      for (const p of incremental.pieces) assert.equal(p.parsed.text, text.slice(p.startOffset, p.endOffset), `round ${round}: piece at ${p.startLine}`);
       assert.deepEqual(view(incremental), view(new PlanSource().update(text)), `round ${round}:\n${text}`);
     }
   });
