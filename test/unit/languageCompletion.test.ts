@@ -96,6 +96,11 @@ describe('language service: completion', () => {
       assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    timeout: ‸\n')), [], 'a duration is free text');
     });
 
+    it('puts the space after a colon just typed', () => {
+      const { snap, pos } = at(plan('    run: make docs\n', '    run: make docs\n    isolation:‸\n'));
+      assert.deepEqual(complete(snap, pos, docs, {}, ':').map((i) => i.insertText), [' shared', ' worktree']);
+    });
+
     it('offers the presets, the settings\' agents and the plan\'s own agents', () => {
       const got = labels(plan('    prompt: look\n', '    prompt: look\n    agent: m‸\n'), undefined, { agents: ['local-llm'] });
       for (const a of ['claude', 'codex', 'gemini', 'aider', 'shell', 'local-llm', 'mine']) assert.ok(got.includes(a), a);

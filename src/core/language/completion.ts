@@ -4,7 +4,7 @@
 import { PRESETS } from '../agents/presets';
 import type { KeyDocs } from '../plan/keyDocs';
 import type { Position } from '../plan/types';
-import { cursorContext, isSignificant, lineShape } from './cursorContext';
+import { cursorContext, isSignificant, lineShape, type CursorContext } from './cursorContext';
 import { fixedValues, keyDoc, keysFor, scopeOf, typeOf } from './planKeys';
 import type { PlanSnapshot } from './planSnapshot';
 import { dependents, resolveNeed } from './stepGraph';
@@ -29,18 +29,25 @@ export function complete(snap: PlanSnapshot, pos: Position, docs: KeyDocs, ctx: 
       });
     }
     case 'value': {
-      const key = c.path[c.path.length - 1] ?? '';
-      const parent = c.path.slice(0, -1);
-      const scope = scopeOf(parent);
-      if (!scope) return [];
-      if (key === 'needs' && scope === 'step') return needsItems(snap, parent[1] ?? '', c.prefix, c.range);
-      if (key === 'agent' && scope !== 'agent') return agentItems(snap, ctx, c.range);
-      if (key === 'pool') return poolItems(snap, c.range);
-      if (ctx.schemaServed || c.inList) return [];
-      return fixedValues(parent, key).map((v) => ({ label: v, kind: 'value', range: c.range }));
+      // Asked by typing the colon itself: the value needs its space.
+      const spaced = (snap.lines[pos.line] ?? '').slice(0, pos.column).endsWith(':');
+      const items = valueItems(snap, c, ctx);
+      return spaced ? items.map((i) => ({ ...i, insertText: ` ${i.insertText ?? i.label}` })) : items;
     }
     case 'none': return [];
   }
+}
+
+function valueItems(snap: PlanSnapshot, c: Extract<CursorContext, { kind: 'value' }>, ctx: ServiceContext): CompletionItem[] {
+  const key = c.path[c.path.length - 1] ?? '';
+  const parent = c.path.slice(0, -1);
+  const scope = scopeOf(parent);
+  if (!scope) return [];
+  if (key === 'needs' && scope === 'step') return needsItems(snap, parent[1] ?? '', c.prefix, c.range);
+  if (key === 'agent' && scope !== 'agent') return agentItems(snap, ctx, c.range);
+  if (key === 'pool') return poolItems(snap, c.range);
+  if (ctx.schemaServed || c.inList) return [];
+  return fixedValues(parent, key).map((v) => ({ label: v, kind: 'value', range: c.range }));
 }
 
 /** The keys already written in the mapping a line belongs to (same indentation, no shallower line between). */
