@@ -6,34 +6,18 @@ import { STEP_ID } from '../plan/schema';
 import type { Position, Range } from '../plan/types';
 import type { PlanSnapshot } from './planSnapshot';
 import { globWithin } from './stepGraph';
-import { allStepRefs, stepRefAt, type StepRef } from './stepRefs';
+import { allStepRefs, inner, stepRefAt, type StepRef } from './stepRefs';
 import type { Location, TextEdit } from './types';
 
 /** The step key that the id under the cursor names. */
 export function definition(snap: PlanSnapshot, pos: Position): Location | undefined {
   const ref = stepRefAt(snap, pos);
   const group = ref ? snap.groupOf(ref.text) : undefined;
-  const key = group === undefined ? undefined : keyOf(snap, group);
-  return key ? { range: key } : undefined;
+  const step = group === undefined ? undefined : snap.stepByGroup(group);
+  return step ? { range: snap.range(step.piece, inner(step.piece, step.facts.keySpan)) } : undefined;
 }
 
-function keyOf(snap: PlanSnapshot, group: string): Range | undefined {
-  return allKeys(snap).find((r) => r.text === group)?.range;
-}
-
-const allKeys = (snap: PlanSnapshot): StepRef[] => {
-  const out: StepRef[] = [];
-  for (const s of snap.steps) {
-    const st = s.facts;
-    const r = snap.range(s.piece, st.keySpan);
-    const c = s.piece.parsed.text[st.keySpan[0]];
-    const quoted = c === '"' || c === "'";
-    out.push({ kind: 'key', text: st.id, range: quoted ? { start: { ...r.start, column: r.start.column + 1 }, end: { ...r.end, column: r.end.column - 1 } } : r });
-  }
-  return out;
-};
-
-/** How a reference names `group`: as the group itself, as one of its concrete ids (the rest after the group), or not. */
+/** How a reference names `group`: as the group itself, as one of its concrete ids, as a glob only it matches, or not. */
 function naming(snap: PlanSnapshot, ref: StepRef, group: string): 'group' | 'id' | 'glob' | undefined {
   if (ref.text === group) return 'group';
   if (snap.groupOf(ref.text) === group) return 'id';
@@ -46,9 +30,9 @@ export function references(snap: PlanSnapshot, pos: Position, includeDeclaration
   const ref = stepRefAt(snap, pos);
   const group = ref ? snap.groupOf(ref.text) : undefined;
   if (group === undefined) return [];
-  return allStepRefs(snap)
-    .filter((r) => (includeDeclaration || r.kind !== 'key') && naming(snap, r, group) !== undefined && naming(snap, r, group) !== 'glob')
-    .map((r) => ({ range: r.range }));
+  // A glob is not a mention: it names whatever matches it.
+  const named = (r: StepRef): boolean => { const how = naming(snap, r, group); return how === 'group' || how === 'id'; };
+  return allStepRefs(snap).filter((r) => (includeDeclaration || r.kind !== 'key') && named(r)).map((r) => ({ range: r.range }));
 }
 
 /** The id under the cursor that a rename would change, or why there is none. */

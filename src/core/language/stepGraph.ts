@@ -48,7 +48,7 @@ export function transitiveNeeds(snap: PlanSnapshot, group: string): { id: string
   });
 }
 
-/** The groups a `needs` entry could be renamed with: a glob counts only when every match is in `group`. */
+/** Whether `entry` is a glob that starts with `group` and matches only its ids (a rename carries it along). */
 export function globWithin(snap: PlanSnapshot, entry: string, group: string): boolean {
   if (!isGlob(entry) || !entry.startsWith(group)) return false;
   const hits = resolveNeed(snap, entry);

@@ -15,7 +15,7 @@ export interface StepRef {
 }
 
 /** The inner span of a scalar: without its quotes. */
-function inner(piece: Piece, s: Span): Span {
+export function inner(piece: Piece, s: Span): Span {
   const c = piece.parsed.text[s[0]];
   return (c === '"' || c === "'") && s[1] - s[0] >= 2 ? [s[0] + 1, s[1] - 1] : s;
 }
