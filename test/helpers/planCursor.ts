@@ -1,14 +1,14 @@
 // Plan texts for the language service tests, with the cursor written in as `‸`.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PlanSource, type PlanSnapshot } from '../../../src/core/language/planSnapshot';
-import type { TextEdit } from '../../../src/core/language/types';
-import { keyDocsFrom, type KeyDocs } from '../../../src/core/plan/keyDocs';
-import type { Position } from '../../../src/core/plan/types';
+import { PlanSource, type PlanSnapshot } from '../../src/core/language/planSnapshot';
+import type { TextEdit } from '../../src/core/language/types';
+import { keyDocsFrom, type KeyDocs } from '../../src/core/plan/keyDocs';
+import type { Position } from '../../src/core/plan/types';
 
 export const CURSOR = '‸';
 
-export const docs: KeyDocs = keyDocsFrom(readFileSync(join(__dirname, '..', '..', '..', 'docs', 'plan-format.md'), 'utf8'));
+export const docs: KeyDocs = keyDocsFrom(readFileSync(join(__dirname, '..', '..', 'docs', 'plan-format.md'), 'utf8'));
 
 /** The text without its cursor mark, the mark's position, and the snapshot of that text. */
 export function at(marked: string): { text: string; pos: Position; snap: PlanSnapshot } {

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { complete } from '../../src/core/language/completion';
 import { STEP_FIELDS, STEP_ONLY_FIELDS, PLAN_FIELDS } from '../../src/core/plan/schema';
-import { at, docs } from './helpers/planCursor';
+import { at, docs } from '../helpers/planCursor';
 
 const PLAN = `version: 1
 name: demo

@@ -5,7 +5,7 @@ import { PlanSource } from '../../src/core/language/planSnapshot';
 import { quickFixes } from '../../src/core/language/quickFixes';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Diagnostic } from '../../src/core/plan/types';
-import { applyEdits } from './helpers/planCursor';
+import { applyEdits } from '../helpers/planCursor';
 
 const compile = (text: string): Diagnostic[] => compilePlan('p.braid.yaml', text, { isGit: true }).diagnostics;
 

@@ -4,10 +4,13 @@ import { strict as assert } from 'node:assert';
 import { hover } from '../../src/core/language/hover';
 import { definition, prepareRename, references, rename } from '../../src/core/language/navigation';
 import { PlanSource } from '../../src/core/language/planSnapshot';
+import { keyDocsFromSchema } from '../../src/core/language/schemaDocs';
 import { documentSymbols } from '../../src/core/language/symbols';
 import type { Range } from '../../src/core/language/types';
-import { compilePlan } from '../../src/core/plan/compile';
-import { applyEdits, docs, posOf } from './helpers/planCursor';
+import { compilePlan, planJsonSchema } from '../../src/core/plan/compile';
+import { describeSchema } from '../../src/core/plan/keyDocs';
+import { PLAN_FIELDS, stepSchema } from '../../src/core/plan/schema';
+import { applyEdits, docs, posOf } from '../helpers/planCursor';
 
 const PLAN = `version: 1
 defaults:
@@ -104,6 +107,15 @@ describe('language service: navigation', () => {
     assert.match(m.contents, /last run: `build-linux`: succeeded in 900 ms; `build-mac`: succeeded in 2.5 s/);
     assert.match(hover(snap, posOf(PLAN, 'build-*', 2), docs)!.contents, /`build-\*` matches 2 steps: `build-linux`, `build-mac`/);
     assert.equal(hover(snap, posOf(PLAN, 'matrix:', 2), docs, { schemaServed: true }), undefined, 'a schema service describes keys');
+  });
+
+  it('reads the key docs back from the editors\' JSON schema as plan-format.md has them', () => {
+    // The extension has only out/plan.schema.json at run time (scripts/writeSchema.ts writes it so).
+    const back = keyDocsFromSchema(JSON.parse(JSON.stringify(describeSchema(planJsonSchema(), docs))));
+    const known = (m: ReadonlyMap<string, string>, keys: readonly string[]) => new Map([...m].filter(([k]) => keys.includes(k)));
+    assert.deepEqual(back.plan, known(docs.plan, Object.keys(PLAN_FIELDS)));
+    assert.deepEqual(back.step, known(docs.step, Object.keys(stepSchema.shape)));
+    assert.ok(back.step.get('isolation')?.includes('worktree'));
   });
 
   it('lists the steps as symbols with their kind and agent', () => {

@@ -9,7 +9,7 @@ import { PlanSource, type PlanSnapshot } from '../../src/core/language/planSnaps
 import { transitiveNeeds } from '../../src/core/language/stepGraph';
 import { allStepRefs } from '../../src/core/language/stepRefs';
 import { documentSymbols } from '../../src/core/language/symbols';
-import { docs, posOf } from './helpers/planCursor';
+import { docs, posOf } from '../helpers/planCursor';
 
 const PLAN = `# a comment before everything
 version: 1
