@@ -99,12 +99,12 @@ describe('language service: navigation', () => {
     assert.match(hover(snap, posOf(PLAN, 'defaults:', 1), docs)!.contents, /\*\*defaults\*\*/);
     const lastRun = (id: string) => (id === 'test' ? { status: 'failed', durationMs: 75_000 } : undefined);
     const s = hover(snap, posOf(PLAN, 'steps.test.', 7), docs, { lastRun })!;
-    assert.equal(s.contents, '**test** · run\n\nneeds `build`\n\nlast run: failed in 1 min 15 s');
+    assert.equal(s.contents, '**test** · run\n\nneeds `build`\n\nlast run: failed in 1m 15s');
     const r = hover(snap, posOf(PLAN, 'review:', 1), docs)!;
     assert.match(r.contents, /^\*\*review\*\* · agent `codex`/, 'the defaults\' agent');
     const m = hover(snap, posOf(PLAN, 'build:', 1), docs, { lastRun: (id) => ({ status: 'succeeded', durationMs: id === 'build-mac' ? 2500 : 900 }) })!;
     assert.match(m.contents, /matrix: `os` → 2 steps/);
-    assert.match(m.contents, /last run: `build-linux`: succeeded in 900 ms; `build-mac`: succeeded in 2.5 s/);
+    assert.match(m.contents, /last run: `build-linux`: succeeded in 900ms; `build-mac`: succeeded in 2.5s/);
     assert.match(hover(snap, posOf(PLAN, 'build-*', 2), docs)!.contents, /`build-\*` matches 2 steps: `build-linux`, `build-mac`/);
     assert.equal(hover(snap, posOf(PLAN, 'matrix:', 2), docs, { schemaServed: true }), undefined, 'a schema service describes keys');
   });

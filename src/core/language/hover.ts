@@ -1,5 +1,6 @@
 // Hover: a key's docs (the format's own tables), and on a step id (its key, a `needs` entry, a
 // `${{ steps.<id>… }}`) what the step is, what it needs and how its last run went.
+import { formatDuration } from '../plan/duration';
 import type { KeyDocs } from '../plan/keyDocs';
 import type { Position } from '../plan/types';
 import { lineShape, parentPath } from './cursorContext';
@@ -31,15 +32,6 @@ export function hover(snap: PlanSnapshot, pos: Position, docs: KeyDocs, ctx: Ser
 }
 
 const code = (s: string): string => `\`${s}\``;
-
-/** `1.2 s`, `3 min 5 s`, `2 h 4 min`. */
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
-  if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
-  return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
-}
 
 function stepText(snap: PlanSnapshot, id: string, ctx: ServiceContext): string | undefined {
   const group = snap.groupOf(id);
