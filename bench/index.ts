@@ -6,6 +6,7 @@ import { benchBookkeeping } from './bookkeeping';
 import { benchForkThread } from './forkThread';
 import { hostBlockBench } from './hostBlock';
 import { hostLogBench } from './hostLog';
+import { benchLanguageService } from './languageService';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
@@ -24,6 +25,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['latency', benchLatency],
   ['fork', benchForkThread],
   ['load', benchPlanLoad],
+  ['language', benchLanguageService],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
   ['webview', printed(webviewBench)],

@@ -11,6 +11,7 @@ import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
 import { GraphPanels } from './graphPanel';
+import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
 import { paletteContext } from './paletteContext';
@@ -89,6 +90,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
+  sub(registerLanguageService({ selector: PLAN_SELECTOR, schemaPath: context.asAbsolutePath('out/plan.schema.json'), plans, runs }));
   sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
