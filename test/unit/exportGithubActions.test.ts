@@ -111,7 +111,9 @@ describe('export github-actions: the checks can fail', function () {
   });
 
   it('the workflow parser reports an expression where GitHub allows none', async () => {
-    const bad = yaml.replace(/^name: .*$/m, 'name: "x ${{ github.token }}"');
+    // The escape that keeps `${{` literal everywhere else is itself an expression: not in the workflow's name.
+    const bad = yaml.replace(/^name: .*$/m, `name: "x \${{ '\${{' }}"`);
+    assert.notEqual(bad, yaml);
     assert.ok((await workflowParserErrors(bad)).some((e) => /not allowed/.test(e)));
   });
 
