@@ -128,7 +128,7 @@ export function runScript(s: RunScript): string {
   }
   lines.push('if [ "$braid_code" -eq 0 ]; then');
   lines.push(...outputLines(s.output).map((l) => `  ${l}`));
-  lines.push('  echo succeeded > "$braid_out/status"', 'else', '  echo failed > "$braid_out/status"', 'fi', 'exit "$braid_code"');
+  lines.push('  printf succeeded > "$braid_out/status"', 'else', '  printf failed > "$braid_out/status"', 'fi', 'exit "$braid_code"');
   return lines.join('\n') + '\n';
 }
 
@@ -143,7 +143,7 @@ export function commandScript(loads: readonly string[], setup: readonly string[]
     `sh -c "$${variable}" < /dev/null || braid_code=$?`,
     'if [ "$braid_code" -ne 0 ]; then',
     `  echo "::error::${what} failed (exit $braid_code)"`,
-    '  echo failed > "$braid_out/status"',
+    '  printf failed > "$braid_out/status"',
     'fi',
     'exit "$braid_code"',
   );
@@ -184,7 +184,7 @@ export const HAND_ON_SCRIPT = [
   'braid_out="$RUNNER_TEMP/braid-out"',
   'mkdir -p "$braid_out"',
   '# no status: the job was canceled or timed out before the command ended',
-  'if [ ! -f "$braid_out/status" ]; then echo failed > "$braid_out/status"; fi',
+  'if [ ! -f "$braid_out/status" ]; then printf failed > "$braid_out/status"; fi',
   'rm -f "$braid_out/stdout"',
   'cd "$GITHUB_WORKSPACE"',
   'if [ "$(cat "$braid_out/status")" = succeeded ]; then',
