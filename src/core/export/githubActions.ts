@@ -9,6 +9,7 @@ import { freeJobId, planJobs } from './jobs';
 import { planNotes } from './notes';
 import { hasTemplates } from './refVars';
 import { LAND_SCRIPT } from './scripts';
+import { SHELL_LIBRARY } from './shellLibrary';
 import { stepJob } from './stepJob';
 
 export interface ExportOptions {
@@ -27,8 +28,9 @@ export interface ExportResult {
   readonly jobs: number;
 }
 
-/** GitHub's limit on the jobs one matrix makes. */
+/** GitHub's limits (docs: Actions limits): the jobs one matrix makes, a workflow file's size. */
 export const MAX_MATRIX_JOBS = 256;
+export const MAX_WORKFLOW_BYTES = 500 * 1024;
 
 /** The closest GitHub has to the plan's cap and a step's pool: a matrix job's strategy.max-parallel. */
 function matrixCap(graph: Graph, pool: string | undefined): number | undefined {
@@ -71,6 +73,7 @@ export function exportGithubActions(graph: Graph, options: ExportOptions): Expor
   const env: Record<string, string> = { BRAID_PLAN_NAME: ghLiteral(graph.plan.name), BRAID_RUN_ID: ghExpr('github.run_id') };
   if (graph.plan.context !== undefined) env.BRAID_CONTEXT = ghLiteral(graph.plan.context);
   for (const [k, v] of Object.entries(graph.plan.env)) if (!hasTemplates(v)) env[k] = ghLiteral(v);
+  env.BRAID_SH = SHELL_LIBRARY;
   const workflow = {
     name: ghPlain(`braid: ${graph.plan.name}`),
     on: { workflow_dispatch: {} },
@@ -89,5 +92,9 @@ export function exportGithubActions(graph: Graph, options: ExportOptions): Expor
   ];
   const body = stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false });
   const yaml = header.map((l) => `# ${l}`).join('\n') + '\n' + body;
+  const bytes = Buffer.byteLength(yaml);
+  if (bytes > MAX_WORKFLOW_BYTES) {
+    problems.push(`the workflow is ${Math.ceil(bytes / 1024)} KB; GitHub starts no run of a workflow over ${MAX_WORKFLOW_BYTES / 1024} KB (about 3 KB a job): export a smaller plan`);
+  }
   return { yaml, notes, problems, jobs: plans.length + 1 };
 }

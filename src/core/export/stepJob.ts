@@ -7,7 +7,7 @@ import { ACTIONS, agentSetup, secretEnv, type AgentSetup } from './agentInstall'
 import { artifactName, artifactPattern, ghExpr, ghLiteral } from './ghText';
 import type { JobPlan } from './jobs';
 import { RefVars, hasTemplates, shellWord } from './refVars';
-import { HAND_ON_SCRIPT, MERGE_NEEDS_SCRIPT, commandScript, runScript, type OutputSource } from './scripts';
+import { HAND_ON_SCRIPT, MERGE_NEEDS_SCRIPT, commandScript, runScript } from './scripts';
 
 export interface JobOptions {
   readonly graph: Graph;
@@ -89,9 +89,6 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
 
   const runEnv: Record<string, string> = {};
   let command: string;
-  let output: OutputSource = first.output !== undefined ? 'file' : 'stdout';
-  let structured: 'claude' | 'codex' | 'gemini' | undefined;
-  let stdinPrompt = false;
   const setups: AgentSetup[] = [];
   if (first.kind === 'run') {
     command = 'sh -c "$BRAID_RUN"';
@@ -111,7 +108,8 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
       if (!hasTemplates(v)) runEnv[k] = ghLiteral(v);
       else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, runEnv)}`);
     }
-    stdinPrompt = agent.stdin === 'prompt';
+    const stdinPrompt = agent.stdin === 'prompt';
+    if (stdinPrompt) runEnv.BRAID_STDIN = 'prompt';
     const words: string[] = [];
     agent.command.forEach((el, i) => {
       if (stdinPrompt && ONLY_PROMPT.test(el)) return;
@@ -124,13 +122,17 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
     if (s?.family === 'claude' && first.maxCostUsd !== undefined) words.push('--max-budget-usd', String(first.maxCostUsd));
     else if (first.maxCostUsd !== undefined) notes.push(`${plan.id}: max-cost-usd has no counterpart for ${agent.name}`);
     command = words.join(' ');
-    if (agent.format !== 'text') {
-      structured = s?.family === 'claude' || s?.family === 'codex' || s?.family === 'gemini' ? s.family : undefined;
-      if (structured && first.output === undefined) output = structured;
-    }
+    // A structured stream: the failure it reports and its final answer (the output) are read with jq.
+    if (agent.format !== 'text' && (s?.family === 'claude' || s?.family === 'codex' || s?.family === 'gemini')) runEnv.BRAID_AGENT = s.family;
   }
   if (first.output !== undefined) runEnv.BRAID_OUTPUT_FILE = per.field('braid-output', (s) => s.output ?? '');
+  if (first.timeoutMs !== undefined) runEnv.BRAID_TIMEOUT = `${Number((first.timeoutMs / 1000).toFixed(3))}s`;
+  if (first.retries > 0) {
+    runEnv.BRAID_RETRIES = String(first.retries);
+    runEnv.BRAID_RETRY_DELAY_MS = String(Math.round(first.retryDelayMs));
+  }
   const checkInside = first.check !== undefined && first.retries > 0;
+  if (checkInside) runEnv.BRAID_CHECK_EACH = '1';
   const checkSetup: string[] = [];
   const checkEnv: Record<string, string> = {};
   if (first.check !== undefined) {
@@ -142,12 +144,7 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   const cwd = first.cwd !== undefined ? per.field('braid-cwd', (s) => s.cwd ?? '.') : undefined;
   const where = cwd !== undefined ? { 'working-directory': cwd } : {};
 
-  const run = runScript({
-    loads: vars.loads, setup: [...envSetup, ...setup, ...(checkInside ? checkSetup : [])], command, stdinPrompt, output,
-    retries: first.retries, retryDelayMs: first.retryDelayMs, checkInside,
-    ...(structured ? { structured } : {}),
-    ...(first.timeoutMs !== undefined ? { timeoutMs: first.timeoutMs } : {}),
-  });
+  const run = runScript(vars.loads, [...envSetup, ...setup, ...(checkInside ? checkSetup : [])], command);
 
   const steps: Record<string, unknown>[] = [{ uses: ACTIONS.checkout, with: { 'persist-credentials': false } }];
   const downloads = [...new Set([...plan.needSteps, ...vars.steps])];
