@@ -9,6 +9,7 @@ import { PlanLenses } from './codeLens';
 import { Command, type CommandArgs, type CommandId } from './commandIds';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
+import { exportPlanToGithubActions } from './exportCommand';
 import { GraphPanels } from './graphPanel';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
@@ -108,6 +109,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+  register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
 
   // The runs of this workspace from their records; a live one means an engine to reattach to.
   const reattach = async (): Promise<void> => {
