@@ -121,3 +121,45 @@ describe('export github-actions: the checks can fail', function () {
     assert.notEqual(bashSyntax('if true; then\n'), '');
   });
 });
+
+describe('export github-actions: agents', () => {
+  const plan = (agent: string) => `version: 1\nname: A\nsteps:\n  a:\n    agent: ${agent}\n    prompt: hi\n    max-cost-usd: 2\n`;
+  const exportOf = (text: string, permission?: 'read-only' | 'edit' | 'full') => {
+    const graph = compilePlan('a.braid.yaml', text, { isGit: true, ...(permission ? { permission } : {}) }).graph!;
+    return parse(exportGithubActions(graph, { planPath: 'a.braid.yaml', ...(permission ? { permission } : {}) }).yaml) as Workflow;
+  };
+
+  it('installs the CLI at the version scripts/setup-agents.sh pins, with its key from secrets on the agent\'s step only', () => {
+    const pins = readFileSync(join(ROOT, 'scripts/setup-agents.sh'), 'utf8');
+    const pinned = (name: string) => new RegExp(`^${name}_VERSION="([^"]+)"`, 'm').exec(pins)![1];
+    for (const [agent, pkg, secret] of [
+      ['claude', `@anthropic-ai/claude-code@${pinned('CLAUDE')}`, 'ANTHROPIC_API_KEY'],
+      ['codex', `@openai/codex@${pinned('CODEX')}`, 'OPENAI_API_KEY'],
+      ['gemini', `@google/gemini-cli@${pinned('GEMINI')}`, 'GEMINI_API_KEY'],
+    ] as const) {
+      const job = exportOf(plan(agent)).jobs.a!;
+      assert.ok(job.steps.some((s) => s.run?.includes(`npm install --global --no-fund --no-audit ${pkg}`)), agent);
+      const run = job.steps.find((s) => s.run?.includes('braid_run'))!;
+      assert.equal(run.env![secret], `\${{ secrets.${secret} }}`);
+      assert.equal(Object.values(job.steps).filter((s) => JSON.stringify(s).includes('secrets.')).length, 1, `${agent}: one step sees the key`);
+      assert.ok(!JSON.stringify((exportOf(plan(agent)) as unknown as { env: unknown }).env).includes('secrets.'));
+    }
+  });
+
+  it('passes the permission level with the CLI\'s sandbox, and a claude step\'s budget', () => {
+    const runOf = (agent: string, permission?: 'read-only' | 'edit' | 'full') => exportOf(plan(agent), permission).jobs.a!.steps.find((s) => s.run?.includes('braid_run'))!.run!;
+    assert.match(runOf('claude'), /braid_run claude -p "\$\{braid_prompt\}" .*--permission-mode acceptEdits --max-budget-usd 2$/m);
+    assert.match(runOf('codex'), /--sandbox workspace-write/);
+    assert.match(runOf('codex', 'read-only'), /--sandbox read-only/);
+    assert.match(runOf('gemini'), /--approval-mode auto_edit --skip-trust --sandbox$/m);
+    assert.doesNotMatch(runOf('gemini', 'full'), /--sandbox/);
+  });
+
+  it('names a custom agent it cannot install', () => {
+    const text = 'version: 1\nagents:\n  mine:\n    command: [mytool, "${{ prompt }}"]\nsteps:\n  a:\n    agent: mine\n    prompt: hi\n';
+    const graph = compilePlan('a.braid.yaml', text, { isGit: true }).graph!;
+    const r = exportGithubActions(graph, { planPath: 'a.braid.yaml' });
+    assert.ok(r.notes.some((n) => /agent mine \(mytool\) is not installed by the workflow/.test(n)), r.notes.join('\n'));
+    assert.match(r.yaml, /# - a: agent mine \(mytool\) is not installed/);
+  });
+});
