@@ -39,18 +39,23 @@ export async function benchExport(): Promise<void> {
   const graph = compiled.graph;
   const first = exportGithubActions(graph, { planPath: 'bench/export.braid.yaml' }); // also the warm-up
   const xs: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
+    const c = process.cpuUsage();
     const t = performance.now();
     const again = exportGithubActions(graph, { planPath: 'bench/export.braid.yaml' });
     xs.push(performance.now() - t);
+    const used = process.cpuUsage(c);
+    cpu.push((used.user + used.system) / 1000);
     if (again.yaml !== first.yaml) throw new Error('export is not stable: two exports of one plan differ');
   }
   const m = median(xs);
   // Timing is the claim here; GitHub's own limits (500 KB a file) are the export's problems to report.
   for (const p of first.problems) console.error(`[bench] export: ${p}`);
   console.log(`\n### Export a ${graph.order.length.toLocaleString('en-US')}-step plan to GitHub Actions (exportGithubActions on the compiled plan, ${runs} runs after a warm-up)\n`);
-  table(['steps', 'jobs', 'workflow', 'median', 'max', 'goal'], [[
+  // The process's CPU time beside the wall clock: on a shared machine the gap is other processes' turn.
+  table(['steps', 'jobs', 'workflow', 'median', 'max', 'CPU time, median', 'goal'], [[
     graph.order.length.toLocaleString('en-US'), first.jobs.toLocaleString('en-US'), `${(Buffer.byteLength(first.yaml) / 1024 / 1024).toFixed(1)} MiB`,
-    ms(m), ms(quantile(xs, 1)), goal(ms(m), m <= 1000, '≤ 1 s'),
+    ms(m), ms(quantile(xs, 1)), ms(median(cpu)), goal(ms(m), m <= 1000, '≤ 1 s'),
   ]]);
 }
