@@ -74,6 +74,24 @@ describe('export github-actions: the workflow run', function () {
     assert.equal(read(run.artifacts, 'after', 'output'), 'flaky said second try works');
   });
 
+  it('failures: continue-on-error, if: failure and skipped dependents as in Braid; a status is read as Braid names it', () => {
+    const text = [
+      'version: 1', 'name: Failures', 'steps:',
+      '  breaks:', '    run: echo partial; exit 3', '    continue-on-error: true',
+      '  after:', '    needs: [breaks]', '    run: echo "breaks was ${{ steps.breaks.status }}"',
+      '  fails:', '    run: exit 1',
+      '  cleanup:', '    needs: [fails]', '    if: failure', '    run: echo "cleaning up after ${{ steps.fails.status }}"',
+      '  never:', '    needs: [fails]', '    run: echo never',
+    ].join('\n');
+    const graph = compilePlan('failures.braid.yaml', text, { isGit: true }).graph!;
+    const run = emulate(exportGithubActions(graph, { planPath: 'failures.braid.yaml' }).yaml, { origin: origin() });
+    assert.deepEqual(run.results, { breaks: 'success', after: 'success', fails: 'failure', cleanup: 'success', never: 'skipped', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    assert.equal(read(run.artifacts, 'breaks', 'status'), 'failed');
+    assert.equal(read(run.artifacts, 'after', 'output'), 'breaks was failed');
+    assert.equal(read(run.artifacts, 'cleanup', 'output'), 'cleaning up after failed');
+    assert.equal(existsSync(join(run.artifacts, 'braid-never')), false);
+  });
+
   it('hostile: quotes, $(…) and ${{ }} in values and outputs stay text; the prompt reaches the agent whole', () => {
     rmSync(PWNED, { force: true });
     const bin = mkdtempSync(join(tmpdir(), 'braid-fake-claude-'));
