@@ -1,9 +1,10 @@
 // One plan step (or one matrix group) as one GitHub job: check out, merge the needs' work, set
 // up the agent, run the command in a bounded retry loop, check, hand the work on as an artifact.
-import { presetTable, type AgentPermission } from '../agents/presets';
-import { classifyRef, parseTemplates, shellTemplate } from '../plan/templates';
+import type { AgentPermission } from '../agents/presets';
+import { envNameFor, shellTemplate } from '../plan/templates';
 import type { Graph, GraphStep } from '../plan/types';
-import { ACTIONS, agentSetup, secretEnv, type AgentSetup } from './agentInstall';
+import { agentCommand } from './agentCommand';
+import { ACTIONS, type AgentSetup } from './agentInstall';
 import { artifactName, artifactPattern, ghExpr, ghLiteral } from './ghText';
 import type { JobPlan } from './jobs';
 import { RefVars, hasTemplates, shellWord } from './refVars';
@@ -23,9 +24,7 @@ export interface BuiltJob {
   readonly notes: readonly string[];
 }
 
-const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;
 const IN_DIR = ghExpr('runner.temp') + '/braid-in';
 const OUT_DIR = ghExpr('runner.temp') + '/braid-out';
 
@@ -72,7 +71,7 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
 
   const stepId = plan.matrix ? per.field('braid-id', (s) => s.id) : first.id;
   jobEnv.BRAID_STEP_ID = stepId;
-  for (const k of per.userKeys) jobEnv[`BRAID_MATRIX_${k.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`] = ghExpr(`matrix.${k}`);
+  for (const k of per.userKeys) jobEnv[envNameFor(['matrix', k])] = ghExpr(`matrix.${k}`);
   const artifact = plan.matrix ? `braid-${stepId}` : artifactName(first.id);
 
   // The plan's env with templates and the step's own env: literal values in the job's env,
@@ -94,36 +93,12 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
     command = 'sh -c "$BRAID_RUN"';
     runEnv.BRAID_RUN = shellSource(first.run ?? '', vars, setup);
   } else {
-    const agent = o.graph.agents[first.agent ?? '']!;
-    const s = agentSetup(agent);
-    if (s) { setups.push(s); Object.assign(runEnv, secretEnv(s)); } else {
-      notes.push(`${plan.id}: agent ${agent.name} (${agent.command[0]}) is not installed by the workflow: make it available on the runner`);
-    }
-    if (agent.cwd !== undefined) notes.push(`${plan.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
-    const usesContext = parseTemplates(first.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
-    const context = o.graph.plan.context;
-    const lead = agent.context && !usesContext && context !== undefined && context.trim() !== '' ? [{ literal: `${context.trimEnd()}\n\n` }] : [];
-    setup.push(`braid_prompt=${shellWord(first.prompt ?? '', 'BRAID_PROMPT', vars, runEnv, lead)}`);
-    for (const [k, v] of Object.entries(agent.env)) {
-      if (!hasTemplates(v)) runEnv[k] = ghLiteral(v);
-      else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, runEnv)}`);
-    }
-    const stdinPrompt = agent.stdin === 'prompt';
-    if (stdinPrompt) runEnv.BRAID_STDIN = 'prompt';
-    const words: string[] = [];
-    agent.command.forEach((el, i) => {
-      if (stdinPrompt && ONLY_PROMPT.test(el)) return;
-      words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, runEnv));
-    });
-    const preset = presetTable({ permission: o.permission })[agent.name];
-    const isPreset = preset !== undefined && preset.command.join('\0') === agent.command.join('\0');
-    // The CLI's own sandbox where it has one: codex's is in its flags; gemini's runs in Docker.
-    if (isPreset && s?.family === 'gemini' && o.permission !== 'full') words.push('--sandbox');
-    if (s?.family === 'claude' && first.maxCostUsd !== undefined) words.push('--max-budget-usd', String(first.maxCostUsd));
-    else if (first.maxCostUsd !== undefined) notes.push(`${plan.id}: max-cost-usd has no counterpart for ${agent.name}`);
-    command = words.join(' ');
-    // A structured stream: the failure it reports and its final answer (the output) are read with jq.
-    if (agent.format !== 'text' && (s?.family === 'claude' || s?.family === 'codex' || s?.family === 'gemini')) runEnv.BRAID_AGENT = s.family;
+    const agent = agentCommand(first, o.graph.agents[first.agent ?? '']!, o.graph.plan.context, o.permission, vars);
+    command = agent.command;
+    setup.push(...agent.setup);
+    Object.assign(runEnv, agent.env);
+    if (agent.install) setups.push(agent.install);
+    notes.push(...agent.notes);
   }
   if (first.output !== undefined) runEnv.BRAID_OUTPUT_FILE = per.field('braid-output', (s) => s.output ?? '');
   if (first.timeoutMs !== undefined) runEnv.BRAID_TIMEOUT = `${Number((first.timeoutMs / 1000).toFixed(3))}s`;
