@@ -153,3 +153,26 @@ describe('export github-actions: agents', () => {
     assert.match(r.yaml, /# - a: agent mine \(mytool\) is not installed/);
   });
 });
+
+describe('export github-actions: size', () => {
+  it('two hundred agent steps in a DAG fit in GitHub\'s 500 KB a workflow', () => {
+    const lines = ['version: 1', 'name: Monorepo', 'steps:'];
+    for (let i = 0; i < 200; i++) {
+      const notes = i >= 10 ? ` Notes so far: \${{ steps.pkg${i - 10}.output }}` : '';
+      lines.push(`  pkg${i}:`, `    prompt: "Port package ${i} to the new API.${notes}"`, `    writes: [packages/p${i}/**]`);
+      if (i >= 10) lines.push(`    needs: [pkg${i - 10}]`);
+    }
+    const graph = compilePlan('monorepo.braid.yaml', lines.join('\n'), { isGit: true }).graph!;
+    assert.equal(graph.order.length, 200);
+    const r = exportGithubActions(graph, { planPath: 'monorepo.braid.yaml' });
+    assert.deepEqual(r.problems, []);
+    assert.ok(Buffer.byteLength(r.yaml) < 500 * 1024, `${Buffer.byteLength(r.yaml)} bytes`);
+  });
+
+  it('a plan past 500 KB is a problem the export names', () => {
+    const lines = ['version: 1', 'steps:'];
+    for (let i = 0; i < 800; i++) lines.push(`  s${i}:`, `    run: echo ${i}`);
+    const r = exportGithubActions(compilePlan('big.braid.yaml', lines.join('\n'), { isGit: true }).graph!, { planPath: 'big.braid.yaml' });
+    assert.match(r.problems.join('\n'), /GitHub starts no run of a workflow over 500 KB/);
+  });
+});
