@@ -176,3 +176,14 @@ describe('export github-actions: size', () => {
     assert.match(r.problems.join('\n'), /GitHub starts no run of a workflow over 500 KB/);
   });
 });
+
+describe('export github-actions: the README', () => {
+  it('shows a job of the diamond example as the export writes it', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## When one machine is not enough'));
+    const shown = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    const rel = 'examples/diamond.braid.yaml';
+    const yaml = exportGithubActions(compile(rel), { planPath: rel }).yaml;
+    assert.equal(shown, yaml.slice(yaml.indexOf('  backend:\n'), yaml.indexOf('  frontend:\n')));
+  });
+});
