@@ -74,7 +74,7 @@ describe('export github-actions: the workflow run', function () {
     assert.equal(read(run.artifacts, 'after', 'output'), 'flaky said second try works');
   });
 
-  it('failures: continue-on-error, if: failure and skipped dependents as in Braid; a status is read as Braid names it', () => {
+  it('failures: continue-on-error, if: failure and skipped dependents as in Braid; a status is read as Braid names it; cwd and output', () => {
     const text = [
       'version: 1', 'name: Failures', 'steps:',
       '  breaks:', '    run: echo partial; exit 3', '    continue-on-error: true',
@@ -82,10 +82,13 @@ describe('export github-actions: the workflow run', function () {
       '  fails:', '    run: exit 1',
       '  cleanup:', '    needs: [fails]', '    if: failure', '    run: echo "cleaning up after ${{ steps.fails.status }}"',
       '  never:', '    needs: [fails]', '    run: echo never',
+      '  files:', '    cwd: docs', '    run: printf \'from a file\\n\\n\' > out.txt; echo not the output', '    output: out.txt',
     ].join('\n');
     const graph = compilePlan('failures.braid.yaml', text, { isGit: true }).graph!;
     const run = emulate(exportGithubActions(graph, { planPath: 'failures.braid.yaml' }).yaml, { origin: origin() });
-    assert.deepEqual(run.results, { breaks: 'success', after: 'success', fails: 'failure', cleanup: 'success', never: 'skipped', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    assert.deepEqual(run.results, { breaks: 'success', after: 'success', fails: 'failure', cleanup: 'success', never: 'skipped', files: 'success', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    // `output:` is the file in the step's cwd, as it is (no trimming), as in a local run.
+    assert.equal(read(run.artifacts, 'files', 'output'), 'from a file\n\n');
     assert.equal(read(run.artifacts, 'breaks', 'status'), 'failed');
     assert.equal(read(run.artifacts, 'after', 'output'), 'breaks was failed');
     assert.equal(read(run.artifacts, 'cleanup', 'output'), 'cleaning up after failed');
