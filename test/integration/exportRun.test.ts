@@ -95,6 +95,19 @@ describe('export github-actions: the workflow run', function () {
     assert.equal(existsSync(join(run.artifacts, 'braid-never')), false);
   });
 
+  it('timeout: each attempt is killed at its limit (the whole process group) and retried', () => {
+    const text = ['version: 1', 'name: Slow', 'steps:',
+      '  slow:', '    run: (sleep 30; echo late > late.txt) & sleep 30', '    timeout: 1s', '    retries: 1', '    retry-delay: 100ms'].join('\n');
+    const graph = compilePlan('slow.braid.yaml', text, { isGit: true }).graph!;
+    const started = Date.now();
+    const run = emulate(exportGithubActions(graph, { planPath: 'slow.braid.yaml' }).yaml, { origin: origin() });
+    assert.equal(run.results.slow, 'failure');
+    assert.ok(Date.now() - started < 20_000, 'both attempts ended at their limit');
+    assert.equal(run.logs.slow!.match(/::error::timed out after 1s/g)?.length, 2, run.logs.slow);
+    assert.match(run.logs.slow!, /attempt 1 failed \(exit 124\)/);
+    assert.equal(read(run.artifacts, 'slow', 'status'), 'failed');
+  });
+
   it('hostile: quotes, $(…) and ${{ }} in values and outputs stay text; the prompt reaches the agent whole', () => {
     rmSync(PWNED, { force: true });
     const bin = mkdtempSync(join(tmpdir(), 'braid-fake-claude-'));
