@@ -10,6 +10,7 @@ import { Command, type CommandArgs, type CommandId } from './commandIds';
 import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
+import { exportPlanToGithubActions } from './exportCommand';
 import { GraphPanels } from './graphPanel';
 import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
@@ -113,6 +114,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+  register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
 
   // Commands that no run could take stay out of the palette (package.json `when` clauses).
   const contextSet = new Map<string, boolean>();
