@@ -4,6 +4,7 @@
 import picomatch from 'picomatch';
 import { DEFAULT_AGENT, type AgentPermission } from '../agents/presets';
 import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
+import { ownValue } from './dict';
 import { STEP_ID, type StepDoc } from './schema';
 import { classifyRef, parseTemplates } from './templates';
 import type { CheckedPlan } from './schemaCheck';
@@ -85,7 +86,7 @@ export function substitutePath(text: string, values: Readonly<Record<string, str
   let at = 0;
   for (const ref of refs) {
     const c = classifyRef(ref.path);
-    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? values?.[c.key] : undefined;
+    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? ownValue(values, c.key) : undefined;
     out += text.slice(at, ref.start) + (value ?? text.slice(ref.start, ref.end));
     at = ref.end;
   }

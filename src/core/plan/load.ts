@@ -38,7 +38,10 @@ export function loadPlan(file: string, text: string): LoadedPlan {
     });
   for (const e of doc.errors) push('error', e);
   for (const w of doc.warnings) push('warning', w);
-  for (const pos of duplicateKeys(doc)) push('error', { pos, code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  const keys = keyProblems(doc);
+  for (const pos of keys.duplicates) push('error', { pos, code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  // zod builds its output with plain assignment, where `__proto__` sets a prototype instead of a key.
+  for (const pos of keys.reserved) push('error', { pos, code: 'RESERVED_KEY', message: '`__proto__` cannot be used as a name' });
   let value: unknown;
   if (!diagnostics.some((d) => d.severity === 'error')) {
     try {
@@ -51,21 +54,23 @@ export function loadPlan(file: string, text: string): LoadedPlan {
   return { file, text, doc, lineCounter, value, diagnostics };
 }
 
-/** Offsets of every mapping key that repeats an earlier key of the same mapping. */
-function duplicateKeys(doc: Document.Parsed): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
+/** Offsets of every mapping key that repeats an earlier key of the same mapping, and of `__proto__` keys. */
+function keyProblems(doc: Document.Parsed): { duplicates: Array<[number, number]>; reserved: Array<[number, number]> } {
+  const duplicates: Array<[number, number]> = [];
+  const reserved: Array<[number, number]> = [];
   visit(doc, {
     Map(_, map) {
       const seen = new Set<unknown>();
       for (const p of map.items) {
-        if (!isScalar(p.key)) continue;
+        if (!isScalar(p.key) || !p.key.range) continue;
         const k = p.key.value;
-        if (seen.has(k) && p.key.range) out.push([p.key.range[0], p.key.range[1]]);
+        if (seen.has(k)) duplicates.push([p.key.range[0], p.key.range[1]]);
+        if (k === '__proto__') reserved.push([p.key.range[0], p.key.range[1]]);
         seen.add(k);
       }
     },
   });
-  return out;
+  return { duplicates, reserved };
 }
 
 // Lookups by key are memoised per mapping: a 5,000-step plan locates every step's key.

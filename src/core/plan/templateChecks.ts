@@ -1,6 +1,7 @@
 // Template checks for every concrete step: `${{ … }}` must parse, name a documented thing, and,
 // for another step's output or status, name one of the step's transitive needs (otherwise it could
 // not be ready). That last question waits for the reachability index, so it comes back as queries.
+import { hasOwnKey, ownValue } from './dict';
 import { didYouMean } from './didYouMean';
 import type { Instance, PlanModel } from './expand';
 import { fieldPath, type KeyPath, type Report } from './reporter';
@@ -31,11 +32,11 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   push(['steps', inst.group, 'run'], inst.own.run, true);
   push(['steps', inst.group, 'prompt'], inst.own.prompt, false);
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
-  const agent = inst.agent === undefined ? undefined : model.table.agents[inst.agent];
+  const agent = inst.agent === undefined ? undefined : ownValue(model.table.agents, inst.agent);
   if (agent && inst.agent !== undefined) {
     // Checked per step (what a template may name depends on the step), located where it is written.
     const name = inst.agent;
-    const written = model.checked.agents[name] !== undefined;
+    const written = ownValue(model.checked.agents, name) !== undefined;
     // A command written as one string was split into argv; its elements are not separate nodes.
     const asList = model.checked.listCommands.has(name);
     agent.command.forEach((arg, i) => {
@@ -90,7 +91,7 @@ function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, 
     case 'matrix': {
       const key = c.key ?? '';
       if (!inst.values) return `${shown}: the step has no matrix`;
-      return key in inst.values ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
+      return hasOwnKey(inst.values, key) ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
     }
     case 'step-output': case 'step-status': {
       const key = c.key ?? '';
