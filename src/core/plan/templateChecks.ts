@@ -8,6 +8,9 @@ import { fieldPath, type KeyPath, type Report } from './reporter';
 import type { Reach } from './reachability';
 import { classifyRef, parseTemplates, singleQuotedRefs, type TemplateRef } from './templates';
 
+// Locating a problem inside a value searches the value's source; a few per value say enough.
+const MAX_FIELD_ERRORS = 10;
+
 /** "Is `ancestor` among `step`'s needs?", to be answered once the order is known. */
 export interface StepRefQuery {
   readonly step: string;
@@ -57,7 +60,11 @@ export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[]
     for (const f of fieldsOf(model, inst)) {
       const { refs, errors } = parseTemplates(f.text);
       const at = (r: { start: number; end: number }) => ({ within: { value: f.text, start: r.start, end: r.end } });
-      for (const e of errors) report(f.path, e.message, 'template', at(e));
+      for (const e of errors.slice(0, MAX_FIELD_ERRORS)) report(f.path, e.message, 'template', at(e));
+      if (errors.length > MAX_FIELD_ERRORS) {
+        const rest = errors.slice(MAX_FIELD_ERRORS);
+        report(f.path, `and ${rest.length} more template problems in this value`, 'template', at(rest[0]!));
+      }
       for (const r of refs) {
         const problem = refProblem(r, f, inst, model, ids);
         if (typeof problem === 'string') report(f.path, problem, 'template', at(r));
