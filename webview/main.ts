@@ -25,6 +25,8 @@ class App {
   private readonly stepRow: ActionRow;
   private readonly logPane: LogPane;
   private readonly stepTitle = el('h2', { class: 'step-title' });
+  /** Graph and step pane; the pane shows only while a step is selected, so the graph has the room otherwise. */
+  private readonly split: HTMLElement;
   private readonly stepMeta = el('div', { class: 'step-meta' });
   private readonly hint = el('p', { class: 'hint' }, 'Select a step to see its log.');
   private runId: string | undefined;
@@ -57,9 +59,10 @@ class App {
     });
     const viewport = el('div', { class: 'graph-viewport', 'aria-label': 'Plan graph' });
     const side = el('aside', { class: 'side' }, this.hint, this.stepTitle, this.stepMeta, this.stepRow.root, this.logPane.root);
-    root.append(this.toolbar.root, el('div', { class: 'split' }, viewport, side));
+    root.append(this.toolbar.root, this.split = el('div', { class: 'split' }, viewport, side));
     this.graph = new GraphView(viewport, {
       onSelect: (id) => this.select(id),
+      onClear: () => this.clearSelection(),
       onRendered: () => {
         if (this.query !== '') this.search(this.query);
       },
@@ -166,6 +169,14 @@ class App {
     this.refresh();
   }
 
+  private clearSelection(): void {
+    if (this.selected === undefined) return;
+    this.selected = undefined;
+    this.graph.select(undefined);
+    this.persist();
+    this.refresh();
+  }
+
   private applySelection(): void {
     const id = this.restoreSelection;
     if (id === undefined || !this.graph.node(id)) return;
@@ -216,6 +227,7 @@ class App {
 
   private showStep(runActive = isRunActive(this.graph.nodes.map((n) => n.status))): void {
     const node = this.selected !== undefined ? this.graph.node(this.selected) : undefined;
+    this.split.classList.toggle('has-selection', node !== undefined);
     this.hint.hidden = node !== undefined;
     this.stepTitle.hidden = node === undefined;
     this.stepMeta.hidden = node === undefined;

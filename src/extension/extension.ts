@@ -2,11 +2,12 @@
 // execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
 // runs model that every view reads.
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { isGitRepo } from '../core/engine/worktree';
+import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
 import { Command, type CommandArgs, type CommandId } from './commandIds';
+import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
 import { GraphPanels } from './graphPanel';
@@ -74,6 +75,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   }));
   terminals = sub(new StepTerminals({
     runs, log: (line) => log.info(line),
+    keep: () => readSettings().keepTerminals,
     cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
   }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));

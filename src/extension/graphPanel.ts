@@ -3,10 +3,10 @@
 // parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { LogLines } from '../core/engine/logLines';
-import { RunStore } from '../core/engine/store';
+import { LogLines } from '../core/engine/records/logLines';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
-import { graphFromSnapshot } from '../core/engine/snapshot';
+import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Graph } from '../core/plan/types';

@@ -6,7 +6,7 @@ import type { Graph } from '../core/plan/types';
 import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';
 import type { RequestParams } from '../protocol/engine';
-import type { RunSummary, RunRef, StepRef } from './commandIds';
+import type { RetryOptions, RunSummary, RunRef, StepRef } from './commandIds';
 import { readSettings } from './config';
 import type { PlanDiagnostics } from './diagnostics';
 import type { Engines } from './engines';
@@ -28,8 +28,6 @@ export interface RunCommandDeps {
 const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
 
 /** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
-export interface RetryOptions { readonly resume?: boolean }
-
 type Selection = { readonly only?: readonly string[]; readonly from?: string };
 
 /** Step keys as written in the plan: a matrix step once, by its key. */

@@ -2,7 +2,7 @@
 // icons, elapsed time, attempt and lock waits. Refreshed from the runs model's change events,
 // coalesced so an output storm does not repaint the tree more than a few times a second.
 import * as vscode from 'vscode';
-import { clockTime } from '../core/engine/retry';
+import { clockTime } from '../core/engine/scheduling/retry';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
 import { formatCost, formatDuration, statusIcon } from './statusText';

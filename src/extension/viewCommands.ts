@@ -4,7 +4,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { RunRef, StepRef } from './commandIds';
 import type { PlanDiagnostics } from './diagnostics';
 import { toRange } from './diagnostics';

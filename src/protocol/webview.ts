@@ -158,5 +158,5 @@ export function parseHostMessage(raw: unknown): HostMessage | undefined {
   return r.success ? r.data : undefined;
 }
 
-/** The header line that opens each attempt in a step's log file (see core/engine/stepLog.ts). */
+/** The header line that opens each attempt in a step's log file (see core/engine/records/stepLog.ts). */
 export const ATTEMPT_HEADER = /^─{4} attempt (\d+) · /;

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { attemptHeader } from '../../src/core/engine/stepLog';
+import { attemptHeader } from '../../src/core/engine/records/stepLog';
 import { ATTEMPT_HEADER, parseHostMessage, parseWebviewMessage, webviewStateSchema } from '../../src/protocol/webview';
 
 const RUN = '20261203-095253-ab12';
