@@ -9,6 +9,7 @@ import { hostLogBench } from './hostLog';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
+import { benchPlanFuzz } from './planFuzz';
 import { benchPlanLoad } from './planLoad';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
@@ -24,6 +25,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['latency', benchLatency],
   ['fork', benchForkThread],
   ['load', benchPlanLoad],
+  ['fuzz', benchPlanFuzz],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
   ['webview', printed(webviewBench)],

@@ -1,13 +1,13 @@
 // Reading a plan file's text into a document that keeps every node's source range. JSON plans go
 // through the same parser (JSON is YAML 1.2 flow syntax), so both get the same diagnostics.
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, Range, Severity } from './types';
 
 export interface LoadedPlan {
   readonly file: string;
   readonly text: string;
   readonly doc: Document.Parsed;
-  readonly lineCounter: LineCounter;
+  readonly lineCounter: LineStarts;
   /** The document as plain data; undefined when the YAML did not parse. */
   readonly value: unknown;
   /** YAML syntax errors and warnings, located. */
@@ -21,8 +21,28 @@ export const MAX_DEPTH = 64;
 /** Most alias expansions (yaml's count: each use of an anchor times the aliases inside it). */
 export const MAX_ALIAS_COUNT = 1000;
 
+/**
+ * Where each line of the text starts. yaml's own LineCounter learns lines from its lexer, which
+ * skips some newlines in broken flow collections (positions then land past their line's end).
+ */
+export class LineStarts {
+  private readonly starts: number[] = [0];
+  constructor(text: string) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+  /** 1-based line and column of an offset, as yaml's LineCounter gives them. */
+  linePos(offset: number): { line: number; col: number } {
+    let lo = 0, hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid; else hi = mid - 1;
+    }
+    return { line: lo + 1, col: offset - this.starts[lo]! + 1 };
+  }
+}
+
 /** A Range (0-based lines and UTF-16 columns) from two offsets in the text. */
-export function offsetsToRange(lc: LineCounter, start: number, end: number): Range {
+export function offsetsToRange(lc: LineStarts, start: number, end: number): Range {
   const a = lc.linePos(start);
   const b = lc.linePos(Math.max(start, end));
   return { start: { line: a.line - 1, column: a.col - 1 }, end: { line: b.line - 1, column: b.col - 1 } };
@@ -30,12 +50,12 @@ export function offsetsToRange(lc: LineCounter, start: number, end: number): Ran
 
 /** Parses plan text; syntax problems come back as diagnostics, never as exceptions. */
 export function loadPlan(file: string, text: string): LoadedPlan {
-  const lineCounter = new LineCounter();
+  const lineCounter = new LineStarts(text);
   // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
   // 10,000-step plan); duplicateKeys below does the same check with one set per mapping.
   // logLevel 'error': yaml's warnings would go to process.emitWarning (a raw Node warning on the
   // CLI's stderr); what they warn about is reported below as a located problem instead.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
   const diagnostics: Diagnostic[] = [];
   const push = (severity: Severity, e: { pos: [number, number]; code: string; message: string }) =>
     diagnostics.push({
