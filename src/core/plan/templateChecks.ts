@@ -1,6 +1,7 @@
 // Template checks for every concrete step: `${{ … }}` must parse, name a documented thing, and,
 // for another step's output or status, name one of the step's transitive needs (otherwise it could
 // not be ready). That last question waits for the reachability index, so it comes back as queries.
+import { shellScriptOf } from '../agents/shellScript';
 import { hasOwnKey, ownValue } from './dict';
 import { didYouMean } from './didYouMean';
 import type { Instance, PlanModel } from './expand';
@@ -32,10 +33,12 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   const push = (path: KeyPath, text: string | undefined, shell: boolean) => {
     if (text !== undefined) out.push({ path, text, shell, agentCommand: false });
   };
-  push(['steps', inst.group, 'run'], inst.own.run, true);
-  push(['steps', inst.group, 'prompt'], inst.own.prompt, false);
-  push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   const agent = inst.agent === undefined ? undefined : ownValue(model.table.agents, inst.agent);
+  // The `shell` preset and other `sh -c` agents run the prompt as shell source, as `run` is.
+  const script = agent ? shellScriptOf(agent) : undefined;
+  push(['steps', inst.group, 'run'], inst.own.run, true);
+  push(['steps', inst.group, 'prompt'], inst.own.prompt, script !== undefined);
+  push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   if (agent && inst.agent !== undefined) {
     // Checked per step (what a template may name depends on the step), located where it is written.
     const name = inst.agent;
@@ -46,7 +49,7 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
       if (!arg.includes('${{')) return;
       const path: KeyPath = !written ? fieldPath(inst.group, inst.own, 'agent')
         : asList ? ['agents', name, 'command', i] : ['agents', name, 'command'];
-      out.push({ path, text: arg, shell: false, agentCommand: true });
+      out.push({ path, text: arg, shell: script === i, agentCommand: true });
     });
   }
   return out;

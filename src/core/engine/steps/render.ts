@@ -1,8 +1,9 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
-import { agentInvocation, promptWithContext } from '../../agents/invocation';
+import { agentInvocation, PROMPT_TEMPLATE, promptWithContext } from '../../agents/invocation';
+import { shellScriptOf } from '../../agents/shellScript';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
-import type { Graph, GraphStep } from '../../plan/types';
+import type { AgentDef, Graph, GraphStep } from '../../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { shellArgv } from '../../exec/process';
 import type { StepStatus } from '../types';
@@ -81,7 +82,26 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   }
   const source = step.prompt ?? '';
   const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
+  const script = shellScriptOf(agent);
+  if (script !== undefined) return shellAgentInvocation(scope, agent, script, promptWithContext(agent, source, graph.plan.context, usesContext), env);
   const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   const inv = agentInvocation(agent, render, prompt);
   return { ...inv, env: { ...env, ...inv.env } };
+}
+
+/**
+ * An agent whose shell runs the prompt as source (the `shell` preset: `sh -c ${{ prompt }}`): the
+ * script, prompt included, gets what a `run` step gets, each template an environment-variable
+ * reference, so a dependency's output holding `$(…)` stays data.
+ */
+function shellAgentInvocation(scope: RenderScope, agent: AgentDef, where: number | 'stdin', prompt: string, env: Record<string, string>): Invocation {
+  const source = where === 'stdin' ? prompt : agent.command[where]!.split(PROMPT_TEMPLATE).join(prompt);
+  const { script, vars } = shellTemplate(source);
+  const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
+  const command = where === 'stdin' ? agent.command : agent.command.map((a, i) => (i === where ? script : a));
+  // Elsewhere (`bash -c SCRIPT name "${{ prompt }}"`) the prompt is an argument: its value, rendered.
+  const inv = agentInvocation({ ...agent, command }, render, render(prompt));
+  const out = { ...env, ...inv.env };
+  for (const v of vars) if (classifyRef(v.ref.path)?.kind !== 'env') out[v.name] = lookupRef(scope, out, v.ref);
+  return { ...inv, env: out, ...(where === 'stdin' ? { stdin: script } : {}) };
 }
