@@ -194,6 +194,20 @@ describe('worktree isolation through runPlan', function () {
     assertNoLeftovers(r);
   });
 
+  it('templates in setup are expanded as in run: environment-variable references, never source (#22 item 15)', async () => {
+    const r = repo({ 'README.md': 'hello\n' });
+    const plan = planFile([
+      '  src:', "    run: printf '%s' '$(touch pwned)'",
+      '  configured:', '    needs: [src]', '    matrix:', '      k: [x]', '    run: cat generated.txt > out.txt', '    isolation: worktree', '    writes: [out.txt]',
+      '    setup: printf "%s %s\\n" "${{ matrix.k }}" "${{ steps.src.output }}" > generated.txt',
+    ]);
+    const { record } = await run(r, plan);
+    assert.equal(record.steps['configured-x']!.status, 'succeeded', record.steps['configured-x']!.message);
+    assert.equal(r.read('out.txt'), 'x $(touch pwned)\n');
+    assert.equal(existsSync(join(r.dir, 'pwned')), false);
+    assertNoLeftovers(r);
+  });
+
   it('shared steps still run in the workspace itself, and runs outside git ignore isolation', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile(['  here:', '    run: basename "$PWD"', '    isolation: shared']);

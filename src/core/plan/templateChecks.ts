@@ -39,6 +39,11 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   push(['steps', inst.group, 'run'], inst.own.run, true);
   push(['steps', inst.group, 'prompt'], inst.own.prompt, script !== undefined);
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
+  // `setup` runs in the step's worktree as `run` does; env values are rendered for the step.
+  push(fieldPath(inst.group, inst.own, 'setup'), inst.merged.setup, true);
+  for (const [k, v] of Object.entries(inst.merged.env ?? {})) {
+    push(hasOwnKey(inst.own.env, k) ? ['steps', inst.group, 'env', k] : ['defaults', 'env', k], v, false);
+  }
   if (agent && inst.agent !== undefined) {
     // Checked per step (what a template may name depends on the step), located where it is written.
     const name = inst.agent;
@@ -59,6 +64,7 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
 export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[] {
   const queries: StepRefQuery[] = [];
   const ids = [...model.byId.keys()];
+  checkPlanEnv(model, report, ids);
   for (const inst of model.instances) {
     for (const f of fieldsOf(model, inst)) {
       const { refs, errors } = parseTemplates(f.text);
@@ -85,6 +91,24 @@ export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[]
     }
   }
   return queries;
+}
+
+/** The plan's `env` is rendered for every step: its templates must parse and name documented things. */
+function checkPlanEnv(model: PlanModel, report: Report, ids: readonly string[]): void {
+  for (const [k, v] of Object.entries(model.checked.top.env ?? {})) {
+    const { refs, errors } = parseTemplates(v);
+    const at = (r: { start: number; end: number }) => ({ within: { value: v, start: r.start, end: r.end } });
+    for (const e of errors.slice(0, MAX_FIELD_ERRORS)) report(['env', k], e.message, 'template', at(e));
+    for (const r of refs) {
+      const c = classifyRef(r.path);
+      const shown = `\${{ ${r.expr} }}`;
+      const problem = !c ? `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`
+        : c.kind === 'prompt' ? `${shown} is only for agent commands`
+          : (c.kind === 'step-output' || c.kind === 'step-status') && !model.byId.has(c.key ?? '') ? `${shown}: no step \`${c.key}\`${didYouMean(c.key ?? '', ids)}`
+            : undefined;
+      if (problem) report(['env', k], problem, 'template', at(r));
+    }
+  }
 }
 
 /** Reports each query whose step does not (transitively) need the step its template names. */

@@ -16,8 +16,8 @@ import type { Isolator } from '../steps/executor';
 import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
 import { mergeBack } from './mergeBack';
-import { runProcess, shellArgv } from '../../exec/process';
-import { stepEnv } from '../steps/render';
+import { runProcess } from '../../exec/process';
+import { shellInvocation, stepEnv } from '../steps/render';
 import type { LockGate } from '../scheduling/scheduler';
 import { openStepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from '../types';
@@ -72,10 +72,11 @@ function serially<T>(root: string, fn: () => Promise<T>): Promise<T> {
 
 /** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
 function envNeedsResults(graph: Graph, step: GraphStep): boolean {
-  return [graph.plan.env, step.env].some((layer) => Object.values(layer).some((v) => parseTemplates(v).refs.some((r) => {
+  const texts = [...Object.values(graph.plan.env), ...Object.values(step.env), step.setup ?? ''];
+  return texts.some((v) => parseTemplates(v).refs.some((r) => {
     const kind = classifyRef(r.path)?.kind;
     return kind === 'step-output' || kind === 'step-status';
-  })));
+  }));
 }
 
 export class WorktreeIsolator implements Isolator {
@@ -315,13 +316,15 @@ export class WorktreeIsolator implements Isolator {
 
   /** Runs the step's `setup` in its worktree; undefined when it succeeded. */
   private async setup(step: GraphStep, dir: string, command: string, scope: SetupScope): Promise<AttemptResult | undefined> {
-    const env = stepEnv({
+    const render = {
       graph: this.o.graph, step, runId: this.o.runId, outputs: scope.outputs, statuses: scope.statuses, baseEnv: this.o.baseEnv ?? process.env,
-    });
+    };
+    // Templates in `setup` become environment-variable references, as in `run`.
+    const inv = shellInvocation(render, command, stepEnv(render));
     const log = await openStepLog(this.o.log(step.id), scope.attempt, scope.title);
     try {
       const r = await runProcess({
-        argv: shellArgv(command), cwd: dir, env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
+        argv: inv.argv, cwd: dir, env: inv.env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
       });
       if (r.reason === 'exit' && r.exitCode === 0) return undefined;
       const base = { exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs };
