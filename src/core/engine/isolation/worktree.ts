@@ -4,7 +4,7 @@
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { globMatcher } from '../../paths/glob';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { withWorktreeLock } from './worktreeLock';
@@ -136,7 +136,7 @@ async function untrackedFiles(root: string, globs: readonly string[] | 'all'): P
   const all = splitZ(await gitOk(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }))
     .filter((p) => !p.startsWith('.braid/'));
   if (globs === 'all') return all;
-  const isMatch = picomatch([...globs], { dot: true });
+  const isMatch = globMatcher(globs, { dot: true });
   return all.filter((p) => isMatch(p));
 }
 
