@@ -9,6 +9,7 @@ import {
 import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
 import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
 import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from '../helpers/gitRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string | Buffer> = {}): TestRepo {
@@ -360,7 +361,7 @@ describe('engine/worktree', () => {
     assert.deepEqual(await listBraidWorktrees(r.dir), []);
     assert.equal(r.git(['branch', '--list', 'braid/*']), '');
     await pruneWorktrees(r.dir);
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', 'par')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), 'par')), false);
   });
 
   it('prune drops the registration of a worktree deleted by hand, keeping its branch', async () => {

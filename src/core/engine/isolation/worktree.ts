@@ -7,6 +7,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { globMatcher } from '../../paths/glob';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
+import { ensureWorktreesRoot, worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
 import { registerWorktree, type Registration } from './worktreeRegister';
@@ -38,7 +39,7 @@ function checkId(kind: string, id: string): void {
 
 /** Where a step's worktree lives. */
 export function worktreePath(root: string, runId: string, stepId: string): string {
-  return join(root, '.braid', 'worktrees', runId, stepId);
+  return join(worktreesRoot(root), runId, stepId);
 }
 
 /** The branch a step's worktree is on. */
@@ -141,7 +142,7 @@ async function untrackedFiles(root: string, globs: readonly string[] | 'all'): P
 }
 
 /**
- * A step's worktree at `.braid/worktrees/<run>/<step>` on branch `braid/<run>/<step>` from `base`,
+ * A step's worktree at `<cache>/<workspace hash>/worktrees/<run>/<step>` (worktreeHome.ts) on branch `braid/<run>/<step>` from `base`,
  * with its sparse cone and its copied and linked untracked files.
  */
 export async function createWorktree(o: {
@@ -155,6 +156,7 @@ export async function createWorktree(o: {
   const cone = o.sparse && o.sparse.length > 0 ? normaliseConePaths(o.sparse) : undefined;
   if (cone && !cone.ok) return cone;
   await ensureBraidDir(o.root);
+  ensureWorktreesRoot(o.root);
   const made = await checkOut(o.root, path, branch, o.base, cone?.dirs);
   if (!made.ok) return { ok: false, message: `could not create the worktree for ${o.stepId}: ${made.message}` };
   try {
@@ -262,12 +264,12 @@ export async function commitWorktree(o: { worktree: string; message: string }): 
 }
 
 function insideWorktrees(root: string, path: string): boolean {
-  return resolve(path).startsWith(resolve(root, '.braid', 'worktrees') + sep);
+  return resolve(path).startsWith(worktreesRoot(root) + sep);
 }
 
 /** Removes a step's worktree, its registration and its branch; quiet if any is already gone. */
 export async function removeWorktree(o: { root: string; path: string; branch: string }): Promise<void> {
-  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${o.root}/.braid/worktrees`);
+  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${worktreesRoot(o.root)}`);
   await withWorktreeLock(o.root, async () => {
     const r = await git(['worktree', 'remove', '--force', '--force', o.path], { cwd: o.root });
     if (r.code !== 0) {
@@ -288,8 +290,9 @@ export async function pruneWorktrees(root: string): Promise<void> {
   await withWorktreeLock(root, async () => {
     await gitOk(['worktree', 'prune'], { cwd: root });
     // Run directories whose worktrees are all gone (rmdir refuses a non-empty one).
-    const runs = await readdir(join(root, '.braid', 'worktrees')).catch(() => [] as string[]);
-    for (const run of runs) await rmdir(join(root, '.braid', 'worktrees', run)).catch(() => undefined);
+    const home = worktreesRoot(root);
+    const runs = await readdir(home).catch(() => [] as string[]);
+    for (const run of runs) await rmdir(join(home, run)).catch(() => undefined);
   });
   await recoverInterruptedMerges(root);
 }

@@ -9,7 +9,7 @@
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
@@ -98,10 +98,9 @@ export class WorktreeIsolator implements Isolator {
     this.base = Promise.resolve(base);
   }
 
-  /** Workspace-relative path of the step's worktree if its last attempt left one for the user. */
+  /** The absolute path of the step's worktree if its last attempt left one for the user (outside the workspace). */
   keptWorktree(stepId: string): string | undefined {
-    const p = this.kept.get(stepId);
-    return p === undefined ? undefined : relative(this.o.root, p).split('\\').join('/');
+    return this.kept.get(stepId);
   }
 
   /**
