@@ -210,6 +210,24 @@ describe('worktree isolation through runPlan', function () {
     assertNoLeftovers(r);
   });
 
+  it('git-ignored files a step writes inside its writes land; changes inside a submodule are named (#22 item 3)', async () => {
+    const sub = repo({ 'lib.txt': 'lib\n' });
+    const r = repo({ 'README.md': 'hello\n', '.gitignore': 'build/\n*.log\n' });
+    r.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor']);
+    r.commitAll('submodule');
+    const plan = planFile([
+      '  make:', '    isolation: worktree', '    writes: [build/**, vendor/**, notes.md]',
+      '    run: mkdir -p build/js && echo out > build/js/app.js && echo x > debug.log && echo n > notes.md && echo changed > vendor/lib.txt',
+    ]);
+    const { record } = await run(r, plan);
+    const step = record.steps.make!;
+    assert.equal(step.status, 'succeeded', step.message);
+    assert.equal(r.read('build/js/app.js'), 'out\n', 'the ignored build output landed');
+    assert.equal(r.read('notes.md'), 'n\n');
+    assert.equal(existsSync(join(r.dir, 'debug.log')), false, 'an ignored file outside the writes does not land');
+    assert.match(step.message ?? '', /did not land: changes inside submodule vendor/);
+  });
+
   it('templates in setup are expanded as in run: environment-variable references, never source (#22 item 15)', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([

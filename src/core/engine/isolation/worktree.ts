@@ -245,12 +245,16 @@ export async function mergeNeeds(o: { worktree: string; commits: readonly string
  * Commits everything the step changed in its worktree (copied and linked set-up files excluded).
  * Nothing changed: no commit, the start's sha and no paths.
  */
-export async function commitWorktree(o: { worktree: string; message: string }): Promise<{ sha: string; changed: string[] }> {
+export async function commitWorktree(o: { worktree: string; message: string; force?: readonly string[] }): Promise<{ sha: string; changed: string[] }> {
   const cwd = o.worktree;
   const meta = await readMeta(cwd);
   const start = meta?.start ?? (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
   const exclude = meta?.exclude ?? [];
   await gitOk(['add', '-A'], { cwd });
+  // Git-ignored files the step wrote inside its writes (ignoredWrites.ts).
+  if (o.force && o.force.length > 0) {
+    await gitOk(['add', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, input: o.force.map((p) => `:(literal)${p}\0`).join('') });
+  }
   // Set-up files go back to the start's state in the index, so they stay out of the result; also
   // when an agent that commits by itself (aider does) committed them. (An `:(exclude)` pathspec on
   // `add` is refused by git when the path is ignored.)

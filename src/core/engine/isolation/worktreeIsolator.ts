@@ -9,6 +9,7 @@
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
@@ -25,6 +26,7 @@ import {
   commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
 } from './worktree';
 import { touchesSetupInputs } from './worktreeSetup';
+import { ignoredWrites } from './ignoredWrites';
 
 export interface WorktreeIsolatorOptions {
   /** The workspace: a git repository's top level. */
@@ -188,10 +190,17 @@ export class WorktreeIsolator implements Isolator {
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
       }
-      const r = await body(tree.path);
+      const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
+      let r = await body(tree.path);
       if (r.status === 'canceled') return await this.drop(step.id, r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
-      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
+      const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
+      if (extra.notLanded.length > 0) {
+        const note = `did not land: ${extra.notLanded.join('; ')}`;
+        r = { ...r, message: r.message ? `${r.message}; ${note}` : note };
+        await appendFile(this.o.log(step.id), `──── ${note} ────\n`).catch(() => {});
+      }
+      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land });
       // A worktree step without `writes` may change anything: its whole tree is its set.
       const writes = step.writes.length > 0 ? step.writes : ['**'];
       const lock = await this.mergeLock(step, writes, ctx.signal);
