@@ -11,6 +11,7 @@ import { benchLanguageService } from './languageService';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
+import { benchPlanFuzz } from './planFuzz';
 import { benchPlanLoad } from './planLoad';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
@@ -27,6 +28,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['fork', benchForkThread],
   ['load', benchPlanLoad],
   ['language', benchLanguageService],
+  ['fuzz', benchPlanFuzz],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
   ['export', benchExport],

@@ -17,7 +17,7 @@ import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { serve } from './serve';
 import { HumanView } from './view';
-import { workspaceForCwd, workspaceForPlan } from './workspace';
+import { WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
 
 const HELP = `braid — run a plan of agent and shell steps in parallel
 
@@ -234,6 +234,7 @@ export async function main(argv: string[]): Promise<number> {
       default: throw new Usage(`unknown command ${cmd}`);
     }
   } catch (e) {
+    if (e instanceof WorkspaceError) { err(`braid: ${e.message}\n`); return 2; }
     if (e instanceof Usage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;

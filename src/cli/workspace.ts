@@ -1,7 +1,19 @@
 // Where a run's records live: the plan's (or the current folder's) git root, else that folder.
 import { execFileSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync, lstatSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+
+/** The workspace cannot hold Braid's records: an expected failure, said in one line (exit 2). */
+export class WorkspaceError extends Error {}
+
+/** The workspace, checked: its `.braid` must be a folder (or absent). */
+function checked(ws: string): string {
+  const braid = join(ws, '.braid');
+  let s;
+  try { s = lstatSync(braid); } catch { return ws; }
+  if (!s.isDirectory()) throw new WorkspaceError(`${braid} is ${s.isSymbolicLink() ? 'a symbolic link' : 'a file'}, not a folder: Braid keeps its runs and locks there; move it away`);
+  return ws;
+}
 
 /** The git top-level containing `dir`, else `dir` itself. */
 export function workspaceOf(dir: string): string {
@@ -14,12 +26,11 @@ export function workspaceOf(dir: string): string {
 
 /** The workspace for a plan file, or `--workspace` when given. */
 export function workspaceForPlan(planFile: string, override?: string): string {
-  if (override) return resolve(override);
-  return workspaceOf(dirname(resolve(planFile)));
+  return checked(override ? resolve(override) : workspaceOf(dirname(resolve(planFile))));
 }
 
 export function workspaceForCwd(override?: string): string {
-  return override ? resolve(override) : workspaceOf(process.cwd());
+  return checked(override ? resolve(override) : workspaceOf(process.cwd()));
 }
 
 export function isDir(p: string): boolean {

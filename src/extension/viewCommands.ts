@@ -2,7 +2,7 @@
 // the plan's source. They work in an untrusted workspace too, except clean-up (it runs git).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/records/runStore';
 import type { RunRef, StepRef } from './commandIds';
@@ -82,7 +82,7 @@ export class ViewCommands {
     const stepId = await pickStep(run, ref.stepId ?? stepArg, undefined, 'Open Worktree');
     const wt = stepId ? run.steps.get(stepId)?.worktree : undefined;
     if (!wt) { if (stepId) void vscode.window.showInformationMessage(`Braid: ${stepId} kept no worktree.`); return; }
-    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(join(run.workspace, wt)), { forceNewWindow: true });
+    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(resolve(run.workspace, wt)), { forceNewWindow: true });
   }
 
   async revealStep(arg?: string | StepRef, stepArg?: string): Promise<void> {

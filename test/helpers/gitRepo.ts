@@ -16,6 +16,9 @@ export interface TestRepo {
   cleanup(): void;
 }
 
+// Worktrees live in the user's cache (worktreeHome.ts): tests keep theirs in a folder of their own.
+process.env.BRAID_CACHE_DIR ??= mkdtempSync(join(tmpdir(), 'braid-test-cache-'));
+
 const ENV = {
   ...process.env,
   GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@localhost', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@localhost',

@@ -9,6 +9,7 @@ import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/records/runStore';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -96,8 +97,8 @@ describe('worktree isolation through runPlan', function () {
     assert.match(step.message ?? '', /f\.txt \(both sides changed the same lines\)/);
     assert.deepEqual(userState(r), before, 'nothing of it landed');
     assert.doesNotMatch(r.read('f.txt'), /<<<<<<<|>>>>>>>/);
-    assert.equal(step.worktree, `.braid/worktrees/${record.id}/clash`);
-    const kept = join(r.dir, step.worktree);
+    assert.equal(step.worktree, join(worktreesRoot(r.dir), record.id, 'clash'));
+    const kept = step.worktree!;
     assert.match(readFileSync(join(kept, 'f.txt'), 'utf8'), /^line 1 by the step$/m, 'the step’s work is kept for the user');
     assert.equal(braidBranches(r), `braid/${record.id}/clash`);
     assert.equal(existsSync(join(r.dir, '.git', 'index.lock')), false);
@@ -126,7 +127,7 @@ describe('worktree isolation through runPlan', function () {
     assert.match(step.message ?? '', /outside its writes \(allowed\/\*\*\): README\.md, outside\.txt; nothing was merged/);
     assert.deepEqual(userState(r), before);
     assert.equal(existsSync(join(r.dir, 'allowed')), false);
-    assert.equal(step.worktree, `.braid/worktrees/${record.id}/sneaky`, 'a failed step’s worktree is kept');
+    assert.equal(step.worktree, join(worktreesRoot(r.dir), record.id, 'sneaky'), 'a failed step’s worktree is kept');
     assert.equal(await main(['clean', record.id, '--workspace', r.dir]), 0);
     assertNoLeftovers(r);
   });
@@ -145,7 +146,7 @@ describe('worktree isolation through runPlan', function () {
       signal: ac.signal,
       onEvent: (e) => {
         if (e.type === 'output' && e.text.includes('ready')) {
-          sawPartial = existsSync(join(r.dir, '.braid', 'worktrees', e.run, 'slow', 'partial.txt'));
+          sawPartial = existsSync(join(worktreesRoot(r.dir), e.run, 'slow', 'partial.txt'));
           ac.abort();
         }
       },
@@ -154,7 +155,7 @@ describe('worktree isolation through runPlan', function () {
     assert.equal(record.status, 'canceled');
     assert.equal(record.steps.slow!.status, 'canceled');
     assert.equal(record.steps.slow!.worktree, undefined);
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', record.id, 'slow')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), record.id, 'slow')), false);
     assert.deepEqual(userState(r), before);
     assertNoLeftovers(r);
   });
@@ -191,6 +192,53 @@ describe('worktree isolation through runPlan', function () {
     assert.equal(existsSync(join(r.dir, 'generated.txt')), false, 'what setup made stays in the worktree');
     assert.equal(r.read('.env'), 'SECRET=1\n');
     assert.match(readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 'configured.log'), 'utf8'), /setup: printf/);
+    assertNoLeftovers(r);
+  });
+
+  it('a worktree is outside the workspace: climbing from its top level does not reach the workspace (#22 item 2)', async () => {
+    const r = repo({ 'README.md': 'hello\n' });
+    const plan = planFile([
+      '  climb:', '    isolation: worktree', '    writes: [top.txt]',
+      '    run: top=$(git rev-parse --show-toplevel); printf %s "$top" > top.txt; echo pwn > "$top/../../../escaped.txt"',
+    ]);
+    const { record } = await run(r, plan);
+    assert.equal(record.steps.climb!.status, 'succeeded', record.steps.climb!.message);
+    const top = r.read('top.txt');
+    assert.ok(!top.startsWith(`${r.dir}/`), `the worktree ${top} is inside the workspace`);
+    assert.ok(top.startsWith(join(process.env.BRAID_CACHE_DIR!, '')), top);
+    assert.equal(existsSync(join(r.dir, 'escaped.txt')), false, 'the climb reached the workspace');
+    assertNoLeftovers(r);
+  });
+
+  it('git-ignored files a step writes inside its writes land; changes inside a submodule are named (#22 item 3)', async () => {
+    const sub = repo({ 'lib.txt': 'lib\n' });
+    const r = repo({ 'README.md': 'hello\n', '.gitignore': 'build/\n*.log\n' });
+    r.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor']);
+    r.commitAll('submodule');
+    const plan = planFile([
+      '  make:', '    isolation: worktree', '    writes: [build/**, vendor/**, notes.md]',
+      '    run: mkdir -p build/js && echo out > build/js/app.js && echo x > debug.log && echo n > notes.md && echo changed > vendor/lib.txt',
+    ]);
+    const { record } = await run(r, plan);
+    const step = record.steps.make!;
+    assert.equal(step.status, 'succeeded', step.message);
+    assert.equal(r.read('build/js/app.js'), 'out\n', 'the ignored build output landed');
+    assert.equal(r.read('notes.md'), 'n\n');
+    assert.equal(existsSync(join(r.dir, 'debug.log')), false, 'an ignored file outside the writes does not land');
+    assert.match(step.message ?? '', /did not land: changes inside submodule vendor/);
+  });
+
+  it('templates in setup are expanded as in run: environment-variable references, never source (#22 item 15)', async () => {
+    const r = repo({ 'README.md': 'hello\n' });
+    const plan = planFile([
+      '  src:', "    run: printf '%s' '$(touch pwned)'",
+      '  configured:', '    needs: [src]', '    matrix:', '      k: [x]', '    run: cat generated.txt > out.txt', '    isolation: worktree', '    writes: [out.txt]',
+      '    setup: printf "%s %s\\n" "${{ matrix.k }}" "${{ steps.src.output }}" > generated.txt',
+    ]);
+    const { record } = await run(r, plan);
+    assert.equal(record.steps['configured-x']!.status, 'succeeded', record.steps['configured-x']!.message);
+    assert.equal(r.read('out.txt'), 'x $(touch pwned)\n');
+    assert.equal(existsSync(join(r.dir, 'pwned')), false);
     assertNoLeftovers(r);
   });
 

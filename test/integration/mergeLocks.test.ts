@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { assertNoLeftovers, runInRepo as run, userState } from '../helpers/runInRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -111,7 +112,7 @@ describe('merge-back locks of worktree steps', function () {
     assert.equal(record.status, 'canceled');
     assert.equal(record.steps.tree!.status, 'canceled');
     assert.equal(record.steps.tree!.worktree, undefined);
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', record.id, 'tree')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), record.id, 'tree')), false);
     assert.deepEqual(userState(r), before, 'nothing of it landed');
     assertNoLeftovers(r);
   });

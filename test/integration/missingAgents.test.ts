@@ -11,6 +11,7 @@ import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { worktrees } from '../helpers/runInRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
@@ -68,7 +69,7 @@ describe('agent CLIs missing before a run', function () {
     assert.equal(started, false);
     assert.deepEqual(events, [], 'no run, no step event');
     assert.equal(existsSync(join(w.r.dir, '.braid', 'runs')), false, 'no run record');
-    assert.equal(existsSync(join(w.r.dir, '.braid', 'worktrees')), false, 'no worktree');
+    assert.equal(existsSync(join(worktreesRoot(w.r.dir))), false, 'no worktree');
     assert.deepEqual(worktrees(w.r), [`worktree ${w.r.dir}`]);
   });
 

@@ -13,6 +13,7 @@ import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetu
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { makeGraph, type StepSpec } from '../helpers/graph';
 import { runInRepo as run } from '../helpers/runInRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });
@@ -202,9 +203,9 @@ describe('prepareAhead through runPlan, against a real git', function () {
     const { record } = await run(r, plan);
     assert.equal(record.steps.a!.status, 'failed');
     assert.equal(record.steps.b!.status, 'skipped');
-    const kept = join(r.dir, '.braid', 'worktrees', record.id, 'a');
+    const kept = join(worktreesRoot(r.dir), record.id, 'a');
     assert.equal(readFileSync(join(kept, 'saw.txt'), 'utf8'), 'seen\n', 'b had been prepared');
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', record.id, 'b')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), record.id, 'b')), false);
     assert.deepEqual(worktrees(r), [r.dir, kept], 'only the failed step’s worktree is kept, for the user');
     assert.equal(braidBranches(r), `braid/${record.id}/a`);
   });

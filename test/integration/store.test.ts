@@ -9,6 +9,7 @@ import { RunStore, type AttemptRecord, type RunRecord, type StepRecord, type Sto
 import type { StepStatus } from '../../src/core/engine/types';
 import type { Graph } from '../../src/core/plan/types';
 import { makeGraph, matrixSteps } from '../helpers/graph';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 let root: string;
 beforeEach(async () => { root = await fsp.mkdtemp(join(tmpdir(), 'braid-store-')); });
@@ -95,7 +96,7 @@ describe('RunStore', () => {
     assert.equal(p.log('build'), join(runs, 'r1', 'logs', 'build.log'));
     assert.equal(p.rawLog('build'), join(runs, 'r1', 'logs', 'build.jsonl'));
     assert.equal(p.output('research-aider'), join(runs, 'r1', 'outputs', 'research-aider'));
-    assert.equal(p.worktree('build'), join(root, '.braid', 'worktrees', 'r1', 'build'));
+    assert.equal(p.worktree('build'), join(worktreesRoot(root), 'r1', 'build'));
     for (const bad of ['..', '../x', 'a/b', '', '.hidden']) assert.throws(() => new RunStore(root).paths(bad), /invalid run id/);
     for (const bad of ['../x', 'a\\b', '.', '..']) assert.throws(() => p.log(bad), /invalid step id/);
     assert.throws(() => new RunStore('relative/ws'), /absolute/);

@@ -9,6 +9,7 @@ import {
 import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
 import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
 import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from '../helpers/gitRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string | Buffer> = {}): TestRepo {
@@ -250,6 +251,40 @@ describe('engine/worktree', () => {
     }
   });
 
+  it('refuses to merge back a symbolic link that points out of the workspace (#22 item 2)', async () => {
+    const r = repo({ 'a.txt': 'a' });
+    const sha = await base(r);
+    const w = await worktree(r, 'links', sha);
+    mkdirSync(join(w.path, 'd'));
+    symlinkSync('/etc', join(w.path, 'abs'));
+    symlinkSync('../../..', join(w.path, 'd/up'));
+    symlinkSync('../a.txt', join(w.path, 'd/ok'));
+    const result = await commitWorktree({ worktree: w.path, message: 'step' });
+    const m = await mergeBack({ root: r.dir, base: sha, result: result.sha, writes: ['**'] });
+    assert.ok(!m.ok && m.kind === 'conflict', m.ok ? 'merged' : m.message);
+    assert.deepEqual([...m.paths].sort(), ['abs', 'd/up']);
+    assert.match(m.message, /abs \(a symbolic link to "\/etc", outside the workspace\)/);
+    assert.equal(existsSync(join(r.dir, 'd')), false, 'nothing landed');
+  });
+
+  it('a read-only or private file keeps its permissions when the step changes it (#22 item 15)', async () => {
+    const r = repo({ 'ro.txt': 'a\n', 'priv.txt': 'p\n', 'run.sh': 'x\n' });
+    chmodSync(join(r.dir, 'ro.txt'), 0o444);
+    chmodSync(join(r.dir, 'priv.txt'), 0o600);
+    const sha = await base(r);
+    const w = await worktree(r, 'modes', sha);
+    for (const f of ['ro.txt', 'priv.txt']) { chmodSync(join(w.path, f), 0o644); writeFileSync(join(w.path, f), 'changed\n'); }
+    writeFileSync(join(w.path, 'run.sh'), 'y\n');
+    chmodSync(join(w.path, 'run.sh'), 0o755);
+    const result = await commitWorktree({ worktree: w.path, message: 'step' });
+    const m = await mergeBack({ root: r.dir, base: sha, result: result.sha, writes: ['**'] });
+    assert.ok(m.ok, m.ok ? '' : m.message);
+    assert.equal(r.read('ro.txt'), 'changed\n');
+    assert.equal(statSync(join(r.dir, 'ro.txt')).mode & 0o777, 0o444);
+    assert.equal(statSync(join(r.dir, 'priv.txt')).mode & 0o777, 0o600);
+    assert.equal(statSync(join(r.dir, 'run.sh')).mode & 0o111, 0o111, 'the exec bit the step added still lands');
+  });
+
   it('refuses a change outside the step\'s writes, naming the paths, and writes nothing', async () => {
     const r = repo({ 'server/a.ts': 'a', 'web/b.ts': 'b' });
     const sha = await base(r);
@@ -326,7 +361,7 @@ describe('engine/worktree', () => {
     assert.deepEqual(await listBraidWorktrees(r.dir), []);
     assert.equal(r.git(['branch', '--list', 'braid/*']), '');
     await pruneWorktrees(r.dir);
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', 'par')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), 'par')), false);
   });
 
   it('prune drops the registration of a worktree deleted by hand, keeping its branch', async () => {

@@ -9,6 +9,7 @@ import { git } from '../../src/core/exec/git';
 import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/isolation/worktree';
 import { commonGitDir } from '../../src/core/engine/isolation/worktreeRegister';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string>): TestRepo {
@@ -96,7 +97,7 @@ describe('engine/worktreeRegister', () => {
     assert.match(w.message, /could not create the worktree for taken: .*already exists/);
     assert.equal(r.git(['rev-parse', 'braid/run1/taken']).trim(), sha, 'the branch is not Braid’s to delete');
     assert.deepEqual(readdirSync(join(r.dir, '.git', 'worktrees')), []);
-    assert.equal(existsSync(join(r.dir, '.braid', 'worktrees', 'run1', 'taken')), false);
+    assert.equal(existsSync(join(worktreesRoot(r.dir), 'run1', 'taken')), false);
     assert.doesNotMatch(porcelain(r), /taken/);
   });
 
@@ -108,11 +109,11 @@ describe('engine/worktreeRegister', () => {
       assert.equal(await commonGitDir(linked), join(r.dir, '.git'));
       const w = await createWorktree({ root: linked, runId: 'run1', stepId: 'inner', base: r.git(['rev-parse', 'HEAD']).trim() });
       assert.ok(w.ok, w.ok ? '' : w.message);
-      assert.ok(w.path.startsWith(join(linked, '.braid', 'worktrees')));
+      assert.ok(w.path.startsWith(join(worktreesRoot(linked))));
       assert.match(porcelain(r), /branch refs\/heads\/braid\/run1\/inner/);
       assert.equal(readFileSync(join(w.path, 'a.txt'), 'utf8'), 'a\n');
     } finally {
-      r.git(['worktree', 'remove', '--force', '--force', join(linked, '.braid', 'worktrees', 'run1', 'inner')]);
+      r.git(['worktree', 'remove', '--force', '--force', join(worktreesRoot(linked), 'run1', 'inner')]);
       r.git(['worktree', 'remove', '--force', linked]);
     }
   });

@@ -5,6 +5,8 @@ import type { AgentDef } from '../plan/types';
 
 // `${{ prompt }}` with any spacing, as the template parser trims expressions.
 const PROMPT = /\$\{\{\s*prompt\s*\}\}/g;
+/** `${{ prompt }}` in an agent's command, with any spacing. */
+export const PROMPT_TEMPLATE = PROMPT;
 const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;
 
 export interface AgentInvocation {

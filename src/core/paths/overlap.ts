@@ -1,4 +1,5 @@
 import picomatch from 'picomatch';
+import { compileGlob } from './glob';
 
 // Decides whether two write/read globs could ever name the same path. The answer guards locks,
 // so it errs towards "overlap": `false` only when the globs are provably disjoint.
@@ -97,10 +98,13 @@ function compileUncached(glob: string): Compiled {
   if (parts === undefined || parts.includes('..')) return undefined;
   const segments: Segment[] = [];
   for (const text of parts) {
+    const pattern = [...text].some((c) => MAGIC.has(c)) ? compileGlob(text, { dot: true }) : undefined;
+    // A segment the matcher refuses (an extglob) cannot be reasoned about: it overlaps everything.
+    if (pattern && 'error' in pattern) return undefined;
     if (text === '**') {
       // Consecutive globstars mean the same as one.
       if (segments[segments.length - 1]?.kind !== 'globstar') segments.push({ kind: 'globstar' });
-    } else if (![...text].some((c) => MAGIC.has(c))) {
+    } else if (!pattern) {
       segments.push({ kind: 'literal', text });
     } else {
       const first = [...text].findIndex((c) => MAGIC.has(c));
@@ -111,7 +115,7 @@ function compileUncached(glob: string): Compiled {
         text,
         prefix: text.slice(0, first),
         suffix: text.slice(last + 1),
-        match: picomatch(text, { dot: true }),
+        match: pattern.match,
       });
     }
   }

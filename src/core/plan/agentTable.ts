@@ -2,6 +2,7 @@
 // then the plan's `agents:` (which win, since the plan is the source of truth for its run).
 import { presetTable, type AgentPermission } from '../agents/presets';
 import type { AgentDoc } from './schema';
+import { dict } from './dict';
 import { splitCommand } from './splitCommand';
 import type { AgentDef } from './types';
 
@@ -58,7 +59,7 @@ export interface AgentTableOptions {
 
 /** Presets (with the permission asked for), then settings overrides, then the plan's agent definitions merged over them. */
 export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefined>>, opts: AgentTableOptions = {}): AgentTable {
-  const agents: Record<string, AgentDef> = { ...presetTable(opts.permission ? { permission: opts.permission } : {}) };
+  const agents = dict(presetTable(opts.permission ? { permission: opts.permission } : {}));
   const overrides = opts.overrides ?? {};
   const problems: string[] = [];
   for (const [name, o] of Object.entries(overrides)) {
@@ -70,7 +71,7 @@ export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefi
       if ('error' in split) problems.push(`settings: agent ${name}: command: ${split.error}`);
       else command = split.argv;
     }
-    agents[name] = { ...base, command, format: formatFor(base, command), env: { ...base.env, ...(o.env ?? {}) } };
+    agents[name] = { ...base, command, format: formatFor(base, command), env: dict({ ...base.env, ...(o.env ?? {}) }) };
   }
   for (const [name, a] of Object.entries(planAgents)) {
     if (!a) continue;
@@ -78,7 +79,7 @@ export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefi
     const def: AgentDef = {
       name,
       command: a.command,
-      env: { ...(base?.env ?? {}), ...(a.env ?? {}) },
+      env: dict({ ...(base?.env ?? {}), ...(a.env ?? {}) }),
       context: a.context ?? base?.context ?? true,
       format: formatFor(base, a.command),
       ...(a.cwd ?? base?.cwd ? { cwd: a.cwd ?? base?.cwd } : {}),

@@ -3,7 +3,9 @@
 // way are returned as data for the checks to locate; nothing here decides what is an error.
 import picomatch from 'picomatch';
 import { DEFAULT_AGENT, type AgentPermission } from '../agents/presets';
+import { compileGlob } from '../paths/glob';
 import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
+import { ownValue } from './dict';
 import { STEP_ID, type StepDoc } from './schema';
 import { classifyRef, parseTemplates } from './templates';
 import type { CheckedPlan } from './schemaCheck';
@@ -11,6 +13,13 @@ import type { Isolation, StepKind } from './types';
 
 // A matrix is a fan-out, not a generator: past this a typo (one list pasted into another) is likelier than intent.
 export const MAX_MATRIX_STEPS = 10_000;
+// The whole expanded plan, however it is spelled: YAML aliases can share one matrix among many
+// steps (a 1.7 KB plan made 1,000,000 steps and 1.8 GB). Checked before anything is expanded.
+export const MAX_PLAN_STEPS = 10_000;
+// Dependencies after expansion (a matrix needing a matrix multiplies), and the id comparisons
+// `needs` globs may cost; both far above what a 10,000-step plan written by hand reaches.
+export const MAX_PLAN_EDGES = 200_000;
+const MAX_GLOB_WORK = 20_000_000;
 
 export interface ExpandOptions {
   readonly isGit?: boolean;
@@ -48,12 +57,21 @@ export interface Instance {
   readonly isolation: Isolation;
 }
 
+export interface Oversized {
+  readonly group: string;
+  readonly count: number;
+  readonly limit: 'matrix' | 'plan';
+  readonly before: number;
+}
+
 export interface NeedProblem {
   readonly group: string;
   /** The entry's position in the step's `needs` list. */
   readonly index: number;
   readonly entry: string;
-  readonly kind: 'unknown' | 'self' | 'no-match';
+  readonly kind: 'unknown' | 'self' | 'no-match' | 'bad-glob' | 'too-many';
+  /** Why the glob cannot be used (kind `bad-glob`). */
+  readonly reason?: string;
 }
 
 export interface PlanModel {
@@ -67,8 +85,11 @@ export interface PlanModel {
   /** Step key → the ids it expanded to. */
   readonly groups: ReadonlyMap<string, readonly string[]>;
   readonly duplicates: readonly { readonly id: string; readonly groups: readonly string[] }[];
-  /** Step keys whose matrix would yield more than MAX_MATRIX_STEPS steps (not expanded). */
-  readonly oversized: readonly { readonly group: string; readonly count: number }[];
+  /**
+   * Steps not expanded: a matrix of more than MAX_MATRIX_STEPS steps (`matrix`), or one that would
+   * take the plan past MAX_PLAN_STEPS (`plan`, with the steps before it in `before`).
+   */
+  readonly oversized: readonly Oversized[];
   /** Instance id → the ids it needs, sorted, without unknown entries or itself. */
   readonly needs: ReadonlyMap<string, readonly string[]>;
   readonly needProblems: readonly NeedProblem[];
@@ -85,7 +106,7 @@ export function substitutePath(text: string, values: Readonly<Record<string, str
   let at = 0;
   for (const ref of refs) {
     const c = classifyRef(ref.path);
-    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? values?.[c.key] : undefined;
+    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? ownValue(values, c.key) : undefined;
     out += text.slice(at, ref.start) + (value ?? text.slice(ref.start, ref.end));
     at = ref.end;
   }
@@ -117,7 +138,8 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
   const defaults = checked.defaults;
   const instances: Instance[] = [];
   const groups = new Map<string, string[]>();
-  const oversized: { group: string; count: number }[] = [];
+  const oversized: Oversized[] = [];
+  let total = 0;
   for (const step of checked.steps) {
     const own = step.doc;
     const merged: StepDoc = { ...defaults, ...own };
@@ -125,11 +147,13 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
     // A malformed `prompt` (already reported) still makes an agent step, so no check mistakes it for `run`.
     const kind: StepKind = own.prompt !== undefined || (own.run === undefined && step.present.has('prompt')) ? 'prompt' : 'run';
     const count = own.matrix ? matrixSize(own.matrix) : 1;
-    if (count > MAX_MATRIX_STEPS) {
-      oversized.push({ group: step.id, count });
+    const limit = count > MAX_MATRIX_STEPS ? 'matrix' : total + count > MAX_PLAN_STEPS ? 'plan' : undefined;
+    if (limit) {
+      oversized.push({ group: step.id, count, limit, before: total });
       groups.set(step.id, []);
       continue;
     }
+    total += count;
     const combos = own.matrix ? combinations(own.matrix) : [undefined];
     const ids: string[] = [];
     for (const values of combos) {
@@ -166,32 +190,46 @@ function resolveNeeds(
   checked: CheckedPlan, groups: ReadonlyMap<string, readonly string[]>, byId: ReadonlyMap<string, Instance>,
 ): { needs: Map<string, string[]>; problems: NeedProblem[] } {
   const allIds = [...byId.keys()];
-  const globCache = new Map<string, string[]>();
-  const globMatches = (pattern: string): string[] => {
+  const globCache = new Map<string, string[] | string>();
+  const globMatches = (pattern: string): string[] | string => {
     let hit = globCache.get(pattern);
-    if (!hit) {
-      const isMatch = picomatch(pattern);
-      hit = allIds.filter((id) => isMatch(id));
+    if (hit === undefined) {
+      const glob = compileGlob(pattern);
+      hit = 'error' in glob ? glob.error : allIds.filter((id) => glob.match(id));
       globCache.set(pattern, hit);
     }
     return hit;
   };
   const needs = new Map<string, string[]>();
   const problems: NeedProblem[] = [];
+  let edges = 0;
+  let globWork = 0;
+  let over = false;
   for (const step of checked.steps) {
     const own = new Set(groups.get(step.id) ?? []);
     const out = new Set<string>();
     (step.doc.needs ?? []).forEach((entry, index) => {
+      if (over) return;
       let matched: readonly string[];
       let glob = false;
       if (groups.has(entry)) matched = groups.get(entry) ?? [];
       else if (byId.has(entry)) matched = [entry];
-      else if (!STEP_ID.test(entry) && picomatch.scan(entry).isGlob) { glob = true; matched = globMatches(entry); }
+      else if (!STEP_ID.test(entry) && picomatch.scan(entry).isGlob) {
+        if (!globCache.has(entry)) globWork += allIds.length * entry.length;
+        if (globWork > MAX_GLOB_WORK) { over = true; problems.push({ group: step.id, index, entry, kind: 'too-many' }); return; }
+        const hit = globMatches(entry);
+        if (typeof hit === 'string') { problems.push({ group: step.id, index, entry, kind: 'bad-glob', reason: hit }); return; }
+        glob = true;
+        matched = hit;
+      }
       else { problems.push({ group: step.id, index, entry, kind: 'unknown' }); return; }
       // A glob such as `review-*` in `review-all` means the others; naming oneself outright is a mistake.
       const others = matched.filter((id) => !own.has(id));
       if (!glob && (entry === step.id || others.length < matched.length)) problems.push({ group: step.id, index, entry, kind: 'self' });
       else if (glob && others.length === 0) problems.push({ group: step.id, index, entry, kind: 'no-match' });
+      // Each instance of the step needs each of these: the edges the graph will hold.
+      edges += own.size * others.length;
+      if (edges > MAX_PLAN_EDGES) { over = true; problems.push({ group: step.id, index, entry, kind: 'too-many' }); return; }
       for (const id of others) out.add(id);
     });
     const sorted = [...out].sort();

@@ -1,6 +1,7 @@
 // The last phase: a checked, expanded, acyclic model becomes the immutable Graph the engine runs,
 // with each step's critical-path length (the scheduler starts the longest chains first).
 import { basename } from 'node:path';
+import { dict, ownValue } from './dict';
 import type { PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
 import type { Graph, GraphStep, PlanInfo } from './types';
@@ -34,10 +35,10 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   for (const id of order) {
     const inst = model.byId.get(id)!;
     const m = inst.merged;
-    const pool = m.pool ?? (inst.agent !== undefined ? model.table.agents[inst.agent]?.pool : undefined);
+    const pool = m.pool ?? (inst.agent !== undefined ? ownValue(model.table.agents, inst.agent)?.pool : undefined);
     const step: GraphStep = {
       id, name: inst.name, kind: inst.kind, needs: model.needs.get(id) ?? [], dependents: dependents.get(id) ?? [],
-      env: m.env ?? {}, writes: inst.writes, reads: inst.reads, isolation: inst.isolation,
+      env: dict(m.env), writes: inst.writes, reads: inst.reads, isolation: inst.isolation,
       copy: inst.copy, symlink: inst.symlink, sparse: inst.sparse,
       retries: m.retries ?? 0, retryDelayMs: m['retry-delay'] ?? DEFAULT_RETRY_DELAY_MS,
       continueOnError: m['continue-on-error'] ?? false, if: m.if ?? 'success',
@@ -45,7 +46,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(inst.own.run !== undefined ? { run: inst.own.run } : {}),
       ...(inst.own.prompt !== undefined ? { prompt: inst.own.prompt } : {}),
       ...(inst.agent !== undefined ? { agent: inst.agent } : {}),
-      ...(inst.values ? { matrix: { group: inst.group, values: inst.values } } : {}),
+      ...(inst.values ? { matrix: { group: inst.group, values: dict(inst.values) } } : {}),
       ...(inst.cwd !== undefined ? { cwd: inst.cwd } : {}),
       ...(m.timeout !== undefined ? { timeoutMs: m.timeout } : {}),
       ...(m['idle-timeout'] !== undefined ? { idleTimeoutMs: m['idle-timeout'] } : {}),
@@ -59,7 +60,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   }
   const top = model.checked.top;
   const plan: PlanInfo = Object.freeze({
-    file: lp.file, name: model.planName, version: 1, env: top.env ?? {}, pools: top.pools ?? {},
+    file: lp.file, name: model.planName, version: 1, env: dict(top.env), pools: dict(top.pools),
     ...(top.concurrency !== undefined ? { concurrency: top.concurrency } : {}),
     ...(top.context !== undefined ? { context: top.context } : {}),
     ...(top['max-cost-usd'] !== undefined ? { maxCostUsd: top['max-cost-usd'] } : {}),

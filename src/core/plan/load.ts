@@ -1,13 +1,13 @@
 // Reading a plan file's text into a document that keeps every node's source range. JSON plans go
 // through the same parser (JSON is YAML 1.2 flow syntax), so both get the same diagnostics.
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
 import type { Diagnostic, Range, Severity } from './types';
 
 export interface LoadedPlan {
   readonly file: string;
   readonly text: string;
   readonly doc: Document.Parsed;
-  readonly lineCounter: LineCounter;
+  readonly lineCounter: LineStarts;
   /** The document as plain data; undefined when the YAML did not parse. */
   readonly value: unknown;
   /** YAML syntax errors and warnings, located. */
@@ -16,8 +16,33 @@ export interface LoadedPlan {
 
 const ZERO: Range = { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } };
 
+/** Deepest nesting of mappings and lists read; a plan needs about six. */
+export const MAX_DEPTH = 64;
+/** Most alias expansions (yaml's count: each use of an anchor times the aliases inside it). */
+export const MAX_ALIAS_COUNT = 1000;
+
+/**
+ * Where each line of the text starts. yaml's own LineCounter learns lines from its lexer, which
+ * skips some newlines in broken flow collections (positions then land past their line's end).
+ */
+export class LineStarts {
+  private readonly starts: number[] = [0];
+  constructor(text: string) {
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.starts.push(i + 1);
+  }
+  /** 1-based line and column of an offset, as yaml's LineCounter gives them. */
+  linePos(offset: number): { line: number; col: number } {
+    let lo = 0, hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= offset) lo = mid; else hi = mid - 1;
+    }
+    return { line: lo + 1, col: offset - this.starts[lo]! + 1 };
+  }
+}
+
 /** A Range (0-based lines and UTF-16 columns) from two offsets in the text. */
-export function offsetsToRange(lc: LineCounter, start: number, end: number): Range {
+export function offsetsToRange(lc: LineStarts, start: number, end: number): Range {
   const a = lc.linePos(start);
   const b = lc.linePos(Math.max(start, end));
   return { start: { line: a.line - 1, column: a.col - 1 }, end: { line: b.line - 1, column: b.col - 1 } };
@@ -25,10 +50,12 @@ export function offsetsToRange(lc: LineCounter, start: number, end: number): Ran
 
 /** Parses plan text; syntax problems come back as diagnostics, never as exceptions. */
 export function loadPlan(file: string, text: string): LoadedPlan {
-  const lineCounter = new LineCounter();
+  const lineCounter = new LineStarts(text);
   // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
   // 10,000-step plan); duplicateKeys below does the same check with one set per mapping.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false, keepSourceTokens: false });
+  // logLevel 'error': yaml's warnings would go to process.emitWarning (a raw Node warning on the
+  // CLI's stderr); what they warn about is reported below as a located problem instead.
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
   const diagnostics: Diagnostic[] = [];
   const push = (severity: Severity, e: { pos: [number, number]; code: string; message: string }) =>
     diagnostics.push({
@@ -36,36 +63,84 @@ export function loadPlan(file: string, text: string): LoadedPlan {
       // The parser's messages can carry a source excerpt after the first line; the range shows where.
       message: `YAML: ${e.message.split('\n')[0] ?? e.message}`, code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,
     });
-  for (const e of doc.errors) push('error', e);
+  const shape = inspect(doc);
+  for (const e of doc.errors) {
+    // yaml catches its own stack overflow on deep nesting; the depth check below says it more plainly.
+    if (e.code === 'RESOURCE_EXHAUSTION' && shape.tooDeep) continue;
+    push('error', e.code === 'RESOURCE_EXHAUSTION' ? { ...e, message: `nested too deeply to read (a plan may nest at most ${MAX_DEPTH} levels)` } : e);
+  }
   for (const w of doc.warnings) push('warning', w);
-  for (const pos of duplicateKeys(doc)) push('error', { pos, code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  for (const pos of shape.duplicates) push('error', { pos, code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
+  // zod builds its output with plain assignment, where `__proto__` sets a prototype instead of a key.
+  for (const pos of shape.reserved) push('error', { pos, code: 'RESERVED_KEY', message: '`__proto__` cannot be used as a name' });
+  for (const pos of shape.complexKeys) push('error', { pos, code: 'COMPLEX_KEY', message: 'a key must be a plain name, not a list or a mapping' });
+  if (shape.tooDeep) push('error', { pos: shape.tooDeep, code: 'DEPTH', message: `nested more than ${MAX_DEPTH} levels deep` });
   let value: unknown;
   if (!diagnostics.some((d) => d.severity === 'error')) {
     try {
-      value = doc.toJS({ maxAliasCount: 1000 });
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
-      // An alias bomb or an unresolvable alias: still the user's text, so still a diagnostic.
-      diagnostics.push({ file, severity: 'error', range: ZERO, message: `YAML: ${(e as Error).message}`, code: 'yaml-alias' });
+      // An alias bomb (yaml throws a ReferenceError for it): still the user's text, so a problem at its first alias.
+      if (!(e instanceof ReferenceError)) throw e;
+      const at = shape.firstAlias ?? [0, 0];
+      const message = /resource exhaustion/.test(e.message)
+        ? `aliases expand to too much data (more than ${MAX_ALIAS_COUNT} copies); write the repeated parts out`
+        : e.message;
+      push('error', { pos: at, code: 'ALIAS', message });
     }
   }
   return { file, text, doc, lineCounter, value, diagnostics };
 }
 
-/** Offsets of every mapping key that repeats an earlier key of the same mapping. */
-function duplicateKeys(doc: Document.Parsed): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  visit(doc, {
-    Map(_, map) {
-      const seen = new Set<unknown>();
-      for (const p of map.items) {
-        if (!isScalar(p.key)) continue;
-        const k = p.key.value;
-        if (seen.has(k) && p.key.range) out.push([p.key.range[0], p.key.range[1]]);
-        seen.add(k);
-      }
-    },
-  });
-  return out;
+type Span = [number, number];
+
+interface Shape {
+  /** Keys that repeat an earlier key of the same mapping. */
+  readonly duplicates: Span[];
+  /** `__proto__` keys. */
+  readonly reserved: Span[];
+  /** Keys that are lists or mappings (yaml would stringify them). */
+  readonly complexKeys: Span[];
+  /** The first collection nested deeper than MAX_DEPTH. */
+  tooDeep?: Span;
+  /** The first alias in the text. */
+  firstAlias?: Span;
+}
+
+/** One walk over the document, with a stack of its own (no recursion: the nesting is the user's). */
+function inspect(doc: Document.Parsed): Shape {
+  const shape: Shape = { duplicates: [], reserved: [], complexKeys: [] };
+  const first = (a: Span | undefined, r: readonly number[] | undefined | null): Span | undefined =>
+    r && (a === undefined || r[0]! < a[0]) ? [r[0]!, r[1]!] : a;
+  const stack: Array<{ node: unknown; depth: number }> = [{ node: doc.contents, depth: 1 }];
+  const pairs = (items: readonly Pair[], depth: number) => {
+    const seen = new Set<unknown>();
+    for (const p of items) {
+      const key = p.key as YamlNode | null;
+      if (isScalar(key) && key.range) {
+        if (seen.has(key.value)) shape.duplicates.push([key.range[0], key.range[1]]);
+        if (key.value === '__proto__') shape.reserved.push([key.range[0], key.range[1]]);
+        seen.add(key.value);
+      } else if ((isMap(key) || isSeq(key)) && key.range) shape.complexKeys.push([key.range[0], key.range[1]]);
+      // A complex key is already an error; what it holds is not looked at.
+      if (isAlias(key)) stack.push({ node: key, depth: depth + 1 });
+      stack.push({ node: p.value, depth: depth + 1 });
+    }
+  };
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (isAlias(node)) { shape.firstAlias = first(shape.firstAlias, node.range); continue; }
+    if (!isMap(node) && !isSeq(node)) continue;
+    if (depth > MAX_DEPTH) { shape.tooDeep = first(shape.tooDeep, node.range); continue; }
+    if (isMap(node)) { pairs(node.items as Pair[], depth); continue; }
+    const loose: Pair[] = [];
+    for (const item of node.items) {
+      // `[a: 1]` is a flow list holding one-pair mappings.
+      if (isPair(item)) loose.push(item as Pair); else stack.push({ node: item, depth: depth + 1 });
+    }
+    if (loose.length > 0) for (const p of loose) pairs([p], depth);
+  }
+  return shape;
 }
 
 // Lookups by key are memoised per mapping: a 5,000-step plan locates every step's key.

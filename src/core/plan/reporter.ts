@@ -44,9 +44,19 @@ export function fieldPath(group: string, own: StepDoc, key: keyof StepDoc): KeyP
   return own[key] !== undefined ? ['steps', group, key] : ['defaults', key];
 }
 
+/** Most problems listed for one file; past it, one more says how many were left out. */
+export const MAX_DIAGNOSTICS = 200;
+
+// A message is one line of the CLI's `FILE:LINE:COL: severity: message`; a key or value quoted in
+// it may hold a carriage return or other control characters, shown escaped instead.
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
+const visible = (message: string): string =>
+  message.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+
 /**
- * Drops repeats (a matrix step or a shared default reports the same problem once) and sorts by
- * position, so the Problems panel and the CLI list a file top to bottom.
+ * Drops repeats (a matrix step or a shared default reports the same problem once), sorts by
+ * position, so the Problems panel and the CLI list a file top to bottom, and keeps the first
+ * MAX_DIAGNOSTICS with a last one saying how many more there were.
  */
 export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
@@ -57,5 +67,14 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
     return true;
   });
   // Array.prototype.sort is stable: problems at one position keep the order they were found in.
-  return kept.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
+  kept.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.column - b.range.start.column);
+  const shown = kept.slice(0, MAX_DIAGNOSTICS).map((d) => ({ ...d, message: visible(d.message) }));
+  const rest = kept.slice(MAX_DIAGNOSTICS);
+  const [next] = rest;
+  if (next) {
+    const errors = rest.filter((d) => d.severity === 'error').length;
+    const what = errors === rest.length ? `${errors} more errors` : `${rest.length} more problems (${errors} errors)`;
+    shown.push({ ...next, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
+  }
+  return shown;
 }

@@ -2,6 +2,7 @@
 // document that are well-formed are kept (salvaged), so the graph checks can still look at every
 // other step when one of them is broken.
 import type { z } from 'zod';
+import { hasOwnKey, ownValue } from './dict';
 import { didYouMean, hint } from './didYouMean';
 import type { LoadedPlan } from './load';
 import { reporter } from './reporter';
@@ -45,7 +46,7 @@ const ARTICLE: Record<string, string> = {
 const errorMap = (iss: z.core.$ZodRawIssue): string | undefined => {
   const got = `, got ${describeValue(iss.input)}`;
   switch (iss.code) {
-    case 'invalid_type': return `expected ${ARTICLE[iss.expected] ?? iss.expected}${got}`;
+    case 'invalid_type': return `expected ${ownValue(ARTICLE, iss.expected) ?? iss.expected}${got}`;
     case 'invalid_value':
       return iss.values.length === 1
         ? `expected ${JSON.stringify(iss.values[0])}${got}`
@@ -138,10 +139,10 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
 }
 
 function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
-  if (path.length === 1 && path[0] === 'defaults' && key in STEP_ONLY_FIELDS) {
+  if (path.length === 1 && path[0] === 'defaults' && hasOwnKey(STEP_ONLY_FIELDS, key)) {
     return `\`${key}\` cannot be set in defaults, only in a step`;
   }
-  if (path.length === 0 && key in STEP_FIELDS) return `unknown key \`${key}\`; step fields for every step go under \`defaults\``;
+  if (path.length === 0 && hasOwnKey(STEP_FIELDS, key)) return `unknown key \`${key}\`; step fields for every step go under \`defaults\``;
   return `unknown key \`${key}\`${didYouMean(key, keysAt(path))}`;
 }
 
@@ -150,7 +151,7 @@ function salvageFields(raw: unknown, shape: Shape): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!isObject(raw)) return out;
   for (const [k, v] of Object.entries(raw)) {
-    const field = shape[k];
+    const field = ownValue(shape, k);
     if (!field || v === undefined) continue;
     const r = field.safeParse(v);
     if (r.success && r.data !== undefined) out[k] = r.data;

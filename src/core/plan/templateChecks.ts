@@ -1,11 +1,16 @@
 // Template checks for every concrete step: `${{ … }}` must parse, name a documented thing, and,
 // for another step's output or status, name one of the step's transitive needs (otherwise it could
 // not be ready). That last question waits for the reachability index, so it comes back as queries.
+import { shellScriptOf } from '../agents/shellScript';
+import { hasOwnKey, ownValue } from './dict';
 import { didYouMean } from './didYouMean';
 import type { Instance, PlanModel } from './expand';
 import { fieldPath, type KeyPath, type Report } from './reporter';
 import type { Reach } from './reachability';
 import { classifyRef, parseTemplates, singleQuotedRefs, type TemplateRef } from './templates';
+
+// Locating a problem inside a value searches the value's source; a few per value say enough.
+const MAX_FIELD_ERRORS = 10;
 
 /** "Is `ancestor` among `step`'s needs?", to be answered once the order is known. */
 export interface StepRefQuery {
@@ -28,21 +33,28 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   const push = (path: KeyPath, text: string | undefined, shell: boolean) => {
     if (text !== undefined) out.push({ path, text, shell, agentCommand: false });
   };
+  const agent = inst.agent === undefined ? undefined : ownValue(model.table.agents, inst.agent);
+  // The `shell` preset and other `sh -c` agents run the prompt as shell source, as `run` is.
+  const script = agent ? shellScriptOf(agent) : undefined;
   push(['steps', inst.group, 'run'], inst.own.run, true);
-  push(['steps', inst.group, 'prompt'], inst.own.prompt, false);
+  push(['steps', inst.group, 'prompt'], inst.own.prompt, script !== undefined);
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
-  const agent = inst.agent === undefined ? undefined : model.table.agents[inst.agent];
+  // `setup` runs in the step's worktree as `run` does; env values are rendered for the step.
+  push(fieldPath(inst.group, inst.own, 'setup'), inst.merged.setup, true);
+  for (const [k, v] of Object.entries(inst.merged.env ?? {})) {
+    push(hasOwnKey(inst.own.env, k) ? ['steps', inst.group, 'env', k] : ['defaults', 'env', k], v, false);
+  }
   if (agent && inst.agent !== undefined) {
     // Checked per step (what a template may name depends on the step), located where it is written.
     const name = inst.agent;
-    const written = model.checked.agents[name] !== undefined;
+    const written = ownValue(model.checked.agents, name) !== undefined;
     // A command written as one string was split into argv; its elements are not separate nodes.
     const asList = model.checked.listCommands.has(name);
     agent.command.forEach((arg, i) => {
       if (!arg.includes('${{')) return;
       const path: KeyPath = !written ? fieldPath(inst.group, inst.own, 'agent')
         : asList ? ['agents', name, 'command', i] : ['agents', name, 'command'];
-      out.push({ path, text: arg, shell: false, agentCommand: true });
+      out.push({ path, text: arg, shell: script === i, agentCommand: true });
     });
   }
   return out;
@@ -52,11 +64,16 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
 export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[] {
   const queries: StepRefQuery[] = [];
   const ids = [...model.byId.keys()];
+  checkPlanEnv(model, report, ids);
   for (const inst of model.instances) {
     for (const f of fieldsOf(model, inst)) {
       const { refs, errors } = parseTemplates(f.text);
       const at = (r: { start: number; end: number }) => ({ within: { value: f.text, start: r.start, end: r.end } });
-      for (const e of errors) report(f.path, e.message, 'template', at(e));
+      for (const e of errors.slice(0, MAX_FIELD_ERRORS)) report(f.path, e.message, 'template', at(e));
+      if (errors.length > MAX_FIELD_ERRORS) {
+        const rest = errors.slice(MAX_FIELD_ERRORS);
+        report(f.path, `and ${rest.length} more template problems in this value`, 'template', at(rest[0]!));
+      }
       for (const r of refs) {
         const problem = refProblem(r, f, inst, model, ids);
         if (typeof problem === 'string') report(f.path, problem, 'template', at(r));
@@ -76,6 +93,24 @@ export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[]
   return queries;
 }
 
+/** The plan's `env` is rendered for every step: its templates must parse and name documented things. */
+function checkPlanEnv(model: PlanModel, report: Report, ids: readonly string[]): void {
+  for (const [k, v] of Object.entries(model.checked.top.env ?? {})) {
+    const { refs, errors } = parseTemplates(v);
+    const at = (r: { start: number; end: number }) => ({ within: { value: v, start: r.start, end: r.end } });
+    for (const e of errors.slice(0, MAX_FIELD_ERRORS)) report(['env', k], e.message, 'template', at(e));
+    for (const r of refs) {
+      const c = classifyRef(r.path);
+      const shown = `\${{ ${r.expr} }}`;
+      const problem = !c ? `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`
+        : c.kind === 'prompt' ? `${shown} is only for agent commands`
+          : (c.kind === 'step-output' || c.kind === 'step-status') && !model.byId.has(c.key ?? '') ? `${shown}: no step \`${c.key}\`${didYouMean(c.key ?? '', ids)}`
+            : undefined;
+      if (problem) report(['env', k], problem, 'template', at(r));
+    }
+  }
+}
+
 /** Reports each query whose step does not (transitively) need the step its template names. */
 export function checkStepRefs(queries: readonly StepRefQuery[], reach: Reach): void {
   for (const q of queries) if (!reach.isAncestor(q.ancestor, q.step)) q.report();
@@ -90,7 +125,7 @@ function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, 
     case 'matrix': {
       const key = c.key ?? '';
       if (!inst.values) return `${shown}: the step has no matrix`;
-      return key in inst.values ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
+      return hasOwnKey(inst.values, key) ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
     }
     case 'step-output': case 'step-status': {
       const key = c.key ?? '';

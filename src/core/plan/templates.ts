@@ -30,11 +30,15 @@ export function parseTemplates(text: string): { refs: TemplateRef[]; errors: Tem
   const refs: TemplateRef[] = [];
   const errors: TemplateError[] = [];
   let from = 0;
+  // Both searches resume where they last stopped: with thousands of `${{` and no `}}` (or one far
+  // away), searching afresh from each opener would read the text once per opener.
+  let close = -2;
+  let reopen = -2;
   for (;;) {
-    const start = text.indexOf(OPEN, from);
+    const start = reopen >= from ? reopen : text.indexOf(OPEN, from);
     if (start < 0) break;
-    const close = text.indexOf(CLOSE, start + OPEN.length);
-    const reopen = text.indexOf(OPEN, start + OPEN.length);
+    if (close !== -1 && close < start + OPEN.length) close = text.indexOf(CLOSE, start + OPEN.length);
+    reopen = text.indexOf(OPEN, start + OPEN.length);
     if (close < 0 || (reopen >= 0 && reopen < close)) {
       // Resume at the next `${{` so one missing `}}` does not hide the templates after it.
       const end = reopen >= 0 ? reopen : text.length;

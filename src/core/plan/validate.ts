@@ -2,9 +2,10 @@
 // depends on (unknown or self needs, duplicate ids, cycles) and where it may touch (paths leaving
 // the workspace, worktrees outside git). Every problem is reported; nothing stops at the first.
 import { escapesWorkspace } from '../paths/containment';
+import { globProblem } from '../paths/glob';
 import { findCycles } from './cycles';
 import { hint } from './didYouMean';
-import { MAX_MATRIX_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
+import { MAX_MATRIX_STEPS, MAX_PLAN_EDGES, MAX_PLAN_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
 import { fieldPath, type Report } from './reporter';
 import { topoOrder } from './topoOrder';
 
@@ -22,8 +23,18 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
     }
     checkPaths(inst, report);
   }
-  for (const { group, count } of model.oversized) {
-    report(['steps', group, 'matrix'], `the matrix makes ${count} steps; at most ${MAX_MATRIX_STEPS}`, 'matrix-size');
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  for (const { group, count } of model.oversized.filter((o) => o.limit === 'matrix')) {
+    report(['steps', group, 'matrix'], `the matrix makes ${fmt(count)} steps; at most ${fmt(MAX_MATRIX_STEPS)}`, 'matrix-size');
+  }
+  // Past the plan's cap, one problem at the step that crosses it says what the rest add up to.
+  const beyond = model.oversized.filter((o) => o.limit === 'plan');
+  const [cross] = beyond;
+  if (cross) {
+    const more = beyond.slice(1).reduce((n, o) => n + o.count, 0);
+    const rest = beyond.length > 1 ? `, and ${fmt(beyond.length - 1)} later steps would add ${fmt(more)} more` : '';
+    const message = `the plan would expand to more than ${fmt(MAX_PLAN_STEPS)} steps: ${fmt(cross.before)} before this step, which makes ${fmt(cross.count)}${rest}`;
+    report(cross.count > 1 ? ['steps', cross.group, 'matrix'] : ['steps', cross.group], message, 'plan-size', { key: cross.count === 1 });
   }
   for (const { id, groups } of model.duplicates) {
     const [first, ...later] = groups;
@@ -34,6 +45,8 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
     const at = ['steps', p.group, 'needs', p.index];
     if (p.kind === 'self') report(at, `a step cannot need itself (\`${p.entry}\`)`, 'self-need');
     else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
+    else if (p.kind === 'too-many') report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
+    else if (p.kind === 'bad-glob') report(at, `\`${p.entry}\`: ${p.reason ?? 'not a usable glob'}`, 'glob');
     else {
       const h = hint(p.entry, [...model.groups.keys()]);
       report(at, `unknown step \`${p.entry}\`${h.text}`, 'unknown-need', h.fix);
@@ -72,13 +85,14 @@ function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): vo
 }
 
 function checkPaths(inst: Instance, report: Report): void {
-  const lists = [['writes', inst.writes], ['reads', inst.reads]] as const;
+  const lists = [['writes', inst.writes], ['reads', inst.reads], ['copy', inst.copy], ['symlink', inst.symlink]] as const;
   for (const [key, values] of lists) {
     values.forEach((v, i) => {
-      if (!escapesWorkspace(v)) return;
-      const base = fieldPath(inst.group, inst.own, key);
       // `writes: x` is one scalar; rangeAt reads index 0 of a scalar as the scalar itself.
-      report([...base, i], `\`${v}\` leaves the workspace`, 'escapes');
+      const at = () => [...fieldPath(inst.group, inst.own, key), i];
+      const problem = globProblem(v);
+      if (problem) report(at(), `\`${v}\`: ${problem}`, 'glob');
+      else if (escapesWorkspace(v) && (key === 'writes' || key === 'reads')) report(at(), `\`${v}\` leaves the workspace`, 'escapes');
     });
   }
   for (const key of ['cwd', 'output'] as const) {

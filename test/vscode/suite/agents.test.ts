@@ -104,13 +104,13 @@ describe('agent steps', function () {
     const ranIn = (summary: RunSummary) => readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'a'), 'utf8').trim();
     // The test workspace is a git repository: agent steps default to their own worktree.
     const byDefault = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-default', plan('Isolation default')))) as RunSummary;
-    assert.match(ranIn(byDefault), /[/\\]\.braid[/\\]worktrees[/\\]/, 'the format\'s default: a worktree');
+    assert.match(ranIn(byDefault), /[/\\][0-9a-f]{16}[/\\]worktrees[/\\]/, 'the format\'s default: a worktree');
     await config.update('isolation', 'shared', vscode.ConfigurationTarget.Workspace);
     try {
       const shared = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-shared', plan('Isolation setting')))) as RunSummary;
       assert.equal(realpathSync(ranIn(shared)), realpathSync(workspaceRoot()), 'the setting: in the workspace itself');
       const own = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('iso-own', plan('Isolation own', ['    isolation: worktree'])))) as RunSummary;
-      assert.match(ranIn(own), /[/\\]\.braid[/\\]worktrees[/\\]/, 'the plan\'s own value wins');
+      assert.match(ranIn(own), /[/\\][0-9a-f]{16}[/\\]worktrees[/\\]/, 'the plan\'s own value wins');
     } finally {
       await config.update('isolation', undefined, vscode.ConfigurationTarget.Workspace);
     }

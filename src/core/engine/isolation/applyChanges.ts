@@ -3,7 +3,7 @@
 // first, and the renames run synchronously: a SIGINT handler cannot run half-way, and a crash
 // (SIGKILL, power) leaves a journal that the next start rolls back.
 import {
-  closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
+  chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
   readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -61,6 +61,17 @@ function backup(target: string, to: string): void {
   }
 }
 
+// git writes new contents 0644 or 0755 (after the umask); a file the user had made read-only
+// (0444) or private (0600) keeps its own bits, with the exec bits the merge decided.
+function keepPermissions(target: string, staged: string): void {
+  let old, now;
+  try { old = lstatSync(target); now = lstatSync(staged); } catch { return; }
+  if (!old.isFile() || !now.isFile()) return;
+  const exec = (now.mode & 0o111) !== 0 ? (old.mode & 0o444) >> 2 : 0;
+  const mode = (old.mode & 0o7666) | exec;
+  if ((now.mode & 0o7777) !== mode) chmodSync(staged, mode);
+}
+
 function writeJournal(tx: string, journal: Journal): void {
   const fd = openSync(join(tx, JOURNAL), 'w');
   try {
@@ -87,6 +98,7 @@ function removeEmptyParents(root: string, rel: string): void {
  */
 export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[]): { ok: true } | { ok: false; message: string } {
   const ordered = [...ops.filter((o) => o.kind === 'put'), ...ops.filter((o) => o.kind === 'delete')];
+  for (const op of ordered) if (op.kind === 'put') keepPermissions(join(root, op.path), join(tx, 'new', op.path));
   const journal: Journal = {
     pid: process.pid, host: hostname(), dirs: [...dirs],
     ops: ordered.map((o) => (o.kind === 'put' ? { ...o, newMark: mark(join(tx, 'new', o.path)) } : { ...o })),

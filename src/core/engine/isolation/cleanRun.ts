@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
+import { worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
 
 export type CleanResult = { ok: true; removed: string[] } | { ok: false; message: string };
@@ -33,7 +34,7 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
       }
     });
   }
-  await rm(join(root, '.braid', 'worktrees', runId), { recursive: true, force: true });
+  await rm(join(worktreesRoot(root), runId), { recursive: true, force: true });
   let changed = false;
   for (const step of Object.values(record.steps)) {
     if (step.worktree === undefined) continue;

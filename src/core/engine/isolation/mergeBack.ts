@@ -8,9 +8,10 @@
 import { lstatSync, type Stats } from 'node:fs';
 import { mkdir, mkdtemp, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix } from 'node:path';
+import { escapesWorkspace } from '../../paths/containment';
+import { globMatcher } from '../../paths/glob';
 import { randomUUID } from 'node:crypto';
-import picomatch from 'picomatch';
 import { gitBuffer, gitOk, readBlobs, splitZ } from '../../exec/git';
 import { applyStaged, type ApplyOp } from './applyChanges';
 import { ensureBraidDir } from './worktreeSetup';
@@ -81,6 +82,14 @@ async function hashFiles(root: string, paths: readonly string[], write: boolean)
 function decide(c: Change, cur: Current, curSha: string | undefined, links: Map<string, Buffer>): Decision {
   const { base, result } = c;
   if (base?.mode === '160000' || result?.mode === '160000') return { kind: 'conflict', why: 'submodule changes are not merged back' };
+  if (result?.mode === '120000') {
+    // A link is data until something follows it: one out of the workspace would let the next
+    // step, or the user's tools, write where no `writes` reaches.
+    const target = links.get(result.sha)!.toString();
+    if (escapesWorkspace(posix.join(posix.dirname(c.path), target)) || posix.isAbsolute(target)) {
+      return { kind: 'conflict', why: `a symbolic link to ${JSON.stringify(target)}, outside the workspace` };
+    }
+  }
   const matches = (side: Side | undefined): boolean => {
     if (!side) return cur.kind === 'none';
     if (side.mode === '120000') return cur.kind === 'link' && cur.target.equals(links.get(side.sha)!);
@@ -155,7 +164,7 @@ export async function mergeBack(o: { root: string; base: string; result: string;
   const changes = await diffTrees(o.root, o.base, o.result);
   const changed = changes.map((c) => c.path);
   if (changes.length === 0) return { ok: true, changed };
-  const allowed = o.writes.length > 0 ? picomatch([...o.writes], { dot: true }) : () => false;
+  const allowed = o.writes.length > 0 ? globMatcher(o.writes, { dot: true }) : () => false;
   const outside = changed.filter((p) => !allowed(p));
   if (outside.length > 0) {
     return {

@@ -4,9 +4,10 @@
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import picomatch from 'picomatch';
+import { globMatcher } from '../../paths/glob';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
+import { ensureWorktreesRoot, worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
 import { registerWorktree, type Registration } from './worktreeRegister';
@@ -38,7 +39,7 @@ function checkId(kind: string, id: string): void {
 
 /** Where a step's worktree lives. */
 export function worktreePath(root: string, runId: string, stepId: string): string {
-  return join(root, '.braid', 'worktrees', runId, stepId);
+  return join(worktreesRoot(root), runId, stepId);
 }
 
 /** The branch a step's worktree is on. */
@@ -136,12 +137,12 @@ async function untrackedFiles(root: string, globs: readonly string[] | 'all'): P
   const all = splitZ(await gitOk(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }))
     .filter((p) => !p.startsWith('.braid/'));
   if (globs === 'all') return all;
-  const isMatch = picomatch([...globs], { dot: true });
+  const isMatch = globMatcher(globs, { dot: true });
   return all.filter((p) => isMatch(p));
 }
 
 /**
- * A step's worktree at `.braid/worktrees/<run>/<step>` on branch `braid/<run>/<step>` from `base`,
+ * A step's worktree at `<cache>/<workspace hash>/worktrees/<run>/<step>` (worktreeHome.ts) on branch `braid/<run>/<step>` from `base`,
  * with its sparse cone and its copied and linked untracked files.
  */
 export async function createWorktree(o: {
@@ -155,6 +156,7 @@ export async function createWorktree(o: {
   const cone = o.sparse && o.sparse.length > 0 ? normaliseConePaths(o.sparse) : undefined;
   if (cone && !cone.ok) return cone;
   await ensureBraidDir(o.root);
+  ensureWorktreesRoot(o.root);
   const made = await checkOut(o.root, path, branch, o.base, cone?.dirs);
   if (!made.ok) return { ok: false, message: `could not create the worktree for ${o.stepId}: ${made.message}` };
   try {
@@ -243,12 +245,16 @@ export async function mergeNeeds(o: { worktree: string; commits: readonly string
  * Commits everything the step changed in its worktree (copied and linked set-up files excluded).
  * Nothing changed: no commit, the start's sha and no paths.
  */
-export async function commitWorktree(o: { worktree: string; message: string }): Promise<{ sha: string; changed: string[] }> {
+export async function commitWorktree(o: { worktree: string; message: string; force?: readonly string[] }): Promise<{ sha: string; changed: string[] }> {
   const cwd = o.worktree;
   const meta = await readMeta(cwd);
   const start = meta?.start ?? (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
   const exclude = meta?.exclude ?? [];
   await gitOk(['add', '-A'], { cwd });
+  // Git-ignored files the step wrote inside its writes (ignoredWrites.ts).
+  if (o.force && o.force.length > 0) {
+    await gitOk(['add', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, input: o.force.map((p) => `:(literal)${p}\0`).join('') });
+  }
   // Set-up files go back to the start's state in the index, so they stay out of the result; also
   // when an agent that commits by itself (aider does) committed them. (An `:(exclude)` pathspec on
   // `add` is refused by git when the path is ignored.)
@@ -262,12 +268,12 @@ export async function commitWorktree(o: { worktree: string; message: string }): 
 }
 
 function insideWorktrees(root: string, path: string): boolean {
-  return resolve(path).startsWith(resolve(root, '.braid', 'worktrees') + sep);
+  return resolve(path).startsWith(worktreesRoot(root) + sep);
 }
 
 /** Removes a step's worktree, its registration and its branch; quiet if any is already gone. */
 export async function removeWorktree(o: { root: string; path: string; branch: string }): Promise<void> {
-  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${o.root}/.braid/worktrees`);
+  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${worktreesRoot(o.root)}`);
   await withWorktreeLock(o.root, async () => {
     const r = await git(['worktree', 'remove', '--force', '--force', o.path], { cwd: o.root });
     if (r.code !== 0) {
@@ -288,8 +294,9 @@ export async function pruneWorktrees(root: string): Promise<void> {
   await withWorktreeLock(root, async () => {
     await gitOk(['worktree', 'prune'], { cwd: root });
     // Run directories whose worktrees are all gone (rmdir refuses a non-empty one).
-    const runs = await readdir(join(root, '.braid', 'worktrees')).catch(() => [] as string[]);
-    for (const run of runs) await rmdir(join(root, '.braid', 'worktrees', run)).catch(() => undefined);
+    const home = worktreesRoot(root);
+    const runs = await readdir(home).catch(() => [] as string[]);
+    for (const run of runs) await rmdir(join(home, run)).catch(() => undefined);
   });
   await recoverInterruptedMerges(root);
 }

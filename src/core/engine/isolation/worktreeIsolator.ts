@@ -9,15 +9,16 @@
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { appendFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
 import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
 import { mergeBack } from './mergeBack';
-import { runProcess, shellArgv } from '../../exec/process';
-import { stepEnv } from '../steps/render';
+import { runProcess } from '../../exec/process';
+import { shellInvocation, stepEnv } from '../steps/render';
 import type { LockGate } from '../scheduling/scheduler';
 import { openStepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from '../types';
@@ -25,6 +26,7 @@ import {
   commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
 } from './worktree';
 import { touchesSetupInputs } from './worktreeSetup';
+import { ignoredWrites } from './ignoredWrites';
 
 export interface WorktreeIsolatorOptions {
   /** The workspace: a git repository's top level. */
@@ -72,10 +74,11 @@ function serially<T>(root: string, fn: () => Promise<T>): Promise<T> {
 
 /** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
 function envNeedsResults(graph: Graph, step: GraphStep): boolean {
-  return [graph.plan.env, step.env].some((layer) => Object.values(layer).some((v) => parseTemplates(v).refs.some((r) => {
+  const texts = [...Object.values(graph.plan.env), ...Object.values(step.env), step.setup ?? ''];
+  return texts.some((v) => parseTemplates(v).refs.some((r) => {
     const kind = classifyRef(r.path)?.kind;
     return kind === 'step-output' || kind === 'step-status';
-  })));
+  }));
 }
 
 export class WorktreeIsolator implements Isolator {
@@ -97,10 +100,9 @@ export class WorktreeIsolator implements Isolator {
     this.base = Promise.resolve(base);
   }
 
-  /** Workspace-relative path of the step's worktree if its last attempt left one for the user. */
+  /** The absolute path of the step's worktree if its last attempt left one for the user (outside the workspace). */
   keptWorktree(stepId: string): string | undefined {
-    const p = this.kept.get(stepId);
-    return p === undefined ? undefined : relative(this.o.root, p).split('\\').join('/');
+    return this.kept.get(stepId);
   }
 
   /**
@@ -188,10 +190,17 @@ export class WorktreeIsolator implements Isolator {
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
       }
-      const r = await body(tree.path);
+      const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
+      let r = await body(tree.path);
       if (r.status === 'canceled') return await this.drop(step.id, r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
-      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
+      const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
+      if (extra.notLanded.length > 0) {
+        const note = `did not land: ${extra.notLanded.join('; ')}`;
+        r = { ...r, message: r.message ? `${r.message}; ${note}` : note };
+        await appendFile(this.o.log(step.id), `──── ${note} ────\n`).catch(() => {});
+      }
+      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land });
       // A worktree step without `writes` may change anything: its whole tree is its set.
       const writes = step.writes.length > 0 ? step.writes : ['**'];
       const lock = await this.mergeLock(step, writes, ctx.signal);
@@ -315,13 +324,15 @@ export class WorktreeIsolator implements Isolator {
 
   /** Runs the step's `setup` in its worktree; undefined when it succeeded. */
   private async setup(step: GraphStep, dir: string, command: string, scope: SetupScope): Promise<AttemptResult | undefined> {
-    const env = stepEnv({
+    const render = {
       graph: this.o.graph, step, runId: this.o.runId, outputs: scope.outputs, statuses: scope.statuses, baseEnv: this.o.baseEnv ?? process.env,
-    });
+    };
+    // Templates in `setup` become environment-variable references, as in `run`.
+    const inv = shellInvocation(render, command, stepEnv(render));
     const log = await openStepLog(this.o.log(step.id), scope.attempt, scope.title);
     try {
       const r = await runProcess({
-        argv: shellArgv(command), cwd: dir, env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
+        argv: inv.argv, cwd: dir, env: inv.env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
       });
       if (r.reason === 'exit' && r.exitCode === 0) return undefined;
       const base = { exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs };

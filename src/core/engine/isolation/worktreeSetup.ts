@@ -3,6 +3,7 @@
 import { cp, lstat, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
+import { globMatcher } from '../../paths/glob';
 import { git, splitZ } from '../../exec/git';
 
 /** Normalises sparse cone paths; a path escaping the repository is a message, not a path. */
@@ -66,7 +67,8 @@ export async function untrackedMatches(root: string, patterns: readonly string[]
   const entries = splitZ(r.stdout)
     .map((e) => ({ path: e.replace(/\/$/, ''), dir: e.endsWith('/') }))
     .filter((e) => e.path !== '.braid' && !e.path.startsWith('.braid/') && e.path !== '.git');
-  const isMatch = picomatch([...patterns], { dot: true });
+  // The plan's globs, matched in linear time (paths/glob.ts); picomatch only for scan() below.
+  const isMatch = globMatcher(patterns, { dot: true });
   const found = new Set<string>();
   for (const e of entries) if (isMatch(e.path)) found.add(e.path);
   for (const pattern of patterns) {

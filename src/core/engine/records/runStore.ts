@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { GraphSnapshot } from './snapshot';
+import { worktreesRoot } from '../isolation/worktreeHome';
 import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from '../types';
 
 export interface AttemptRecord {
@@ -23,7 +24,7 @@ export interface StepRecord {
   exitCode?: number | null; signal?: string | null; reason?: string; message?: string;
   /** While waiting on a lock. */
   waitingFor?: { holder: string; paths: string[] };
-  /** Workspace-relative path of a kept worktree. */
+  /** Where a kept worktree is: an absolute path (records before worktrees left the workspace: workspace-relative). */
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
   costUsd?: number; sessionId?: string;
@@ -146,7 +147,7 @@ export class RunStore {
       log: (id) => join(logsDir, `${step(id)}.log`),
       rawLog: (id) => join(logsDir, `${step(id)}.jsonl`),
       output: (id) => join(outputsDir, step(id)),
-      worktree: (id) => join(this.braidDir, 'worktrees', runId, step(id)),
+      worktree: (id) => join(worktreesRoot(this.root), runId, step(id)),
     };
   }
 

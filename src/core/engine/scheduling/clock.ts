@@ -6,12 +6,24 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+// setTimeout takes a signed 32-bit delay: past it (24.8 days) Node fires at once, with a warning.
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const realClock: Clock = {
   now: () => Date.now(),
   sleep: (ms, signal) => new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = () => { clearTimeout(timer); reject(signal?.reason); };
-    const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+    // A long delay (a retry-delay of weeks, doubled) waits in pieces the timer can hold.
+    const wait = (left: number) => {
+      timer = setTimeout(() => {
+        if (left > MAX_TIMER_MS) return wait(left - MAX_TIMER_MS);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.min(left, MAX_TIMER_MS));
+    };
+    wait(ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   }),
 };

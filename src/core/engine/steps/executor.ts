@@ -1,6 +1,7 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { agentFamily } from '../../agents/presets';
 import { detectRateLimit } from '../../agents/rateLimit';
 import type { AgentSummary } from '../../agents/streams/types';
@@ -9,6 +10,7 @@ import { resolveInside } from '../../paths/containment';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { LauncherPool } from '../../exec/launcher';
 import { runProcess, type ProcessResult } from '../../exec/process';
+import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
 import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
@@ -65,6 +67,16 @@ export class StepExecutor implements StepRunner {
     return this.attempt(ctx, this.o.workspace);
   }
 
+  /** Writes a value too large for the step's environment beside its output; returns the path. */
+  private valueFile(stepId: string, name: string, value: string): string {
+    const out = this.o.paths.output(stepId);
+    const dir = join(dirname(dirname(out)), 'values', basename(out));
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, name);
+    writeFileSync(file, value);
+    return file;
+  }
+
   /** One attempt in `root` (the workspace or the step's worktree). */
   async attempt(ctx: AttemptContext, root: string): Promise<AttemptResult> {
     const { step } = ctx;
@@ -73,9 +85,18 @@ export class StepExecutor implements StepRunner {
       ({ status: 'failed', exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
     const cwd = resolveInside(root, step.cwd ?? '.');
     if (!cwd) return fail('spawn-failed', `cwd ${step.cwd} leaves the workspace`);
-    const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv };
+    const scope: RenderScope = {
+      graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv,
+      valueFile: (name, value) => this.valueFile(step.id, name, value),
+    };
     const sessions = this.o.resumeSessions;
     const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
+    // An agent's prompt is one argument: past exec's limit the process could not even start.
+    const tooLong = inv.argv.find((a) => Buffer.byteLength(a) >= MAX_ARG_BYTES);
+    if (tooLong !== undefined) {
+      const size = `${Math.round(Buffer.byteLength(tooLong) / 1024)} KiB`;
+      return { ...fail('spawn-failed', `an argument of ${size} is past the ${MAX_ARG_BYTES / 1024} KiB one argument may hold; give the agent \`stdin: prompt\` under \`agents:\``), permanent: true };
+    }
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
     if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
     // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it

@@ -1,9 +1,12 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
-import { agentInvocation, promptWithContext } from '../../agents/invocation';
+import { agentInvocation, PROMPT_TEMPLATE, promptWithContext } from '../../agents/invocation';
+import { shellScriptOf } from '../../agents/shellScript';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
-import type { Graph, GraphStep } from '../../plan/types';
-import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
+import type { AgentDef, Graph, GraphStep } from '../../plan/types';
+import { ownValue } from '../../plan/dict';
+import { classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
+import { spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
 import type { StepStatus } from '../types';
 
@@ -15,6 +18,8 @@ export interface RenderScope {
   readonly statuses: ReadonlyMap<string, StepStatus>;
   /** The environment the step inherits (the engine's own). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Writes a value too large for the environment to a file of the run's; returns its path. */
+  readonly valueFile?: (name: string, value: string) => string;
 }
 
 export interface Invocation {
@@ -31,8 +36,8 @@ export function lookupRef(scope: RenderScope, env: Readonly<Record<string, strin
   const c = classifyRef(ref.path);
   switch (c?.kind) {
     case 'context': return scope.graph.plan.context ?? '';
-    case 'matrix': return scope.step.matrix?.values[c.key!] ?? '';
-    case 'env': return env[c.key!] ?? '';
+    case 'matrix': return ownValue(scope.step.matrix?.values, c.key!) ?? '';
+    case 'env': return ownValue(env, c.key!) ?? '';
     case 'step-output': return scope.outputs.get(c.key!) ?? '';
     case 'step-status': return scope.statuses.get(c.key!) ?? '';
     case 'plan-name': return scope.graph.plan.name;
@@ -54,12 +59,34 @@ export function stepEnv(scope: RenderScope): Record<string, string> {
   return env;
 }
 
-/** A shell command with every template turned into an environment-variable reference. */
+/**
+ * A shell command with every template turned into an environment-variable reference, and each
+ * need's result under its documented name (`$BRAID_STEPS_<ID>_OUTPUT`, `_STATUS`) whether or not
+ * a template names it. Values past exec's space go by file (largeValues.ts) when `valueFile` is given.
+ */
 export function shellInvocation(scope: RenderScope, source: string, env: Record<string, string>): Invocation {
   const { script, vars } = shellTemplate(source);
   const out = { ...env };
-  for (const v of vars) if (classifyRef(v.ref.path)?.kind !== 'env') out[v.name] = lookupRef(scope, env, v.ref);
-  return { argv: shellArgv(script), env: out };
+  const movable: string[] = [];
+  for (const v of vars) {
+    if (classifyRef(v.ref.path)?.kind === 'env') continue;
+    out[v.name] = lookupRef(scope, env, v.ref);
+    movable.push(v.name);
+  }
+  const taken = new Set(vars.map((v) => v.name));
+  for (const need of scope.step.needs) {
+    for (const [name, value] of [[envNameFor(['steps', need, 'output']), scope.outputs.get(need)], [envNameFor(['steps', need, 'status']), scope.statuses.get(need)]] as const) {
+      // Two needs that spell one name (`a-b`, `a_b`) leave it to the first; a template's own name wins.
+      if (value === undefined || taken.has(name)) continue;
+      taken.add(name);
+      out[name] = value;
+      movable.push(name);
+    }
+  }
+  const write = scope.valueFile;
+  if (!write) return { argv: shellArgv(script), env: out };
+  const fitted = spillLargeValues(script, out, movable, (name, value) => write(name, value));
+  return { argv: shellArgv(fitted.script), env: fitted.env };
 }
 
 /**
@@ -81,7 +108,26 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   }
   const source = step.prompt ?? '';
   const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
+  const script = shellScriptOf(agent);
+  if (script !== undefined) return shellAgentInvocation(scope, agent, script, promptWithContext(agent, source, graph.plan.context, usesContext), env);
   const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   const inv = agentInvocation(agent, render, prompt);
   return { ...inv, env: { ...env, ...inv.env } };
+}
+
+/**
+ * An agent whose shell runs the prompt as source (the `shell` preset: `sh -c ${{ prompt }}`): the
+ * script, prompt included, gets what a `run` step gets, each template an environment-variable
+ * reference, so a dependency's output holding `$(…)` stays data.
+ */
+function shellAgentInvocation(scope: RenderScope, agent: AgentDef, where: number | 'stdin', prompt: string, env: Record<string, string>): Invocation {
+  const source = where === 'stdin' ? prompt : agent.command[where]!.split(PROMPT_TEMPLATE).join(prompt);
+  const { script, vars } = shellTemplate(source);
+  const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
+  const command = where === 'stdin' ? agent.command : agent.command.map((a, i) => (i === where ? script : a));
+  // Elsewhere (`bash -c SCRIPT name "${{ prompt }}"`) the prompt is an argument: its value, rendered.
+  const inv = agentInvocation({ ...agent, command }, render, render(prompt));
+  const out = { ...env, ...inv.env };
+  for (const v of vars) if (classifyRef(v.ref.path)?.kind !== 'env') out[v.name] = lookupRef(scope, out, v.ref);
+  return { ...inv, env: out, ...(where === 'stdin' ? { stdin: script } : {}) };
 }

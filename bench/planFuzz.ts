@@ -1,0 +1,67 @@
+// Part `fuzz`: the unit suite's fuzz corpus (test/helpers/planFuzz.ts, 2,000 seeded plans) through
+// `braid validate`, timed: in this process (main(), as the unit test runs it) for every plan, and
+// through the built CLI (`node out/cli.js validate`, its own process, maxRSS from getrusage) for
+// the known attacks. Goals (#22): no crash, every plan under 2 s, peak memory under 300 MB.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, validateInProcess, validateOutputProblems } from '../test/helpers/planFuzz';
+import { goal, ms, quantile, table } from './stats';
+
+const CLI = resolve(__dirname, '../out/cli.js');
+
+export async function benchPlanFuzz(): Promise<void> {
+  const build = spawnSync(process.execPath, ['esbuild.mjs'], { cwd: resolve(__dirname, '..'), stdio: 'ignore' });
+  if (build.status !== 0) throw new Error('esbuild failed');
+  const dir = mkdtempSync(join(tmpdir(), 'braid-bench-fuzz-'));
+  try {
+    const plans = fuzzPlans(FUZZ_SEED, FUZZ_COUNT);
+    const times: { name: string; ms: number }[] = [];
+    let crashes = 0, problems = 0, valid = 0;
+    for (const p of plans) {
+      const file = join(dir, p.name);
+      writeFileSync(file, p.text);
+      const t = performance.now();
+      try {
+        const r = await validateInProcess(file);
+        times.push({ name: p.name, ms: performance.now() - t });
+        if (r.code === 0) valid++;
+        problems += validateOutputProblems(file, p.text, r.code, r.stdout, r.stderr).length;
+      } catch { crashes++; }
+    }
+    const xs = times.map((x) => x.ms);
+    const slowest = times.reduce((a, b) => (b.ms > a.ms ? b : a));
+    const rss = process.resourceUsage().maxRSS / 1024;
+    console.log(`\n### Fuzz corpus through braid validate (${plans.length} plans, seed ${FUZZ_SEED}; ${valid} valid)\n`);
+    // This process's peak also holds tsx, the bench and garbage from earlier plans: shown, not the goal.
+    table(['where', 'plans', 'crashes', 'unlocated or bad output', 'median', 'p99', 'slowest', 'peak RSS of the whole bench process'], [
+      ['in process', String(plans.length), goal(String(crashes), crashes === 0, '0'), goal(String(problems), problems === 0, '0'),
+        ms(quantile(xs, 0.5)), ms(quantile(xs, 0.99)), goal(`${ms(slowest.ms)} (${slowest.name})`, slowest.ms < 2000, '< 2 s'),
+        `${rss.toFixed(0)} MB`],
+    ]);
+    // The attacks and every 20th other plan, each in a fresh CLI process: wall time and its peak RSS.
+    const attacks = plans.filter((p, i) => p.name.startsWith('attack-') || i % 20 === 0);
+    const rows: { name: string; wall: number; rss: number; code: number | null }[] = [];
+    for (const p of attacks) {
+      const file = join(dir, p.name);
+      const t = performance.now();
+      const r = spawnSync(process.execPath, ['-e', `
+        process.argv.splice(1, 0, ${JSON.stringify(CLI)});
+        process.on('exit', (code) => { process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'); });
+        require(${JSON.stringify(CLI)});`, 'validate', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+      const kb = Number(/RSS (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+      rows.push({ name: p.name, wall: performance.now() - t, rss: kb / 1024, code: r.status });
+    }
+    const worstWall = rows.reduce((a, b) => (b.wall > a.wall ? b : a));
+    const worstRss = rows.reduce((a, b) => (b.rss > a.rss ? b : a));
+    const bad = rows.filter((r) => r.code !== 0 && r.code !== 1).length;
+    table(['where', 'plans', 'exit other than 0/1', 'slowest (process wall, Node start included)', 'peak RSS'], [
+      ['node out/cli.js validate: the attacks, every 20th other plan', String(rows.length), goal(String(bad), bad === 0, '0'),
+        goal(`${ms(worstWall.wall)} (${worstWall.name})`, worstWall.wall < 2000, '< 2 s'),
+        goal(`${worstRss.rss.toFixed(0)} MB (${worstRss.name})`, worstRss.rss < 300, '< 300 MB')],
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

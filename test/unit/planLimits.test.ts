@@ -1,0 +1,114 @@
+// Validation runs as the user types: whatever the text, it ends soon, in bounded memory, with
+// located problems (#22: globs that backtrack, aliases that multiply a matrix, deep nesting,
+// thousands of unclosed templates, keys that are collections, control characters in messages).
+import { strict as assert } from 'node:assert';
+import { compilePlan } from '../../src/core/plan/compile';
+import { MAX_PLAN_STEPS } from '../../src/core/plan/expand';
+import { MAX_DEPTH } from '../../src/core/plan/load';
+import { MAX_DIAGNOSTICS } from '../../src/core/plan/reporter';
+import type { Diagnostic } from '../../src/core/plan/types';
+
+const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
+const show = (ds: readonly Diagnostic[]) => ds.map((d) => `${d.range.start.line}:${d.range.start.column} ${d.code} ${d.message}`).join('\n');
+const at = (d: Diagnostic | undefined) => (d ? [d.range.start.line, d.range.start.column] : undefined);
+
+describe('plan validation limits', () => {
+  // Without the linear-time matcher each of these backtracks for minutes (mocha's timeout fails them).
+  describe('globs that make a regular expression backtrack', () => {
+    const long = `${'a'.repeat(40)}b`;
+    it('a `needs` glob beside a 41-character id', () => {
+      const r = compile(['version: 1', 'steps:', `  ${long}:`, '    run: echo', '  b:', '    run: echo', `    needs: ["${'*a'.repeat(12)}"]`]);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[6, 12], 'unknown-need']], show(r.diagnostics));
+    });
+    it('two `writes` globs compared for overlap', () => {
+      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', `    writes: ["${'*a'.repeat(12)}"]`, '  b:', '    run: echo', `    writes: ["${long}"]`]);
+      assert.ok(r.graph, show(r.diagnostics));
+    });
+    it('an extglob is refused at the entry, in writes and in needs', () => {
+      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    writes: [src/x.ts, "src/+(a|b).ts"]', '  b:', '    run: echo', '    needs: ["@(a)"]']);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[4, 23], 'glob'], [[7, 12], 'glob']], show(r.diagnostics));
+      assert.match(r.diagnostics[0]!.message, /extglobs are not supported/);
+    });
+  });
+
+  describe('the size of the expanded plan', () => {
+    it('one matrix shared by alias across 100 steps (1,000,000 steps) is refused at the step that crosses the cap', () => {
+      const values = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(', ')}]`;
+      const lines = ['version: 1', 'steps:', '  s0:', '    run: echo', '    matrix: &m', `      x: ${values(100)}`, `      y: ${values(100)}`];
+      for (let i = 1; i < 100; i++) lines.push(`  s${i}:`, '    run: echo', '    matrix: *m');
+      const r = compile(lines);
+      assert.equal(r.graph, undefined);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[9, 12], 'plan-size']], show(r.diagnostics));
+      assert.match(r.diagnostics[0]!.message, /more than 10,000 steps: 10,000 before this step, which makes 10,000, and 98 later steps would add 980,000 more/);
+    });
+    it(`steps without a matrix count too: the ${MAX_PLAN_STEPS + 1}th step is refused at its key`, () => {
+      const lines = ['version: 1', 'steps:', '  m:', '    run: echo', '    matrix:', `      k: [${Array.from({ length: MAX_PLAN_STEPS }, (_, i) => i).join(',')}]`, '  last:', '    run: echo'];
+      const r = compile(lines);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[6, 2], 'plan-size']], show(r.diagnostics));
+    });
+    it('a matrix needing a matrix past 200,000 dependencies is refused at the needs entry', () => {
+      const values = `[${Array.from({ length: 500 }, (_, i) => i).join(',')}]`;
+      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', `    matrix: {k: ${values}}`, '  b:', '    run: echo', `    matrix: {k: ${values}}`, '    needs: [a]']);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[8, 12], 'plan-size']], show(r.diagnostics));
+    });
+  });
+
+  describe('nesting', () => {
+    for (const [what, open, close] of [['flow lists', '[', ']'], ['flow mappings', '{a: ', '}'], ['block lists', '- ', '']] as const) {
+      it(`3,000 levels of ${what}: one problem where the nesting passes ${MAX_DEPTH} levels`, () => {
+        const deep = open.repeat(3000) + (close === '' ? 'x' : '1'.slice(open === '[' ? 1 : 0)) + close.repeat(3000);
+        const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    name:', `      ${deep}`]);
+        assert.equal(r.diagnostics.length, 1, show(r.diagnostics));
+        assert.equal(r.diagnostics[0]!.code, 'yaml-depth');
+        assert.equal(r.diagnostics[0]!.range.start.line, 5);
+        assert.match(r.diagnostics[0]!.message, /nested more than 64 levels deep/);
+      });
+    }
+  });
+
+  it('160 KB of unclosed `${{`: ten problems located, then how many more', () => {
+    const r = compile(['version: 1', 'steps:', '  a:', `    run: "${'${{ '.repeat(40_000)}"`]);
+    assert.equal(r.diagnostics.length, 11, show(r.diagnostics.slice(0, 12)));
+    assert.deepEqual(at(r.diagnostics[0]), [3, 10]);
+    assert.deepEqual(at(r.diagnostics[10]), [3, 10 + 4 * 10]);
+    assert.match(r.diagnostics[10]!.message, /and 39990 more template problems in this value/);
+  });
+
+  it(`more than ${MAX_DIAGNOSTICS} problems: the first ${MAX_DIAGNOSTICS}, then one saying how many more`, () => {
+    const lines = ['version: 1', 'steps:'];
+    for (let i = 0; i < 300; i++) lines.push(`  s${i}:`, '    run: echo', '    nope: 1');
+    const r = compile(lines);
+    assert.equal(r.diagnostics.length, MAX_DIAGNOSTICS + 1);
+    const last = r.diagnostics[MAX_DIAGNOSTICS]!;
+    assert.equal(last.message, 'and 100 more errors, not listed');
+    assert.deepEqual(at(last), [2 + 3 * MAX_DIAGNOSTICS + 2, 4]);
+  });
+
+  it('an alias bomb is one problem at its first alias, not at 1:1', () => {
+    const r = compile([
+      'version: 1', 'x0: &a0 [x, x, x, x, x, x, x, x, x, x]', 'x1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]',
+      'x2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]', 'x3: [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]',
+      'steps:', '  a:', '    run: echo',
+    ]);
+    assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[2, 9], 'yaml-alias']], show(r.diagnostics));
+    assert.match(r.diagnostics[0]!.message, /aliases expand to too much data/);
+  });
+
+  it('a list or mapping as a key is a problem at that key, with no Node warning', () => {
+    const warnings: string[] = [];
+    const listen = (w: Error) => warnings.push(w.message);
+    process.on('warning', listen);
+    try {
+      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    env:', '      ? [x]', '      : 1']);
+      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[5, 8], 'yaml-complex-key']], show(r.diagnostics));
+    } finally { process.off('warning', listen); }
+    return new Promise<void>((done) => setImmediate(() => { assert.deepEqual(warnings, []); done(); }));
+  });
+
+  it('control characters in a quoted key are shown escaped in the message', () => {
+    const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    "ne\\reds": [b]']);
+    assert.equal(r.diagnostics.length, 1, show(r.diagnostics));
+    assert.match(r.diagnostics[0]!.message, /unknown key `ne\\reds`/);
+    assert.doesNotMatch(r.diagnostics[0]!.message, /\r/);
+  });
+});
