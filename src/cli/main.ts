@@ -8,7 +8,8 @@ import { missingAgents } from '../core/engine/steps/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { RunStore } from '../core/engine/records/runStore';
-import type { EngineEvent, StepStatus } from '../core/engine/types';
+import type { EngineEvent } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
@@ -27,7 +28,8 @@ usage:
       --concurrency N   most steps at once (overrides the plan)
       --only STEP...    those steps and what they need
       --from STEP       that step and all that depend on it
-      --json            events on stdout, one JSON object a line
+      --json            events on stdout, one JSON object a line (a step's
+                        reason is a code, its message the sentence)
       --dry-run         print the schedule and the agent commands, run nothing
       --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)

@@ -4,9 +4,10 @@ import { formatDuration } from '../core/plan/duration';
 import { fmtUsd } from '../core/engine/scheduling/costLedger';
 import type { RunResult } from '../core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../core/engine/types';
+import { endSentence } from '../core/status';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', interrupted: '33' };
+const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
 
 export class HumanView {
   private readonly live = new Map<string, { since: number; last: string; costUsd?: number }>();
@@ -57,10 +58,10 @@ export class HumanView {
       if (!this.fancy) this.print(`running   ${e.id}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
       return;
     }
-    if (e.status === 'waiting' && !e.reason) return;
+    const why = endSentence(e);
+    if (e.status === 'waiting' && why === undefined) return;
     this.live.delete(e.id);
-    const why = e.reason ? ` · ${e.reason}` : '';
-    this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why}`);
+    this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why !== undefined ? ` · ${why}` : ''}`);
   }
 
   private clear(): void {
@@ -90,7 +91,7 @@ export class HumanView {
       const s = result.steps.get(id)!;
       const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
       const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : ''] : [];
-      return [id, s.status, String(s.attempt), dur, ...cost, s.message ?? ''];
+      return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;

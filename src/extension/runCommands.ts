@@ -1,7 +1,7 @@
 // Run, retry and cancel: user gestures turned into engine requests. Each run command resolves
 // when its run ends with { runId, status, steps }, so tests and other extensions can drive Braid.
 import * as vscode from 'vscode';
-import type { StepStatus } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import type { Graph } from '../core/plan/types';
 import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';

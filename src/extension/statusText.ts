@@ -1,11 +1,12 @@
 // How statuses read and look in every view (tree, lenses, status bar, notifications): one place.
 import * as vscode from 'vscode';
-import type { RunStatus, StepStatus } from '../core/engine/types';
+import type { RunStatus, StepStatus } from '../core/status';
 
 export const STATUS_LABEL: Readonly<Record<StepStatus, string>> = {
   pending: '○ pending',
   waiting: '⏳ waiting',
   running: '▶ running',
+  review: '👁 review',
   succeeded: '✓ succeeded',
   failed: '✗ failed',
   skipped: '⤼ skipped',
@@ -18,6 +19,7 @@ const ICON: Readonly<Record<StepStatus | RunStatus, [string, string?]>> = {
   pending: ['circle-outline'],
   waiting: ['watch', 'charts.yellow'],
   running: ['loading~spin', 'charts.blue'],
+  review: ['eye', 'charts.green'],
   succeeded: ['pass', 'testing.iconPassed'],
   failed: ['error', 'testing.iconFailed'],
   skipped: ['debug-step-over', 'disabledForeground'],

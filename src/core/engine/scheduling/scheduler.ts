@@ -20,8 +20,9 @@ import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
 import type { StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
-import { TERMINAL } from '../types';
+import type { AgentProgress, AttemptResult, EngineEvent, StepRunner } from '../types';
+import type { RunStatus, StepStatus } from '../../status';
+import { TERMINAL } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
 export const DEFAULT_CONCURRENCY = 4;

@@ -1,6 +1,6 @@
 // Which steps a run executes (`--only`, `--from`, `retry`), and what the rest keep.
 import type { Graph } from '../../plan/types';
-import type { StepStatus } from '../types';
+import type { StepStatus } from '../../status';
 
 /** The steps named and everything they need, transitively. */
 export function withNeeds(graph: Graph, ids: Iterable<string>): Set<string> {
