@@ -9,7 +9,6 @@ import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
 import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduling/scheduler';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
-import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage,
@@ -17,6 +16,7 @@ import {
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { BudgetHold } from './budgetHold';
+import { formatDiagnostic, formatUsd } from '../core/format';
 
 export interface EngineHostOptions {
   /** The workspace's real path: runs are recorded under its `.braid/`. */
@@ -304,7 +304,7 @@ export class EngineHost {
    * window comes back, finds `pendingBudget` in its snapshot and can still answer.
    */
   private askBudget(run: ActiveRun, spentUsd: number, budgetUsd: number): Promise<BudgetDecision> {
-    const what = `run ${run.runId ?? '?'} reached its budget ($${spentUsd.toFixed(4)} of $${budgetUsd.toFixed(4)})`;
+    const what = `run ${run.runId ?? '?'} reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     if (![...this.connections].some((c) => c.subscribed)) {
       this.o.log(`${what} with no window to ask: stopping it`);
       return Promise.resolve('stop');
@@ -360,6 +360,6 @@ export class EngineHost {
 function refusal(diagnostics: readonly Diagnostic[]): string {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length === 0) return 'invalid plan';
-  const shown = errors.slice(0, 3).map((d) => `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.message}`);
+  const shown = errors.slice(0, 3).map((d) => formatDiagnostic(d));
   return shown.join('\n') + (errors.length > 3 ? `\n(and ${errors.length - 3} more)` : '');
 }

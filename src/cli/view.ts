@@ -1,7 +1,6 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
-import { formatDuration } from '../core/plan/duration';
-import { fmtUsd } from '../core/engine/scheduling/costLedger';
+import { formatDuration, formatUsd } from '../core/format';
 import type { RunResult } from '../core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence } from '../core/status';
@@ -44,7 +43,7 @@ export class HumanView {
       return;
     }
     if (e.type === 'budget') {
-      const spent = `$${fmtUsd(e.spentUsd)} of its $${fmtUsd(e.budgetUsd)} budget`;
+      const spent = `${formatUsd(e.spentUsd)} of its ${formatUsd(e.budgetUsd)} budget`;
       if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   the run has spent ${spent}; no new step starts`);
       return this.print(e.decision === 'stop' ? `${this.color('canceled', 'budget')}   stopping: running steps finish, the rest are canceled` : `budget    continuing`);
     }
@@ -76,7 +75,7 @@ export class HumanView {
     this.frame++;
     const width = this.out.columns || 100;
     for (const [id, l] of this.live) {
-      const cost = l.costUsd !== undefined ? ` $${fmtUsd(l.costUsd)}` : '';
+      const cost = l.costUsd !== undefined ? ` ${formatUsd(l.costUsd)}` : '';
       const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)}${cost} ${l.last}`;
       this.out.write(line.slice(0, width - 1) + '\n');
       this.drawn++;
@@ -90,7 +89,7 @@ export class HumanView {
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
       const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
-      const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : ''] : [];
+      const cost = costs ? [s.costUsd !== undefined ? `${formatUsd(s.costUsd)}` : ''] : [];
       return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
@@ -99,7 +98,7 @@ export class HumanView {
     const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
     this.out.write('\n' + fmt(head) + '\n');
     for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
-    const total = result.costUsd !== undefined ? ` · $${fmtUsd(result.costUsd)}` : '';
+    const total = result.costUsd !== undefined ? ` · ${formatUsd(result.costUsd)}` : '';
     const why = result.reason === 'budget' ? ' · stopped at its budget' : '';
     this.out.write(`\nrun ${result.status}${why}${total}\n`);
   }

@@ -19,7 +19,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import type { RunsModel, RunView } from './runsModel';
-import { formatCost } from './statusText';
+import { formatUsd } from '../core/format';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
@@ -210,7 +210,7 @@ export class GraphPanel implements vscode.Disposable {
     if (e.type === 'agent') {
       // An agent's progress: its cost and last activity beside the node, without a status change.
       const step = this.run()?.steps.get(e.id);
-      const detail = [e.costUsd !== undefined ? formatCost(e.costUsd) : '', e.activity ?? ''].filter(Boolean).join(' · ');
+      const detail = [e.costUsd !== undefined ? formatUsd(e.costUsd) : '', e.activity ?? ''].filter(Boolean).join(' · ');
       if (step && detail) this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: step.status, ...(step.attempt ? { attempt: step.attempt } : {}), detail: detail.slice(0, 200) }] });
       return;
     }

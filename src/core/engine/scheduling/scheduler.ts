@@ -10,7 +10,8 @@ import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
 import { FAILED, skipReason } from './conditions';
-import { CostLedger, fmtUsd } from './costLedger';
+import { CostLedger } from './costLedger';
+import { formatUsd } from '../../format';
 import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
@@ -314,7 +315,7 @@ export class Scheduler {
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.aborted && ctl.reason === 'budget') {
-      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
+      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded; and the
     // dispatch waits for the lock, or the freed slot would go to a worse step while the best
@@ -351,7 +352,7 @@ export class Scheduler {
 
   /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
   private stopForBudget(spentUsd: number, budgetUsd: number): void {
-    const message = `not started: the run reached its budget ($${fmtUsd(spentUsd)} of $${fmtUsd(budgetUsd)})`;
+    const message = `not started: the run reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     for (const id of this.g.order) {
       const st = this.states.get(id)!;
       if (TERMINAL.has(st.status) || this.running.has(id)) continue;
