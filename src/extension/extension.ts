@@ -2,6 +2,7 @@
 // execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
 // runs model that every view reads.
 import * as vscode from 'vscode';
+import { Emitter } from '../core/emitter';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { isGitRepo } from '../core/engine/isolation/worktree';
@@ -53,7 +54,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const plans = sub(new Plans());
   const runs = sub(new RunsModel());
   const diagnostics = sub(new PlanDiagnostics(plans));
-  const eventListeners = new Set<(e: EngineEvent) => void>();
+  // Engine events, once the runs model has applied them (tasks follow their runs' events).
+  const applied = new Emitter<EngineEvent>();
   let terminals: StepTerminals | undefined;
   const engines = sub(new Engines({
     cliPath, runs, log,
@@ -68,7 +70,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
     onEvent: (workspace, e) => {
       void runs.enqueue(workspace, e).then(() => {
         terminals?.handle(e);
-        for (const l of eventListeners) l(e);
+        applied.fire(e);
       });
     },
   }));
@@ -79,14 +81,13 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
-  const onEvent = (l: (e: EngineEvent) => void): vscode.Disposable => { eventListeners.add(l); return new vscode.Disposable(() => eventListeners.delete(l)); };
-  const graphs = sub(new GraphPanels({ context, plans, runs, onEvent, commands: runCommands, views: viewCommands }));
+  const graphs = sub(new GraphPanels({ context, plans, runs, commands: runCommands, views: viewCommands }));
 
   const tree = sub(new StepsTree(runs));
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
-  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
+  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent: applied.on })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
     sub(vscode.commands.registerCommand(id, (...args: unknown[]) => fn(...(args as CommandArgs[C]))));

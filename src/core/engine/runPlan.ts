@@ -22,7 +22,7 @@ import type { EngineEvent } from './types';
 import type { StepStatus } from '../status';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
-import { EventBus } from './events';
+import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
 
 export interface RunRequest {
@@ -119,6 +119,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let ownLocks: ReturnType<typeof sharedLocks> | undefined;
   let ahead: ReturnType<typeof prepareAhead> | undefined;
   let result: RunResult;
+  let scheduler: Scheduler | undefined;
   try {
     runId = req.retry?.runId ?? RunStore.newRunId();
     const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -148,8 +149,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
-    const bus = new EventBus();
-    emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
+    const bus = new Emitter<EngineEvent>();
+    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); };
     let locks = gate;
     // Steps that take their locks later than their start (worktree steps: at merge-back).
     let locksLater: ((s: GraphStep) => boolean) | undefined;
@@ -161,8 +162,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         // Worktree steps lock only their merge-backs, through the same gate as shared steps.
         const mergeLocks = {
           gate,
-          onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
-            emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
+          // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
+          onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
         };
         const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
         await wt.start();
@@ -189,7 +190,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     });
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
-    const scheduler = new Scheduler({
+    scheduler = new Scheduler({
       graph, runId, runner: executor, keep, weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),

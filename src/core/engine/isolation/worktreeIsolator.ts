@@ -38,8 +38,8 @@ export interface WorktreeIsolatorOptions {
   /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
   readonly mergeLocks?: {
     readonly gate: LockGate;
-    /** The step's merge-back waits for `holder` (once each holder): the run's `lock` event. */
-    onWait(stepId: string, holder: string, paths: readonly string[]): void;
+    /** The step's merge-back waits for `wait.holder` (once each holder); undefined: the wait is over (granted or canceled). */
+    onWait(stepId: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void;
   };
 }
 
@@ -218,8 +218,10 @@ export class WorktreeIsolator implements Isolator {
     const locks = this.o.mergeLocks;
     if (!locks) return { release: () => {} };
     // Only what lands is locked: its reads were of its own tree.
+    let waited = false;
     const got = await acquireWhenFree(locks.gate, { ...step, writes, reads: [] }, signal,
-      (holder, paths) => locks.onWait(step.id, holder, paths));
+      (holder, paths) => { waited = true; locks.onWait(step.id, { holder, paths }); });
+    if (waited) locks.onWait(step.id, undefined);
     return got.ok ? got : undefined;
   }
 

@@ -8,7 +8,7 @@
 // release, and every waiter (this run's included) would re-dispatch: the loop this order avoids.
 import { resolve } from 'node:path';
 import type { Disposable } from '../../disposable';
-import { toDisposable } from '../../disposable';
+import { Emitter } from '../../emitter';
 import type { GraphStep } from '../../plan/types';
 import { LockDir, type LockDirOptions, type LockDirResult } from './lockDir';
 import { LockTable } from './lockTable';
@@ -42,7 +42,7 @@ const SEP = '/';
 export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   const table = o.table ?? workspaceLockTable(o.root);
   const dir = new LockDir(o.root, { ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}), ...(o.mutexStaleMs !== undefined ? { mutexStaleMs: o.mutexStaleMs } : {}) });
-  const listeners = new Set<() => void>();
+  const released = new Emitter<void>();
   // Steps last refused by another process: only while there are any do file changes matter.
   const foreign = new Set<string>();
   const pending = new Set<Promise<void>>();
@@ -55,7 +55,7 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     if (closed || foreign.size === 0) return;
     // Every such step is tried again on this pass; those still refused say so again.
     foreign.clear();
-    for (const l of [...listeners]) l();
+    released.fire();
   };
   const waitForeign = (id: string, retryAfterMs: number): void => {
     foreign.add(id);
@@ -110,13 +110,10 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     };
   };
 
-  const sub = table.onRelease(() => { for (const l of [...listeners]) l(); });
+  const sub = table.onRelease(() => released.fire());
   return {
     tryAcquire,
-    onRelease: (listener) => {
-      listeners.add(listener);
-      return toDisposable(() => listeners.delete(listener));
-    },
+    onRelease: released.on,
     close: async () => {
       closed = true;
       sub.dispose();

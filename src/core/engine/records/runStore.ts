@@ -22,8 +22,10 @@ export interface StepRecord {
   id: string; status: StepStatus; attempts: AttemptRecord[];
   startedAt?: string; endedAt?: string; durationMs?: number;
   exitCode?: number | null; signal?: string | null; reason?: ReasonCode; message?: string;
-  /** While waiting on a lock. */
+  /** While waiting on a lock (a `running` worktree step: its merge-back's). */
   waitingFor?: { holder: string; paths: string[] };
+  /** While `waiting` out a retry delay or a rate limit: when the next attempt starts. */
+  retryAt?: string;
   /** Workspace-relative path of a kept worktree. */
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
@@ -252,7 +254,7 @@ export class RunStore {
         step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
         step.status = 'interrupted';
         step.endedAt = lastSeen;
-        delete step.waitingFor;
+        delete step.waitingFor; delete step.retryAt;
       }
       await this.save(rec);
       marked.push(rec.id);

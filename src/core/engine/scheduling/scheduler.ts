@@ -186,6 +186,26 @@ export class Scheduler {
     this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
   }
 
+  /**
+   * A running step waits for a lock after it started (a worktree step's merge-back), or got it
+   * (`wait` undefined). It stays `running`; its state notes the wait while it lasts, and a `lock`
+   * event announces each new holder, as for a step held before its start.
+   */
+  lockWait(id: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void {
+    const st = this.states.get(id);
+    if (!st || st.status !== 'running') return;
+    if (wait === undefined) {
+      if (st.waitingFor === undefined) return;
+      delete st.waitingFor;
+      this.changed(st);
+      return;
+    }
+    if (st.waitingFor?.holder === wait.holder) return;
+    st.waitingFor = { holder: wait.holder, paths: [...wait.paths] };
+    this.changed(st);
+    this.emit({ type: 'lock', id, waitingFor: wait.holder, paths: [...wait.paths] });
+  }
+
   /** Cancels the run: running steps are killed, the rest end `canceled`. */
   cancel(): void {
     if (this.runAbort.signal.aborted) return;
