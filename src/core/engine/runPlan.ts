@@ -181,7 +181,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     }
     const history = await store.durationHistory(req.planFile);
     const executor = new StepExecutor({
-      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog },
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
       ...(isolator ? { isolator } : {}),

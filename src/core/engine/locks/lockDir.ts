@@ -102,11 +102,6 @@ export class LockDir {
     }
   }
 
-  /** The live holders from other processes (stale files are not reported, nor removed). */
-  async holders(): Promise<LockRecord[]> {
-    return (await this.readForeign(false)).map((h) => h.record);
-  }
-
   /** Removes every lock this instance holds for `run` (cancel, exit). */
   async releaseAllOwnedBy(run: string): Promise<void> {
     const names = [...this.owned].filter(([, o]) => o.run === run).map(([name]) => name);

@@ -65,11 +65,6 @@ export interface RunPaths {
 /** The file operations the store uses; injectable so tests can count or fail them. */
 export type StoreFs = Pick<typeof fsp, 'mkdir' | 'readFile' | 'writeFile' | 'rename' | 'unlink' | 'readdir' | 'stat'>;
 
-/** This process as a run's host, as `markInterrupted` compares it. */
-export function currentHost(): { pid: number; hostname: string } {
-  return { pid: process.pid, hostname: hostname() };
-}
-
 // Enough shape to trust a record from disk (hand edits, older versions, half-copied folders);
 // loose objects, so fields added later survive a load and save.
 const recordSchema = z.looseObject({
