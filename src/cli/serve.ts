@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RunStore } from '../core/engine/records/runStore';
 import { isGitRepo } from '../core/engine/isolation/worktree';
-import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
+import { engineSocketPathFor, realWorkspace } from '../core/engineSocket';
+import { PROTOCOL_VERSION } from '../protocol/engine';
 import { EngineHost } from './engineHost';
 import { listenExclusive } from './engineListen';
 import { isDir } from './workspace';
@@ -33,7 +34,7 @@ export async function serve(args: string[]): Promise<number> {
   const log = openLog(workspace);
   const idleMs = msFromEnv('BRAID_ENGINE_IDLE_MS', DEFAULT_IDLE_MS, log);
   const budgetTimeoutMs = msFromEnv('BRAID_ENGINE_BUDGET_TIMEOUT_MS', DEFAULT_BUDGET_TIMEOUT_MS, log);
-  const socketPath = engineSocketPathFor(workspace);
+  const socketPath = engineSocketPathFor(workspace, PROTOCOL_VERSION);
 
   let server: Server | undefined;
   let stopped: Promise<void> | undefined;

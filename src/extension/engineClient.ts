@@ -14,7 +14,7 @@ import {
   type LiveRunRecord, type RequestParams, type RequestType, type ResultOf, type RunEnded,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
-import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../protocol/socketPath';
+import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../core/engineSocket';
 
 export interface ConnectOptions {
   readonly workspace: string;
@@ -181,7 +181,7 @@ class Client implements EngineClient {
 
   /** A socket to the engine: the running one, or one started now and given a few seconds to listen. */
   private async open(): Promise<Socket> {
-    const path = engineSocketPathFor(this.workspace, this.env);
+    const path = engineSocketPathFor(this.workspace, PROTOCOL_VERSION, this.env);
     const first = await dial(path);
     if (first.ok) return first.socket;
     this.log(`no engine at ${path} (${first.code}); starting one`);
