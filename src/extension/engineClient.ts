@@ -15,6 +15,7 @@ import {
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../core/engineSocket';
+import { engineLogFile } from '../core/engine/records/braidLayout';
 
 export interface ConnectOptions {
   readonly workspace: string;
@@ -192,8 +193,8 @@ class Client implements EngineClient {
       const next = await dial(path);
       if (next.ok) return next.socket;
       // Exit 0 is a lost race (another engine serves the workspace): keep dialing that one.
-      if (started.failure) throw new Error(`the engine did not start: ${started.failure} (see ${this.workspace}/.braid/engine.log)`);
-      if (Date.now() > deadline) throw new Error(`no engine answered at ${path} (${next.code}); see ${this.workspace}/.braid/engine.log`);
+      if (started.failure) throw new Error(`the engine did not start: ${started.failure} (see ${engineLogFile(this.workspace)})`);
+      if (Date.now() > deadline) throw new Error(`no engine answered at ${path} (${next.code}); see ${engineLogFile(this.workspace)}`);
     }
   }
 

@@ -8,6 +8,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { tmpDir } from '../records/braidLayout';
 
 export interface ApplyOp {
   readonly kind: 'put' | 'delete';
@@ -181,7 +182,7 @@ function rollBack(root: string, tx: string, journal: Journal): void {
 
 /** Rolls back merge-backs whose process died mid-way, and removes finished leftovers. */
 export async function recoverInterruptedMerges(root: string): Promise<void> {
-  const tmp = join(root, '.braid', 'tmp');
+  const tmp = tmpDir(root);
   if (!existsSync(tmp)) return;
   for (const name of readdirSync(tmp)) {
     if (!name.startsWith('merge-') || name.endsWith('.kept')) continue;

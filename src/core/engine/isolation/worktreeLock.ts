@@ -3,9 +3,10 @@
 // half-written `.git/worktrees/<name>` and fail ("failed to read .git/worktrees/s2/commondir").
 // In-process calls queue on a promise chain; other processes (a second window, a CLI run) are
 // kept out by a proper-lockfile mutex in `.braid/`, taken over if its holder died.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { ensureBraidDir } from './worktreeSetup';
+import { braidDir, worktreesLockFile } from '../records/braidLayout';
 
 const chains = new Map<string, Promise<unknown>>();
 
@@ -13,10 +14,10 @@ const chains = new Map<string, Promise<unknown>>();
 export function withWorktreeLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const key = resolve(root);
   const run = async (): Promise<T> => {
-    const braid = join(key, '.braid');
+    const braid = braidDir(key);
     await ensureBraidDir(key);
     const release = await lockfile.lock(braid, {
-      lockfilePath: join(braid, 'worktrees.lock'),
+      lockfilePath: worktreesLockFile(key),
       realpath: false,
       stale: 10_000,
       retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 250 },

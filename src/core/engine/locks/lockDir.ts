@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { toDisposable, type Disposable } from '../../disposable';
 import { lockConflict } from '../../paths/overlap';
+import { locksDir } from '../records/braidLayout';
 
 // The cross-process mirror of LockTable: each held lock set is one JSON file in
 // `.braid/locks/`, so a second VS Code window or a CLI run in the same workspace respects it.
@@ -57,7 +58,7 @@ export class LockDir {
   private exitHook: (() => void) | undefined;
 
   constructor(root: string, options: LockDirOptions = {}) {
-    this.dir = path.join(path.resolve(root), '.braid', 'locks');
+    this.dir = locksDir(path.resolve(root));
     this.pollMs = options.pollMs ?? 1000;
     this.mutexStaleMs = options.mutexStaleMs ?? 5000;
   }

@@ -12,6 +12,7 @@ import { Emitter } from '../../emitter';
 import type { GraphStep } from '../../plan/types';
 import { LockDir, type LockDirOptions, type LockDirResult } from './lockDir';
 import { LockTable } from './lockTable';
+import { BRAID_DIR } from '../records/braidLayout';
 import type { LockGate, LockGrant } from '../scheduling/scheduler';
 
 const tables = new Map<string, LockTable>();
@@ -87,7 +88,7 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     } catch (e) {
       // The directory mutex could not be had (a wedged file system, a mutex held past its retries):
       // wait as for a holder, and try again; the dispatch loop must never see a rejection.
-      file = { ok: false, holder: `the lock directory (${(e as Error).message})`, paths: [writes[0] ?? reads[0]!, '.braid/locks'], retryAfterMs: o.pollMs ?? 1000 };
+      file = { ok: false, holder: `the lock directory (${(e as Error).message})`, paths: [writes[0] ?? reads[0]!, `${BRAID_DIR}/locks`], retryAfterMs: o.pollMs ?? 1000 };
     }
     if (!file.ok) {
       waitForeign(step.id, file.retryAfterMs);

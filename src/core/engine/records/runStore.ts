@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { GraphSnapshot } from './snapshot';
 import type { AttemptResult } from '../types';
 import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
+import { braidGitignore, runsDir, worktreesDir } from './braidLayout';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;
@@ -101,7 +102,6 @@ interface Lane { next?: RunRecord; waiters: Waiter[]; done: Promise<void>; wake?
 const MIN_WRITE_INTERVAL_MS = 100;
 
 export class RunStore {
-  private readonly braidDir: string;
   private readonly runsDir: string;
   private readonly lanes = new Map<string, Lane>();
   private failure: unknown;
@@ -112,8 +112,7 @@ export class RunStore {
 
   constructor(readonly root: string, private readonly fs: StoreFs = fsp) {
     if (!isAbsolute(root)) throw new Error(`RunStore needs an absolute workspace root, got ${JSON.stringify(root)}`);
-    this.braidDir = join(root, '.braid');
-    this.runsDir = join(this.braidDir, 'runs');
+    this.runsDir = runsDir(root);
   }
 
   /** A sortable, practically unique id: UTC `YYYYMMDD-HHMMSS-` and 4 random hex digits. */
@@ -139,7 +138,7 @@ export class RunStore {
       log: (id) => join(logsDir, `${step(id)}.log`),
       rawLog: (id) => join(logsDir, `${step(id)}.jsonl`),
       output: (id) => join(outputsDir, step(id)),
-      worktree: (id) => join(this.braidDir, 'worktrees', runId, step(id)),
+      worktree: (id) => join(worktreesDir(this.root, runId), step(id)),
     };
   }
 
@@ -148,7 +147,7 @@ export class RunStore {
     const p = this.paths(record.id);
     await this.fs.mkdir(this.runsDir, { recursive: true });
     try {
-      await this.fs.writeFile(join(this.braidDir, '.gitignore'), '*\n', { flag: 'wx' });
+      await this.fs.writeFile(braidGitignore(this.root), '*\n', { flag: 'wx' });
     } catch (e) {
       if (code(e) !== 'EEXIST') throw e;
     }
