@@ -8,6 +8,7 @@ import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
+import { SELF_START } from '../exec/pidAlive';
 import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
@@ -137,7 +138,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     record = {
       version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
       status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
-      host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
+      host: { pid: process.pid, hostname: hostname(), ...(SELF_START !== undefined ? { procStart: SELF_START } : {}) }, graph: snapshotGraph(graph), steps,
     };
     delete record.endedAt; delete record.reason;
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.

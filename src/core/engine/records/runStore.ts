@@ -9,6 +9,8 @@ import type { GraphSnapshot } from './snapshot';
 import type { AttemptResult } from '../types';
 import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
 import { braidGitignore, runsDir, worktreesDir } from './braidLayout';
+import { pidAlive } from '../../exec/pidAlive';
+import { realClock, type Clock } from '../scheduling/clock';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;
@@ -40,7 +42,8 @@ export interface RunRecord {
   reason?: 'budget';
   /** What the run's agents reported spending (the sum of its steps'). */
   costUsd?: number;
-  host: { pid: number; hostname: string };
+  /** The process that runs it; `procStart` (Linux) tells a reused pid apart. */
+  host: { pid: number; hostname: string; procStart?: string };
   /** The plan as it ran. */
   graph: GraphSnapshot;
   steps: Record<string, StepRecord>;
@@ -107,10 +110,11 @@ export class RunStore {
   private failure: unknown;
   private tmpSeq = 0;
   private flushing = 0;
-  /** When each run's record was last written (Date.now()), for MIN_WRITE_INTERVAL_MS. */
+  /** When each run's record was last written (the clock's now), for MIN_WRITE_INTERVAL_MS. */
   private readonly lastWrite = new Map<string, number>();
 
-  constructor(readonly root: string, private readonly fs: StoreFs = fsp) {
+  /** `clock`: when writes are spaced and what a run found interrupted is stamped with (tests pass a simulated one). */
+  constructor(readonly root: string, private readonly fs: StoreFs = fsp, private readonly clock: Clock = realClock) {
     if (!isAbsolute(root)) throw new Error(`RunStore needs an absolute workspace root, got ${JSON.stringify(root)}`);
     this.runsDir = runsDir(root);
   }
@@ -238,9 +242,9 @@ export class RunStore {
     const here = hostname();
     const marked: string[] = [];
     for (const rec of await this.loadAll()) {
-      if (rec.status !== 'running' || rec.host.hostname !== here || isAlive(rec.host.pid)) continue;
+      if (rec.status !== 'running' || rec.host.hostname !== here || pidAlive(rec.host.pid, rec.host.procStart)) continue;
       // run.json's mtime is the last moment the host was known alive: the best end time there is.
-      const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date().toISOString());
+      const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date(this.clock.now()).toISOString());
       rec.status = 'interrupted';
       rec.endedAt = lastSeen;
       for (const step of Object.values(rec.steps)) {
@@ -296,19 +300,18 @@ export class RunStore {
     const file = this.paths(runId).runJson;
     while (lane.next) {
       const last = this.lastWrite.get(runId);
-      const wait = last === undefined || this.flushing > 0 ? 0 : last + MIN_WRITE_INTERVAL_MS - Date.now();
+      const wait = last === undefined || this.flushing > 0 ? 0 : last + MIN_WRITE_INTERVAL_MS - this.clock.now();
       if (wait > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          lane.wake = () => { clearTimeout(timer); resolve(); };
-        });
+        const cut = new AbortController();
+        lane.wake = () => cut.abort();
+        await this.clock.sleep(wait, cut.signal).catch(() => {}); // woken early: flush
         lane.wake = undefined;
       }
       const record = lane.next;
       const waiters = lane.waiters;
       lane.next = undefined;
       lane.waiters = [];
-      this.lastWrite.set(runId, Date.now());
+      this.lastWrite.set(runId, this.clock.now());
       try {
         await this.writeAtomic(file, JSON.stringify(record, null, 2) + '\n');
         for (const w of waiters) w.resolve();
@@ -391,16 +394,6 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Whether a pid is a live process here; EPERM means it exists under another user. */
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return code(e) === 'EPERM';
-  }
-}
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const code = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
