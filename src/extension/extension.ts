@@ -3,7 +3,6 @@
 // runs model that every view reads.
 import * as vscode from 'vscode';
 import { Emitter } from '../core/emitter';
-import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
@@ -110,13 +109,21 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
 
-  // The runs of this workspace from their records; a live one means an engine to reattach to.
+  // The runs of this workspace from their records; one that says `running` means an engine to
+  // reattach to. The engine, not this window, writes run.json: it marks runs whose engine died
+  // `interrupted` (listRuns), and those are read again.
   const reattach = async (): Promise<void> => {
     const roots = await workspaceRoots();
-    for (const root of roots) await new RunStore(root).markInterrupted();
     await runs.loadRecords(roots);
     for (const root of roots) {
-      if (runs.runs().some((r) => r.workspace === root && r.status === 'running')) await engines.client(root).catch((err: Error) => log.warn(`engine: ${err.message}`));
+      const going = runs.runs().filter((r) => r.workspace === root && r.status === 'running');
+      if (going.length === 0) continue;
+      try {
+        const { active } = await (await engines.client(root)).listRuns();
+        for (const r of going) if (!active.includes(r.id)) await runs.ensureEnded(root, r.id);
+      } catch (err) {
+        log.warn(`engine: ${(err as Error).message}`);
+      }
     }
   };
   void reattach().then(() => diagnostics.refreshAll()).catch((err: Error) => log.error(`start: ${err.message}`));
