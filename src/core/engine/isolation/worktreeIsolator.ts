@@ -15,6 +15,7 @@ import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
 import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
+import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
 import { runProcess, shellArgv } from '../../exec/process';
 import { stepEnv } from '../steps/render';
@@ -61,15 +62,8 @@ interface SetupScope {
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
-const mergeChains = new Map<string, Promise<unknown>>();
-function serially<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const key = resolve(root);
-  const next = (mergeChains.get(key) ?? Promise.resolve()).then(fn, fn);
-  const tail = next.catch(() => undefined);
-  mergeChains.set(key, tail);
-  void tail.then(() => { if (mergeChains.get(key) === tail) mergeChains.delete(key); });
-  return next;
-}
+const merges = new KeyedChain();
+const serially = <T>(root: string, fn: () => Promise<T>): Promise<T> => merges.run(resolve(root), fn);
 
 /** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
 function envNeedsResults(graph: Graph, step: GraphStep): boolean {

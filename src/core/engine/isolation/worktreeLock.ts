@@ -7,8 +7,9 @@ import { resolve } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { ensureBraidDir } from './worktreeSetup';
 import { braidDir, worktreesLockFile } from '../records/braidLayout';
+import { KeyedChain } from '../../keyedChain';
 
-const chains = new Map<string, Promise<unknown>>();
+const chains = new KeyedChain();
 
 /** Runs `fn` holding the repository's worktree-administration lock. */
 export function withWorktreeLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
@@ -31,9 +32,5 @@ export function withWorktreeLock<T>(root: string, fn: () => Promise<T>): Promise
       await release();
     }
   };
-  const next = (chains.get(key) ?? Promise.resolve()).then(run, run);
-  const tail = next.catch(() => undefined);
-  chains.set(key, tail);
-  void tail.then(() => { if (chains.get(key) === tail) chains.delete(key); });
-  return next;
+  return chains.run(key, run);
 }
