@@ -90,9 +90,10 @@ export class HumanView {
     const costs = order.some((id) => result.steps.get(id)?.costUsd !== undefined);
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
-      const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
+      const startedAt = s.current?.startedAt, endedAt = s.outcome?.endedAt;
+      const dur = startedAt !== undefined && endedAt !== undefined ? formatDuration(endedAt - startedAt) : '';
       const cost = costs ? [s.costUsd !== undefined ? `${formatUsd(s.costUsd)}` : ''] : [];
-      return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s) ?? ''];
+      return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s.outcome ?? {}) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;

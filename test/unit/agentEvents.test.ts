@@ -38,8 +38,8 @@ describe('agent events', () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     const steps = new Map<string, StepState>([
-      ['a', { id: 'a', status: 'succeeded', attempt: 1, startedAt: 0, endedAt: 1000, costUsd: 0.0123 }],
-      ['b', { id: 'b', status: 'canceled', attempt: 0, reason: 'budget', message: 'not started: the run reached its budget' }],
+      ['a', { id: 'a', status: 'succeeded', attempt: 1, current: { number: 1, startedAt: 0, endedAt: 1000 }, outcome: { endedAt: 1000 }, costUsd: 0.0123 }],
+      ['b', { id: 'b', status: 'canceled', attempt: 0, outcome: { reason: 'budget', message: 'not started: the run reached its budget' } }],
     ]);
     const result: RunResult = { status: 'failed', steps, costUsd: 0.0123, reason: 'budget' };
     view.summary(result, ['a', 'b']);

@@ -76,8 +76,8 @@ describe('rate limits in the scheduler', () => {
     const r = await run();
     const a = r.steps.get('a')!;
     assert.equal(a.status, 'failed');
-    assert.equal(a.reason, 'rate-limited');
-    assert.match(a.message!, /still rate-limited after 10 requeues/);
+    assert.equal(a.outcome?.reason, 'rate-limited');
+    assert.match(a.outcome?.message ?? '', /still rate-limited after 10 requeues/);
     assert.equal(runner.attempts('a'), 11, 'retries are not spent on rate limits either');
   });
 

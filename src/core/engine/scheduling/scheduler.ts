@@ -20,7 +20,7 @@ import { ReadyList } from './readyList';
 import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
-import type { StepState } from './stepState';
+import type { StepOutcome, StepState } from './stepState';
 import type { AgentProgress, AttemptResult, EngineEvent, StepRunner } from '../types';
 import type { RunStatus, StepStatus } from '../../status';
 import { TERMINAL } from '../../status';
@@ -191,7 +191,7 @@ export class Scheduler {
     if (!st || st.status !== 'running') return;
     if (wait === undefined) {
       if (st.waitingFor === undefined) return;
-      delete st.waitingFor;
+      st.waitingFor = undefined;
       this.changed(st);
       return;
     }
@@ -286,12 +286,10 @@ export class Scheduler {
     this.running.set(step.id, ctl);
     if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
     st.status = 'running';
-    st.startedAt = this.clock.now();
-    // `in` first: a first attempt has none of these, and a delete is a runtime call an `in` is not.
-    if ('waitingFor' in st) delete st.waitingFor; if ('exitCode' in st) delete st.exitCode; if ('signal' in st) delete st.signal;
-    if ('reason' in st) delete st.reason; if ('message' in st) delete st.message; if ('endedAt' in st) delete st.endedAt;
-    if ('retryAt' in st) delete st.retryAt; if ('activity' in st) delete st.activity; if ('turns' in st) delete st.turns;
-    if ('inputTokens' in st) delete st.inputTokens; if ('outputTokens' in st) delete st.outputTokens;
+    // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
+    st.current = { number: st.attempt, startedAt: this.clock.now() };
+    st.outcome = undefined;
+    st.waitingFor = undefined;
     this.changed(st);
     // Slots are counted by `running` and ready steps ordered by ReadyList: the attempt starts now
     // (a runner that throws at once fails the attempt as one that rejects does).
@@ -328,6 +326,7 @@ export class Scheduler {
     this.progress.flush(step.id);
     this.batcher.flush(step.id);
     const st = this.states.get(step.id)!;
+    st.current!.endedAt = this.clock.now();
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.aborted && ctl.reason === 'budget') {
@@ -357,7 +356,8 @@ export class Scheduler {
     if (next.kind === 'finish') return this.finish(step.id, next.result);
     if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
-    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });
+    st.status = 'waiting';
+    st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs };
     this.changed(st);
     this.waits.start(step.id, next.delayMs, () => { this.ready.insert(step.id); this.dispatch(); }, (why) => {
       const budget = why === 'budget';
@@ -383,12 +383,16 @@ export class Scheduler {
     const st = this.states.get(id)!;
     if (TERMINAL.has(st.status)) return;
     st.status = r.status;
-    st.endedAt = this.clock.now();
-    delete st.waitingFor; delete st.retryAt; delete st.activity;
-    if (r.exitCode !== undefined) st.exitCode = r.exitCode;
-    if (r.signal !== undefined) st.signal = r.signal;
-    if (r.reason !== undefined) st.reason = r.reason;
-    if (r.message !== undefined) st.message = r.message;
+    // What the end does not say again (a cancel during a retry delay) stays as the failed attempt left it.
+    const { retryAt: _wait, ...before } = st.outcome ?? {};
+    const end: StepOutcome = { ...before, endedAt: this.clock.now() };
+    if (r.exitCode !== undefined) end.exitCode = r.exitCode;
+    if (r.signal !== undefined) end.signal = r.signal;
+    if (r.reason !== undefined) end.reason = r.reason;
+    if (r.message !== undefined) end.message = r.message;
+    st.outcome = end;
+    st.waitingFor = undefined;
+    if (st.current) st.current.activity = undefined;
     if (r.output !== undefined) st.output = r.output;
     this.changed(st);
     this.unfinished--;
