@@ -9,7 +9,7 @@ import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import type { StepStatus } from '../core/status';
+import { endSentence, type StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { formatDiagnostic } from '../core/format';
@@ -186,7 +186,10 @@ async function status(args: string[]): Promise<number> {
   if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
   if (values.json) { out(JSON.stringify({ id: rec.id, plan: rec.planName, status: rec.status, steps: rec.steps }, null, 2) + '\n'); return 0; }
   out(`run ${rec.id} · ${rec.planName} · ${rec.status}\n`);
-  for (const s of Object.values(rec.steps)) out(`  ${s.status.padEnd(11)} ${s.id}${s.attempts.length > 1 ? ` (${s.attempts.length} attempts)` : ''}${s.message ? ` · ${s.message}` : ''}\n`);
+  for (const s of Object.values(rec.steps)) {
+    const why = endSentence(s);
+    out(`  ${s.status.padEnd(11)} ${s.id}${s.attempts.length > 1 ? ` (${s.attempts.length} attempts)` : ''}${why ? ` · ${why}` : ''}\n`);
+  }
   return 0;
 }
 

@@ -66,11 +66,9 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
         feedback.track(r.id, engines.whenEnded(r.id), r.planName);
       }
     },
-    onEvent: (workspace, e) => {
-      void runs.enqueue(workspace, e).then(() => {
-        terminals?.handle(e);
-        applied.fire(e);
-      });
+    onEvent: (_workspace, e) => {
+      terminals?.handle(e);
+      applied.fire(e);
     },
   }));
   terminals = sub(new StepTerminals({
