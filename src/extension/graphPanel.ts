@@ -227,8 +227,10 @@ export class GraphPanel implements vscode.Disposable {
     }
     if (e.type === 'lock') return;
     this.post({ type: 'status', runId: run.id, updates: [nodeUpdate(step)] });
-    const attempt = `${run.id}/${e.id}/${e.type === 'step' ? e.attempt : ''}`;
-    if (e.type === 'step' && e.status === 'running' && e.id === this.selected && attempt !== this.headed) {
+    if (e.type !== 'step' || e.status !== 'running' || e.id !== this.selected) return;
+    // Once an attempt: a running step is reported again while its merge-back waits for a lock.
+    const attempt = `${run.id}/${e.id}/${e.attempt}`;
+    if (attempt !== this.headed) {
       this.headed = attempt;
       this.feed.flush();
       this.post({ type: 'log', runId: run.id, stepId: e.id, lines: [attemptHeader(e.attempt, step.name, new Date(e.time)).trimEnd()], attemptBoundary: e.attempt });
