@@ -6,8 +6,11 @@ import type { GraphStep } from '../core/plan/types';
 import { asCommand, Command } from './commandIds';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
-import type { RunsModel, StepView } from './runsModel';
-import { formatDuration, STATUS_LABEL } from './statusText';
+import type { RunsModel } from './runsModel';
+import type { StepView } from './runView';
+import { RETRYABLE } from '../core/status';
+import { formatDuration } from '../core/format';
+import { STATUS_LABEL } from './statusText';
 
 export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -66,7 +69,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
       const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
-      if (worst.status !== 'succeeded' && worst.status !== 'running' && worst.status !== 'waiting') {
+      if (RETRYABLE.has(worst.status)) {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', last.id, worst.id)));
       }
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', last.id, worst.id)));

@@ -10,7 +10,9 @@ import type { RunsModel } from './runsModel';
 
 export interface EnginesDeps {
   readonly cliPath: string;
+  /** The one model of runs: every event goes into it first. */
   readonly runs: RunsModel;
+  /** Each event once the runs model has applied it (terminals and tasks follow raw events). */
   readonly onEvent: (workspace: string, e: EngineEvent) => void;
   /** After each snapshot is applied (every connection): the views adopt runs already going. */
   readonly onSnapshot?: (workspace: string, records: readonly LiveRunRecord[]) => void;
@@ -43,7 +45,7 @@ export class Engines implements vscode.Disposable {
     });
     client.onEvent((e: EngineEvent) => {
       this.workspaceOfRun.set(e.run, workspace);
-      this.deps.onEvent(workspace, e);
+      void this.deps.runs.enqueue(workspace, e).then(() => this.deps.onEvent(workspace, e));
     });
     client.onDisconnect(() => {
       this.deps.log.appendLine(`engine for ${workspace} disconnected`);

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { TERMINAL } from '../core/engine/types';
+import { endSentence, TERMINAL } from '../core/status';
 import type { LiveRunRecord } from '../protocol/engine';
 import type { RunsModel } from './runsModel';
 import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
@@ -106,6 +106,7 @@ const CLOSE_GRACE_MS = 400;
 
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
+  private readonly attempts = new Map<string, number>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
   /** Terminals kept after their step went wrong, by `run/step`. */
   private readonly kept = new Map<string, { readonly terminal: vscode.Terminal; readonly pty: KeptPty }>();
@@ -143,20 +144,27 @@ export class StepTerminals implements vscode.Disposable {
     if (e.status === 'running') {
       this.unkeep(key);
       const existing = this.ptys.get(key);
-      if (existing && !existing.isEnded) { existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`); return; }
+      if (existing && !existing.isEnded) {
+        // The running attempt reported again (a merge-back's lock wait and grant) is not a new one.
+        if (this.attempts.get(key) !== e.attempt) existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`);
+        this.attempts.set(key, e.attempt);
+        return;
+      }
+      this.attempts.set(key, e.attempt);
       void this.start(e.run, e.id, e.attempt);
       return;
     }
     if (TERMINAL.has(e.status)) {
       const pty = this.ptys.get(key);
       if (!pty) return;
-      pty.print(`\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: e.reason })}\x1b[0m\r\n`);
+      pty.print(`\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`);
       if (keepsTerminal(e.status, this.deps.keep())) this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
       // Always 0: the task's own exit code would make VS Code print a line of its own, and the
       // step's outcome is already said above (a failure is not "failed to launch").
       pty.finish(0);
       this.ptys.delete(key);
       this.executions.delete(key);
+      this.attempts.delete(key);
     }
   }
 
@@ -171,6 +179,7 @@ export class StepTerminals implements vscode.Disposable {
     for (const [id, st] of Object.entries(record.steps)) {
       if (st.status !== 'running' || this.ptys.get(`${record.id}/${id}`)?.isEnded === false) continue;
       const earlier = readTail(paths.log(id), ADOPT_TAIL_BYTES);
+      this.attempts.set(`${record.id}/${id}`, Math.max(1, st.attempts.length));
       void this.start(record.id, id, Math.max(1, st.attempts.length), earlier);
     }
   }

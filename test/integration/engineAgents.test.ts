@@ -72,8 +72,8 @@ describe('engine process and agent CLIs', function () {
       assert.ok(e instanceof EngineRequestError);
       assert.deepEqual(e.diagnostics.map((d) => [d.code, d.file, d.range.start.line]), [['agent-missing', w.plan, 3], ['agent-missing', w.plan, 5]]);
       assert.equal(e.message, [
-        `${w.plan}:4:3: claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step a`,
-        `${w.plan}:6:3: gemini is not installed; install it with npm install -g @google/gemini-cli; needed by step b`,
+        `${w.plan}:4:3: error: claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step a`,
+        `${w.plan}:6:3: error: gemini is not installed; install it with npm install -g @google/gemini-cli; needed by step b`,
       ].join('\n'));
       return true;
     });

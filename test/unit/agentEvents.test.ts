@@ -1,7 +1,8 @@
 // The agent progress, rate-limit and budget events: the protocol schema accepts exactly what the
 // engine emits, and the CLI's view shows cost and activity (live line, summary table).
 import { strict as assert } from 'node:assert';
-import type { RunResult, StepState } from '../../src/core/engine/scheduling/scheduler';
+import type { RunResult } from '../../src/core/engine/scheduling/scheduler';
+import type { StepState } from '../../src/core/engine/scheduling/stepState';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { engineEventSchema } from '../../src/protocol/engine';
 import { HumanView } from '../../src/cli/view';
@@ -18,7 +19,7 @@ describe('agent events', () => {
   it('the protocol accepts the new events and fields, and rejects malformed ones', () => {
     const good: EngineEvent[] = [
       { ...base, type: 'agent', id: 'a', attempt: 1, sessionId: 's-1', turns: 3, inputTokens: 2000, outputTokens: 80, costUsd: 0.0123, runCostUsd: 0.05, activity: '$ npm test' },
-      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
+      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
       { ...base, type: 'step', id: 'a', status: 'succeeded', attempt: 2, exitCode: 0, costUsd: 0.02 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' },
@@ -37,8 +38,8 @@ describe('agent events', () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     const steps = new Map<string, StepState>([
-      ['a', { id: 'a', status: 'succeeded', attempt: 1, startedAt: 0, endedAt: 1000, costUsd: 0.0123 }],
-      ['b', { id: 'b', status: 'canceled', attempt: 0, reason: 'budget', message: 'not started: the run reached its budget' }],
+      ['a', { id: 'a', status: 'succeeded', attempt: 1, current: { number: 1, startedAt: 0, endedAt: 1000 }, outcome: { endedAt: 1000 }, costUsd: 0.0123 }],
+      ['b', { id: 'b', status: 'canceled', attempt: 0, outcome: { reason: 'budget', message: 'not started: the run reached its budget' } }],
     ]);
     const result: RunResult = { status: 'failed', steps, costUsd: 0.0123, reason: 'budget' };
     view.summary(result, ['a', 'b']);
@@ -60,7 +61,7 @@ describe('agent events', () => {
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'a', status: 'running', attempt: 1 });
     view.on({ ...base, type: 'agent', id: 'a', attempt: 1, costUsd: 0.5, activity: 'Edit src/a.ts' });
-    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
+    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' });
     const text = s.text();

@@ -17,7 +17,7 @@ describe('budgets in the scheduler', () => {
     const { runner, events, run } = setup(chain, costs, { onBudget }, { maxCostUsd: 0.05 });
     const r = await run();
     assert.deepEqual(statuses(r.steps), { a: 'succeeded', b: 'succeeded', c: 'canceled' });
-    assert.equal(r.steps.get('c')!.reason, 'budget');
+    assert.equal(r.steps.get('c')!.outcome?.reason, 'budget');
     assert.equal(runner.attempts('c'), 0);
     assert.equal(r.status, 'failed');
     assert.equal(r.reason, 'budget');
@@ -75,8 +75,8 @@ describe('budgets in the scheduler', () => {
     const r = await run();
     const a = r.steps.get('a')!;
     assert.equal(a.status, 'canceled');
-    assert.equal(a.reason, 'budget');
-    assert.match(a.message!, /\$0\.0700 passed the step's budget \$0\.0500/);
+    assert.equal(a.outcome?.reason, 'budget');
+    assert.match(a.outcome?.message ?? '', /\$0\.0700 passed the step's budget \$0\.0500/);
     assert.equal(runner.log[0]!.end, 20, 'killed when the cost was reported');
     assert.equal(runner.log[0]!.abortReason, 'budget');
     assert.equal(runner.attempts('a'), 1);

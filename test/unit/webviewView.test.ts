@@ -1,22 +1,23 @@
 import { strict as assert } from 'node:assert';
-import type { StepStatus } from '../../src/core/engine/types';
-import { STEP_STATUSES } from '../../src/core/engine/types';
-import { isRunActive, nodeStatus, runActions, stepActions } from '../../webview/actions';
+import { nodeStatus, stepStatuses, type StepStatus } from '../../src/protocol/webview';
+import { isRunActive, runActions, stepActions } from '../../webview/actions';
 import { centreOn, clampPan, fitTransform, MAX_SCALE, MIN_SCALE, readableTransform, wheelFactor, zoomAt } from '../../webview/panZoom';
 import { findSteps, nextMatch } from '../../webview/search';
 
 describe('webview buttons: which apply', () => {
   it('offers each step action only for the statuses it can act on', () => {
-    const table = Object.fromEntries(STEP_STATUSES.map((s) => [s, stepActions(s, false).join(' ')]));
+    const table = Object.fromEntries(stepStatuses.map((s) => [s, stepActions(s, false).join(' ')]));
     assert.deepEqual(table, {
       pending: 'run-from',
       waiting: 'cancel',
       running: 'cancel',
+      review: 'run-from',
       succeeded: 'run-from',
       failed: 'retry run-from',
       conflict: 'retry run-from open-worktree',
       canceled: 'retry run-from',
-      skipped: 'run-from',
+      // one retryable set everywhere (status.ts): a skipped step is retried as the tree and the CLI do
+      skipped: 'retry run-from',
       interrupted: 'retry run-from',
     });
     // during a run: a failed branch can be retried, but nothing starts a second run

@@ -8,6 +8,7 @@ import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
+import { SELF_START } from '../exec/pidAlive';
 import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
@@ -18,10 +19,11 @@ import { missingAgents } from './steps/missingAgents';
 import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
-import type { EngineEvent, StepStatus } from './types';
+import type { EngineEvent } from './types';
+import type { StepStatus } from '../status';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
-import { EventBus } from './events';
+import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
 
 export interface RunRequest {
@@ -41,8 +43,11 @@ export interface RunRequest {
   /** Tuning of the default lock files (how often a wait re-checks for dead holders). */
   readonly lockFiles?: LockDirOptions;
   readonly isolator?: (graph: Graph, runId: string) => Isolator;
-  /** Called once the run record exists, with the scheduler (for cancelStep). */
-  readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph) => void;
+  /**
+   * Called once the run record exists, with the scheduler (for cancelStep) and the record itself,
+   * which the run keeps current in memory at every state change (before the change's event).
+   */
+  readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph, record: Readonly<RunRecord>) => void;
   /**
    * With `retry`: an agent step whose last attempt recorded a session, and whose agent can resume,
    * continues that session (with a "continue" prompt) instead of starting over. Default false.
@@ -115,6 +120,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let ownLocks: ReturnType<typeof sharedLocks> | undefined;
   let ahead: ReturnType<typeof prepareAhead> | undefined;
   let result: RunResult;
+  let scheduler: Scheduler | undefined;
   try {
     runId = req.retry?.runId ?? RunStore.newRunId();
     const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -126,13 +132,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       const output = old ? await store.readOutput(previous!.id, id) : undefined;
       const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
       keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
-      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not selected' } : {}) };
+      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not-selected' as const, message: 'not selected for this run' } : {}) };
     }
 
     record = {
       version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
       status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
-      host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
+      host: { pid: process.pid, hostname: hostname(), ...(SELF_START !== undefined ? { procStart: SELF_START } : {}) }, graph: snapshotGraph(graph), steps,
     };
     delete record.endedAt; delete record.reason;
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
@@ -144,8 +150,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
-    const bus = new EventBus();
-    emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
+    const bus = new Emitter<EngineEvent>();
+    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); };
     let locks = gate;
     // Steps that take their locks later than their start (worktree steps: at merge-back).
     let locksLater: ((s: GraphStep) => boolean) | undefined;
@@ -157,8 +163,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         // Worktree steps lock only their merge-backs, through the same gate as shared steps.
         const mergeLocks = {
           gate,
-          onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
-            emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
+          // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
+          onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
         };
         const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
         await wt.start();
@@ -176,7 +182,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     }
     const history = await store.durationHistory(req.planFile);
     const executor = new StepExecutor({
-      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog, output: paths.output },
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
       ...(isolator ? { isolator } : {}),
@@ -185,7 +191,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     });
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
-    const scheduler = new Scheduler({
+    scheduler = new Scheduler({
       graph, runId, runner: executor, keep, weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
@@ -197,7 +203,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onState: (st) => recorder.onState(st),
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
-    req.onStart?.(runId, scheduler, graph);
+    req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
   } finally {
     ownLaunchers?.close();

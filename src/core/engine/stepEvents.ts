@@ -1,6 +1,7 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
 import type { StepState } from './scheduling/stepState';
-import { TERMINAL, type EngineEvent } from './types';
+import type { EngineEvent } from './types';
+import { TERMINAL } from '../status';
 
 /** An event before the scheduler stamps its time and run. */
 export type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
@@ -11,10 +12,15 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   // Fields assigned in the order the spread form had (it is the `--json` key order), without
   // the throwaway object each conditional spread made.
   const ev: Mutable<Extract<EventBody, { type: 'step' }>> = { type: 'step', id: st.id, status: st.status, attempt: st.attempt };
-  if (st.exitCode !== undefined) ev.exitCode = st.exitCode;
-  if (st.signal !== undefined) ev.signal = st.signal;
-  if (st.reason !== undefined) ev.reason = st.message ?? st.reason;
-  if (st.status === 'waiting' && st.retryAt !== undefined) ev.retryAt = new Date(st.retryAt).toISOString();
+  const o = st.outcome;
+  if (o !== undefined) {
+    if (o.exitCode !== undefined) ev.exitCode = o.exitCode;
+    if (o.signal !== undefined) ev.signal = o.signal;
+    if (o.reason !== undefined) ev.reason = o.reason;
+    if (o.message !== undefined) ev.message = o.message;
+  }
+  if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
+  if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
   return ev;
 }
@@ -23,13 +29,14 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A running agent's progress so far, with the run's total cost when the step reported one. */
 export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBody {
+  const a = st.current;
   return {
     type: 'agent', id: st.id, attempt: st.attempt,
     ...(st.sessionId !== undefined ? { sessionId: st.sessionId } : {}),
-    ...(st.turns !== undefined ? { turns: st.turns } : {}),
-    ...(st.inputTokens !== undefined ? { inputTokens: st.inputTokens } : {}),
-    ...(st.outputTokens !== undefined ? { outputTokens: st.outputTokens } : {}),
+    ...(a?.turns !== undefined ? { turns: a.turns } : {}),
+    ...(a?.inputTokens !== undefined ? { inputTokens: a.inputTokens } : {}),
+    ...(a?.outputTokens !== undefined ? { outputTokens: a.outputTokens } : {}),
     ...(st.costUsd !== undefined ? { costUsd: st.costUsd, runCostUsd } : {}),
-    ...(st.activity !== undefined ? { activity: st.activity } : {}),
+    ...(a?.activity !== undefined ? { activity: a.activity } : {}),
   };
 }

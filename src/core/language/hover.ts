@@ -1,6 +1,6 @@
 // Hover: a key's docs (the format's own tables), and on a step id (its key, a `needs` entry, a
 // `${{ steps.<id>… }}`) what the step is, what it needs and how its last run went.
-import { formatDuration } from '../plan/duration';
+import { formatDuration } from '../format';
 import type { KeyDocs } from '../plan/keyDocs';
 import type { Position } from '../plan/types';
 import { lineShape, parentPath } from './cursorContext';

@@ -1,12 +1,12 @@
 // `braid clean RUN-ID`: the user discards what a run kept for them (failed and conflicted steps'
 // worktrees and branches). Never touches a run that is still going.
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
 import { worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
+import { worktreesDir } from '../records/braidLayout';
 
 export type CleanResult = { ok: true; removed: string[] } | { ok: false; message: string };
 
@@ -34,7 +34,7 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
       }
     });
   }
-  await rm(join(worktreesRoot(root), runId), { recursive: true, force: true });
+  await rm(worktreesDir(root, runId), { recursive: true, force: true });
   let changed = false;
   for (const step of Object.values(record.steps)) {
     if (step.worktree === undefined) continue;

@@ -3,7 +3,7 @@
 // only when a step's cost changed, and only over the steps that have one (agent steps).
 import type { StepState } from '../scheduling/stepState';
 import type { RunRecord, StepRecord } from './runStore';
-import { TERMINAL } from '../types';
+import { TERMINAL } from '../../status';
 
 export class RunRecorder {
   private readonly costs = new Map<string, number>();
@@ -61,31 +61,35 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   if (st.status === 'running') {
     // Progress reports (cost, session) come as more `running` states of the same attempt.
     // st.attempt numbers on from the attempts recorded before this run (the scheduler's attemptsBefore).
-    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
-    rec.startedAt ??= iso(st.startedAt);
-    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
+    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.current?.startedAt) ?? new Date().toISOString() });
+    rec.startedAt ??= iso(st.current?.startedAt);
+    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.retryAt;
+    // A worktree step's merge-back waiting for a lock: noted while it waits.
+    if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
     return rec;
   }
+  const o = st.outcome ?? {};
   const open = rec.attempts[rec.attempts.length - 1];
   if (open && open.endedAt === undefined && st.status !== 'pending') {
-    const endedAt = st.endedAt ?? Date.now();
+    const endedAt = st.current?.endedAt ?? o.endedAt ?? Date.now();
     const outcome = st.status === 'waiting' ? 'failed' : st.status; // a retry delay follows a failed attempt
     Object.assign(open, {
       ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
       endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
-      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
-      ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),
+      ...(o.exitCode !== undefined ? { exitCode: o.exitCode } : {}), ...(o.signal !== undefined ? { signal: o.signal } : {}),
+      ...(o.reason !== undefined ? { reason: o.reason } : {}), ...(o.message !== undefined ? { message: o.message } : {}),
       ...(st.lastUsage ?? {}),
     });
   }
   if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
-  if (st.exitCode !== undefined) rec.exitCode = st.exitCode;
-  if (st.signal !== undefined) rec.signal = st.signal;
-  if (st.reason !== undefined) rec.reason = st.reason;
-  if (st.message !== undefined) rec.message = st.message;
-  if (st.endedAt !== undefined && st.status !== 'waiting') {
-    rec.endedAt = new Date(st.endedAt).toISOString();
-    if (rec.startedAt) rec.durationMs = st.endedAt - Date.parse(rec.startedAt);
+  if (st.status === 'waiting' && o.retryAt !== undefined) rec.retryAt = new Date(o.retryAt).toISOString(); else delete rec.retryAt;
+  if (o.exitCode !== undefined) rec.exitCode = o.exitCode;
+  if (o.signal !== undefined) rec.signal = o.signal;
+  if (o.reason !== undefined) rec.reason = o.reason;
+  if (o.message !== undefined) rec.message = o.message;
+  if (o.endedAt !== undefined && st.status !== 'waiting') {
+    rec.endedAt = new Date(o.endedAt).toISOString();
+    if (rec.startedAt) rec.durationMs = o.endedAt - Date.parse(rec.startedAt);
   }
   return rec;
 }

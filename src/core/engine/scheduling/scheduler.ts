@@ -2,7 +2,6 @@
 // pool and its locks are free; among ready steps the longest remaining critical path goes first
 // (when locks contend, the order of a simulated schedule that beats it: lockAwareRanks).
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
-import PQueue from 'p-queue';
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import { foldProgress, foldUsage } from '../steps/agentProgress';
@@ -10,24 +9,24 @@ import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
 import { FAILED, skipReason } from './conditions';
-import { CostLedger, fmtUsd } from './costLedger';
+import { CostLedger } from './costLedger';
+import { formatUsd } from '../../format';
 import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
-import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
+import { criticalPaths } from '../../plan/graph';
+import { DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
-import type { StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
-import { TERMINAL } from '../types';
+import type { StepOutcome, StepState } from './stepState';
+import type { AgentProgress, AttemptResult, EngineEvent, StepRunner } from '../types';
+import type { RunStatus, StepStatus } from '../../status';
+import { TERMINAL } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
 export const DEFAULT_CONCURRENCY = 4;
-
-export { DEFAULT_MAX_RATE_LIMIT_REQUEUES } from './retry';
-export type { StepState } from './stepState';
 
 export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
 
@@ -95,7 +94,6 @@ export class Scheduler {
   private readonly statuses = new FieldView(this.states, (s) => s.status);
   private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
   private readonly poolUse = new Map<string, number>();
-  private readonly queue: PQueue;
   private readonly clock: Clock;
   private readonly batcher: OutputBatcher;
   private readonly progress: ChangeBatcher;
@@ -120,7 +118,6 @@ export class Scheduler {
     this.g = o.graph;
     this.cap = o.concurrency ?? o.graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
-    this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
     this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
@@ -182,6 +179,26 @@ export class Scheduler {
     if (this.waits.abort(id, 'canceled')) return;
     this.ready.remove(id);
     this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
+  }
+
+  /**
+   * A running step waits for a lock after it started (a worktree step's merge-back), or got it
+   * (`wait` undefined). It stays `running`; its state notes the wait while it lasts, and a `lock`
+   * event announces each new holder, as for a step held before its start.
+   */
+  lockWait(id: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void {
+    const st = this.states.get(id);
+    if (!st || st.status !== 'running') return;
+    if (wait === undefined) {
+      if (st.waitingFor === undefined) return;
+      st.waitingFor = undefined;
+      this.changed(st);
+      return;
+    }
+    if (st.waitingFor?.holder === wait.holder) return;
+    st.waitingFor = { holder: wait.holder, paths: [...wait.paths] };
+    this.changed(st);
+    this.emit({ type: 'lock', id, waitingFor: wait.holder, paths: [...wait.paths] });
   }
 
   /** Cancels the run: running steps are killed, the rest end `canceled`. */
@@ -269,15 +286,14 @@ export class Scheduler {
     this.running.set(step.id, ctl);
     if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
     st.status = 'running';
-    st.startedAt = this.clock.now();
-    // `in` first: a first attempt has none of these, and a delete is a runtime call an `in` is not.
-    if ('waitingFor' in st) delete st.waitingFor; if ('exitCode' in st) delete st.exitCode; if ('signal' in st) delete st.signal;
-    if ('reason' in st) delete st.reason; if ('message' in st) delete st.message; if ('endedAt' in st) delete st.endedAt;
-    if ('retryAt' in st) delete st.retryAt; if ('activity' in st) delete st.activity; if ('turns' in st) delete st.turns;
-    if ('inputTokens' in st) delete st.inputTokens; if ('outputTokens' in st) delete st.outputTokens;
+    // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
+    st.current = { number: st.attempt, startedAt: this.clock.now() };
+    st.outcome = undefined;
+    st.waitingFor = undefined;
     this.changed(st);
-    // The step's id as p-queue's task id (one step has at most one attempt queued) spares it a BigInt count.
-    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)!, id: step.id }).then(
+    // Slots are counted by `running` and ready steps ordered by ReadyList: the attempt starts now
+    // (a runner that throws at once fails the attempt as one that rejects does).
+    void new Promise<AttemptResult>((resolve) => resolve(this.o.runner.execute(ctx))).then(
       (r) => this.attemptEnded(step, r, ctl, release),
       (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
@@ -310,10 +326,11 @@ export class Scheduler {
     this.progress.flush(step.id);
     this.batcher.flush(step.id);
     const st = this.states.get(step.id)!;
+    st.current!.endedAt = this.clock.now();
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.aborted && ctl.reason === 'budget') {
-      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
+      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded; and the
     // dispatch waits for the lock, or the freed slot would go to a worse step while the best
@@ -339,7 +356,8 @@ export class Scheduler {
     if (next.kind === 'finish') return this.finish(step.id, next.result);
     if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
-    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });
+    st.status = 'waiting';
+    st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs };
     this.changed(st);
     this.waits.start(step.id, next.delayMs, () => { this.ready.insert(step.id); this.dispatch(); }, (why) => {
       const budget = why === 'budget';
@@ -350,7 +368,7 @@ export class Scheduler {
 
   /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
   private stopForBudget(spentUsd: number, budgetUsd: number): void {
-    const message = `not started: the run reached its budget ($${fmtUsd(spentUsd)} of $${fmtUsd(budgetUsd)})`;
+    const message = `not started: the run reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     for (const id of this.g.order) {
       const st = this.states.get(id)!;
       if (TERMINAL.has(st.status) || this.running.has(id)) continue;
@@ -365,12 +383,16 @@ export class Scheduler {
     const st = this.states.get(id)!;
     if (TERMINAL.has(st.status)) return;
     st.status = r.status;
-    st.endedAt = this.clock.now();
-    delete st.waitingFor; delete st.retryAt; delete st.activity;
-    if (r.exitCode !== undefined) st.exitCode = r.exitCode;
-    if (r.signal !== undefined) st.signal = r.signal;
-    if (r.reason !== undefined) st.reason = r.reason;
-    if (r.message !== undefined) st.message = r.message;
+    // What the end does not say again (a cancel during a retry delay) stays as the failed attempt left it.
+    const { retryAt: _wait, ...before } = st.outcome ?? {};
+    const end: StepOutcome = { ...before, endedAt: this.clock.now() };
+    if (r.exitCode !== undefined) end.exitCode = r.exitCode;
+    if (r.signal !== undefined) end.signal = r.signal;
+    if (r.reason !== undefined) end.reason = r.reason;
+    if (r.message !== undefined) end.message = r.message;
+    st.outcome = end;
+    st.waitingFor = undefined;
+    if (st.current) st.current.activity = undefined;
     if (r.output !== undefined) st.output = r.output;
     this.changed(st);
     this.unfinished--;

@@ -1,5 +1,40 @@
-// What the scheduler knows of one step in one run; the run store folds it into the step's record.
-import type { AgentUsage, StepStatus } from '../types';
+// What the scheduler knows of one step in one run: the step itself (its status, its attempts so
+// far, its spending, how it stands outside an attempt) and its current attempt, made new at each
+// start so nothing of one attempt carries into the next. The run store folds both into the
+// step's record.
+import type { AgentUsage } from '../types';
+import type { ReasonCode, StepStatus } from '../../status';
+
+/** A lock a step waits for: before its start, or (a worktree step) before its merge-back. */
+export interface LockWait {
+  readonly holder: string;
+  readonly paths: readonly string[];
+}
+
+/** One attempt, from its start (clock times). */
+export interface AttemptState {
+  readonly number: number;
+  readonly startedAt: number;
+  endedAt?: number;
+  /** Its agent's usage: so far while it runs, as it ended after. */
+  turns?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The running agent's last readable line. */
+  activity?: string;
+}
+
+/** Why a step stands as it does outside a running attempt: how its last attempt ended, a skip, a cancel, a retry wait. */
+export interface StepOutcome {
+  exitCode?: number | null;
+  signal?: string | null;
+  reason?: ReasonCode;
+  message?: string;
+  /** When the step ended (a terminal status). */
+  endedAt?: number;
+  /** While waiting out a retry delay or a rate limit: clock time of the next attempt. */
+  retryAt?: number;
+}
 
 export interface StepState {
   readonly id: string;
@@ -8,28 +43,19 @@ export interface StepState {
   attempt: number;
   /** Attempts recorded before this run (a retry): they do not count against `retries`. */
   readonly attemptBase?: number;
-  exitCode?: number | null;
-  signal?: string | null;
-  reason?: string;
-  message?: string;
-  startedAt?: number;
-  endedAt?: number;
+  /** The running attempt, else the last one of this run; absent before its first. */
+  current?: AttemptState;
+  /** Absent while an attempt runs, and before anything happened to the step. */
+  outcome?: StepOutcome;
+  /** While it waits for a lock. */
+  waitingFor?: LockWait;
   output?: string;
-  waitingFor?: { holder: string; paths: readonly string[] };
-  /** While waiting out a retry delay or a rate limit: clock time of the next attempt. */
-  retryAt?: number;
   /** Rate-limited attempts in this run (they do not count against `retries`). */
   rateLimited?: number;
   /** What the agent reported spending in this run, every attempt (the running one so far). */
   costUsd?: number;
-  /** The agent's latest session id, and the running (else last) attempt's usage. */
+  /** The agent's latest session id. */
   sessionId?: string;
-  turns?: number;
-  inputTokens?: number;
-  outputTokens?: number;
-  /** The running agent's last readable line. */
-  activity?: string;
   /** The usage the last ended attempt reported (what its attempt record keeps). */
   lastUsage?: AgentUsage;
 }
-

@@ -8,10 +8,11 @@ import type { AgentProgress, AgentUsage } from '../types';
 export function foldProgress(st: StepState, p: AgentProgress, costs: CostLedger): { recorded: boolean; costChanged: boolean } {
   const recorded = p.sessionId !== undefined && p.sessionId !== st.sessionId;
   if (p.sessionId !== undefined) st.sessionId = p.sessionId;
-  if (p.turns !== undefined) st.turns = p.turns;
-  if (p.inputTokens !== undefined) st.inputTokens = p.inputTokens;
-  if (p.outputTokens !== undefined) st.outputTokens = p.outputTokens;
-  if (p.activity !== undefined) st.activity = p.activity;
+  const a = st.current!; // progress comes only from a running attempt
+  if (p.turns !== undefined) a.turns = p.turns;
+  if (p.inputTokens !== undefined) a.inputTokens = p.inputTokens;
+  if (p.outputTokens !== undefined) a.outputTokens = p.outputTokens;
+  if (p.activity !== undefined) a.activity = p.activity;
   const costChanged = p.costUsd !== undefined && p.costUsd !== costs.attempt(st.id);
   if (p.costUsd !== undefined) st.costUsd = costs.report(st.id, p.costUsd);
   return { recorded, costChanged };
@@ -22,9 +23,10 @@ export function foldUsage(st: StepState, usage: AgentUsage | undefined, costs: C
   if (usage) {
     st.lastUsage = usage;
     if (usage.sessionId !== undefined) st.sessionId = usage.sessionId;
-    if (usage.turns !== undefined) st.turns = usage.turns;
-    if (usage.inputTokens !== undefined) st.inputTokens = usage.inputTokens;
-    if (usage.outputTokens !== undefined) st.outputTokens = usage.outputTokens;
+    const a = st.current!; // the attempt that just ended
+    if (usage.turns !== undefined) a.turns = usage.turns;
+    if (usage.inputTokens !== undefined) a.inputTokens = usage.inputTokens;
+    if (usage.outputTokens !== undefined) a.outputTokens = usage.outputTokens;
   } else delete st.lastUsage;
   const cost = costs.end(st.id, usage?.costUsd);
   if (cost !== undefined) st.costUsd = cost;

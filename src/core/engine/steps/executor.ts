@@ -20,9 +20,12 @@ const OUTPUT_MAX = 64 * 1024;
 
 export interface ExecutorPaths {
   log(stepId: string): string;
-  output(stepId: string): string;
+  /** Stores a succeeded step's output, atomically (a dependent or `braid` never reads half of it): RunStore.writeOutput. */
+  writeOutput(stepId: string, text: string): Promise<void>;
   /** Where a structured agent's raw event stream goes (JSON lines); without it, it is not kept. */
   rawLog?(stepId: string): string;
+  /** Where a step's output is kept (values too large for the environment are written beside it). */
+  output(stepId: string): string;
 }
 
 /** Where an attempt runs: the workspace, or (worktree isolation) a prepared tree around it. */
@@ -52,7 +55,7 @@ export interface ExecutorOptions {
 }
 
 export class StepExecutor implements StepRunner {
-  // One mkdir a directory a run, not one a step: every step's log and output share a few.
+  // One mkdir a directory a run, not one a step: every step's log shares a few.
   private readonly dirs = new DirMaker();
   // The engine's environment, read once: process.env is a slow accessor object, copied for every step.
   private readonly baseEnv: Readonly<Record<string, string | undefined>>;
@@ -169,9 +172,7 @@ export class StepExecutor implements StepRunner {
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
-    const outPath = this.o.paths.output(step.id);
-    await this.dirs.ensure(dirname(outPath));
-    await writeFile(outPath, output);
+    await this.o.paths.writeOutput(step.id, output);
     return { ...base, status: 'succeeded', output };
   }
 

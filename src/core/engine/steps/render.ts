@@ -8,7 +8,7 @@ import { ownValue } from '../../plan/dict';
 import { classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
-import type { StepStatus } from '../types';
+import type { StepStatus } from '../../status';
 
 export interface RenderScope {
   readonly graph: Graph;
