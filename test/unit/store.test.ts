@@ -263,7 +263,7 @@ describe('RunStore', () => {
     const list = await store.list();
     assert.deepEqual(list.map((r) => r.id), ['20261202-120000-cccc', '20261202-110000-bbbb', '20261202-100000-aaaa']);
     const counts = list[1]!.counts;
-    assert.deepEqual(counts, { pending: 0, waiting: 0, running: 0, succeeded: 2, failed: 1, conflict: 0, canceled: 0, skipped: 1, interrupted: 0 } satisfies Record<StepStatus, number>);
+    assert.deepEqual(counts, { pending: 0, waiting: 0, running: 0, review: 0, succeeded: 2, failed: 1, conflict: 0, canceled: 0, skipped: 1, interrupted: 0 } satisfies Record<StepStatus, number>);
     assert.equal(list[2]!.endedAt, '2026-12-02T10:01:00.000Z');
     assert.equal(list[0]!.planName, 'Sample');
     assert.equal((await store.latest())?.id, '20261202-120000-cccc');

@@ -2,7 +2,7 @@
 import type { GraphStep } from '../plan/types';
 
 export const STEP_STATUSES = [
-  'pending', 'waiting', 'running', 'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
+  'pending', 'waiting', 'running', 'review', 'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
 ] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
@@ -14,11 +14,12 @@ export type RunStatus = 'running' | 'succeeded' | 'failed' | 'canceled' | 'inter
 
 /** Why an attempt ended other than by exiting on its own. The first reason wins. */
 export type EndReason = 'timeout' | 'idle-timeout' | 'canceled' | 'check-failed' | 'spawn-failed'
-  | 'out-of-set' | 'conflict' | 'budget' | 'rate-limited' | 'skipped' | 'exit';
+  | 'out-of-set' | 'conflict' | 'budget' | 'rate-limited' | 'skipped' | 'exit' | 'rejected';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
 export interface AttemptResult {
-  readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict';
+  /** `review`: a `review: true` step succeeded and its change waits for `approve` or `reject`. */
+  readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict' | 'review';
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly reason?: EndReason;
@@ -69,6 +70,10 @@ export interface AttemptContext {
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */
 export interface StepRunner {
   execute(ctx: AttemptContext): Promise<AttemptResult>;
+  /** Lands the change of a step in `review` (or `conflict`, merged again); undefined when it has none waiting. */
+  land?(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined>;
+  /** A step in `review` was rejected: its change is dropped from what may land (its worktree stays). */
+  reject?(stepId: string): void;
 }
 
 interface EventBase {

@@ -19,6 +19,7 @@ const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
   pending: 'fill:#f3f4f6,stroke:#9ca3af,color:#374151',
   waiting: 'fill:#fef3c7,stroke:#d97706,color:#111827',
   running: 'fill:#dbeafe,stroke:#2563eb,color:#111827,stroke-width:2px',
+  review: 'fill:#e0f2fe,stroke:#0284c7,color:#111827,stroke-width:2px,stroke-dasharray:6',
   succeeded: 'fill:#dcfce7,stroke:#16a34a,color:#111827',
   failed: 'fill:#fee2e2,stroke:#dc2626,color:#111827,stroke-width:2px',
   skipped: 'fill:#f9fafb,stroke:#d1d5db,color:#6b7280,stroke-dasharray:4',
@@ -29,7 +30,7 @@ const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
 
 // A collapsed group shows the status that most needs attention among its members.
 const GROUP_PRIORITY: readonly StepStatus[] = [
-  'failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
+  'failed', 'conflict', 'review', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
 ];
 
 // Letters, digits, space and punctuation that mean nothing inside a quoted mermaid label.

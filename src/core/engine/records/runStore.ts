@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
 import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from '../types';
 
@@ -15,6 +16,8 @@ export interface AttemptRecord {
   status?: AttemptResult['status'];
   /** What its agent reported (agent steps). */
   sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number;
+  /** The change this attempt committed (worktree steps); kept when a later attempt replaces the step's. */
+  changes?: ChangeRecord;
 }
 
 export interface StepRecord {
@@ -27,6 +30,10 @@ export interface StepRecord {
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
   costUsd?: number; sessionId?: string;
+  /** Worktree steps: the change its last attempt committed (`files: []` when nothing changed). */
+  changes?: ChangeRecord;
+  /** When `braid revert` took its landed change back out of the workspace. */
+  revertedAt?: string;
 }
 
 export interface RunRecord {
