@@ -4,16 +4,20 @@ import type { StepStatus } from '../src/core/engine/types';
 import type { WebviewAction } from '../src/protocol/webview';
 
 const ACTIVE: ReadonlySet<StepStatus> = new Set<StepStatus>(['running', 'waiting']);
+/** A step in `review` holds its run open (its dependents wait for the decision). */
+const RUN_OPEN: ReadonlySet<StepStatus> = new Set<StepStatus>([...ACTIVE, 'review']);
 /** Ended without success in a way a retry can change. */
 const RETRYABLE: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'canceled', 'conflict', 'interrupted']);
 
 /** Buttons for the selected step, in display order (a failed branch can be retried while others run). */
 export function stepActions(status: StepStatus, runActive: boolean): WebviewAction[] {
   const out: WebviewAction[] = [];
+  if (status === 'review') return ['review-changes', 'approve', 'reject'];
   if (RETRYABLE.has(status)) out.push('retry');
   if (!ACTIVE.has(status) && !runActive) out.push('run-from');
   if (ACTIVE.has(status)) out.push('cancel');
-  if (status === 'conflict') out.push('open-worktree');
+  if (status === 'conflict') out.push('merge-again', 'open-worktree');
+  if (status === 'conflict' || status === 'succeeded') out.push('review-changes');
   return out;
 }
 
@@ -22,7 +26,7 @@ export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): Web
   let active = false;
   let retryable = false;
   for (const s of statuses) {
-    if (ACTIVE.has(s)) active = true;
+    if (RUN_OPEN.has(s)) active = true;
     if (RETRYABLE.has(s)) retryable = true;
   }
   const out: WebviewAction[] = [];
@@ -34,7 +38,7 @@ export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): Web
 
 /** Whether any step is still running or waiting (a run is in progress). */
 export function isRunActive(statuses: Iterable<StepStatus>): boolean {
-  for (const s of statuses) if (ACTIVE.has(s)) return true;
+  for (const s of statuses) if (RUN_OPEN.has(s)) return true;
   return false;
 }
 
@@ -44,13 +48,17 @@ export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
   'run-from': 'Run from here',
   cancel: 'Cancel',
   'open-worktree': 'Open worktree',
+  'review-changes': 'Review changes',
+  approve: 'Approve',
+  reject: 'Reject',
+  'merge-again': 'Merge again',
   'retry-failed': 'Retry all failed',
   'cancel-run': 'Cancel run',
 };
 
 // A collapsed matrix node shows the status that most needs attention among its members.
 const ATTENTION: readonly StepStatus[] = [
-  'failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
+  'failed', 'conflict', 'review', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
 ];
 
 /** The status one node shows for the steps it draws. */

@@ -59,6 +59,9 @@ export class HumanView {
     }
     if (e.status === 'waiting' && !e.reason) return;
     this.live.delete(e.id);
+    if (e.status === 'review') {
+      return this.print(`${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`);
+    }
     const why = e.reason ? ` · ${e.reason}` : '';
     this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why}`);
   }

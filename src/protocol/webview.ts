@@ -37,10 +37,13 @@ const MAX_LINE = 64 * 1024;
 
 export const stepStatusSchema = z.enum(STEP_STATUSES);
 
-export const ACTIONS = ['run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run'] as const;
+export const ACTIONS = [
+  'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',
+  'review-changes', 'approve', 'reject', 'merge-again',
+] as const;
 export type WebviewAction = (typeof ACTIONS)[number];
 /** Actions that act on one step and so must name it. */
-export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree']);
+export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree', 'review-changes', 'approve', 'reject', 'merge-again']);
 
 // ── webview → host ──────────────────────────────────────────────────────────────────────────
 

@@ -434,6 +434,7 @@ export class Scheduler {
   private finish(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
     const st = this.states.get(id)!;
     if (TERMINAL.has(st.status)) return;
+    this.inReview.delete(id);
     st.status = r.status;
     st.endedAt = this.clock.now();
     delete st.waitingFor; delete st.retryAt; delete st.activity;
