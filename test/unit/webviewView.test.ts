@@ -22,7 +22,8 @@ describe('webview buttons: which apply', () => {
     });
     // during a run: a failed branch can be retried, but nothing starts a second run
     assert.deepEqual(stepActions('failed', true), ['retry']);
-    assert.deepEqual(stepActions('succeeded', true), []);
+    assert.deepEqual(stepActions('succeeded', true), ['review-changes'], 'looking at a change starts nothing');
+    assert.deepEqual(stepActions('review', true), ['review-changes', 'approve', 'reject']);
   });
 
   it('offers Run plan when idle, Retry all failed after a failed run, Cancel run while running', () => {
