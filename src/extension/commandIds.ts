@@ -25,6 +25,16 @@ export const Command = {
   /** A run held at its max-cost-usd: let it spend another budget's worth, or stop it there. */
   continueRun: 'braid.continueRun',
   stopRun: 'braid.stopRun',
+  /** A step's recorded change in the multi-file diff editor; a run's, every step's grouped by step. */
+  reviewChanges: 'braid.reviewChanges',
+  reviewRun: 'braid.reviewRun',
+  approveStep: 'braid.approveStep',
+  rejectStep: 'braid.rejectStep',
+  /** A `conflict` step's change merged again onto the workspace as it is now, without running it. */
+  mergeAgain: 'braid.mergeAgain',
+  revertStep: 'braid.revertStep',
+  /** The user's choice only: conflict markers written, resolved in the merge editor. */
+  resolveInMergeEditor: 'braid.resolveInMergeEditor',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -58,6 +68,13 @@ export interface CommandArgs {
   [Command.resumeRun]: [runId?: string | RunRef];
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
+  [Command.reviewChanges]: [runId?: string | StepRef, stepId?: string];
+  [Command.reviewRun]: [runId?: string | RunRef];
+  [Command.approveStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.rejectStep]: [runId?: string | StepRef, stepId?: string, reason?: string];
+  [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
+  [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
 }
 
 /** A code lens / tree item command object with typed arguments. */

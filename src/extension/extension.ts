@@ -13,6 +13,8 @@ import { GraphPanels } from './graphPanel';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
 import { RunCommands } from './runCommands';
+import { ChangeDocuments, CHANGE_SCHEME } from './changeDocuments';
+import { ReviewCommands } from './reviewCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -78,6 +80,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
+  const reviewCommands = new ReviewCommands({ runs, engines });
+  sub(vscode.workspace.registerTextDocumentContentProvider(CHANGE_SCHEME, new ChangeDocuments()));
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
   const onEvent = (l: (e: EngineEvent) => void): vscode.Disposable => { eventListeners.add(l); return new vscode.Disposable(() => eventListeners.delete(l)); };
   const graphs = sub(new GraphPanels({ context, plans, runs, onEvent, commands: runCommands, views: viewCommands }));
@@ -108,6 +112,13 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+  register(Command.reviewChanges, (run, step) => reviewCommands.reviewChanges(run, step));
+  register(Command.reviewRun, (run) => reviewCommands.reviewRun(run));
+  register(Command.approveStep, (run, step) => reviewCommands.approve(run, step));
+  register(Command.rejectStep, (run, step, reason) => reviewCommands.reject(run, step, reason));
+  register(Command.mergeAgain, (run, step) => reviewCommands.mergeAgain(run, step));
+  register(Command.revertStep, (run, step) => reviewCommands.revert(run, step));
+  register(Command.resolveInMergeEditor, (run, step) => reviewCommands.resolveInMergeEditor(run, step));
 
   // The runs of this workspace from their records; a live one means an engine to reattach to.
   const reattach = async (): Promise<void> => {
