@@ -1,13 +1,9 @@
 // Which buttons apply, from statuses alone, so the panel never offers what the engine would
 // refuse (retrying a running step, cancelling a finished one). No DOM: unit-tested in Node.
-import type { StepStatus } from '../src/core/engine/types';
-import type { WebviewAction } from '../src/protocol/webview';
+import { activeStatuses as ACTIVE, retryableStatuses as RETRYABLE, type StepStatus, type WebviewAction } from '../src/protocol/webview';
 
-const ACTIVE: ReadonlySet<StepStatus> = new Set<StepStatus>(['running', 'waiting']);
 /** A step in `review` holds its run open (its dependents wait for the decision). */
 const RUN_OPEN: ReadonlySet<StepStatus> = new Set<StepStatus>([...ACTIVE, 'review']);
-/** Ended without success in a way a retry can change. */
-const RETRYABLE: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'canceled', 'conflict', 'interrupted']);
 
 /** Buttons for the selected step, in display order (a failed branch can be retried while others run). */
 export function stepActions(status: StepStatus, runActive: boolean): WebviewAction[] {
@@ -55,15 +51,3 @@ export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
   'retry-failed': 'Retry all failed',
   'cancel-run': 'Cancel run',
 };
-
-// A collapsed matrix node shows the status that most needs attention among its members.
-const ATTENTION: readonly StepStatus[] = [
-  'failed', 'conflict', 'review', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
-];
-
-/** The status one node shows for the steps it draws. */
-export function nodeStatus(statuses: readonly StepStatus[]): StepStatus {
-  if (statuses.length === 1) return statuses[0] as StepStatus;
-  const seen = new Set(statuses);
-  return ATTENTION.find((s) => seen.has(s)) ?? 'pending';
-}

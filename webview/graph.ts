@@ -3,10 +3,7 @@
 // without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
 // render that finishes late is dropped, and an edit burst costs at most one extra layout.
 import mermaid from 'mermaid';
-import type { StepStatus } from '../src/core/engine/types';
-import { STEP_STATUSES } from '../src/core/engine/types';
-import type { GraphMessage, GraphNode } from '../src/protocol/webview';
-import { nodeStatus } from './actions';
+import { nodeStatus, stepStatuses, type GraphMessage, type GraphNode, type StepStatus } from '../src/protocol/webview';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
 
@@ -32,7 +29,7 @@ function initMermaid(kind: ThemeKind): void {
   });
 }
 
-const STATUS_CLASSES: readonly string[] = STEP_STATUSES;
+const STATUS_CLASSES: readonly string[] = stepStatuses;
 
 export interface GraphViewOptions {
   /** A node was clicked or activated from the keyboard. */

@@ -1,9 +1,8 @@
 // The graph panel's page. It speaks only the messages of src/protocol/webview.ts: posts `ready`
 // once listening, then draws whatever `graph`, `status`, `log`, `logPage` and `restore` bring,
 // and posts the user's gestures (`select`, `action`, `openLog`, `requestLogPage`).
-import type { StepStatus } from '../src/core/engine/types';
 import type {
-  GraphMessage, HostMessage, LogMessage, StatusMessage, WebviewAction, WebviewMessage, WebviewState,
+  GraphMessage, HostMessage, LogMessage, StatusMessage, StepStatus, WebviewAction, WebviewMessage, WebviewState,
 } from '../src/protocol/webview';
 import { parseHostMessage, webviewStateSchema } from '../src/protocol/webview';
 import { isRunActive, runActions, stepActions } from './actions';

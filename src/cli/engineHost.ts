@@ -10,7 +10,6 @@ import { runPlan } from '../core/engine/runPlan';
 import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduling/scheduler';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
 import { reviewSteps } from '../core/engine/review/reviewSteps';
-import type { EngineEvent, StepStatus } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage,
@@ -18,6 +17,7 @@ import {
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { BudgetHold } from './budgetHold';
+import { formatDiagnostic, formatUsd } from '../core/format';
 
 export interface EngineHostOptions {
   /** The workspace's real path: runs are recorded under its `.braid/`. */
@@ -60,17 +60,12 @@ class Connection {
   }
 }
 
-/** What the engine knows of a step from the events it has broadcast: the snapshot overlays it on run.json. */
-interface LiveStep {
-  status: StepStatus; exitCode?: number | null; signal?: string | null; reason?: string;
-  waitingFor?: { holder: string; paths: string[] };
-}
-
 interface ActiveRun {
   runId?: string;
   readonly abort: AbortController;
   scheduler?: Scheduler;
-  readonly live: Map<string, LiveStep>;
+  /** The run's record as the run keeps it in memory: current at every event already sent. */
+  record?: RunRecord;
   /** Set while the run is held at its `max-cost-usd`, waiting for a `budgetDecision`. */
   budget?: BudgetHold;
   done?: Promise<void>;
@@ -232,8 +227,7 @@ export class EngineHost {
     conn.greeted = true;
     conn.reply(m.id, 'hello', { protocol: PROTOCOL_VERSION, pid: process.pid, workspace: this.o.workspace });
     // A repeated hello resyncs: a fresh snapshot, events keep flowing.
-    const runs = await this.snapshot();
-    conn.send({ type: 'snapshot', runs });
+    conn.send({ type: 'snapshot', runs: this.snapshot() });
     conn.subscribed = true;
   }
 
@@ -259,7 +253,7 @@ export class EngineHost {
 
   /** Starts a run; resolves once it has started (its record exists) or could not start. */
   private startRun(p: RunParams): Promise<StartOutcome> {
-    const run: ActiveRun = { abort: new AbortController(), live: new Map() };
+    const run: ActiveRun = { abort: new AbortController() };
     this.active.add(run);
     this.updateIdle();
     const register = (runId: string) => {
@@ -278,10 +272,11 @@ export class EngineHost {
         ...(this.launchers ? { launchers: this.launchers } : {}),
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),
-        onEvent: (e) => { register(e.run); track(run, e); this.broadcast({ type: 'event', event: e }); },
-        onStart: (runId, scheduler) => {
+        onEvent: (e) => { register(e.run); this.broadcast({ type: 'event', event: e }); },
+        onStart: (runId, scheduler, _graph, record) => {
           register(runId);
           run.scheduler = scheduler;
+          run.record = record;
           started = true;
           this.o.log(`run ${runId} started: ${p.planFile}${p.retry ? ` (retry${p.resume ? ', resuming sessions' : ''})` : ''}`);
           settle({ ok: true, runId });
@@ -303,7 +298,7 @@ export class EngineHost {
         // A bug in the engine, not a step failure: say so, and still end the run for the windows.
         this.o.log(`run of ${p.planFile} crashed: ${(e as Error).stack ?? String(e)}`);
         if (!started) { settle({ ok: false, error: `could not start the run: ${(e as Error).message}` }); return; }
-        const steps = Object.fromEntries([...run.live].map(([id, s]) => [id, s.status]));
+        const steps = Object.fromEntries(Object.entries(run.record?.steps ?? {}).map(([id, s]) => [id, s.status]));
         this.broadcast({ type: 'runEnded', runId: run.runId!, status: 'failed', steps });
       });
     });
@@ -315,7 +310,7 @@ export class EngineHost {
    * window comes back, finds `pendingBudget` in its snapshot and can still answer.
    */
   private askBudget(run: ActiveRun, spentUsd: number, budgetUsd: number): Promise<BudgetDecision> {
-    const what = `run ${run.runId ?? '?'} reached its budget ($${spentUsd.toFixed(4)} of $${budgetUsd.toFixed(4)})`;
+    const what = `run ${run.runId ?? '?'} reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     if (![...this.connections].some((c) => c.subscribed)) {
       this.o.log(`${what} with no window to ask: stopping it`);
       return Promise.resolve('stop');
@@ -336,27 +331,15 @@ export class EngineHost {
     this.updateIdle();
   }
 
-  /** The active runs' records as on disk, with step states brought up to the events already sent. */
-  private async snapshot(): Promise<LiveRunRecord[]> {
-    const loaded = new Map<string, RunRecord | undefined>();
-    // Loading is async and runs may start meanwhile: load until every active run has been read.
-    for (let missing = [...this.byId.keys()]; missing.length > 0; missing = [...this.byId.keys()].filter((id) => !loaded.has(id))) {
-      for (const id of missing) loaded.set(id, await this.store.load(id));
-    }
-    // From here to the caller's `subscribed = true` is synchronous: no event falls in between.
+  /**
+   * The active runs' records as the runs hold them in memory (saved to run.json before each event
+   * goes out, so a snapshot and the events after it never disagree). A copy: the run goes on.
+   */
+  private snapshot(): LiveRunRecord[] {
     const runs: LiveRunRecord[] = [];
-    for (const [id, run] of this.byId) {
-      const rec: LiveRunRecord | undefined = loaded.get(id);
-      if (!rec) { this.o.log(`snapshot: run ${id} has no readable record`); continue; }
-      for (const [stepId, live] of run.live) {
-        const step = rec.steps[stepId];
-        if (!step) continue;
-        step.status = live.status;
-        if (live.exitCode !== undefined) step.exitCode = live.exitCode;
-        if (live.signal !== undefined) step.signal = live.signal;
-        if (live.reason !== undefined) step.reason = live.reason;
-        if (live.waitingFor) step.waitingFor = live.waitingFor; else delete step.waitingFor;
-      }
+    for (const run of this.byId.values()) {
+      if (!run.record) continue; // between its first event and its start, synchronously: never seen here
+      const rec: LiveRunRecord = structuredClone(run.record);
       if (run.budget?.pending) rec.pendingBudget = { spentUsd: run.budget.spentUsd, budgetUsd: run.budget.budgetUsd };
       runs.push(rec);
     }
@@ -378,25 +361,11 @@ export class EngineHost {
   }
 }
 
-function track(run: ActiveRun, e: EngineEvent): void {
-  if (e.type === 'step') {
-    run.live.set(e.id, {
-      status: e.status,
-      ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}), ...(e.signal !== undefined ? { signal: e.signal } : {}),
-      ...(e.reason !== undefined ? { reason: e.reason } : {}),
-    });
-  } else if (e.type === 'lock') {
-    const step = run.live.get(e.id) ?? { status: 'pending' };
-    step.waitingFor = { holder: e.waitingFor, paths: [...e.paths] };
-    run.live.set(e.id, step);
-  }
-}
-
 // The reason a run did not start, as one message: its first few errors (two missing agent CLIs
 // are two sentences, each with its install command), each located.
 function refusal(diagnostics: readonly Diagnostic[]): string {
   const errors = diagnostics.filter((d) => d.severity === 'error');
   if (errors.length === 0) return 'invalid plan';
-  const shown = errors.slice(0, 3).map((d) => `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.message}`);
+  const shown = errors.slice(0, 3).map((d) => formatDiagnostic(d));
   return shown.join('\n') + (errors.length > 3 ? `\n(and ${errors.length - 3} more)` : '');
 }

@@ -9,11 +9,12 @@ import { missingAgents } from '../core/engine/steps/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { RunStore } from '../core/engine/records/runStore';
-import type { EngineEvent, StepStatus } from '../core/engine/types';
+import type { EngineEvent } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
+import { formatDiagnostic } from '../core/format';
 import { toMermaid } from '../core/plan/mermaid';
-import type { Diagnostic } from '../core/plan/types';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
 import { serve } from './serve';
@@ -29,7 +30,8 @@ usage:
       --concurrency N   most steps at once (overrides the plan)
       --only STEP...    those steps and what they need
       --from STEP       that step and all that depend on it
-      --json            events on stdout, one JSON object a line
+      --json            events on stdout, one JSON object a line (a step's
+                        reason is a code, its message the sentence)
       --dry-run         print the schedule and the agent commands, run nothing
       --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
@@ -50,16 +52,12 @@ const isPermission = (v: string): v is AgentPermission => (AGENT_PERMISSIONS as 
 const out = (s: string) => process.stdout.write(s);
 const err = (s: string) => process.stderr.write(s);
 
-function formatDiagnostic(d: Diagnostic): string {
-  return `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}\n`;
-}
-
 async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
   let problems = 0;
   for (const f of files) {
     const r = await compilePlanFile(f, { isGit: true });
-    for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(formatDiagnostic(d));
+    for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }
   if (problems === 0) err(`${files.length} plan${files.length > 1 ? 's' : ''} valid\n`);
@@ -70,7 +68,7 @@ async function graph(file: string | undefined, format: string): Promise<number> 
   if (!file) throw new Usage('graph needs a FILE');
   if (!['mermaid', 'json', 'dot'].includes(format)) throw new Usage(`--format must be mermaid, json or dot, got ${format}`);
   const r = await compilePlanFile(file, { isGit: true });
-  if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
+  if (!r.graph) { for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`); return 2; }
   out(format === 'json' ? JSON.stringify(toJson(r.graph), null, 2) + '\n' : format === 'dot' ? toDot(r.graph) : toMermaid(r.graph).text + '\n');
   return 0;
 }
@@ -78,7 +76,7 @@ async function graph(file: string | undefined, format: string): Promise<number> 
 function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
   if (!outcome.ok) {
     if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return 2; }
-    for (const d of outcome.diagnostics) err(formatDiagnostic(d));
+    for (const d of outcome.diagnostics) err(`${formatDiagnostic(d)}\n`);
     return 2;
   }
   if (!json) view?.summary(outcome.result, Object.keys(outcome.record.steps));
@@ -154,14 +152,14 @@ async function run(args: string[], retry = false): Promise<number> {
 
 async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {
   const r = await compilePlanFile(planFile, compile);
-  if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
+  if (!r.graph) { for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`); return 2; }
   const g = r.graph;
   const named = [...(selection.only ?? []), ...(selection.from ? [selection.from] : []), ...(selection.retry?.steps ?? [])];
   const unknown = unknownSteps(g, named);
   if (unknown.length > 0) throw new Usage(`unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   // What `run` would refuse, the dry run reports too (and fails the same way).
   const missing = missingAgents(g, selectSteps(g, selection), workspace, process.env);
-  for (const d of missing) err(formatDiagnostic(d));
+  for (const d of missing) err(`${formatDiagnostic(d)}\n`);
   const code = missing.length > 0 ? 2 : 0;
   if (json) { out(JSON.stringify(toJson(g)) + '\n'); return code; }
   out(`would run ${g.order.length} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);

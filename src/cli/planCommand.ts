@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT } from '../core/agents/presets';
 import { DEFAULT_PLAN_FILE, draftPlan, type DraftProgress } from '../core/planning/draftPlan';
-import { formatProblem } from '../core/planning/problems';
+import { formatDiagnostic } from '../core/format';
 import { workspaceForCwd } from './workspace';
 
 export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agent drafts a plan file for GOAL (nothing runs)
@@ -70,7 +70,7 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   }
   const agentProblem = result.diagnostics.find((d) => d.code === 'agent-invalid');
   if (agentProblem) return usage(io, agentProblem.message);
-  for (const d of result.diagnostics) (d.severity === 'error' ? io.out : io.err)(`${formatProblem(d)}\n`);
+  for (const d of result.diagnostics) (d.severity === 'error' ? io.out : io.err)(`${formatDiagnostic(d)}\n`);
   if (result.ok) {
     io.out(`${result.file}\n`);
     io.err(`braid: review it, then run it with: braid run ${result.file}\n`);

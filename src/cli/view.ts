@@ -1,12 +1,12 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
-import { formatDuration } from '../core/plan/duration';
-import { fmtUsd } from '../core/engine/scheduling/costLedger';
+import { formatDuration, formatUsd } from '../core/format';
 import type { RunResult } from '../core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../core/engine/types';
+import { endSentence } from '../core/status';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', interrupted: '33' };
+const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
 
 export class HumanView {
   private readonly live = new Map<string, { since: number; last: string; costUsd?: number }>();
@@ -43,7 +43,7 @@ export class HumanView {
       return;
     }
     if (e.type === 'budget') {
-      const spent = `$${fmtUsd(e.spentUsd)} of its $${fmtUsd(e.budgetUsd)} budget`;
+      const spent = `${formatUsd(e.spentUsd)} of its ${formatUsd(e.budgetUsd)} budget`;
       if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   the run has spent ${spent}; no new step starts`);
       return this.print(e.decision === 'stop' ? `${this.color('canceled', 'budget')}   stopping: running steps finish, the rest are canceled` : `budget    continuing`);
     }
@@ -57,13 +57,13 @@ export class HumanView {
       if (!this.fancy) this.print(`running   ${e.id}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
       return;
     }
-    if (e.status === 'waiting' && !e.reason) return;
+    const why = endSentence(e);
+    if (e.status === 'waiting' && why === undefined) return;
     this.live.delete(e.id);
     if (e.status === 'review') {
       return this.print(`${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`);
     }
-    const why = e.reason ? ` · ${e.reason}` : '';
-    this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why}`);
+    this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why !== undefined ? ` · ${why}` : ''}`);
   }
 
   private clear(): void {
@@ -78,7 +78,7 @@ export class HumanView {
     this.frame++;
     const width = this.out.columns || 100;
     for (const [id, l] of this.live) {
-      const cost = l.costUsd !== undefined ? ` $${fmtUsd(l.costUsd)}` : '';
+      const cost = l.costUsd !== undefined ? ` ${formatUsd(l.costUsd)}` : '';
       const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)}${cost} ${l.last}`;
       this.out.write(line.slice(0, width - 1) + '\n');
       this.drawn++;
@@ -92,8 +92,8 @@ export class HumanView {
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
       const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
-      const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : ''] : [];
-      return [id, s.status, String(s.attempt), dur, ...cost, s.message ?? ''];
+      const cost = costs ? [s.costUsd !== undefined ? `${formatUsd(s.costUsd)}` : ''] : [];
+      return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;
@@ -101,7 +101,7 @@ export class HumanView {
     const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
     this.out.write('\n' + fmt(head) + '\n');
     for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
-    const total = result.costUsd !== undefined ? ` · $${fmtUsd(result.costUsd)}` : '';
+    const total = result.costUsd !== undefined ? ` · ${formatUsd(result.costUsd)}` : '';
     const why = result.reason === 'budget' ? ' · stopped at its budget' : '';
     this.out.write(`\nrun ${result.status}${why}${total}\n`);
   }

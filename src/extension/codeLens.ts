@@ -8,7 +8,8 @@ import { asCommand, Command } from './commandIds';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
 import type { RunsModel, StepView } from './runsModel';
-import { formatDuration, STATUS_LABEL } from './statusText';
+import { formatDuration } from '../core/format';
+import { STATUS_LABEL } from './statusText';
 
 export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();

@@ -1,7 +1,7 @@
 // Every command id in one place, with the arguments it takes from code (tests, other extensions,
 // code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
 import type * as vscode from 'vscode';
-import type { StepStatus } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import type { NewPlanOptions } from './newPlan';
 import type { RetryOptions } from './runCommands';
 

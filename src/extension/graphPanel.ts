@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LogLines } from '../core/engine/records/logLines';
 import { RunStore } from '../core/engine/records/runStore';
-import type { EngineEvent, StepStatus } from '../core/engine/types';
+import type { EngineEvent } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
@@ -18,7 +19,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import type { RunsModel, RunView } from './runsModel';
-import { formatCost } from './statusText';
+import { formatUsd } from '../core/format';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
@@ -209,7 +210,7 @@ export class GraphPanel implements vscode.Disposable {
     if (e.type === 'agent') {
       // An agent's progress: its cost and last activity beside the node, without a status change.
       const step = this.run()?.steps.get(e.id);
-      const detail = [e.costUsd !== undefined ? formatCost(e.costUsd) : '', e.activity ?? ''].filter(Boolean).join(' · ');
+      const detail = [e.costUsd !== undefined ? formatUsd(e.costUsd) : '', e.activity ?? ''].filter(Boolean).join(' · ');
       if (step && detail) this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: step.status, ...(step.attempt ? { attempt: step.attempt } : {}), detail: detail.slice(0, 200) }] });
       return;
     }

@@ -1,7 +1,7 @@
 // What a bare command acts on: the one candidate when there is exactly one (the plan in the active
 // editor, the only plan, the only active run), else a quick pick. Undefined when the user cancels.
 import * as vscode from 'vscode';
-import type { StepStatus } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import { isPlanUri, type Plans } from './plans';
 import { isActive, type RunsModel, type RunView } from './runsModel';
 import { runProgress } from './stepsTree';

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { ChangeRecord } from '../core/engine/isolation/changeRecord';
-import type { StepStatus } from '../core/engine/types';
+import type { StepStatus } from '../core/status';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
 import type { ReviewAction, StepOutcome } from '../core/engine/review/reviewInbox';
 import { writeConflictMarkers } from '../core/engine/review/resolveByHand';

@@ -1,7 +1,7 @@
 // Run, retry and cancel: user gestures turned into engine requests. Each run command resolves
 // when its run ends with { runId, status, steps }, so tests and other extensions can drive Braid.
 import * as vscode from 'vscode';
-import type { StepStatus } from '../core/engine/types';
+import { RETRYABLE } from '../core/status';
 import type { Graph } from '../core/plan/types';
 import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';
@@ -23,9 +23,6 @@ export interface RunCommandDeps {
   readonly runs: RunsModel;
   readonly feedback: RunFeedback;
 }
-
-/** What a retry picks up by default (the engine's retry set also re-runs what these blocked). */
-const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
 
 /** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
 export interface RetryOptions { readonly resume?: boolean }

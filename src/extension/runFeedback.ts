@@ -7,7 +7,7 @@ import { Command } from './commandIds';
 import { readSettings, type BraidSettings } from './config';
 import { isActive, type RunsModel } from './runsModel';
 import { runProgress } from './stepsTree';
-import { formatCost, formatDuration } from './statusText';
+import { formatDuration, formatUsd } from '../core/format';
 
 export class RunFeedback implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('braid.status', vscode.StatusBarAlignment.Left, 50);
@@ -61,7 +61,7 @@ export class RunFeedback implements vscode.Disposable {
     try {
       const name = this.runs.get(runId)?.planName ?? runId;
       const pick = await vscode.window.showWarningMessage(
-        `Braid: ${name} has spent ${formatCost(budget.spentUsd)} of its ${formatCost(budget.budgetUsd)} budget. No new step starts until you decide; running steps go on.`,
+        `Braid: ${name} has spent ${formatUsd(budget.spentUsd)} of its ${formatUsd(budget.budgetUsd)} budget. No new step starts until you decide; running steps go on.`,
         'Continue', 'Stop',
       );
       // Dismissed: the question stays open in the engine (another window, or its timeout, answers).
@@ -77,7 +77,7 @@ export class RunFeedback implements vscode.Disposable {
     if (active.length === 0) return undefined;
     const progress = active.length === 1 ? runProgress(active[0]!) : `${active.length} runs`;
     const costs = active.map((r) => r.costUsd).filter((c): c is number => c !== undefined);
-    const cost = costs.length > 0 ? ` ${formatCost(costs.reduce((a, b) => a + b, 0))}` : '';
+    const cost = costs.length > 0 ? ` ${formatUsd(costs.reduce((a, b) => a + b, 0))}` : '';
     return `$(sync~spin) Braid ${progress}${cost}`;
   }
 
@@ -111,7 +111,7 @@ export class RunFeedback implements vscode.Disposable {
   private async notify(end: RunEnded, name: string): Promise<void> {
     if (!notifies(readSettings().notifications, end.status)) return;
     const run = this.runs.get(end.runId);
-    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatCost(run.costUsd)}` : '');
+    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatUsd(run.costUsd)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {
       const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph', 'Review Changes');

@@ -3,7 +3,8 @@
 // the terminals and the graph panel; it changes only on events, never by polling.
 import * as vscode from 'vscode';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
-import { TERMINAL, type EngineEvent, type RunStatus, type StepStatus } from '../core/engine/types';
+import type { EngineEvent } from '../core/engine/types';
+import { TERMINAL, type RunStatus, type StepStatus } from '../core/status';
 
 export interface StepView {
   readonly id: string;

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { TERMINAL } from '../core/engine/types';
+import { TERMINAL } from '../core/status';
 import type { LiveRunRecord } from '../protocol/engine';
 import type { RunsModel } from './runsModel';
 

@@ -5,7 +5,8 @@ import * as vscode from 'vscode';
 import { clockTime } from '../core/engine/scheduling/retry';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
-import { formatCost, formatDuration, statusIcon } from './statusText';
+import { formatDuration, formatUsd } from '../core/format';
+import { statusIcon } from './statusText';
 
 export type BraidNode = RunNode | StepNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
@@ -35,7 +36,7 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
   else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
-  if (step.costUsd !== undefined) parts.push(formatCost(step.costUsd));
+  if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
   if (step.status === 'running' && step.lastLine) parts.push(step.lastLine);
   else if (step.reason && step.status !== 'succeeded' && step.status !== 'waiting') parts.push(step.reason);
   return parts.join(' · ');
@@ -71,8 +72,8 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
       const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = run.id;
       const ended = run.endedAt !== undefined ? formatDuration(run.endedAt - run.createdAt) : formatDuration(Date.now() - run.createdAt);
-      const cost = run.costUsd !== undefined ? ` · ${formatCost(run.costUsd)}` : '';
-      const held = run.budget ? ` · budget reached (${formatCost(run.budget.spentUsd)} of ${formatCost(run.budget.budgetUsd)})` : '';
+      const cost = run.costUsd !== undefined ? ` · ${formatUsd(run.costUsd)}` : '';
+      const held = run.budget ? ` · budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
       item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}${cost}${held}`;
       item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
       item.iconPath = statusIcon(run.status);

@@ -4,7 +4,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engine/types';
-import { TERMINAL } from '../core/engine/types';
+import { TERMINAL } from '../core/status';
 import type { RunSummary } from './commandIds';
 import type { Plans } from './plans';
 import { stepKeys } from './runCommands';

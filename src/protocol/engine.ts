@@ -5,7 +5,8 @@ import { z } from 'zod';
 import { AGENT_PERMISSIONS } from '../core/agents/presets';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runStore';
-import { STEP_STATUSES, type EngineEvent } from '../core/engine/types';
+import type { EngineEvent } from '../core/engine/types';
+import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';
@@ -13,8 +14,10 @@ import type { Diagnostic } from '../core/plan/types';
 /** Bumped on any incompatible change; the engine refuses a `hello` that speaks another version. */
 // 2: `retry.resume`, `budgetDecision`, `pendingBudget` on snapshot records (an engine of 1 would drop them unanswered).
 // 3: `compile.permission` (an engine of 2 would strip it and run every agent with `edit`).
-// 4: `review` (approve, reject, merge again, revert a step's recorded change).
-export const PROTOCOL_VERSION = 4;
+// 4: step events carry `reason` as a code and `message` as the sentence (3 put the sentence in
+//    `reason`); the `review` step state.
+// 5: `review` requests (approve, reject, merge again, revert a step's recorded change).
+export const PROTOCOL_VERSION = 5;
 
 const requestId = z.number().int().nonnegative();
 // The run store's id rule: nothing that could leave `.braid/runs/`.
@@ -94,7 +97,7 @@ export type RequestParams<T extends RequestType> = Omit<RequestOf<T>, 'type' | '
 
 const runSummarySchema = z.object({
   id: runId, planFile: z.string(), planName: z.string(),
-  status: z.enum(['running', 'succeeded', 'failed', 'canceled', 'interrupted']),
+  status: z.enum(RUN_STATUSES),
   createdAt: z.string(), endedAt: z.string().optional(),
   counts: z.record(stepStatus, z.number()),
 });
@@ -140,7 +143,7 @@ const reply = z.discriminatedUnion('ok', [
 // Enough shape to trust a record; loose, so fields the store adds later pass through.
 const runRecordSchema = z.looseObject({
   version: z.literal(1), id: runId, planFile: z.string(), planName: z.string(), workspace: z.string(),
-  status: z.enum(['running', 'succeeded', 'failed', 'canceled', 'interrupted']), createdAt: z.string(),
+  status: z.enum(RUN_STATUSES), createdAt: z.string(),
   graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
   steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
   pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost }).optional(),
@@ -161,7 +164,8 @@ export const engineEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
-    exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(), reason: z.string().optional(),
+    exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(),
+    reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
     retryAt: z.string().optional(), costUsd: cost.optional(),
   }),
   z.object({
@@ -188,7 +192,7 @@ type ParsedEngineMessage = z.infer<typeof engineMessageSchema>;
 export type ReplyMessage = z.infer<typeof reply>;
 export type RunEndedMessage = z.infer<typeof runEnded>;
 export type RunEnded = Omit<RunEndedMessage, 'type'>;
-/** An active run's record as the engine knows it now: run.json brought up to the events sent. */
+/** An active run's record as the engine holds it in memory now (current with every event sent). */
 export type LiveRunRecord = RunRecord & {
   /** The run reached its `max-cost-usd` and waits for a `budgetDecision`; no new step starts meanwhile. */
   pendingBudget?: { spentUsd: number; budgetUsd: number };

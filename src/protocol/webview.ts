@@ -21,7 +21,7 @@
 //      all failed, Cancel run) and `openLog` for "open in editor". The host acts only on run and
 //      step ids it knows; the page learns the outcome from later `graph`/`status` messages.
 import { z } from 'zod';
-import { STEP_STATUSES } from '../core/engine/types';
+import { ACTIVE, RETRYABLE, STEP_STATUSES, groupStatus } from '../core/status';
 
 // Ids are Braid's own (plan step ids, matrix-expanded ids, run ids): a tight pattern keeps
 // anything else, and anything that could mean something in a selector or path, out.
@@ -36,6 +36,16 @@ const MAX_LINES = 20_000;
 const MAX_LINE = 64 * 1024;
 
 export const stepStatusSchema = z.enum(STEP_STATUSES);
+
+// The status vocabulary (src/core/status.ts) as the page sees it: the page imports only src/protocol.
+export type StepStatus = z.infer<typeof stepStatusSchema>;
+export const stepStatuses: readonly StepStatus[] = STEP_STATUSES;
+/** Running or waiting: a step in progress, which can be canceled. */
+export const activeStatuses: ReadonlySet<StepStatus> = ACTIVE;
+/** Ended without success in a way a retry can change. */
+export const retryableStatuses: ReadonlySet<StepStatus> = RETRYABLE;
+/** The status one node shows for the steps it draws (a collapsed matrix group: what most needs attention). */
+export const nodeStatus: (statuses: readonly StepStatus[]) => StepStatus = groupStatus;
 
 export const ACTIONS = [
   'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',

@@ -18,7 +18,7 @@ describe('agent events', () => {
   it('the protocol accepts the new events and fields, and rejects malformed ones', () => {
     const good: EngineEvent[] = [
       { ...base, type: 'agent', id: 'a', attempt: 1, sessionId: 's-1', turns: 3, inputTokens: 2000, outputTokens: 80, costUsd: 0.0123, runCostUsd: 0.05, activity: '$ npm test' },
-      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
+      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
       { ...base, type: 'step', id: 'a', status: 'succeeded', attempt: 2, exitCode: 0, costUsd: 0.02 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' },
@@ -60,7 +60,7 @@ describe('agent events', () => {
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'a', status: 'running', attempt: 1 });
     view.on({ ...base, type: 'agent', id: 'a', attempt: 1, costUsd: 0.5, activity: 'Edit src/a.ts' });
-    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
+    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' });
     const text = s.text();

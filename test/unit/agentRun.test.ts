@@ -102,7 +102,8 @@ describe('agent steps through runPlan (fake agent)', function () {
     assert.equal(waits.length, 2);
     for (const e of waits) {
       assert.ok(e.type === 'step' && e.retryAt !== undefined);
-      assert.match(e.type === 'step' ? e.reason ?? '' : '', /^rate-limited, retrying at \d\d:\d\d \(.*hit your limit/);
+      assert.equal(e.type === 'step' ? e.reason : '', 'rate-limited');
+      assert.match(e.type === 'step' ? e.message ?? '' : '', /^rate-limited, retrying at \d\d:\d\d \(.*hit your limit/);
     }
     assert.match(readFileSync(new RunStore(w.dir).paths(runId).log('a'), 'utf8'), /──── rate-limited: .*hit your limit/);
   });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { formatDuration, parseDuration } from '../../src/core/plan/duration';
+import { formatDuration } from '../../src/core/format';
+import { parseDuration } from '../../src/core/plan/duration';
 
 describe('duration: parseDuration', () => {
   const good: [string | number, number][] = [

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { StepStatus } from '../../src/core/engine/types';
+import type { StepStatus } from '../../src/core/status';
 import type { Graph } from '../../src/core/plan/types';
 import { toMermaid } from '../../src/core/plan/mermaid';
 import { parseHostMessage } from '../../src/protocol/webview';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Disposable } from '../../src/core/disposable';
 import { EventBus, type Listener } from '../../src/core/engine/events';
 import { prepareAhead, type PreparingIsolator } from '../../src/core/engine/isolation/prepareAhead';
-import type { StepStatus } from '../../src/core/engine/types';
+import type { StepStatus } from '../../src/core/status';
 import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetup';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
 import { makeGraph, type StepSpec } from './helpers/graph';

@@ -23,7 +23,8 @@ describe('rate limits in the scheduler', () => {
     assert.equal(runner.startOf('a', 3), 520 + 1000);
     const waits = stepEvents(events, 'a').filter((e) => e.status === 'waiting');
     assert.equal(waits.length, 2);
-    assert.match(waits[0]!.reason!, /^rate-limited, retrying at \d\d:\d\d \(HTTP 429\)$/);
+    assert.equal(waits[0]!.reason, 'rate-limited');
+    assert.match(waits[0]!.message!, /^rate-limited, retrying at \d\d:\d\d \(HTTP 429\)$/);
     assert.equal(waits[0]!.retryAt, new Date(510).toISOString());
     assert.equal(waits[1]!.retryAt, new Date(1520).toISOString());
   });

@@ -92,7 +92,8 @@ describe('braid diff | approve | reject | revert | merge', function () {
     assert.equal(reject.status, 0, reject.stderr);
     assert.equal(await run.exited, 1);
     const a = run.events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'failed');
-    assert.equal(a?.reason, 'rejected: wrong file');
+    assert.equal(a?.reason, 'rejected');
+    assert.equal(a?.message, 'rejected: wrong file');
     assert.ok(run.events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'skipped'));
     assert.equal(existsSync(join(r.dir, 'a.txt')), false);
   });

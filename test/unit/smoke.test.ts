@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { PRESETS } from '../../src/core/agents/presets';
-import { TERMINAL } from '../../src/core/engine/types';
+import { TERMINAL } from '../../src/core/status';
 
 describe('core contract', () => {
   it('every preset names its command and uses the prompt template exactly once', () => {

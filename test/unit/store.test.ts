@@ -6,7 +6,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { graphFromSnapshot, snapshotGraph } from '../../src/core/engine/records/snapshot';
 import { RunStore, type AttemptRecord, type RunRecord, type StepRecord, type StoreFs } from '../../src/core/engine/records/runStore';
-import type { StepStatus } from '../../src/core/engine/types';
+import type { StepStatus } from '../../src/core/status';
 import type { Graph } from '../../src/core/plan/types';
 import { makeGraph, matrixSteps } from './helpers/graph';
 

@@ -1,13 +1,12 @@
 import { strict as assert } from 'node:assert';
-import type { StepStatus } from '../../src/core/engine/types';
-import { STEP_STATUSES } from '../../src/core/engine/types';
-import { isRunActive, nodeStatus, runActions, stepActions } from '../../webview/actions';
+import { nodeStatus, stepStatuses, type StepStatus } from '../../src/protocol/webview';
+import { isRunActive, runActions, stepActions } from '../../webview/actions';
 import { centreOn, fitTransform, MAX_SCALE, MIN_SCALE, wheelFactor, zoomAt } from '../../webview/panZoom';
 import { findSteps, nextMatch } from '../../webview/search';
 
 describe('webview buttons: which apply', () => {
   it('offers each step action only for the statuses it can act on', () => {
-    const table = Object.fromEntries(STEP_STATUSES.map((s) => [s, stepActions(s, false).join(' ')]));
+    const table = Object.fromEntries(stepStatuses.map((s) => [s, stepActions(s, false).join(' ')]));
     assert.deepEqual(table, {
       pending: 'run-from',
       waiting: 'cancel',
@@ -17,7 +16,8 @@ describe('webview buttons: which apply', () => {
       failed: 'retry run-from',
       conflict: 'retry run-from merge-again open-worktree review-changes',
       canceled: 'retry run-from',
-      skipped: 'run-from',
+      // one retryable set everywhere (status.ts): a skipped step is retried as the tree and the CLI do
+      skipped: 'retry run-from',
       interrupted: 'retry run-from',
     });
     // during a run: a failed branch can be retried, but nothing starts a second run

@@ -18,7 +18,8 @@ import { missingAgents } from './steps/missingAgents';
 import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
-import type { EngineEvent, StepStatus } from './types';
+import type { EngineEvent } from './types';
+import type { StepStatus } from '../status';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
 import { EventBus } from './events';
@@ -43,8 +44,11 @@ export interface RunRequest {
   /** Tuning of the default lock files (how often a wait re-checks for dead holders). */
   readonly lockFiles?: LockDirOptions;
   readonly isolator?: (graph: Graph, runId: string) => Isolator;
-  /** Called once the run record exists, with the scheduler (for cancelStep). */
-  readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph) => void;
+  /**
+   * Called once the run record exists, with the scheduler (for cancelStep) and the record itself,
+   * which the run keeps current in memory at every state change (before the change's event).
+   */
+  readonly onStart?: (runId: string, scheduler: Scheduler, graph: Graph, record: Readonly<RunRecord>) => void;
   /**
    * With `retry`: an agent step whose last attempt recorded a session, and whose agent can resume,
    * continues that session (with a "continue" prompt) instead of starting over. Default false.
@@ -133,7 +137,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       const output = old ? await store.readOutput(previous!.id, id) : undefined;
       const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
       keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
-      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not selected' } : {}) };
+      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not-selected' as const, message: 'not selected for this run' } : {}) };
     }
 
     record = {
@@ -207,7 +211,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
     const rec = record;
     inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, scheduler, store, r));
-    req.onStart?.(runId, scheduler, graph);
+    req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
   } finally {
     await inbox?.close();

@@ -1,6 +1,7 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
 import type { StepState } from './scheduling/stepState';
-import { TERMINAL, type EngineEvent } from './types';
+import type { EngineEvent } from './types';
+import { TERMINAL } from '../status';
 
 /** An event before the scheduler stamps its time and run. */
 export type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
@@ -13,7 +14,8 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   const ev: Mutable<Extract<EventBody, { type: 'step' }>> = { type: 'step', id: st.id, status: st.status, attempt: st.attempt };
   if (st.exitCode !== undefined) ev.exitCode = st.exitCode;
   if (st.signal !== undefined) ev.signal = st.signal;
-  if (st.reason !== undefined) ev.reason = st.message ?? st.reason;
+  if (st.reason !== undefined) ev.reason = st.reason;
+  if (st.message !== undefined) ev.message = st.message;
   if (st.status === 'waiting' && st.retryAt !== undefined) ev.retryAt = new Date(st.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
   return ev;

@@ -1,20 +1,7 @@
-// Statuses, results and events: one place each.
+// What the engine's parts exchange: an attempt's context and result, a runner, the events. The
+// status vocabulary they use is src/core/status.ts.
 import type { GraphStep } from '../plan/types';
-
-export const STEP_STATUSES = [
-  'pending', 'waiting', 'running', 'review', 'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
-] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
-
-export const TERMINAL: ReadonlySet<StepStatus> = new Set<StepStatus>([
-  'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
-]);
-
-export type RunStatus = 'running' | 'succeeded' | 'failed' | 'canceled' | 'interrupted';
-
-/** Why an attempt ended other than by exiting on its own. The first reason wins. */
-export type EndReason = 'timeout' | 'idle-timeout' | 'canceled' | 'check-failed' | 'spawn-failed'
-  | 'out-of-set' | 'conflict' | 'budget' | 'rate-limited' | 'skipped' | 'exit' | 'rejected';
+import type { ReasonCode, StepStatus } from '../status';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
 export interface AttemptResult {
@@ -22,7 +9,7 @@ export interface AttemptResult {
   readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict' | 'review';
   readonly exitCode: number | null;
   readonly signal: string | null;
-  readonly reason?: EndReason;
+  readonly reason?: ReasonCode;
   /** Human sentence for the reason, e.g. "timed out after 20m". */
   readonly message?: string;
   readonly durationMs: number;
@@ -92,7 +79,9 @@ export type EngineEvent =
     })
   | (EventBase & {
       readonly type: 'step'; readonly id: string; readonly status: StepStatus; readonly attempt: number;
-      readonly exitCode?: number | null; readonly signal?: string | null; readonly reason?: string;
+      readonly exitCode?: number | null; readonly signal?: string | null;
+      /** The step record's own fields: `reason` the code, `message` the sentence (status.ts's `endSentence` reads them). */
+      readonly reason?: ReasonCode; readonly message?: string;
       /** `waiting` out a retry delay or a rate limit: when the next attempt starts (ISO-8601). */
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */

@@ -1,4 +1,4 @@
-// Durations as plans write them (`1h30m`, `1.5s`, `90`) and as views show them (`1m 05s`).
+// Durations as plans write them (`1h30m`, `1.5s`, `90`); views write them with core/format.ts.
 
 const NUM = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
 // Units largest first, each at most once; optional spaces between parts, so `1m 05s` reads back.
@@ -21,19 +21,4 @@ export function parseDuration(value: string | number): number | undefined {
     if (part !== undefined) { any = true; ms += Number(part) * unit; }
   });
   return any ? Math.round(ms) : undefined;
-}
-
-const pad2 = (n: number): string => String(n).padStart(2, '0');
-
-/** A short human duration for views: `850ms`, `4.2s`, `1m 05s`, `1h 02m`. Negative (clock skew) shows as 0ms. */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) throw new RangeError(`formatDuration: expected a finite number of ms, got ${ms}`);
-  const t = Math.max(0, ms);
-  if (Math.round(t) < 1000) return `${Math.round(t)}ms`;
-  const tenths = Math.round(t / 100);
-  if (tenths < 600) return `${(tenths / 10).toFixed(1)}s`;
-  const secs = Math.round(t / 1000);
-  if (secs < 3600) return `${Math.floor(secs / 60)}m ${pad2(secs % 60)}s`;
-  const mins = Math.floor(secs / 60);
-  return `${Math.floor(mins / 60)}h ${pad2(mins % 60)}m`;
 }

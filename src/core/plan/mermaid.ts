@@ -1,8 +1,8 @@
 // The DAG as mermaid flowchart text. Pure, so it is snapshot-tested here and only rendered in
 // the webview. Node ids are ours (`n0…`), never user text, and every label is entity-encoded,
 // so no step name can change the diagram's structure or inject markup or directives.
-import type { StepStatus } from '../engine/types';
-import { STEP_STATUSES } from '../engine/types';
+import type { StepStatus } from '../status';
+import { ATTENTION, STEP_STATUSES } from '../status';
 import type { Graph, GraphStep } from './types';
 
 export interface MermaidOptions {
@@ -19,7 +19,7 @@ const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
   pending: 'fill:#f3f4f6,stroke:#9ca3af,color:#374151',
   waiting: 'fill:#fef3c7,stroke:#d97706,color:#111827',
   running: 'fill:#dbeafe,stroke:#2563eb,color:#111827,stroke-width:2px',
-  review: 'fill:#e0f2fe,stroke:#0284c7,color:#111827,stroke-width:2px,stroke-dasharray:6',
+  review: 'fill:#ccfbf1,stroke:#0d9488,color:#111827,stroke-width:2px',
   succeeded: 'fill:#dcfce7,stroke:#16a34a,color:#111827',
   failed: 'fill:#fee2e2,stroke:#dc2626,color:#111827,stroke-width:2px',
   skipped: 'fill:#f9fafb,stroke:#d1d5db,color:#6b7280,stroke-dasharray:4',
@@ -27,11 +27,6 @@ const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
   conflict: 'fill:#ffedd5,stroke:#ea580c,color:#111827,stroke-width:2px',
   interrupted: 'fill:#f3e8ff,stroke:#9333ea,color:#111827',
 };
-
-// A collapsed group shows the status that most needs attention among its members.
-const GROUP_PRIORITY: readonly StepStatus[] = [
-  'failed', 'conflict', 'review', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
-];
 
 // Letters, digits, space and punctuation that mean nothing inside a quoted mermaid label.
 // Everything else (`"`, `#`, `%`, `<`, `>`, `&`, backtick, brackets, braces, `:`, `;`, `$` of
@@ -140,7 +135,8 @@ function classLines(
     const group = graph.steps.get(id)?.matrix?.group;
     if (group !== undefined && groupNode.get(group) === node) {
       const seen = new Set((members.get(group) ?? []).map((m) => statuses.get(m)));
-      assign(node, GROUP_PRIORITY.find((s) => seen.has(s)));
+      // A collapsed group shows the status that most needs attention among its members.
+      assign(node, ATTENTION.find((s) => seen.has(s)));
     } else assign(node, statuses.get(id));
   }
   return STEP_STATUSES.filter((s) => byStatus.has(s)).map((s) => `  class ${(byStatus.get(s) ?? []).join(',')} ${s}`);

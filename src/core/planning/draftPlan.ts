@@ -14,7 +14,8 @@ import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { AgentDef, Diagnostic, Graph } from '../plan/types';
 import { DEFAULT_MAX_PATHS, workspaceLayout } from './layout';
 import { choosePlanningAgent, PLANNING_PRESETS, type PlanningAgentSpec } from './planningAgent';
-import { fileProblem, formatProblem } from './problems';
+import { formatDiagnostic } from '../format';
+import { fileProblem } from './problems';
 import { draftPrompt, repairPrompt, type AgentInfo, type DraftContext } from './prompt';
 
 /** The most attempts: the first draft and one repair. */
@@ -144,7 +145,7 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
     o.onProgress?.({ kind: 'validated', attempt, errors, warnings: diagnostics.length - errors });
     log.push(`── ${shown}: ${compiled.graph ? 'valid' : `${errors} problem${errors === 1 ? '' : 's'}`} ──`);
     if (compiled.graph) return done(true, diagnostics, compiled.graph);
-    prompt = repairPrompt(o.goal, context, { problems: diagnostics.map((d) => formatProblem(d, workspace)), content });
+    prompt = repairPrompt(o.goal, context, { problems: diagnostics.map((d) => formatDiagnostic(d, workspace)), content });
   }
   return done(false, diagnostics);
 }

@@ -27,7 +27,7 @@ describe('agent steps', function () {
     assert.equal(rec.steps.a?.sessionId, 'sess-42');
     assert.ok(Math.abs((rec.steps.a?.costUsd ?? 0) - 0.0123) < 1e-9);
     const node = api.tree.getChildren().find((n) => n.runId === summary.runId)!;
-    assert.match(String(api.tree.getTreeItem(node).description), /\$0\.025/, 'the run shows what its agents spent');
+    assert.match(String(api.tree.getTreeItem(node).description), /\$0\.0246/, 'the run shows what its agents spent');
     const step = api.tree.getChildren(node).map((n) => api.tree.getTreeItem(n))[0]!;
     assert.match(String(step.description), /\$0\.012/);
   });

@@ -10,7 +10,8 @@ import PQueue from 'p-queue';
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
-import { TERMINAL, type EngineEvent } from '../types';
+import type { EngineEvent } from '../types';
+import { TERMINAL } from '../../status';
 
 /** An isolator that can make a step's worktree before its attempt (WorktreeIsolator). */
 export interface PreparingIsolator extends Isolator {

@@ -21,7 +21,8 @@ import { runProcess, shellArgv } from '../../exec/process';
 import { stepEnv } from '../steps/render';
 import type { LockGate } from '../scheduling/scheduler';
 import { openStepLog } from '../records/stepLog';
-import type { AttemptContext, AttemptResult, OutputStream, StepStatus } from '../types';
+import type { AttemptContext, AttemptResult, OutputStream } from '../types';
+import type { StepStatus } from '../../status';
 import {
   commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
 } from './worktree';

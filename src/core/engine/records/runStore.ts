@@ -7,11 +7,12 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
 import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
-import { STEP_STATUSES, type AttemptResult, type RunStatus, type StepStatus } from '../types';
+import type { AttemptResult } from '../types';
+import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;
-  reason?: string; message?: string; durationMs?: number;
+  reason?: ReasonCode; message?: string; durationMs?: number;
   /** How the attempt ended; when absent, a succeeded step's last attempt is taken as its success. */
   status?: AttemptResult['status'];
   /** What its agent reported (agent steps). */
@@ -23,7 +24,7 @@ export interface AttemptRecord {
 export interface StepRecord {
   id: string; status: StepStatus; attempts: AttemptRecord[];
   startedAt?: string; endedAt?: string; durationMs?: number;
-  exitCode?: number | null; signal?: string | null; reason?: string; message?: string;
+  exitCode?: number | null; signal?: string | null; reason?: ReasonCode; message?: string;
   /** While waiting on a lock. */
   waitingFor?: { holder: string; paths: string[] };
   /** Workspace-relative path of a kept worktree. */
@@ -73,11 +74,6 @@ export type StoreFs = Pick<typeof fsp, 'mkdir' | 'readFile' | 'writeFile' | 'ren
 export function currentHost(): { pid: number; hostname: string } {
   return { pid: process.pid, hostname: hostname() };
 }
-
-const RUN_STATUSES = ['running', 'succeeded', 'failed', 'canceled', 'interrupted'] as const satisfies readonly RunStatus[];
-// Fails to compile if RunStatus grows a member the list above lacks.
-const allRunStatuses: Exclude<RunStatus, (typeof RUN_STATUSES)[number]> extends never ? true : never = true;
-void allRunStatuses;
 
 // Enough shape to trust a record from disk (hand edits, older versions, half-copied folders);
 // loose objects, so fields added later survive a load and save.

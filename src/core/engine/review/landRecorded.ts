@@ -9,6 +9,7 @@ import { hasCommit, type ChangeRecord } from '../isolation/changeRecord';
 import { removeWorktree, worktreeBranch, worktreePath } from '../isolation/worktree';
 import { LockDir } from '../locks/lockDir';
 import type { RunRecord, StepRecord } from '../records/runStore';
+import type { ReasonCode } from '../../status';
 import type { ReviewAction, StepOutcome } from './reviewInbox';
 
 /** The status each action starts from. */
@@ -61,9 +62,9 @@ export async function landFromRecord(root: string, rec: RunRecord, stepId: strin
   const step = rec.steps[stepId]!;
   const change = step.changes!;
   const m = await mergeLocked(root, rec.id, stepId, writesOf(rec, stepId), change.base, change.commit);
-  if (!m.ok && (m.kind === 'missing' || m.kind === 'locked')) return { step: stepId, ok: false, message: m.message };
   const now = new Date().toISOString();
   if (!m.ok) {
+    if (m.kind === 'missing' || m.kind === 'locked') return { step: stepId, ok: false, message: m.message };
     setEnd(step, m.kind === 'conflict' ? 'conflict' : 'failed', now, m.kind, m.message);
     return { step: stepId, ok: true, status: step.status, message: m.message };
   }
@@ -95,7 +96,7 @@ export async function revertChange(root: string, rec: RunRecord, stepId: string)
   return { step: stepId, ok: true, status: step.status, message: 'reverted' };
 }
 
-function setEnd(step: StepRecord, status: StepRecord['status'], endedAt: string, reason?: string, message?: string): void {
+function setEnd(step: StepRecord, status: StepRecord['status'], endedAt: string, reason?: ReasonCode, message?: string): void {
   step.status = status;
   step.endedAt = endedAt;
   if (step.startedAt) step.durationMs = Date.parse(endedAt) - Date.parse(step.startedAt);

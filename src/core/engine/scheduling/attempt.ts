@@ -4,7 +4,8 @@
 // before it starts anything) need not pay for one: the controller is made the first time the
 // signal is read, already aborted if the attempt was.
 import type { GraphStep } from '../../plan/types';
-import type { AgentProgress, AttemptContext, OutputStream, StepStatus } from '../types';
+import type { AgentProgress, AttemptContext, OutputStream } from '../types';
+import type { StepStatus } from '../../status';
 
 export class AttemptAbort {
   private ctl: AbortController | undefined;

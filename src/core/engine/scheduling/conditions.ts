@@ -1,6 +1,6 @@
 // A step's `if:` once its needs are finished: whether it runs, or why it is skipped.
 import type { Graph, GraphStep } from '../../plan/types';
-import type { StepStatus } from '../types';
+import type { StepStatus } from '../../status';
 
 /** The ends that fail a run unless the step may `continue-on-error`. */
 export const FAILED: ReadonlySet<StepStatus> = new Set(['failed', 'conflict', 'canceled', 'interrupted']);

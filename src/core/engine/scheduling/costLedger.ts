@@ -41,8 +41,3 @@ export class CostLedger {
   /** Whether any agent reported a cost. */
   get reported(): boolean { return this.any; }
 }
-
-/** Dollars as an agent bill shows them: cents from a dollar up, else four places. */
-export function fmtUsd(usd: number): string {
-  return usd >= 0.995 || usd === 0 ? usd.toFixed(2) : usd.toFixed(4);
-}

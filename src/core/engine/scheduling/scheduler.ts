@@ -10,7 +10,8 @@ import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
 import { FAILED, skipReason } from './conditions';
-import { CostLedger, fmtUsd } from './costLedger';
+import { CostLedger } from './costLedger';
+import { formatUsd } from '../../format';
 import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
@@ -20,8 +21,9 @@ import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
 import type { StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
-import { TERMINAL } from '../types';
+import type { AgentProgress, AttemptResult, EngineEvent, StepRunner } from '../types';
+import type { RunStatus, StepStatus } from '../../status';
+import { TERMINAL } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -364,7 +366,7 @@ export class Scheduler {
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.aborted && ctl.reason === 'budget') {
-      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
+      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded; and the
     // dispatch waits for the lock, or the freed slot would go to a worse step while the best
@@ -420,7 +422,7 @@ export class Scheduler {
 
   /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
   private stopForBudget(spentUsd: number, budgetUsd: number): void {
-    const message = `not started: the run reached its budget ($${fmtUsd(spentUsd)} of $${fmtUsd(budgetUsd)})`;
+    const message = `not started: the run reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     for (const id of this.g.order) {
       const st = this.states.get(id)!;
       if (TERMINAL.has(st.status) || this.running.has(id)) continue;

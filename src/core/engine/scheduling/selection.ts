@@ -1,6 +1,6 @@
 // Which steps a run executes (`--only`, `--from`, `retry`), and what the rest keep.
 import type { Graph } from '../../plan/types';
-import type { StepStatus } from '../types';
+import { rerunByRetry, type StepStatus } from '../../status';
 
 /** The steps named and everything they need, transitively. */
 export function withNeeds(graph: Graph, ids: Iterable<string>): Set<string> {
@@ -24,8 +24,6 @@ function closure(graph: Graph, ids: Iterable<string>, edge: 'needs' | 'dependent
   return out;
 }
 
-const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict', 'pending', 'waiting', 'running']);
-
 /**
  * Steps a retry re-runs: the named ones (or every step that did not succeed) and what they block.
  * Steps of the plan that the earlier run never had also run.
@@ -33,7 +31,7 @@ const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipp
 export function retrySet(graph: Graph, previous: ReadonlyMap<string, StepStatus>, named?: readonly string[]): Set<string> {
   const seeds = named && named.length > 0
     ? named
-    : graph.order.filter((id) => !previous.has(id) || RETRYABLE.has(previous.get(id)!));
+    : graph.order.filter((id) => !previous.has(id) || rerunByRetry(previous.get(id)!));
   return withDependents(graph, seeds);
 }
 

@@ -1,5 +1,6 @@
 // What the scheduler knows of one step in one run; the run store folds it into the step's record.
-import type { AgentUsage, StepStatus } from '../types';
+import type { AgentUsage } from '../types';
+import type { ReasonCode, StepStatus } from '../../status';
 
 export interface StepState {
   readonly id: string;
@@ -10,7 +11,7 @@ export interface StepState {
   readonly attemptBase?: number;
   exitCode?: number | null;
   signal?: string | null;
-  reason?: string;
+  reason?: ReasonCode;
   message?: string;
   startedAt?: number;
   endedAt?: number;

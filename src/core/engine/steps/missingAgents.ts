@@ -5,7 +5,7 @@ import { delimiter, isAbsolute, relative, sep } from 'node:path';
 import { findExecutable, notInstalledMessage } from '../../agents/which';
 import type { Diagnostic, Graph, GraphStep } from '../../plan/types';
 import { stepInvocation } from './render';
-import type { StepStatus } from '../types';
+import type { StepStatus } from '../../status';
 
 // What a template only the run knows (a step's output or status, the run id) renders to here:
 // an executable or PATH holding it cannot be checked yet, and is left to the attempt.

@@ -5,7 +5,7 @@ import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
 import type { Graph, GraphStep } from '../../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { shellArgv } from '../../exec/process';
-import type { StepStatus } from '../types';
+import type { StepStatus } from '../../status';
 
 export interface RenderScope {
   readonly graph: Graph;

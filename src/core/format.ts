@@ -1,0 +1,34 @@
+// How Braid writes durations, dollars and plan problems for people: the CLI, the tree, the lenses,
+// the notifications and the panel all use these, so one number reads the same everywhere.
+import { isAbsolute, relative } from 'node:path';
+import type { Diagnostic } from './plan/types';
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** A short human duration for views: `850ms`, `4.2s`, `1m 05s`, `1h 02m`. Negative (clock skew) shows as 0ms. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) throw new RangeError(`formatDuration: expected a finite number of ms, got ${ms}`);
+  const t = Math.max(0, ms);
+  if (Math.round(t) < 1000) return `${Math.round(t)}ms`;
+  const tenths = Math.round(t / 100);
+  if (tenths < 600) return `${(tenths / 10).toFixed(1)}s`;
+  const secs = Math.round(t / 1000);
+  if (secs < 3600) return `${Math.floor(secs / 60)}m ${pad2(secs % 60)}s`;
+  const mins = Math.floor(secs / 60);
+  return `${Math.floor(mins / 60)}h ${pad2(mins % 60)}m`;
+}
+
+/** Dollars as an agent bill shows them: `$1.20` from a dollar up, else four places (`$0.0123`). */
+export function formatUsd(usd: number): string {
+  return `$${usd >= 0.995 || usd === 0 ? usd.toFixed(2) : usd.toFixed(4)}`;
+}
+
+/** `FILE:LINE:COL: severity: message` (1-based, as `braid validate` prints), FILE relative to `base` when inside it. */
+export function formatDiagnostic(d: Diagnostic, base?: string): string {
+  let file = d.file;
+  if (base !== undefined) {
+    const rel = relative(base, d.file);
+    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) file = rel;
+  }
+  return `${file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}`;
+}
