@@ -2,6 +2,8 @@
 // base) kept under `refs/braid/runs/<run>/<step>` until `braid clean`, and a summary of its files
 // for run.json. Every attempt that committed keeps its own ref too, under
 // `refs/braid/attempts/<run>/<step>/<n>`, so a retry that replaces the step's change keeps the old.
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { git, gitOk } from '../../exec/git';
 
 export type ChangedFileStatus = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -37,17 +39,63 @@ export function attemptChangeRef(runId: string, stepId: string, attempt: number)
 const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
 
 /**
- * Records the change base → commit: its refs (none when nothing changed) and its files, in two
- * git processes run side by side (the bench keeps this a small part of a merge-back).
+ * Records the change base → commit: its refs (none when nothing changed) and its files (`files`
+ * when the caller has them: commitWorktree's summary). The bench keeps this a small part of the
+ * merge-back it precedes.
  */
-export async function recordChange(o: { root: string; runId: string; stepId: string; attempt: number; base: string; commit: string }): Promise<ChangeRecord> {
+export async function recordChange(o: {
+  root: string; runId: string; stepId: string; attempt: number; base: string; commit: string; files?: readonly ChangedFile[];
+}): Promise<ChangeRecord> {
   if (o.commit === o.base) return { commit: o.commit, base: o.base, files: [] };
-  const refs = `update ${changeRef(o.runId, o.stepId)} ${o.commit}\nupdate ${attemptChangeRef(o.runId, o.stepId, o.attempt)} ${o.commit}\n`;
   const [files] = await Promise.all([
-    changedFiles(o.root, o.base, o.commit),
-    gitOk(['update-ref', '--stdin'], { cwd: o.root, input: refs }),
+    o.files ?? changedFiles(o.root, o.base, o.commit),
+    writeRefs(o.root, [[changeRef(o.runId, o.stepId), o.commit], [attemptChangeRef(o.runId, o.stepId, o.attempt), o.commit]]),
   ]);
-  return { commit: o.commit, base: o.base, files };
+  return { commit: o.commit, base: o.base, files: [...files] };
+}
+
+const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
+
+/**
+ * Sets refs to commits. In the files ref backend (git's default) a ref is a file holding its
+ * commit id: written here as git does (a temp file renamed over it), without a git process. Other
+ * layouts (reftable, a `.git` file we cannot follow) go through `git update-ref`.
+ */
+async function writeRefs(root: string, refs: ReadonlyArray<readonly [string, string]>): Promise<void> {
+  const dir = await filesBackendDir(root);
+  if (!dir || refs.some(([, sha]) => !FULL_SHA.test(sha))) {
+    await gitOk(['update-ref', '--stdin'], { cwd: root, input: refs.map(([r, sha]) => `update ${r} ${sha}\n`).join('') });
+    return;
+  }
+  await Promise.all(refs.map(async ([ref, sha]) => {
+    const file = join(dir, ...ref.split('/'));
+    await mkdir(dirname(file), { recursive: true });
+    // git's own protocol: `<ref>.lock` made exclusively, then renamed over the ref.
+    const lock = `${file}.lock`;
+    await writeFile(lock, `${sha}\n`, { flag: 'wx' });
+    await rename(lock, file);
+  }));
+}
+
+const backendDirs = new Map<string, string | undefined>();
+
+/** The repository's common git dir when it stores refs as files; undefined otherwise. */
+async function filesBackendDir(root: string): Promise<string | undefined> {
+  if (backendDirs.has(root)) return backendDirs.get(root);
+  let dir: string | undefined = join(root, '.git');
+  try {
+    if (!(await stat(dir)).isDirectory()) dir = undefined; // a linked worktree or submodule: ask git
+    else if (await exists(join(dir, 'reftable')) || !(await exists(join(dir, 'refs')))) dir = undefined;
+    else if (/refstorage\s*=\s*reftable/i.test(await readFile(join(dir, 'config'), 'utf8'))) dir = undefined;
+  } catch {
+    dir = undefined;
+  }
+  backendDirs.set(root, dir);
+  return dir;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try { await stat(p); return true; } catch { return false; }
 }
 
 /** The files base → commit, renames found (git's default similarity), with line counts: one process. */

@@ -201,8 +201,8 @@ export class WorktreeIsolator implements Isolator {
       const r = await body(tree.path);
       if (r.status === 'canceled') return await this.drop(step.id, r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
-      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
-      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, attempt: ctx.attempt, base: head, commit: c.sha });
+      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, summary: true });
+      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, attempt: ctx.attempt, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
       this.changes.set(step.id, change);
       const pending: PendingLanding = { result: r, base: head, commit: c.sha, path };
       // Nothing changed: nothing to look at before it lands.
