@@ -73,7 +73,7 @@ async function once(root: string, head: string, i: number): Promise<Sample> {
   // The change record every worktree step keeps: its refs (recordChange, given the files), and its
   // files, which commitWorktree now reads with line counts in the diff it ran before by name only:
   // what that costs more is the numstat diff less the name-only one, each timed here on its own.
-  const record = await timed(() => recordChange({ root, runId: 'bench', stepId: `full${i}`, attempt: 1, base: head, commit: sha, files }));
+  const record = await timed(() => recordChange({ root, runId: 'bench', stepId: `full${i}`, base: head, commit: sha, files }));
   const numstat = await timed(() => changedFiles(w.path, head, sha));
   const nameOnly = await timed(() => gitOk(['diff', '--name-only', '-z', '--no-renames', head, sha], { cwd: w.path }));
   const summary = numstat - nameOnly;

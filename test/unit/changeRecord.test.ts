@@ -90,7 +90,7 @@ describe('change record', function () {
     assert.equal(record.steps.s!.attempts.length, 2);
     assert.deepEqual(record.steps.s!.attempts[0]!.changes, firstChange, 'attempt 1 keeps its change');
     assert.notEqual(record.steps.s!.changes!.commit, firstChange.commit, 'the step shows the new one');
-    assert.equal(r.git(['rev-parse', `refs/braid/attempts/${record.id}/s/1`]).trim(), firstChange.commit);
+    assert.equal(r.git(['rev-parse', `refs/braid/attempts/${record.id}/s/${firstChange.commit}`]).trim(), firstChange.commit, 'the replaced change keeps a ref');
     assert.equal(r.git(['cat-file', '-t', firstChange.commit]).trim(), 'commit');
   });
 

@@ -1,8 +1,8 @@
 // A worktree step's change as a thing of its own: the commit its attempt made (parent: the step's
 // base) kept under `refs/braid/runs/<run>/<step>` until `braid clean`, and a summary of its files
-// for run.json. Every attempt that committed keeps its own ref too, under
-// `refs/braid/attempts/<run>/<step>/<n>`, so a retry that replaces the step's change keeps the old.
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+// for run.json. When a later attempt (a retry) replaces the step's change, the one it replaces
+// moves to `refs/braid/attempts/<run>/<step>/<commit>`: every attempt's record keeps its change.
+import { mkdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { git, gitOk } from '../../exec/git';
 
@@ -31,9 +31,9 @@ export function changeRef(runId: string, stepId: string): string {
   return `refs/braid/runs/${runId}/${stepId}`;
 }
 
-/** The ref holding one attempt's change (a retry must not lose what it replaces). */
-export function attemptChangeRef(runId: string, stepId: string, attempt: number): string {
-  return `refs/braid/attempts/${runId}/${stepId}/${attempt}`;
+/** The ref keeping an earlier attempt's change once a retry replaced the step's. */
+export function attemptChangeRef(runId: string, stepId: string, commit: string): string {
+  return `refs/braid/attempts/${runId}/${stepId}/${commit}`;
 }
 
 const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
@@ -44,14 +44,23 @@ const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = { A: 'added', M:
  * merge-back it precedes.
  */
 export async function recordChange(o: {
-  root: string; runId: string; stepId: string; attempt: number; base: string; commit: string; files?: readonly ChangedFile[];
+  root: string; runId: string; stepId: string; base: string; commit: string; files?: readonly ChangedFile[];
 }): Promise<ChangeRecord> {
   if (o.commit === o.base) return { commit: o.commit, base: o.base, files: [] };
-  const [files] = await Promise.all([
-    o.files ?? changedFiles(o.root, o.base, o.commit),
-    writeRefs(o.root, [[changeRef(o.runId, o.stepId), o.commit], [attemptChangeRef(o.runId, o.stepId, o.attempt), o.commit]]),
-  ]);
+  const [files] = await Promise.all([o.files ?? changedFiles(o.root, o.base, o.commit), setChangeRef(o.root, o.runId, o.stepId, o.commit)]);
   return { commit: o.commit, base: o.base, files: [...files] };
+}
+
+/** Points the step's ref at `commit`, first keeping the change it pointed at (an earlier attempt's). */
+async function setChangeRef(root: string, runId: string, stepId: string, commit: string): Promise<void> {
+  const ref = changeRef(runId, stepId);
+  const dir = await filesBackendDir(root);
+  const before = dir
+    ? await readFile(join(dir, ...ref.split('/')), 'utf8').then((s) => s.trim(), () => undefined)
+    : (await git(['rev-parse', '--verify', '--quiet', ref], { cwd: root })).stdout.trim() || undefined;
+  const refs: Array<readonly [string, string]> = [[ref, commit]];
+  if (before !== undefined && before !== commit && FULL_SHA.test(before)) refs.unshift([attemptChangeRef(runId, stepId, before), before]);
+  await writeRefs(root, dir, refs);
 }
 
 const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -61,20 +70,25 @@ const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
  * commit id: written here as git does (a temp file renamed over it), without a git process. Other
  * layouts (reftable, a `.git` file we cannot follow) go through `git update-ref`.
  */
-async function writeRefs(root: string, refs: ReadonlyArray<readonly [string, string]>): Promise<void> {
-  const dir = await filesBackendDir(root);
+async function writeRefs(root: string, dir: string | undefined, refs: ReadonlyArray<readonly [string, string]>): Promise<void> {
   if (!dir || refs.some(([, sha]) => !FULL_SHA.test(sha))) {
     await gitOk(['update-ref', '--stdin'], { cwd: root, input: refs.map(([r, sha]) => `update ${r} ${sha}\n`).join('') });
     return;
   }
-  await Promise.all(refs.map(async ([ref, sha]) => {
+  // One after the other: the kept attempt's ref exists before the step's ref moves on.
+  for (const [ref, sha] of refs) {
     const file = join(dir, ...ref.split('/'));
     await mkdir(dirname(file), { recursive: true });
     // git's own protocol: `<ref>.lock` made exclusively, then renamed over the ref.
     const lock = `${file}.lock`;
-    await writeFile(lock, `${sha}\n`, { flag: 'wx' });
+    await writeFile(lock, `${sha}\n`, { flag: 'wx' }).catch(async (e: NodeJS.ErrnoException) => {
+      // Only this step's attempt writes its refs: a lock left there is a crashed attempt's.
+      if (e.code !== 'EEXIST') throw e;
+      await unlink(lock);
+      await writeFile(lock, `${sha}\n`, { flag: 'wx' });
+    });
     await rename(lock, file);
-  }));
+  }
 }
 
 const backendDirs = new Map<string, string | undefined>();

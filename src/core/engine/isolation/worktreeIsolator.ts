@@ -5,7 +5,9 @@
 // side in their own trees, and only their landings, and shared steps writing there, take turns.
 // Without `mergeLocks` the scheduler is taken to hold the step's locks for the whole attempt.
 // Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed and conflicted
-// ones stay for the user (`braid clean`).
+// ones stay for the user (`braid clean`). Every committed change is recorded (changeRecord.ts);
+// a `review: true` step's waits, its worktree kept, until `land` (approve) or `reject`, and a
+// conflicted one can `land` again (`braid merge`) without running the step again.
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
@@ -202,7 +204,7 @@ export class WorktreeIsolator implements Isolator {
       if (r.status === 'canceled') return await this.drop(step.id, r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, summary: true });
-      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, attempt: ctx.attempt, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
       this.changes.set(step.id, change);
       const pending: PendingLanding = { result: r, base: head, commit: c.sha, path };
       // Nothing changed: nothing to look at before it lands.
