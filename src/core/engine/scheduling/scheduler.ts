@@ -413,6 +413,8 @@ export class Scheduler {
     this.inReview.add(id);
     this.changed(st);
     this.checkDone();
+    // Its slot is free: the next ready step takes it.
+    this.dispatch();
   }
 
   private leaveReview(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
