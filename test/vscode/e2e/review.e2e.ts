@@ -75,9 +75,10 @@ describe('review in the workbench', function () {
       const text = (await editor.textContent()) ?? '';
       return text.includes('notes.md') && text.includes('greeting.txt');
     }, 20_000);
-    await poll('the change’s text on the right side', async () => ((await editor.textContent()) ?? '').includes('hello, reviewed world'), 20_000);
+    // Monaco renders spaces as no-break spaces.
+    await poll('the change’s text on the right side', async () => ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('hello, reviewed world'), 20_000);
     await wb.screenshot('review-multi-diff');
-    await runCommand(wb, 'View: Close All Editors');
+    await runCommand(wb, 'View: Close Editor');
   });
 
   it('Review Changes in the notification opens it too', async () => {
@@ -87,9 +88,13 @@ describe('review in the workbench', function () {
     await item.locator('.monaco-button', { hasText: 'Review Changes' }).click();
     await wb.page.locator(MULTI_DIFF).first().waitFor({ state: 'visible', timeout: 30_000 });
     await wb.screenshot('review-from-notification');
+    await runCommand(wb, 'View: Close Editor');
   });
 
   it('Approve in the graph lands the change, and its dependent starts and succeeds', async () => {
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 60_000);
+    await graph.node('write-notes').click();
     await graph.button('approve', 'write-notes').click();
     await poll('both steps to succeed', async () => {
       const s = await graph.statuses();
