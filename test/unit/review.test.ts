@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runPlan, type RunOutcome, type RunRequest } from '../../src/core/engine/runPlan';
 import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore';
 import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
+import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from './helpers/gitRepo';
 import { runInRepo as run, userState } from './helpers/runInRepo';
@@ -205,6 +206,21 @@ describe('review: true and the review commands', function () {
     } finally {
       delete process.env.BRAID_TEST_COUNT;
     }
+  });
+
+  it('writing a conflict step’s change by hand (Resolve in Merge Editor): markers where both changed, the rest merged, the workspace’s text kept aside', async () => {
+    const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
+    const plan = planFile(['  s:', '    isolation: worktree',
+      '    run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3']);
+    const { record: rec } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(10).replace('line 2\n', 'USER 2\n')); } });
+    assert.equal(rec.steps.s!.status, 'conflict');
+    const m = await writeConflictMarkers(r.dir, 's', rec.steps.s!.changes!);
+    assert.deepEqual(m.conflicted.map((c) => c.path), ['f.txt']);
+    assert.deepEqual([...m.merged].sort(), ['g.txt', 'n.txt']);
+    assert.match(r.read('f.txt'), /<<<<<<< workspace\nUSER 2\n=======\nSTEP 2\n>>>>>>> s\n/);
+    assert.equal(readFileSync(m.conflicted[0]!.before, 'utf8'), body(10).replace('line 2\n', 'USER 2\n'), 'what the workspace held, for the merge editor');
+    assert.equal(r.read('g.txt'), body(10, 'g').replace('g 9\n', 'G 9\n'));
+    assert.equal(r.read('n.txt'), 'new\n');
   });
 
   it('revert takes a landed change back out; with later edits on the same lines it changes nothing and names the files', async () => {
