@@ -77,7 +77,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       } else if (worst.status !== 'succeeded' && worst.status !== 'running' && worst.status !== 'waiting') {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', last.id, worst.id)));
       }
-      if (worst.status === 'succeeded' || worst.status === 'conflict') {
+      // Only a worktree step's change is recorded.
+      if ((worst.status === 'succeeded' || worst.status === 'conflict') && first.isolation === 'worktree') {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)));
       }
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', last.id, worst.id)));
