@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RunStore } from '../src/core/engine/records/runStore';
 import { StepExecutor } from '../src/core/engine/steps/executor';
 import { runPlan } from '../src/core/engine/runPlan';
 import { Scheduler } from '../src/core/engine/scheduling/scheduler';
@@ -89,7 +90,7 @@ export async function benchLatency(): Promise<void> {
       results.push({
         label: `Scheduler + StepExecutor, spawn() at each start, ${c} chain${c > 1 ? 's' : ''}`,
         r: await latencies(c, length, async (onEvent, onSpawn, onStart) => {
-          const runner = new StepExecutor({ graph, workspace: dir, onSpawn, paths: { log: (id) => join(dir, 'sched', `${id}.log`), output: (id) => join(dir, 'sched', `${id}.out`) } });
+          const runner = new StepExecutor({ graph, workspace: dir, onSpawn, paths: { log: (id) => join(dir, 'sched', `${id}.log`), writeOutput: (id, text) => new RunStore(dir).writeOutput('sched', id, text) } });
           const s = new Scheduler({ graph, runId: 'lat', runner, onEvent });
           onStart();
           const r = await s.run();

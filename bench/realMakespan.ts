@@ -3,6 +3,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RunStore } from '../src/core/engine/records/runStore';
 import { StepExecutor } from '../src/core/engine/steps/executor';
 import { LauncherPool } from '../src/core/exec/launcher';
 import { Scheduler } from '../src/core/engine/scheduling/scheduler';
@@ -54,7 +55,7 @@ export async function benchRealMakespan(): Promise<void> {
       // Each policy with warm launchers, as runPlan starts steps (k + 1 of them).
       const executor = (tag: string, launchers: LauncherPool | undefined) => new StepExecutor({
         graph, workspace: dir, graceMs: 500, ...(launchers ? { launchers } : {}),
-        paths: { log: (id) => join(dir, tag, 'logs', `${id}.log`), output: (id) => join(dir, tag, 'outputs', id) },
+        paths: { log: (id) => join(dir, tag, 'logs', `${id}.log`), writeOutput: (id, text) => new RunStore(dir).writeOutput(tag, id, text) },
       });
       const braidPool = LauncherPool.create(k + 1);
       const t0 = performance.now();

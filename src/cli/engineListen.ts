@@ -4,7 +4,7 @@
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { chmod, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ensurePrivateDir } from '../protocol/socketPath';
+import { ensurePrivateDir } from '../core/engineSocket';
 import * as lockfile from 'proper-lockfile';
 
 export type ListenResult = { ok: true; server: Server } | { ok: false; reason: 'taken' };

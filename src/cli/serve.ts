@@ -5,14 +5,15 @@
 // for a while, and on SIGTERM it cancels its runs (records written) before exiting.
 import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:net';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RunStore } from '../core/engine/records/runStore';
 import { isGitRepo } from '../core/engine/isolation/worktree';
-import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
+import { engineSocketPathFor, realWorkspace } from '../core/engineSocket';
+import { PROTOCOL_VERSION } from '../protocol/engine';
 import { EngineHost } from './engineHost';
 import { listenExclusive } from './engineListen';
 import { isDir } from './workspace';
+import { braidDir, braidGitignore, engineLogFile } from '../core/engine/records/braidLayout';
 
 const DEFAULT_IDLE_MS = 60_000;
 // Long enough to come back to the window; short enough that a forgotten run does not sit for hours.
@@ -33,7 +34,7 @@ export async function serve(args: string[]): Promise<number> {
   const log = openLog(workspace);
   const idleMs = msFromEnv('BRAID_ENGINE_IDLE_MS', DEFAULT_IDLE_MS, log);
   const budgetTimeoutMs = msFromEnv('BRAID_ENGINE_BUDGET_TIMEOUT_MS', DEFAULT_BUDGET_TIMEOUT_MS, log);
-  const socketPath = engineSocketPathFor(workspace);
+  const socketPath = engineSocketPathFor(workspace, PROTOCOL_VERSION);
 
   let server: Server | undefined;
   let stopped: Promise<void> | undefined;
@@ -85,12 +86,12 @@ export async function serve(args: string[]): Promise<number> {
 
 /** Appends timestamped lines to `.braid/engine.log`, keeping one previous file when it grows large. */
 function openLog(workspace: string): (line: string) => void {
-  const dir = join(workspace, '.braid');
-  const file = join(dir, 'engine.log');
+  const dir = braidDir(workspace);
+  const file = engineLogFile(workspace);
   try {
     mkdirSync(dir, { recursive: true });
     // As the run store does: nothing under .braid/ belongs in git.
-    try { writeFileSync(join(dir, '.gitignore'), '*\n', { flag: 'wx' }); } catch { /* exists */ }
+    try { writeFileSync(braidGitignore(workspace), '*\n', { flag: 'wx' }); } catch { /* exists */ }
     if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
   } catch { /* logging is best effort */ }
   return (line) => {

@@ -9,7 +9,7 @@ const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '�
 const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
 
 export class HumanView {
-  private readonly live = new Map<string, { since: number; last: string; costUsd?: number }>();
+  private readonly live = new Map<string, { attempt: number; since: number; last: string; costUsd?: number }>();
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
@@ -53,7 +53,9 @@ export class HumanView {
       return;
     }
     if (e.status === 'running') {
-      this.live.set(e.id, { since: Date.now(), last: '' });
+      // The running attempt reported again (its merge-back waited for a lock, then got it): the `lock` line said so.
+      if (this.live.get(e.id)?.attempt === e.attempt) return;
+      this.live.set(e.id, { attempt: e.attempt, since: Date.now(), last: '' });
       if (!this.fancy) this.print(`running   ${e.id}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
       return;
     }

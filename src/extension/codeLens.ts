@@ -7,7 +7,9 @@ import type { GraphStep } from '../core/plan/types';
 import { asCommand, Command } from './commandIds';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
-import type { RunsModel, StepView } from './runsModel';
+import type { RunsModel } from './runsModel';
+import type { StepView } from './runView';
+import { RETRYABLE } from '../core/status';
 import { formatDuration } from '../core/format';
 import { STATUS_LABEL } from './statusText';
 
@@ -74,7 +76,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
           new vscode.CodeLens(range, asCommand(Command.approveStep, 'Approve', last.id, worst.id)),
           new vscode.CodeLens(range, asCommand(Command.rejectStep, 'Reject', last.id, worst.id)),
         );
-      } else if (worst.status !== 'succeeded' && worst.status !== 'running' && worst.status !== 'waiting') {
+      } else if (RETRYABLE.has(worst.status)) {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', last.id, worst.id)));
       }
       // Only a worktree step's change is recorded.

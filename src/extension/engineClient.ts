@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/disposable';
+import { Emitter } from '../core/emitter';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
@@ -13,7 +14,8 @@ import {
   type LiveRunRecord, type RequestParams, type RequestType, type ResultOf, type RunEnded,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
-import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../protocol/socketPath';
+import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../core/engineSocket';
+import { engineLogFile } from '../core/engine/records/braidLayout';
 
 export interface ConnectOptions {
   readonly workspace: string;
@@ -83,7 +85,6 @@ export async function connectEngine(options: ConnectOptions): Promise<EngineClie
 }
 
 interface Pending { readonly type: RequestType; resolve(result: unknown): void; reject(e: Error): void }
-type Listeners<T> = Set<(value: T) => void>;
 const KEEP_ENDED = 200;
 
 class Client implements EngineClient {
@@ -95,10 +96,12 @@ class Client implements EngineClient {
   private readonly pending = new Map<number, Pending>();
   private readonly ended = new Map<string, RunEnded>();
   private readonly endWaiters = new Map<string, { resolve(e: RunEnded): void; reject(e: Error): void }[]>();
-  private readonly eventListeners: Listeners<EngineEvent> = new Set();
-  private readonly snapshotListeners: Listeners<LiveRunRecord[]> = new Set();
-  private readonly endedListeners: Listeners<RunEnded> = new Set();
-  private readonly disconnectListeners: Listeners<void> = new Set();
+  // One listener's bug must not starve the others or break the connection.
+  private readonly listenerThrew = (e: unknown): void => this.log(`engine listener threw: ${(e as Error).stack ?? String(e)}`);
+  private readonly events = new Emitter<EngineEvent>(this.listenerThrew);
+  private readonly snapshots = new Emitter<LiveRunRecord[]>(this.listenerThrew);
+  private readonly ends = new Emitter<RunEnded>(this.listenerThrew);
+  private readonly disconnects = new Emitter<void>(this.listenerThrew);
   /** Runs the engine is running, as of the snapshot and the events since. */
   private readonly active = new Set<string>();
   private latestSnapshot: LiveRunRecord[] | undefined;
@@ -137,14 +140,14 @@ class Client implements EngineClient {
     });
   }
 
-  onEvent(l: (e: EngineEvent) => void) { return subscribe(this.eventListeners, l); }
+  onEvent(l: (e: EngineEvent) => void) { return this.events.on(l); }
   onSnapshot(l: (runs: LiveRunRecord[]) => void) {
-    const d = subscribe(this.snapshotListeners, l);
+    const d = this.snapshots.on(l);
     if (this.latestSnapshot) l(this.latestSnapshot);
     return d;
   }
-  onRunEnded(l: (e: RunEnded) => void) { return subscribe(this.endedListeners, l); }
-  onDisconnect(l: () => void) { return subscribe(this.disconnectListeners, l); }
+  onRunEnded(l: (e: RunEnded) => void) { return this.ends.on(l); }
+  onDisconnect(l: () => void) { return this.disconnects.on(l); }
 
   reconnect(): Promise<void> {
     if (this.disposed) return Promise.reject(new Error('the engine client is disposed'));
@@ -157,7 +160,7 @@ class Client implements EngineClient {
     if (this.disposed) return;
     this.disposed = true;
     this.socket?.destroy();
-    for (const set of [this.eventListeners, this.snapshotListeners, this.endedListeners, this.disconnectListeners]) set.clear();
+    for (const e of [this.events, this.snapshots, this.ends, this.disconnects]) e.clear();
   }
 
   private async connect(): Promise<void> {
@@ -179,7 +182,7 @@ class Client implements EngineClient {
 
   /** A socket to the engine: the running one, or one started now and given a few seconds to listen. */
   private async open(): Promise<Socket> {
-    const path = engineSocketPathFor(this.workspace, this.env);
+    const path = engineSocketPathFor(this.workspace, PROTOCOL_VERSION, this.env);
     const first = await dial(path);
     if (first.ok) return first.socket;
     this.log(`no engine at ${path} (${first.code}); starting one`);
@@ -190,8 +193,8 @@ class Client implements EngineClient {
       const next = await dial(path);
       if (next.ok) return next.socket;
       // Exit 0 is a lost race (another engine serves the workspace): keep dialing that one.
-      if (started.failure) throw new Error(`the engine did not start: ${started.failure} (see ${this.workspace}/.braid/engine.log)`);
-      if (Date.now() > deadline) throw new Error(`no engine answered at ${path} (${next.code}); see ${this.workspace}/.braid/engine.log`);
+      if (started.failure) throw new Error(`the engine did not start: ${started.failure} (see ${engineLogFile(this.workspace)})`);
+      if (Date.now() > deadline) throw new Error(`no engine answered at ${path} (${next.code}); see ${engineLogFile(this.workspace)}`);
     }
   }
 
@@ -234,7 +237,7 @@ class Client implements EngineClient {
       for (const w of waiters) w.reject(new Error(`the engine connection closed before run ${runId} ended`));
     }
     this.endWaiters.clear();
-    if (!this.disposed) emit(this.disconnectListeners, undefined, this.log);
+    if (!this.disposed) this.disconnects.fire();
   }
 
   async request<T extends RequestType>(type: T, params: RequestParams<T>): Promise<ResultOf<T>> {
@@ -299,12 +302,12 @@ class Client implements EngineClient {
         this.latestSnapshot = m.runs;
         this.snapshotWaiter?.resolve();
         this.snapshotWaiter = undefined;
-        emit(this.snapshotListeners, m.runs, this.log);
+        this.snapshots.fire(m.runs);
         return true;
       }
       case 'event':
         if (m.event.type === 'run' && m.event.status === 'started') this.active.add(m.event.run);
-        emit(this.eventListeners, m.event, this.log);
+        this.events.fire(m.event);
         return false;
       case 'runEnded': {
         const ended: RunEnded = { runId: m.runId, status: m.status, steps: m.steps };
@@ -313,7 +316,7 @@ class Client implements EngineClient {
         if (this.ended.size > KEEP_ENDED) this.ended.delete(this.ended.keys().next().value!);
         for (const w of this.endWaiters.get(m.runId) ?? []) w.resolve(ended);
         this.endWaiters.delete(m.runId);
-        emit(this.endedListeners, ended, this.log);
+        this.ends.fire(ended);
         return false;
       }
     }
@@ -333,14 +336,3 @@ function dial(path: string): Promise<Dialed> {
   });
 }
 
-function subscribe<T>(set: Listeners<T>, listener: (value: T) => void): Disposable {
-  set.add(listener);
-  return { dispose: () => { set.delete(listener); } };
-}
-
-// One listener's bug must not starve the others or break the connection.
-function emit<T>(set: Listeners<T>, value: T, log: (line: string) => void): void {
-  for (const l of [...set]) {
-    try { l(value); } catch (e) { log(`engine listener threw: ${(e as Error).stack ?? String(e)}`); }
-  }
-}

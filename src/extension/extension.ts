@@ -2,7 +2,7 @@
 // execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
 // runs model that every view reads.
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/records/runStore';
+import { Emitter } from '../core/emitter';
 import type { EngineEvent } from '../core/engine/types';
 import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
@@ -55,7 +55,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const plans = sub(new Plans());
   const runs = sub(new RunsModel());
   const diagnostics = sub(new PlanDiagnostics(plans));
-  const eventListeners = new Set<(e: EngineEvent) => void>();
+  // Engine events, once the runs model has applied them (tasks follow their runs' events).
+  const applied = new Emitter<EngineEvent>();
   let terminals: StepTerminals | undefined;
   const engines = sub(new Engines({
     cliPath, runs, log,
@@ -70,7 +71,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
     onEvent: (workspace, e) => {
       void runs.enqueue(workspace, e).then(() => {
         terminals?.handle(e);
-        for (const l of eventListeners) l(e);
+        applied.fire(e);
       });
     },
   }));
@@ -83,14 +84,13 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const reviewCommands = new ReviewCommands({ runs, engines });
   sub(vscode.workspace.registerTextDocumentContentProvider(CHANGE_SCHEME, new ChangeDocuments()));
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
-  const onEvent = (l: (e: EngineEvent) => void): vscode.Disposable => { eventListeners.add(l); return new vscode.Disposable(() => eventListeners.delete(l)); };
-  const graphs = sub(new GraphPanels({ context, plans, runs, onEvent, commands: runCommands, views: viewCommands }));
+  const graphs = sub(new GraphPanels({ context, plans, runs, commands: runCommands, views: viewCommands }));
 
   const tree = sub(new StepsTree(runs));
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
-  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
+  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent: applied.on })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
     sub(vscode.commands.registerCommand(id, (...args: unknown[]) => fn(...(args as CommandArgs[C]))));
@@ -120,13 +120,21 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.revertStep, (run, step) => reviewCommands.revert(run, step));
   register(Command.resolveInMergeEditor, (run, step) => reviewCommands.resolveInMergeEditor(run, step));
 
-  // The runs of this workspace from their records; a live one means an engine to reattach to.
+  // The runs of this workspace from their records; one that says `running` means an engine to
+  // reattach to. The engine, not this window, writes run.json: it marks runs whose engine died
+  // `interrupted` (listRuns), and those are read again.
   const reattach = async (): Promise<void> => {
     const roots = await workspaceRoots();
-    for (const root of roots) await new RunStore(root).markInterrupted();
     await runs.loadRecords(roots);
     for (const root of roots) {
-      if (runs.runs().some((r) => r.workspace === root && r.status === 'running')) await engines.client(root).catch((err: Error) => log.warn(`engine: ${err.message}`));
+      const going = runs.runs().filter((r) => r.workspace === root && r.status === 'running');
+      if (going.length === 0) continue;
+      try {
+        const { active } = await (await engines.client(root)).listRuns();
+        for (const r of going) if (!active.includes(r.id)) await runs.ensureEnded(root, r.id);
+      } catch (err) {
+        log.warn(`engine: ${(err as Error).message}`);
+      }
     }
   };
   void reattach().then(() => diagnostics.refreshAll()).catch((err: Error) => log.error(`start: ${err.message}`));

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LogLines } from '../core/engine/records/logLines';
+import { attemptHeader } from '../core/engine/records/stepLog';
 import { RunStore } from '../core/engine/records/runStore';
-import type { EngineEvent } from '../core/engine/types';
 import type { StepStatus } from '../core/status';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { lockPairs } from '../core/plan/lockPairs';
@@ -18,8 +18,9 @@ import { LOG_TAIL, LogFeed } from './logFeed';
 import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
-import type { RunsModel, RunView } from './runsModel';
-import { formatUsd } from '../core/format';
+import { nodeUpdate } from './graphNodes';
+import type { RunsModel, StepChange } from './runsModel';
+import type { RunView } from './runView';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
@@ -35,8 +36,8 @@ const SELECTION = 'braid.graph.selection';
 export interface GraphPanelDeps {
   readonly context: vscode.ExtensionContext;
   readonly plans: Plans;
+  /** The one model the panel projects: it subscribes to nothing else about runs. */
   readonly runs: RunsModel;
-  readonly onEvent: (l: (e: EngineEvent) => void) => vscode.Disposable;
   readonly commands: RunCommands;
   readonly views: ViewCommands;
 }
@@ -116,6 +117,8 @@ export class GraphPanel implements vscode.Disposable {
     if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}) });
   });
   private logIndex: LogLines | undefined;
+  /** The attempt whose header line the selected step's log got last (a running step is reported again while it waits for a lock). */
+  private headed: string | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
@@ -132,7 +135,9 @@ export class GraphPanel implements vscode.Disposable {
     this.subs.push(
       web.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       panel.onDidDispose(() => { onGone(); this.dispose(); }),
-      d.onEvent((e) => this.onEngineEvent(e)),
+      d.runs.onDidStart((run) => this.onRunStarted(run)),
+      d.runs.onDidChangeStep((c) => this.onStepChanged(c)),
+      d.runs.onDidReplace((run) => { if (run.id === this.runId) this.postStatuses(run); }),
       vscode.workspace.onDidSaveTextDocument((doc) => { if (doc.uri.fsPath === plan.fsPath) void this.postGraph(); }),
       vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph(); }),
     );
@@ -199,32 +204,35 @@ export class GraphPanel implements vscode.Disposable {
     });
   }
 
-  private onEngineEvent(e: EngineEvent): void {
-    if (!this.ready) return;
-    if (e.type === 'run' && e.status === 'started') {
-      // A new run of this plan takes over the panel.
-      if (this.d.runs.get(e.run)?.planFile === this.plan.fsPath && e.run !== this.runId) { this.runId = e.run; void this.postGraph().then(() => this.sendLogTail()); }
+  private onRunStarted(run: RunView): void {
+    // A new run of this plan takes over the panel.
+    if (!this.ready || run.planFile !== this.plan.fsPath || run.id === this.runId) return;
+    this.runId = run.id;
+    void this.postGraph().then(() => this.sendLogTail());
+  }
+
+  /** Every node of the shown run restyled from the model (its record was read anew). */
+  private postStatuses(run: RunView): void {
+    if (!this.ready || !this.graph) return;
+    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? [nodeUpdate(s)] : []; });
+    this.post({ type: 'status', runId: run.id, updates });
+  }
+
+  /** One step of the model changed: restyle its node; the selected step's output and attempts go to the log. */
+  private onStepChanged({ run, step, event: e }: StepChange): void {
+    if (!this.ready || run.id !== this.runId) return;
+    if (e.type === 'output') {
+      if (e.id === this.selected) this.feed.output(e.id, e.text, e.skippedLines);
       return;
     }
-    if (e.run !== this.runId) return;
-    if (e.type === 'agent') {
-      // An agent's progress: its cost and last activity beside the node, without a status change.
-      const step = this.run()?.steps.get(e.id);
-      const detail = [e.costUsd !== undefined ? formatUsd(e.costUsd) : '', e.activity ?? ''].filter(Boolean).join(' · ');
-      if (step && detail) this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: step.status, ...(step.attempt ? { attempt: step.attempt } : {}), detail: detail.slice(0, 200) }] });
-      return;
-    }
-    if (e.type === 'step' || e.type === 'lock') {
-      const step = this.run()?.steps.get(e.id);
-      const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
-      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}) }] });
-      if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
-        this.feed.flush();
-        this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
-        this.feed.counted(1);
-      }
-    } else if (e.type === 'output' && e.id === this.selected) {
-      this.feed.output(e.id, e.text, e.skippedLines);
+    if (e.type === 'lock') return;
+    this.post({ type: 'status', runId: run.id, updates: [nodeUpdate(step)] });
+    const attempt = `${run.id}/${e.id}/${e.type === 'step' ? e.attempt : ''}`;
+    if (e.type === 'step' && e.status === 'running' && e.id === this.selected && attempt !== this.headed) {
+      this.headed = attempt;
+      this.feed.flush();
+      this.post({ type: 'log', runId: run.id, stepId: e.id, lines: [attemptHeader(e.attempt, step.name, new Date(e.time)).trimEnd()], attemptBoundary: e.attempt });
+      this.feed.counted(1);
     }
   }
 

@@ -3,8 +3,9 @@
 import * as vscode from 'vscode';
 import type { StepStatus } from '../core/status';
 import { isPlanUri, type Plans } from './plans';
-import { isActive, type RunsModel, type RunView } from './runsModel';
-import { runProgress } from './stepsTree';
+import type { RunsModel } from './runsModel';
+import { isActive, type RunView } from './runView';
+import { runProgress } from './treeText';
 import { STATUS_LABEL } from './statusText';
 
 export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode.Uri | undefined> {

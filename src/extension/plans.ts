@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { isGitRepo } from '../core/engine/isolation/worktree';
 import { compilePlan, type CompileOptions, type CompileResult } from '../core/plan/compile';
 import { readSettings } from './config';
+import { BRAID_DIR } from '../core/engine/records/braidLayout';
 
 export const PLAN_GLOB = '**/*.braid.{yaml,yml,json}';
 const PLAN_NAME = /\.braid\.(ya?ml|json)$/i;
@@ -26,7 +27,7 @@ export class Plans implements vscode.Disposable {
 
   /** Plans in the workspace, sorted by path; `.braid/` worktrees are not the user's plans. */
   async find(): Promise<vscode.Uri[]> {
-    const found = await vscode.workspace.findFiles(PLAN_GLOB, '{**/node_modules/**,**/.braid/**}');
+    const found = await vscode.workspace.findFiles(PLAN_GLOB, `{**/node_modules/**,**/${BRAID_DIR}/**}`);
     return found.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   }
 

@@ -14,7 +14,8 @@ import type { RunRef, StepRef } from './commandIds';
 import type { Engines } from './engines';
 import { pickRun, pickStep } from './pickers';
 import { refOf } from './runCommands';
-import type { RunsModel, RunView } from './runsModel';
+import type { RunsModel } from './runsModel';
+import type { RunView } from './runView';
 import { requireTrust } from './trust';
 
 export interface ReviewCommandDeps {

@@ -13,7 +13,8 @@ import type { Engines } from './engines';
 import { pickPlan, pickPlanStep, pickRun, pickStep } from './pickers';
 import type { Plans } from './plans';
 import type { RunFeedback } from './runFeedback';
-import { isActive, type RunsModel, type RunView } from './runsModel';
+import type { RunsModel } from './runsModel';
+import { isActive, type RunView } from './runView';
 import { requireTrust } from './trust';
 
 export interface RunCommandDeps {

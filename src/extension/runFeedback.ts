@@ -5,8 +5,9 @@ import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
 import { readSettings, type BraidSettings } from './config';
-import { isActive, type RunsModel } from './runsModel';
-import { runProgress } from './stepsTree';
+import type { RunsModel } from './runsModel';
+import { isActive } from './runView';
+import { runProgress } from './treeText';
 import { formatDuration, formatUsd } from '../core/format';
 
 export class RunFeedback implements vscode.Disposable {

@@ -1,138 +1,37 @@
 // What the views show about runs: the records under `.braid/runs` (recent, and after a reload)
-// kept current by engine events (live). One model feeds the tree, the lenses, the status bar,
-// the terminals and the graph panel; it changes only on events, never by polling.
-import * as vscode from 'vscode';
+// kept current by engine events (live). The one model the tree, the lenses, the status bar, the
+// terminals and the graph panel project; it changes only on events, never by polling. No
+// `vscode` at run time: it is tested in plain mocha.
+import type * as vscode from 'vscode';
+import { Emitter } from '../core/emitter';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { TERMINAL, type RunStatus, type StepStatus } from '../core/status';
+import { applyStepEvent, isActive, viewOf, type RunView, type StepEvent, type StepView } from './runView';
 
-export interface StepView {
-  readonly id: string;
-  readonly name: string;
-  status: StepStatus;
-  attempt: number;
-  startedAt?: number;
-  endedAt?: number;
-  durationMs?: number;
-  exitCode?: number | null;
-  reason?: string;
-  message?: string;
-  waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
-  lastLine?: string;
-  worktree?: string;
-  /** What its agent reported: cost so far in this run, and the session it can resume. */
-  costUsd?: number;
-  sessionId?: string;
-  /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
-  retryAt?: number;
-}
-
-export interface RunView {
-  readonly id: string;
-  readonly workspace: string;
-  readonly planFile: string;
-  readonly planName: string;
-  status: RunStatus;
-  readonly createdAt: number;
-  endedAt?: number;
-  readonly order: readonly string[];
-  readonly steps: Map<string, StepView>;
-  /** The run's agents' spending so far, when any reported a cost. */
-  costUsd?: number;
-  /** Set while the run is held at its budget, until a decision. */
-  budget?: { readonly spentUsd: number; readonly budgetUsd: number };
-}
-
-export function isActive(run: RunView): boolean {
-  return run.status === 'running';
+/** One step changed by one event: the model has applied `event` already. */
+export interface StepChange {
+  readonly run: RunView;
+  readonly step: StepView;
+  readonly event: StepEvent;
 }
 
 const RECENT = 20;
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
-
-/** The last non-blank line of an output chunk, without colours, short enough for a tree row. */
-export function lastLineOf(text: string): string | undefined {
-  const lines = text.replace(ANSI, '').split(/\r?\n|\r/);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!.trim();
-    if (line) return line.length > 120 ? `${line.slice(0, 119)}…` : line;
-  }
-  return undefined;
-}
-
-export function viewOf(record: RunRecord): RunView {
-  const names = new Map(record.graph.steps.map((s) => [s.id, s.name] as const));
-  const order = record.graph.steps.map((s) => s.id);
-  const steps = new Map<string, StepView>();
-  for (const id of order) {
-    const r = record.steps[id];
-    const started = r?.startedAt ? Date.parse(r.startedAt) : undefined;
-    const ended = r?.endedAt ? Date.parse(r.endedAt) : undefined;
-    steps.set(id, {
-      id, name: names.get(id) ?? id, status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
-      ...(started !== undefined ? { startedAt: started } : {}),
-      ...(ended !== undefined ? { endedAt: ended } : {}),
-      ...(r?.durationMs !== undefined ? { durationMs: r.durationMs } : {}),
-      ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
-      ...(r?.reason ? { reason: r.reason } : {}),
-      ...(r?.message ? { message: r.message } : {}),
-      ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
-      ...(r?.worktree ? { worktree: r.worktree } : {}),
-      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
-      ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
-    });
-  }
-  const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
-  return {
-    id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
-    status: record.status, createdAt: Date.parse(record.createdAt),
-    ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
-    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
-  };
-}
-
-type StepEvent = Exclude<EngineEvent, { type: 'run' } | { type: 'budget' }>;
-
-/** What one step event changes in a step's view. */
-export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
-  switch (e.type) {
-    case 'step':
-      step.status = e.status;
-      step.attempt = Math.max(step.attempt, e.attempt);
-      if (e.status === 'running') { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.reason; delete step.lastLine; }
-      if (e.status !== 'waiting') { delete step.waitingFor; delete step.retryAt; }
-      if (e.retryAt) step.retryAt = Date.parse(e.retryAt);
-      if (e.reason) step.reason = e.reason;
-      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
-      if (TERMINAL.has(e.status)) {
-        step.endedAt = at;
-        if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
-        if (e.exitCode !== undefined) step.exitCode = e.exitCode;
-      }
-      return;
-    case 'lock':
-      step.status = 'waiting';
-      step.waitingFor = { holder: e.waitingFor, paths: e.paths };
-      return;
-    case 'agent':
-      if (e.sessionId) step.sessionId = e.sessionId;
-      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
-      if (e.activity) step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
-      return;
-    case 'output': {
-      const line = lastLineOf(e.text);
-      if (line) step.lastLine = line;
-    }
-  }
-}
 
 export class RunsModel implements vscode.Disposable {
   private readonly byId = new Map<string, RunView>();
   private readonly loading = new Map<string, Promise<RunView | undefined>>();
-  private readonly changed = new vscode.EventEmitter<RunView | undefined>();
-  /** Fires with the run that changed (undefined: the whole list). */
-  readonly onDidChange = this.changed.event;
+  private readonly changed = new Emitter<RunView | undefined>();
+  private readonly stepChanged = new Emitter<StepChange>();
+  private readonly replaced = new Emitter<RunView>();
+  private readonly started = new Emitter<RunView>();
+  /** Fires with the run that changed (undefined: the whole list), after every change. */
+  readonly onDidChange = this.changed.on;
+  /** Fires with each step an event changed, before `onDidChange` (the graph panel restyles one node). */
+  readonly onDidChangeStep = this.stepChanged.on;
+  /** Fires when a run's view was made anew from its record (a snapshot, its start, its end): any step may have changed. */
+  readonly onDidReplace = this.replaced.on;
+  /** Fires when a run starts (a new run, or a retry of one). */
+  readonly onDidStart = this.started.on;
 
   /** Runs, active first, then most recent first. */
   runs(): RunView[] {
@@ -164,11 +63,12 @@ export class RunsModel implements vscode.Disposable {
     this.changed.fire(undefined);
   }
 
-  /** A record as the engine reports it (snapshot after a reload, or a run's start). */
+  /** A record as the engine reports it (snapshot after a reload, or a run's start) or as saved (its end). */
   applyRecord(record: RunRecord & { pendingBudget?: { spentUsd: number; budgetUsd: number } }): RunView {
     const view = viewOf(record);
     if (record.pendingBudget) { view.budget = record.pendingBudget; view.costUsd = record.pendingBudget.spentUsd; }
     this.byId.set(view.id, view);
+    this.replaced.fire(view);
     this.changed.fire(view);
     return view;
   }
@@ -194,13 +94,13 @@ export class RunsModel implements vscode.Disposable {
     switch (e.type) {
       case 'run':
         if (e.costUsd !== undefined) run.costUsd = e.costUsd;
-        if (e.status === 'started') { run.status = 'running'; break; }
+        if (e.status === 'started') { run.status = 'running'; this.started.fire(run); break; }
         run.status = e.status;
         run.endedAt = at;
         delete run.budget;
-        // Durations, worktrees and reasons as recorded; the end event can come before the record's
-        // last write lands, so a record that still says `running` is read again shortly.
-        void this.readEnded(workspace, e.run, e.costUsd);
+        // The record is saved before the run's end is announced: durations, worktrees and reasons
+        // as recorded, read once (events queued behind this one wait for it).
+        if (await this.showEndedRecord(workspace, e.run, e.costUsd, () => this.byId.get(e.run) === run)) return;
         break;
       case 'budget':
         if (e.decision) delete run.budget;
@@ -212,6 +112,7 @@ export class RunsModel implements vscode.Disposable {
         if (!step) return;
         applyStepEvent(step, e, at);
         if (e.type === 'agent' && e.runCostUsd !== undefined) run.costUsd = e.runCostUsd;
+        this.stepChanged.fire({ run, step, event: e });
       }
     }
     this.changed.fire(run);
@@ -229,26 +130,16 @@ export class RunsModel implements vscode.Disposable {
     await this.showEndedRecord(workspace, runId, live.costUsd, () => this.byId.get(runId) === live && isActive(live));
   }
 
-  private readEnded(workspace: string, runId: string, costUsd: number | undefined): Promise<void> {
-    // A retry started meanwhile: its events lead.
-    return this.showEndedRecord(workspace, runId, costUsd, () => this.byId.get(runId)?.status !== 'running');
-  }
-
-  /**
-   * Shows the run as its record has it once the record says it ended; the end can be announced
-   * before the record's last write lands, so it is read a few times. Stops when `wanted()` no longer holds.
-   */
-  private async showEndedRecord(workspace: string, runId: string, costUsd: number | undefined, wanted: () => boolean): Promise<void> {
-    for (let i = 0; i < 20; i++) {
-      const rec = await new RunStore(workspace).load(runId);
-      if (!wanted()) return;
-      if (rec && rec.status !== 'running') {
-        const view = this.applyRecord(rec);
-        view.costUsd ??= costUsd;
-        return;
-      }
-      await new Promise((res) => setTimeout(res, 100));
-    }
+  /** Shows the run as its record has it, if the record says it ended and `wanted()` still holds once read; true when shown. */
+  private async showEndedRecord(workspace: string, runId: string, costUsd: number | undefined, wanted: () => boolean): Promise<boolean> {
+    const rec = await new RunStore(workspace).load(runId);
+    if (!wanted() || !rec || rec.status === 'running') return false;
+    const view = viewOf(rec);
+    view.costUsd ??= costUsd;
+    this.byId.set(view.id, view);
+    this.replaced.fire(view);
+    this.changed.fire(view);
+    return true;
   }
 
   private load(workspace: string, runId: string): Promise<RunView | undefined> {
@@ -262,6 +153,6 @@ export class RunsModel implements vscode.Disposable {
   }
 
   dispose(): void {
-    this.changed.dispose();
+    for (const e of [this.changed, this.stepChanged, this.replaced, this.started]) e.clear();
   }
 }

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { TERMINAL } from '../core/status';
+import { endSentence, TERMINAL } from '../core/status';
 import type { LiveRunRecord } from '../protocol/engine';
 import type { RunsModel } from './runsModel';
 
@@ -87,6 +87,7 @@ const CLOSE_GRACE_MS = 400;
 
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
+  private readonly attempts = new Map<string, number>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
   private readonly sub: vscode.Disposable;
   private readonly closeSub: vscode.Disposable;
@@ -120,18 +121,25 @@ export class StepTerminals implements vscode.Disposable {
     }
     if (e.status === 'running') {
       const existing = this.ptys.get(key);
-      if (existing && !existing.isEnded) { existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`); return; }
+      if (existing && !existing.isEnded) {
+        // The running attempt reported again (a merge-back's lock wait and grant) is not a new one.
+        if (this.attempts.get(key) !== e.attempt) existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`);
+        this.attempts.set(key, e.attempt);
+        return;
+      }
+      this.attempts.set(key, e.attempt);
       void this.start(e.run, e.id, e.attempt);
       return;
     }
     if (TERMINAL.has(e.status)) {
       const pty = this.ptys.get(key);
       if (!pty) return;
-      const detail = [e.exitCode != null ? `exit ${e.exitCode}` : '', e.signal ? e.signal : '', e.reason ?? ''].filter(Boolean).join(', ');
+      const detail = [e.exitCode != null ? `exit ${e.exitCode}` : '', e.signal ? e.signal : '', endSentence(e) ?? ''].filter(Boolean).join(', ');
       pty.print(`\r\n\x1b[2m── ${e.status}${detail ? ` (${detail})` : ''} ──\x1b[0m\r\n`);
       pty.finish(e.status === 'succeeded' ? 0 : 1);
       this.ptys.delete(key);
       this.executions.delete(key);
+      this.attempts.delete(key);
     }
   }
 
@@ -146,6 +154,7 @@ export class StepTerminals implements vscode.Disposable {
     for (const [id, st] of Object.entries(record.steps)) {
       if (st.status !== 'running' || this.ptys.get(`${record.id}/${id}`)?.isEnded === false) continue;
       const earlier = readTail(paths.log(id), ADOPT_TAIL_BYTES);
+      this.attempts.set(`${record.id}/${id}`, Math.max(1, st.attempts.length));
       void this.start(record.id, id, Math.max(1, st.attempts.length), earlier);
     }
   }

@@ -2,45 +2,17 @@
 // icons, elapsed time, attempt and lock waits. Refreshed from the runs model's change events,
 // coalesced so an output storm does not repaint the tree more than a few times a second.
 import * as vscode from 'vscode';
-import { clockTime } from '../core/engine/scheduling/retry';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
-import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
-import { formatDuration, formatUsd } from '../core/format';
+import type { RunsModel } from './runsModel';
+import { isActive } from './runView';
 import { statusIcon } from './statusText';
+import { runDescription, stepDescription } from './treeText';
 
 export type BraidNode = RunNode | StepNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
 export interface StepNode extends StepRef { readonly kind: 'step' }
 
 const REFRESH_MS = 150;
-
-/** "3/10 ▶2" — done of total, and how many are running. */
-export function runProgress(run: RunView): string {
-  let done = 0;
-  let running = 0;
-  for (const s of run.steps.values()) {
-    if (s.status === 'running') running++;
-    else if (s.status !== 'pending' && s.status !== 'waiting') done++;
-  }
-  return `${done}/${run.steps.size}${running ? ` ▶${running}` : ''}`;
-}
-
-export function stepDescription(step: StepView, now = Date.now()): string {
-  const parts: string[] = [];
-  if (step.status === 'waiting' && step.waitingFor) parts.push(`waiting for ${step.waitingFor.holder}: ${step.waitingFor.paths.join(', ')}`);
-  if (step.status === 'waiting' && step.retryAt !== undefined) {
-    // Live events carry the engine's message as the reason ("rate-limited, retrying at 14:05 …").
-    const at = clockTime(step.retryAt);
-    parts.push(step.reason?.startsWith('rate-limited') ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
-  }
-  if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
-  else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
-  if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
-  if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
-  if (step.status === 'running' && step.lastLine) parts.push(step.lastLine);
-  else if (step.reason && step.status !== 'succeeded' && step.status !== 'waiting') parts.push(step.reason);
-  return parts.join(' · ');
-}
 
 export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<BraidNode | undefined>();
@@ -71,10 +43,7 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
       const active = isActive(run);
       const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = run.id;
-      const ended = run.endedAt !== undefined ? formatDuration(run.endedAt - run.createdAt) : formatDuration(Date.now() - run.createdAt);
-      const cost = run.costUsd !== undefined ? ` · ${formatUsd(run.costUsd)}` : '';
-      const held = run.budget ? ` · budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
-      item.description = `${runProgress(run)} · ${active ? ended : `${run.status} ${ended}`}${cost}${held}`;
+      item.description = runDescription(run);
       item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
       item.iconPath = statusIcon(run.status);
       item.contextValue = active ? (run.budget ? 'run.active.budget' : 'run.active') : `run.${run.status}`;

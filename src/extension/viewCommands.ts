@@ -11,7 +11,8 @@ import { toRange } from './diagnostics';
 import { pickPlan, pickRun, pickStep } from './pickers';
 import type { Plans } from './plans';
 import { refOf } from './runCommands';
-import { isActive, type RunsModel } from './runsModel';
+import type { RunsModel } from './runsModel';
+import { isActive } from './runView';
 import { requireTrust } from './trust';
 
 export interface ViewCommandDeps {

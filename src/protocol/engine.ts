@@ -166,6 +166,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
     exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(),
     reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
+    waitingFor: z.object({ holder: z.string(), paths: z.array(z.string()).readonly() }).readonly().optional(),
     retryAt: z.string().optional(), costUsd: cost.optional(),
   }),
   z.object({

@@ -14,7 +14,7 @@ import type { RunRecord } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
-import { engineSocketPathFor } from '../../src/protocol/socketPath';
+import { engineSocketPathFor } from '../../src/core/engineSocket';
 import { goneSoon, launchersOf } from './helpers/processes';
 
 const ROOT = resolve(__dirname, '../..');
@@ -229,7 +229,7 @@ describe('engine process and client', function () {
   it('drops invalid and schema-invalid messages on a raw socket and keeps serving', async () => {
     const w = workspace(plan(['  a:', '    run: echo']));
     const c = await connect(w.dir);
-    const raw = createConnection(engineSocketPathFor(w.dir));
+    const raw = createConnection(engineSocketPathFor(w.dir, PROTOCOL_VERSION));
     const replies: Record<string, unknown>[] = [];
     let buf = '';
     raw.setEncoding('utf8');
@@ -253,7 +253,7 @@ describe('engine process and client', function () {
 
   it('the client drops invalid messages from an engine and keeps going', async () => {
     const w = workspace();
-    const path = engineSocketPathFor(w.dir);
+    const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     const fake: Server = createServer((s) => {
       s.setEncoding('utf8');
       s.on('data', (t: string) => {
@@ -294,7 +294,7 @@ describe('engine process and client', function () {
     const pid = c.pid;
     let disconnected = false;
     c.onDisconnect(() => { disconnected = true; });
-    const path = engineSocketPathFor(w.dir);
+    const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     assert.ok(existsSync(path));
     await sleep(1500);
     assert.ok(alive(pid) && !disconnected, 'a connected client keeps the engine');
@@ -329,7 +329,7 @@ describe('engine process and client', function () {
 
   it('replaces a stale socket left by a dead engine', async () => {
     const w = workspace(plan(['  a:', '    run: echo']));
-    const path = engineSocketPathFor(w.dir);
+    const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     const dead = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
     await new Promise((r) => dead.once('exit', r));
     assert.ok(existsSync(path), 'a socket file nobody listens on');

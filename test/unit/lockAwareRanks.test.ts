@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { bounds, randomDag, simulate } from '../../bench/scheduler';
 import { processLocks } from '../../src/core/engine/locks/lockGate';
 import { lockAwareRanks, simulatedMakespan, type LockRankInput } from '../../src/core/engine/scheduling/lockAwareRanks';
-import { criticalPaths } from '../../src/core/engine/scheduling/priority';
+import { criticalPaths } from '../../src/core/plan/graph';
 import type { Graph } from '../../src/core/plan/types';
 import { makeGraph } from './helpers/graph';
 

@@ -6,7 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../../src/core/disposable';
-import { EventBus, type Listener } from '../../src/core/engine/events';
+import { Emitter, type Listener as Of } from '../../src/core/emitter';
+import type { EngineEvent } from '../../src/core/engine/types';
+type Listener = Of<EngineEvent>;
 import { prepareAhead, type PreparingIsolator } from '../../src/core/engine/isolation/prepareAhead';
 import type { StepStatus } from '../../src/core/status';
 import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetup';
@@ -45,9 +47,9 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 describe('prepareAhead: when a worktree is prepared', () => {
   const wt = (s: StepSpec): StepSpec => ({ isolation: 'worktree', ...s });
-  let bus: EventBus;
-  const step = (id: string, status: StepStatus) => bus.emit({ type: 'step', id, status, attempt: 1, time: '', run: 'r' });
-  beforeEach(() => { bus = new EventBus(); });
+  let bus: Emitter<EngineEvent>;
+  const step = (id: string, status: StepStatus) => bus.fire({ type: 'step', id, status, attempt: 1, time: '', run: 'r' });
+  beforeEach(() => { bus = new Emitter<EngineEvent>(); });
 
   it('asks once every need has started, not at the first one, and never for a step whose attempt began', async () => {
     const g = makeGraph([wt({ id: 'a' }), wt({ id: 'b' }), wt({ id: 'join', needs: ['a', 'b'] }), wt({ id: 'next', needs: ['join'] })]);

@@ -7,7 +7,7 @@ import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage, parseEngineMessage, parseResult,
 } from '../../src/protocol/engine';
 import { LineSplitter } from '../../src/protocol/jsonLines';
-import { engineSocketPath, ensurePrivateDir } from '../../src/protocol/socketPath';
+import { engineSocketPath, ensurePrivateDir } from '../../src/core/engineSocket';
 
 const line = (o: unknown) => JSON.stringify(o);
 const time = '2026-12-02T10:00:00.000Z';
@@ -155,16 +155,16 @@ describe('engine protocol', () => {
   describe('socket path', () => {
     const ws = '/home/me/projects/app';
     it('is per workspace, stable, in the runtime dir when there is one', () => {
-      const a = engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' });
+      const a = engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' });
       assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}-v\d+\.sock$/);
-      assert.equal(engineSocketPath(ws, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.notEqual(engineSocketPath(`${ws}2`, { platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.match(engineSocketPath(ws, { platform: 'darwin', tmpdir: '/var/folders/x/T', uid: 501 }), /^\/var\/folders\/x\/T\/braid-501\/braid-[0-9a-f]{16}-v\d+\.sock$/, 'in the temp folder, inside a folder of the user\'s own');
+      assert.equal(engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
+      assert.notEqual(engineSocketPath(`${ws}2`, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
+      assert.match(engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'darwin', tmpdir: '/var/folders/x/T', uid: 501 }), /^\/var\/folders\/x\/T\/braid-501\/braid-[0-9a-f]{16}-v\d+\.sock$/, 'in the temp folder, inside a folder of the user\'s own');
     });
 
     it('stays under sun_path\'s limit when the folders are deep', () => {
       const deep = '/' + 'd'.repeat(120);
-      const p = engineSocketPath(ws, { platform: 'darwin', runtimeDir: deep, tmpdir: deep });
+      const p = engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'darwin', runtimeDir: deep, tmpdir: deep });
       assert.match(p, /^\/tmp\/braid-user\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.ok(Buffer.byteLength(p) < 104);
     });
@@ -190,9 +190,9 @@ describe('engine protocol', () => {
     });
 
     it('is a named pipe on Windows, one for differently cased spellings of a folder', () => {
-      const p = engineSocketPath('C:\\Repo', { platform: 'win32', tmpdir: 'C:\\Temp' });
+      const p = engineSocketPath('C:\\Repo', { protocol: PROTOCOL_VERSION, platform: 'win32', tmpdir: 'C:\\Temp' });
       assert.match(p, /^\\\\\.\\pipe\\braid-[0-9a-f]{16}-v\d+$/);
-      assert.equal(engineSocketPath('c:\\repo', { platform: 'win32', tmpdir: 'C:\\Temp' }), p);
+      assert.equal(engineSocketPath('c:\\repo', { protocol: PROTOCOL_VERSION, platform: 'win32', tmpdir: 'C:\\Temp' }), p);
     });
   });
 });

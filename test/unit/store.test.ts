@@ -5,6 +5,8 @@ import * as fsp from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { graphFromSnapshot, snapshotGraph } from '../../src/core/engine/records/snapshot';
+import { SimClock } from '../../src/core/engine/scheduling/clock';
+import { procStart } from '../../src/core/exec/pidAlive';
 import { RunStore, type AttemptRecord, type RunRecord, type StepRecord, type StoreFs } from '../../src/core/engine/records/runStore';
 import type { StepStatus } from '../../src/core/status';
 import type { Graph } from '../../src/core/plan/types';
@@ -207,20 +209,23 @@ describe('RunStore', () => {
 
   it('a run that keeps changing is written at most every 100 ms; flush writes the newest at once', async () => {
     const { fs, state } = countingFs();
-    const store = new RunStore(root, fs);
+    // The store's injected clock: 400 ms pass without the test waiting for them.
+    const clock = new SimClock();
+    const store = new RunStore(root, fs, clock);
     await store.create(record('r2'));
     const before = state.renames;
-    const t0 = Date.now();
-    // A save every 5 ms for ~400 ms, none awaited (as the engine saves).
-    for (let i = 1; i <= 80; i++) {
-      void store.save(record('r2', { planName: `state ${i}` }));
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const elapsed = Date.now() - t0;
+    // A save every 5 ms for 400 ms, none awaited (as the engine saves).
+    await clock.runUntil((async () => {
+      for (let i = 1; i <= 80; i++) {
+        void store.save(record('r2', { planName: `state ${i}` }));
+        await clock.sleep(5);
+      }
+    })());
+    assert.equal(clock.now(), 400);
     await store.flush();
     const writes = state.renames - before;
     // Spaced by the interval, plus the first (at once) and the flush's (cut short).
-    assert.ok(writes <= Math.floor(elapsed / 100) + 2, `${writes} writes in ${elapsed} ms`);
+    assert.ok(writes >= 2 && writes <= 400 / 100 + 2, `${writes} writes in 400 ms`);
     assert.equal((await store.load('r2'))?.planName, 'state 80', 'flush leaves the newest state on disk');
   });
 
@@ -304,6 +309,25 @@ describe('RunStore', () => {
     assert.equal((await store.load('remote'))!.status, 'running');
     assert.equal((await store.load('finished'))!.status, 'failed');
     assert.deepEqual(await store.markInterrupted(), []);
+  });
+
+  it('takes a host that is a zombie, or whose pid another process reuses, for dead (Linux)', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const store = new RunStore(root);
+    // `sh` starts a child that exits at once and then becomes `sleep`, which never reaps it: a zombie.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number((await new Promise<string>((done) => parent.stdout.once('data', (b: Buffer) => done(b.toString())))).trim());
+      while (!/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))) await new Promise((r) => setImmediate(r));
+      await store.create(record('zombie', { host: { pid: zombie, hostname: hostname() } }));
+      // This very process, but as the record says another process started: the pid was reused.
+      await store.create(record('reused', { host: { pid: process.pid, hostname: hostname(), procStart: '1' } }));
+      await store.create(record('alive', { host: { pid: process.pid, hostname: hostname(), procStart: procStart(process.pid)! } }));
+      assert.deepEqual((await store.markInterrupted()).sort(), ['reused', 'zombie']);
+      assert.equal((await store.load('alive'))!.status, 'running');
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('gives the median duration of succeeded attempts over the plan’s last runs', async () => {

@@ -1,21 +1,5 @@
-// One typed event bus for every view, and output batching so a chatty step cannot flood them.
-import type { Disposable } from '../disposable';
-import type { EngineEvent, OutputStream } from './types';
-
-export type Listener = (event: EngineEvent) => void;
-
-export class EventBus {
-  private readonly listeners = new Set<Listener>();
-
-  on(listener: Listener): Disposable {
-    this.listeners.add(listener);
-    return { dispose: () => { this.listeners.delete(listener); } };
-  }
-
-  emit(event: EngineEvent): void {
-    for (const l of this.listeners) l(event);
-  }
-}
+// Output batching, so a chatty step cannot flood the views that listen to the engine's events.
+import type { OutputStream } from './types';
 
 /**
  * Text one output event carries at most. A step can print far faster than any view can show

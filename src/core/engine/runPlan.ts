@@ -8,6 +8,7 @@ import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
+import { SELF_START } from '../exec/pidAlive';
 import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
@@ -22,7 +23,7 @@ import type { EngineEvent } from './types';
 import type { StepStatus } from '../status';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
-import { EventBus } from './events';
+import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
 import { openInbox, type Handled, type ReviewRequest, type StepOutcome } from './review/reviewInbox';
 import { revertChange, wrongState } from './review/landRecorded';
@@ -126,6 +127,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let ahead: ReturnType<typeof prepareAhead> | undefined;
   let inbox: { close(): Promise<void> } | undefined;
   let result: RunResult;
+  let scheduler: Scheduler | undefined;
   try {
     runId = req.retry?.runId ?? RunStore.newRunId();
     const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -143,7 +145,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     record = {
       version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
       status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
-      host: { pid: process.pid, hostname: hostname() }, graph: snapshotGraph(graph), steps,
+      host: { pid: process.pid, hostname: hostname(), ...(SELF_START !== undefined ? { procStart: SELF_START } : {}) }, graph: snapshotGraph(graph), steps,
     };
     delete record.endedAt; delete record.reason;
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
@@ -155,8 +157,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
-    const bus = new EventBus();
-    emit = (e: EngineEvent) => { bus.emit(e); req.onEvent?.(e); };
+    const bus = new Emitter<EngineEvent>();
+    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); };
     let locks = gate;
     // Steps that take their locks later than their start (worktree steps: at merge-back).
     let locksLater: ((s: GraphStep) => boolean) | undefined;
@@ -168,8 +170,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         // Worktree steps lock only their merge-backs, through the same gate as shared steps.
         const mergeLocks = {
           gate,
-          onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
-            emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
+          // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
+          onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
         };
         const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
         await wt.start();
@@ -187,7 +189,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     }
     const history = await store.durationHistory(req.planFile);
     const executor = new StepExecutor({
-      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, output: paths.output, rawLog: paths.rawLog },
+      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog },
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
       ...(isolator ? { isolator } : {}),
@@ -196,7 +198,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     });
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
-    const scheduler = new Scheduler({
+    scheduler = new Scheduler({
       graph, runId, runner: executor, keep, weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
@@ -209,8 +211,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
-    const rec = record;
-    inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, scheduler, store, r));
+    const [rec, sched] = [record, scheduler];
+    inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
   } finally {

@@ -16,6 +16,7 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.signal !== undefined) ev.signal = st.signal;
   if (st.reason !== undefined) ev.reason = st.reason;
   if (st.message !== undefined) ev.message = st.message;
+  if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && st.retryAt !== undefined) ev.retryAt = new Date(st.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
   return ev;

@@ -82,6 +82,8 @@ export type EngineEvent =
       readonly exitCode?: number | null; readonly signal?: string | null;
       /** The step record's own fields: `reason` the code, `message` the sentence (status.ts's `endSentence` reads them). */
       readonly reason?: ReasonCode; readonly message?: string;
+      /** While it waits for a lock: `waiting` before it starts, or `running` (a worktree step) before its merge-back; absent once granted. */
+      readonly waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
       /** `waiting` out a retry delay or a rate limit: when the next attempt starts (ISO-8601). */
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */

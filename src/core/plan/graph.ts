@@ -1,5 +1,6 @@
 // The last phase: a checked, expanded, acyclic model becomes the immutable Graph the engine runs,
-// with each step's critical-path length (the scheduler starts the longest chains first).
+// with each step's depth (the steps on its longest chain to a sink; worktrees prepared ahead go
+// deepest first). The scheduler's own priority weighs that chain by expected durations.
 import { basename } from 'node:path';
 import type { PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
@@ -12,16 +13,26 @@ export function planNameOf(file: string, name: string | undefined): string {
   return name ?? basename(file).replace(/\.braid\.(ya?ml|json)$/, '');
 }
 
-/** Longest path (in steps, counting itself) from each step to a sink, by one reverse pass. */
-export function criticalPath(order: readonly string[], dependents: ReadonlyMap<string, readonly string[]>): Map<string, number> {
-  const depth = new Map<string, number>();
-  for (let i = order.length - 1; i >= 0; i--) {
-    const id = order[i]!;
-    let below = 0;
-    for (const d of dependents.get(id) ?? []) below = Math.max(below, depth.get(d) ?? 0);
-    depth.set(id, below + 1);
+/** What a critical-path pass needs of a graph: a topological order and each step's dependents. */
+export interface Dependents<S extends { readonly dependents: readonly string[] }> {
+  readonly order: readonly string[];
+  readonly steps: ReadonlyMap<string, S>;
+}
+
+/**
+ * Longest weighted path from each step to a sink, counting the step itself, by one reverse pass:
+ * with weight 1, a step's depth (the graph's); with expected durations, the scheduler's priority.
+ */
+export function criticalPaths<S extends { readonly dependents: readonly string[] }>(graph: Dependents<S>, weight: (step: S) => number): Map<string, number> {
+  const cp = new Map<string, number>();
+  for (let i = graph.order.length - 1; i >= 0; i--) {
+    const id = graph.order[i]!;
+    const step = graph.steps.get(id)!;
+    let tail = 0;
+    for (const d of step.dependents) tail = Math.max(tail, cp.get(d) ?? 0);
+    cp.set(id, weight(step) + tail);
   }
-  return depth;
+  return cp;
 }
 
 /** Builds the Graph; `order` must be a topological order of every id in the model. */
@@ -29,7 +40,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   const dependents = new Map<string, string[]>(order.map((id) => [id, []]));
   for (const id of order) for (const n of model.needs.get(id) ?? []) dependents.get(n)?.push(id);
   for (const list of dependents.values()) list.sort();
-  const depth = criticalPath(order, dependents);
+  const depth = criticalPaths({ order, steps: new Map(order.map((id) => [id, { dependents: dependents.get(id)! }])) }, () => 1);
   const steps = new Map<string, GraphStep>();
   for (const id of order) {
     const inst = model.byId.get(id)!;

@@ -4,10 +4,11 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { git } from '../exec/git';
+import { BRAID_DIR } from '../engine/records/braidLayout';
 
 export const DEFAULT_MAX_PATHS = 300;
 // Folders no plan needs to see and that can hold millions of files.
-const SKIPPED = new Set(['node_modules', '.git', '.braid']);
+const SKIPPED = new Set(['node_modules', '.git', BRAID_DIR]);
 // A walk outside git stops after this many directory entries, however deep.
 const WALK_LIMIT = 20_000;
 

@@ -6,7 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { engineSocketPathFor } from '../../../src/protocol/socketPath';
+import { engineSocketPathFor } from '../../../src/core/engineSocket';
+import { PROTOCOL_VERSION } from '../../../src/protocol/engine';
 import { braidApi, EXTENSION_ID, runRecord, waitFor, workspaceRoot, writePlan } from '../suite/helpers';
 
 const runsDir = (): string => join(workspaceRoot(), '.braid', 'runs');
@@ -15,7 +16,7 @@ const recordedRuns = (): string[] => (existsSync(runsDir()) ? readdirSync(runsDi
 /** Whether anything answers on the workspace's engine socket, where a started engine would listen. */
 function engineAnswers(): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = createConnection(engineSocketPathFor(workspaceRoot()));
+    const socket = createConnection(engineSocketPathFor(workspaceRoot(), PROTOCOL_VERSION));
     socket.once('connect', () => { socket.destroy(); resolve(true); });
     socket.once('error', () => resolve(false));
   });

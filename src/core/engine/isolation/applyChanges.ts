@@ -8,6 +8,8 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { tmpDir } from '../records/braidLayout';
+import { pidAlive } from '../../exec/pidAlive';
 
 export interface ApplyOp {
   readonly kind: 'put' | 'delete';
@@ -136,15 +138,6 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
   return { ok: true };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 // Undoes one journal. A file the user changed since the crash is left as it is, and the
 // transaction directory is kept (renamed `.kept`) so its old contents are not lost.
 function rollBack(root: string, tx: string, journal: Journal): void {
@@ -181,7 +174,7 @@ function rollBack(root: string, tx: string, journal: Journal): void {
 
 /** Rolls back merge-backs whose process died mid-way, and removes finished leftovers. */
 export async function recoverInterruptedMerges(root: string): Promise<void> {
-  const tmp = join(root, '.braid', 'tmp');
+  const tmp = tmpDir(root);
   if (!existsSync(tmp)) return;
   for (const name of readdirSync(tmp)) {
     if (!name.startsWith('merge-') || name.endsWith('.kept')) continue;
@@ -194,7 +187,7 @@ export async function recoverInterruptedMerges(root: string): Promise<void> {
     }
     const pid = Number(/^merge-(\d+)-/.exec(name)?.[1]);
     // Another live engine (a second window) may be mid-merge: not ours to touch.
-    if ((journal ? journal.host === hostname() && alive(journal.pid) : alive(pid))) continue;
+    if ((journal ? journal.host === hostname() && pidAlive(journal.pid) : pidAlive(pid))) continue;
     if (journal) rollBack(root, tx, journal);
     else rmSync(tx, { recursive: true, force: true });
   }

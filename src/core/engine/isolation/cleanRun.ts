@@ -1,12 +1,12 @@
 // `braid clean RUN-ID`: the user discards what a run kept for them (failed and conflicted steps'
 // worktrees and branches, every step's recorded change). Never touches a run that is still going.
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
 import { withWorktreeLock } from './worktreeLock';
 import { dropChangeRefs } from './changeRecord';
+import { worktreesDir } from '../records/braidLayout';
 
 export type CleanResult = { ok: true; removed: string[] } | { ok: false; message: string };
 
@@ -36,7 +36,7 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
     // The steps' recorded changes (refs/braid/runs/<run>/…): kept until now.
     await dropChangeRefs(root, runId);
   }
-  await rm(join(root, '.braid', 'worktrees', runId), { recursive: true, force: true });
+  await rm(worktreesDir(root, runId), { recursive: true, force: true });
   let changed = false;
   for (const step of Object.values(record.steps)) {
     if (step.worktree === undefined) continue;

@@ -14,6 +14,7 @@ import picomatch from 'picomatch';
 import { gitBuffer, gitOk, readBlobs, splitZ } from '../../exec/git';
 import { applyStaged, type ApplyOp } from './applyChanges';
 import { ensureBraidDir } from './worktreeSetup';
+import { tmpDir } from '../records/braidLayout';
 
 interface Side { readonly mode: string; readonly sha: string }
 interface Change { readonly path: string; readonly base?: Side; readonly result?: Side }
@@ -197,7 +198,7 @@ export async function mergeBack(o: { root: string; base: string; result: string;
   for (const [path, d] of decisions) if (d.kind === 'put' || d.kind === 'delete') ops.push({ kind: d.kind, path });
   if (ops.length === 0) return { ok: true, changed };
   await ensureBraidDir(o.root);
-  const tx = join(o.root, '.braid', 'tmp', `merge-${process.pid}-${randomUUID().slice(0, 8)}`);
+  const tx = join(tmpDir(o.root), `merge-${process.pid}-${randomUUID().slice(0, 8)}`);
   await mkdir(join(tx, 'new'), { recursive: true });
   try {
     if (puts.length > 0) {

@@ -26,7 +26,7 @@ export function canPrepare(isolator: Isolator | undefined): isolator is Preparin
   return typeof i?.prepare === 'function' && typeof i.discard === 'function';
 }
 
-/** Where the engine's events come from (an EventBus). */
+/** Where the engine's events come from (an Emitter of them). */
 export interface EventSource {
   on(listener: (event: EngineEvent) => void): Disposable;
 }

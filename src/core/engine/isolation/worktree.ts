@@ -11,6 +11,7 @@ import { changedFiles, type ChangedFile } from './changeRecord';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
 import { registerWorktree, type Registration } from './worktreeRegister';
+import { isBraidPath, worktreesDir } from '../records/braidLayout';
 
 export type Outcome<T> = ({ ok: true } & T) | { ok: false; message: string };
 
@@ -39,7 +40,7 @@ function checkId(kind: string, id: string): void {
 
 /** Where a step's worktree lives. */
 export function worktreePath(root: string, runId: string, stepId: string): string {
-  return join(root, '.braid', 'worktrees', runId, stepId);
+  return join(worktreesDir(root, runId), stepId);
 }
 
 /** The branch a step's worktree is on. */
@@ -135,7 +136,7 @@ export async function snapshotBase(
 async function untrackedFiles(root: string, globs: readonly string[] | 'all'): Promise<string[]> {
   if (globs !== 'all' && globs.length === 0) return [];
   const all = splitZ(await gitOk(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }))
-    .filter((p) => !p.startsWith('.braid/'));
+    .filter((p) => !isBraidPath(p));
   if (globs === 'all') return all;
   const isMatch = picomatch([...globs], { dot: true });
   return all.filter((p) => isMatch(p));
@@ -269,12 +270,12 @@ export async function commitWorktree(o: { worktree: string; message: string; sum
 }
 
 function insideWorktrees(root: string, path: string): boolean {
-  return resolve(path).startsWith(resolve(root, '.braid', 'worktrees') + sep);
+  return resolve(path).startsWith(resolve(worktreesDir(root)) + sep);
 }
 
 /** Removes a step's worktree, its registration and its branch; quiet if any is already gone. */
 export async function removeWorktree(o: { root: string; path: string; branch: string }): Promise<void> {
-  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${o.root}/.braid/worktrees`);
+  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${worktreesDir(o.root)}`);
   await withWorktreeLock(o.root, async () => {
     const r = await git(['worktree', 'remove', '--force', '--force', o.path], { cwd: o.root });
     if (r.code !== 0) {
@@ -295,8 +296,8 @@ export async function pruneWorktrees(root: string): Promise<void> {
   await withWorktreeLock(root, async () => {
     await gitOk(['worktree', 'prune'], { cwd: root });
     // Run directories whose worktrees are all gone (rmdir refuses a non-empty one).
-    const runs = await readdir(join(root, '.braid', 'worktrees')).catch(() => [] as string[]);
-    for (const run of runs) await rmdir(join(root, '.braid', 'worktrees', run)).catch(() => undefined);
+    const runs = await readdir(worktreesDir(root)).catch(() => [] as string[]);
+    for (const run of runs) await rmdir(worktreesDir(root, run)).catch(() => undefined);
   });
   await recoverInterruptedMerges(root);
 }

@@ -17,6 +17,7 @@ import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
 import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
+import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
 import { recordChange, type ChangeRecord } from './changeRecord';
 import { runProcess, shellArgv } from '../../exec/process';
@@ -41,8 +42,8 @@ export interface WorktreeIsolatorOptions {
   /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
   readonly mergeLocks?: {
     readonly gate: LockGate;
-    /** The step's merge-back waits for `holder` (once each holder): the run's `lock` event. */
-    onWait(stepId: string, holder: string, paths: readonly string[]): void;
+    /** The step's merge-back waits for `wait.holder` (once each holder); undefined: the wait is over (granted or canceled). */
+    onWait(stepId: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void;
   };
 }
 
@@ -67,15 +68,8 @@ interface SetupScope {
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
-const mergeChains = new Map<string, Promise<unknown>>();
-function serially<T>(root: string, fn: () => Promise<T>): Promise<T> {
-  const key = resolve(root);
-  const next = (mergeChains.get(key) ?? Promise.resolve()).then(fn, fn);
-  const tail = next.catch(() => undefined);
-  mergeChains.set(key, tail);
-  void tail.then(() => { if (mergeChains.get(key) === tail) mergeChains.delete(key); });
-  return next;
-}
+const merges = new KeyedChain();
+const serially = <T>(root: string, fn: () => Promise<T>): Promise<T> => merges.run(resolve(root), fn);
 
 /** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
 function envNeedsResults(graph: Graph, step: GraphStep): boolean {
@@ -271,8 +265,10 @@ export class WorktreeIsolator implements Isolator {
     const locks = this.o.mergeLocks;
     if (!locks) return { release: () => {} };
     // Only what lands is locked: its reads were of its own tree.
+    let waited = false;
     const got = await acquireWhenFree(locks.gate, { ...step, writes, reads: [] }, signal,
-      (holder, paths) => locks.onWait(step.id, holder, paths));
+      (holder, paths) => { waited = true; locks.onWait(step.id, { holder, paths }); });
+    if (waited) locks.onWait(step.id, undefined);
     return got.ok ? got : undefined;
   }
 

@@ -3,20 +3,22 @@
 // half-written `.git/worktrees/<name>` and fail ("failed to read .git/worktrees/s2/commondir").
 // In-process calls queue on a promise chain; other processes (a second window, a CLI run) are
 // kept out by a proper-lockfile mutex in `.braid/`, taken over if its holder died.
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { ensureBraidDir } from './worktreeSetup';
+import { braidDir, worktreesLockFile } from '../records/braidLayout';
+import { KeyedChain } from '../../keyedChain';
 
-const chains = new Map<string, Promise<unknown>>();
+const chains = new KeyedChain();
 
 /** Runs `fn` holding the repository's worktree-administration lock. */
 export function withWorktreeLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   const key = resolve(root);
   const run = async (): Promise<T> => {
-    const braid = join(key, '.braid');
+    const braid = braidDir(key);
     await ensureBraidDir(key);
     const release = await lockfile.lock(braid, {
-      lockfilePath: join(braid, 'worktrees.lock'),
+      lockfilePath: worktreesLockFile(key),
       realpath: false,
       stale: 10_000,
       retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 250 },
@@ -30,9 +32,5 @@ export function withWorktreeLock<T>(root: string, fn: () => Promise<T>): Promise
       await release();
     }
   };
-  const next = (chains.get(key) ?? Promise.resolve()).then(run, run);
-  const tail = next.catch(() => undefined);
-  chains.set(key, tail);
-  void tail.then(() => { if (chains.get(key) === tail) chains.delete(key); });
-  return next;
+  return chains.run(key, run);
 }

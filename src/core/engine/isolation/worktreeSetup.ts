@@ -4,6 +4,7 @@ import { cp, lstat, mkdir, readdir, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import picomatch from 'picomatch';
 import { git, splitZ } from '../../exec/git';
+import { braidDir, braidGitignore, isBraidPath } from '../records/braidLayout';
 
 /** Normalises sparse cone paths; a path escaping the repository is a message, not a path. */
 export function normaliseConePaths(paths: readonly string[]): { ok: true; dirs: string[] } | { ok: false; message: string } {
@@ -65,7 +66,7 @@ export async function untrackedMatches(root: string, patterns: readonly string[]
   if (r.code !== 0) throw new Error(`git ls-files --others failed in ${root}: ${r.stderr.trim()}`);
   const entries = splitZ(r.stdout)
     .map((e) => ({ path: e.replace(/\/$/, ''), dir: e.endsWith('/') }))
-    .filter((e) => e.path !== '.braid' && !e.path.startsWith('.braid/') && e.path !== '.git');
+    .filter((e) => !isBraidPath(e.path) && e.path !== '.git');
   const isMatch = picomatch([...patterns], { dot: true });
   const found = new Set<string>();
   for (const e of entries) if (isMatch(e.path)) found.add(e.path);
@@ -114,9 +115,9 @@ export async function bringIn(root: string, worktree: string, paths: readonly st
 
 /** Writes `.braid/.gitignore` (`*`) if it is missing, so Braid's records never show as untracked. */
 export async function ensureBraidDir(root: string): Promise<void> {
-  await mkdir(join(root, '.braid'), { recursive: true });
+  await mkdir(braidDir(root), { recursive: true });
   try {
-    await writeFile(join(root, '.braid', '.gitignore'), '*\n', { flag: 'wx' });
+    await writeFile(braidGitignore(root), '*\n', { flag: 'wx' });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   }

@@ -6,6 +6,8 @@ import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { toDisposable, type Disposable } from '../../disposable';
 import { lockConflict } from '../../paths/overlap';
+import { locksDir } from '../records/braidLayout';
+import { pidAlive, SELF_START } from '../../exec/pidAlive';
 
 // The cross-process mirror of LockTable: each held lock set is one JSON file in
 // `.braid/locks/`, so a second VS Code window or a CLI run in the same workspace respects it.
@@ -44,7 +46,6 @@ export interface LockDirOptions {
   mutexStaleMs?: number;
 }
 
-const SELF_START = procStartOf(process.pid);
 // Holder files are named `<pid>-<uuid>.json`.
 const OWN_PREFIX = `${process.pid}-`;
 
@@ -57,7 +58,7 @@ export class LockDir {
   private exitHook: (() => void) | undefined;
 
   constructor(root: string, options: LockDirOptions = {}) {
-    this.dir = path.join(path.resolve(root), '.braid', 'locks');
+    this.dir = locksDir(path.resolve(root));
     this.pollMs = options.pollMs ?? 1000;
     this.mutexStaleMs = options.mutexStaleMs ?? 5000;
   }
@@ -100,11 +101,6 @@ export class LockDir {
     } finally {
       await unlockMutex().catch(() => {});
     }
-  }
-
-  /** The live holders from other processes (stale files are not reported, nor removed). */
-  async holders(): Promise<LockRecord[]> {
-    return (await this.readForeign(false)).map((h) => h.record);
   }
 
   /** Removes every lock this instance holds for `run` (cancel, exit). */
@@ -206,7 +202,7 @@ export class LockDir {
       const file = path.join(this.dir, name);
       if (name.startsWith('.tmp-')) {
         const pid = Number(name.split('-')[1]);
-        if (breakStale && Number.isInteger(pid) && !isAlive(pid)) await unlink(file).catch(() => {});
+        if (breakStale && Number.isInteger(pid) && !pidAlive(pid)) await unlink(file).catch(() => {});
         continue;
       }
       if (!name.endsWith('.json')) continue;
@@ -280,36 +276,5 @@ function isSelf(r: LockRecord): boolean {
 // Only a process on this host can be proven dead; others count as alive forever.
 function isStale(r: LockRecord): boolean {
   if (r.hostname !== os.hostname()) return false;
-  if (!isAlive(r.pid)) return true;
-  const start = r.procStart === undefined ? undefined : procStartOf(r.pid);
-  return start !== undefined && start !== r.procStart;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A killed process whose parent has not reaped it yet is a zombie: dead for our purposes.
-  const state = procState(pid);
-  return state !== 'Z' && state !== 'X';
-}
-
-// /proc/<pid>/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
-function procStatFields(pid: number): string[] | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-function procState(pid: number): string | undefined {
-  return procStatFields(pid)?.[0];
-}
-
-function procStartOf(pid: number): string | undefined {
-  return procStatFields(pid)?.[19];
+  return !pidAlive(r.pid, r.procStart);
 }

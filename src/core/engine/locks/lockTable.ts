@@ -1,4 +1,5 @@
-import { toDisposable, type Disposable } from '../../disposable';
+import type { Disposable } from '../../disposable';
+import { Emitter } from '../../emitter';
 import { lockConflict } from '../../paths/overlap';
 
 // The in-process half of step locking: `writes` are exclusive, `reads` shared. The scheduler
@@ -18,7 +19,7 @@ export type AcquireResult =
 export class LockTable {
   // Insertion order, so the holder named in a conflict is the longest-standing one.
   private readonly entries = new Map<string, HeldLock>();
-  private readonly listeners = new Set<() => void>();
+  private readonly released = new Emitter<void>();
 
   /** The holder whose set conflicts with these sets, if any; takes nothing. */
   conflict(writes: readonly string[], reads: readonly string[]): { holder: string; paths: [string, string] } | undefined {
@@ -46,7 +47,7 @@ export class LockTable {
         if (released) return;
         released = true;
         if (this.entries.get(holder) === entry) this.entries.delete(holder);
-        this.notify();
+        this.released.fire();
       },
     };
   }
@@ -58,12 +59,6 @@ export class LockTable {
 
   /** Calls `listener` after any release, so waiting steps can retry. */
   onRelease(listener: () => void): Disposable {
-    this.listeners.add(listener);
-    return toDisposable(() => this.listeners.delete(listener));
-  }
-
-  private notify(): void {
-    // A copy: a listener may acquire, release or unsubscribe while we iterate.
-    for (const listener of [...this.listeners]) listener();
+    return this.released.on(listener);
   }
 }

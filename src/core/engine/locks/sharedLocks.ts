@@ -8,10 +8,11 @@
 // release, and every waiter (this run's included) would re-dispatch: the loop this order avoids.
 import { resolve } from 'node:path';
 import type { Disposable } from '../../disposable';
-import { toDisposable } from '../../disposable';
+import { Emitter } from '../../emitter';
 import type { GraphStep } from '../../plan/types';
 import { LockDir, type LockDirOptions, type LockDirResult } from './lockDir';
 import { LockTable } from './lockTable';
+import { BRAID_DIR } from '../records/braidLayout';
 import type { LockGate, LockGrant } from '../scheduling/scheduler';
 
 const tables = new Map<string, LockTable>();
@@ -42,7 +43,7 @@ const SEP = '/';
 export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   const table = o.table ?? workspaceLockTable(o.root);
   const dir = new LockDir(o.root, { ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}), ...(o.mutexStaleMs !== undefined ? { mutexStaleMs: o.mutexStaleMs } : {}) });
-  const listeners = new Set<() => void>();
+  const released = new Emitter<void>();
   // Steps last refused by another process: only while there are any do file changes matter.
   const foreign = new Set<string>();
   const pending = new Set<Promise<void>>();
@@ -55,7 +56,7 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     if (closed || foreign.size === 0) return;
     // Every such step is tried again on this pass; those still refused say so again.
     foreign.clear();
-    for (const l of [...listeners]) l();
+    released.fire();
   };
   const waitForeign = (id: string, retryAfterMs: number): void => {
     foreign.add(id);
@@ -87,7 +88,7 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     } catch (e) {
       // The directory mutex could not be had (a wedged file system, a mutex held past its retries):
       // wait as for a holder, and try again; the dispatch loop must never see a rejection.
-      file = { ok: false, holder: `the lock directory (${(e as Error).message})`, paths: [writes[0] ?? reads[0]!, '.braid/locks'], retryAfterMs: o.pollMs ?? 1000 };
+      file = { ok: false, holder: `the lock directory (${(e as Error).message})`, paths: [writes[0] ?? reads[0]!, `${BRAID_DIR}/locks`], retryAfterMs: o.pollMs ?? 1000 };
     }
     if (!file.ok) {
       waitForeign(step.id, file.retryAfterMs);
@@ -110,13 +111,10 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
     };
   };
 
-  const sub = table.onRelease(() => { for (const l of [...listeners]) l(); });
+  const sub = table.onRelease(() => released.fire());
   return {
     tryAcquire,
-    onRelease: (listener) => {
-      listeners.add(listener);
-      return toDisposable(() => listeners.delete(listener));
-    },
+    onRelease: released.on,
     close: async () => {
       closed = true;
       sub.dispose();

@@ -73,7 +73,9 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
     // st.attempt numbers on from the attempts recorded before this run (the scheduler's attemptsBefore).
     if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
     rec.startedAt ??= iso(st.startedAt);
-    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
+    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.retryAt;
+    // A worktree step's merge-back waiting for a lock: noted while it waits.
+    if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
     return rec;
   }
   const open = rec.attempts[rec.attempts.length - 1];
@@ -90,6 +92,7 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
     });
   }
   if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
+  if (st.status === 'waiting' && st.retryAt !== undefined) rec.retryAt = new Date(st.retryAt).toISOString(); else delete rec.retryAt;
   if (st.exitCode !== undefined) rec.exitCode = st.exitCode;
   if (st.signal !== undefined) rec.signal = st.signal;
   if (st.reason !== undefined) rec.reason = st.reason;

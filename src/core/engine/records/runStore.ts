@@ -9,6 +9,9 @@ import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
 import type { AttemptResult } from '../types';
 import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
+import { braidGitignore, runsDir, worktreesDir } from './braidLayout';
+import { pidAlive } from '../../exec/pidAlive';
+import { realClock, type Clock } from '../scheduling/clock';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;
@@ -25,8 +28,10 @@ export interface StepRecord {
   id: string; status: StepStatus; attempts: AttemptRecord[];
   startedAt?: string; endedAt?: string; durationMs?: number;
   exitCode?: number | null; signal?: string | null; reason?: ReasonCode; message?: string;
-  /** While waiting on a lock. */
+  /** While waiting on a lock (a `running` worktree step: its merge-back's). */
   waitingFor?: { holder: string; paths: string[] };
+  /** While `waiting` out a retry delay or a rate limit: when the next attempt starts. */
+  retryAt?: string;
   /** Workspace-relative path of a kept worktree. */
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
@@ -44,7 +49,8 @@ export interface RunRecord {
   reason?: 'budget';
   /** What the run's agents reported spending (the sum of its steps'). */
   costUsd?: number;
-  host: { pid: number; hostname: string };
+  /** The process that runs it; `procStart` (Linux) tells a reused pid apart. */
+  host: { pid: number; hostname: string; procStart?: string };
   /** The plan as it ran. */
   graph: GraphSnapshot;
   steps: Record<string, StepRecord>;
@@ -69,11 +75,6 @@ export interface RunPaths {
 
 /** The file operations the store uses; injectable so tests can count or fail them. */
 export type StoreFs = Pick<typeof fsp, 'mkdir' | 'readFile' | 'writeFile' | 'rename' | 'unlink' | 'readdir' | 'stat'>;
-
-/** This process as a run's host, as `markInterrupted` compares it. */
-export function currentHost(): { pid: number; hostname: string } {
-  return { pid: process.pid, hostname: hostname() };
-}
 
 // Enough shape to trust a record from disk (hand edits, older versions, half-copied folders);
 // loose objects, so fields added later survive a load and save.
@@ -111,19 +112,18 @@ interface Lane { next?: RunRecord; waiters: Waiter[]; done: Promise<void>; wake?
 const MIN_WRITE_INTERVAL_MS = 100;
 
 export class RunStore {
-  private readonly braidDir: string;
   private readonly runsDir: string;
   private readonly lanes = new Map<string, Lane>();
   private failure: unknown;
   private tmpSeq = 0;
   private flushing = 0;
-  /** When each run's record was last written (Date.now()), for MIN_WRITE_INTERVAL_MS. */
+  /** When each run's record was last written (the clock's now), for MIN_WRITE_INTERVAL_MS. */
   private readonly lastWrite = new Map<string, number>();
 
-  constructor(readonly root: string, private readonly fs: StoreFs = fsp) {
+  /** `clock`: when writes are spaced and what a run found interrupted is stamped with (tests pass a simulated one). */
+  constructor(readonly root: string, private readonly fs: StoreFs = fsp, private readonly clock: Clock = realClock) {
     if (!isAbsolute(root)) throw new Error(`RunStore needs an absolute workspace root, got ${JSON.stringify(root)}`);
-    this.braidDir = join(root, '.braid');
-    this.runsDir = join(this.braidDir, 'runs');
+    this.runsDir = runsDir(root);
   }
 
   /** A sortable, practically unique id: UTC `YYYYMMDD-HHMMSS-` and 4 random hex digits. */
@@ -149,7 +149,7 @@ export class RunStore {
       log: (id) => join(logsDir, `${step(id)}.log`),
       rawLog: (id) => join(logsDir, `${step(id)}.jsonl`),
       output: (id) => join(outputsDir, step(id)),
-      worktree: (id) => join(this.braidDir, 'worktrees', runId, step(id)),
+      worktree: (id) => join(worktreesDir(this.root, runId), step(id)),
     };
   }
 
@@ -158,7 +158,7 @@ export class RunStore {
     const p = this.paths(record.id);
     await this.fs.mkdir(this.runsDir, { recursive: true });
     try {
-      await this.fs.writeFile(join(this.braidDir, '.gitignore'), '*\n', { flag: 'wx' });
+      await this.fs.writeFile(braidGitignore(this.root), '*\n', { flag: 'wx' });
     } catch (e) {
       if (code(e) !== 'EEXIST') throw e;
     }
@@ -249,9 +249,9 @@ export class RunStore {
     const here = hostname();
     const marked: string[] = [];
     for (const rec of await this.loadAll()) {
-      if (rec.status !== 'running' || rec.host.hostname !== here || isAlive(rec.host.pid)) continue;
+      if (rec.status !== 'running' || rec.host.hostname !== here || pidAlive(rec.host.pid, rec.host.procStart)) continue;
       // run.json's mtime is the last moment the host was known alive: the best end time there is.
-      const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date().toISOString());
+      const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date(this.clock.now()).toISOString());
       rec.status = 'interrupted';
       rec.endedAt = lastSeen;
       for (const step of Object.values(rec.steps)) {
@@ -259,7 +259,7 @@ export class RunStore {
         step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
         step.status = 'interrupted';
         step.endedAt = lastSeen;
-        delete step.waitingFor;
+        delete step.waitingFor; delete step.retryAt;
       }
       await this.save(rec);
       marked.push(rec.id);
@@ -307,19 +307,18 @@ export class RunStore {
     const file = this.paths(runId).runJson;
     while (lane.next) {
       const last = this.lastWrite.get(runId);
-      const wait = last === undefined || this.flushing > 0 ? 0 : last + MIN_WRITE_INTERVAL_MS - Date.now();
+      const wait = last === undefined || this.flushing > 0 ? 0 : last + MIN_WRITE_INTERVAL_MS - this.clock.now();
       if (wait > 0) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          lane.wake = () => { clearTimeout(timer); resolve(); };
-        });
+        const cut = new AbortController();
+        lane.wake = () => cut.abort();
+        await this.clock.sleep(wait, cut.signal).catch(() => {}); // woken early: flush
         lane.wake = undefined;
       }
       const record = lane.next;
       const waiters = lane.waiters;
       lane.next = undefined;
       lane.waiters = [];
-      this.lastWrite.set(runId, Date.now());
+      this.lastWrite.set(runId, this.clock.now());
       try {
         await this.writeAtomic(file, JSON.stringify(record, null, 2) + '\n');
         for (const w of waiters) w.resolve();
@@ -402,16 +401,6 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Whether a pid is a live process here; EPERM means it exists under another user. */
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return code(e) === 'EPERM';
-  }
-}
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const code = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;

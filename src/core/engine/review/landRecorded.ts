@@ -3,6 +3,7 @@
 // back out). Each is a merge-back of the recorded change commit, under the step's path locks
 // (`.braid/locks`, shared with every other run), all or nothing. `revertChange` serves live runs too.
 import { hostname } from 'node:os';
+import { pidAlive } from '../../exec/pidAlive';
 import { mergeBack } from '../isolation/mergeBack';
 import { recoverInterruptedMerges } from '../isolation/applyChanges';
 import { hasCommit, type ChangeRecord } from '../isolation/changeRecord';
@@ -106,11 +107,5 @@ function setEnd(step: StepRecord, status: StepRecord['status'], endedAt: string,
 
 /** Whether the run's own process is alive on this host (then it must carry the request out). */
 export function runIsLive(rec: RunRecord): boolean {
-  if (rec.status !== 'running' || rec.host.hostname !== hostname()) return false;
-  try {
-    process.kill(rec.host.pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return rec.status === 'running' && rec.host.hostname === hostname() && pidAlive(rec.host.pid, rec.host.procStart);
 }

@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { gitBuffer } from '../../exec/git';
 import type { ChangeRecord } from '../isolation/changeRecord';
 import { ensureBraidDir } from '../isolation/worktreeSetup';
+import { tmpDir } from '../records/braidLayout';
 
 export interface HandMerge {
   /** Written with conflict markers; `before`: a copy of what the workspace held. */
@@ -29,9 +30,9 @@ async function readOrUndefined(file: string): Promise<Buffer | undefined> {
 /** Writes the change into the workspace file by file, conflicts as markers (see the file comment). */
 export async function writeConflictMarkers(root: string, stepId: string, change: ChangeRecord): Promise<HandMerge> {
   await ensureBraidDir(root);
-  await mkdir(join(root, '.braid', 'tmp'), { recursive: true });
-  const keep = await mkdtemp(join(root, '.braid', 'tmp', `resolve-${stepId}-`));
-  const scratch = await mkdtemp(join(root, '.braid', 'tmp', 'merge-file-'));
+  await mkdir(tmpDir(root), { recursive: true });
+  const keep = await mkdtemp(join(tmpDir(root), `resolve-${stepId}-`));
+  const scratch = await mkdtemp(join(tmpDir(root), 'merge-file-'));
   const out: HandMerge = { conflicted: [], merged: [], skipped: [] };
   try {
     for (const [i, f] of change.files.entries()) {

@@ -10,7 +10,7 @@
 // Scheduler still decides everything live.
 import { lockConflict } from '../../paths/overlap';
 import type { Graph, GraphStep } from '../../plan/types';
-import { criticalPaths } from './priority';
+import { criticalPaths } from '../../plan/graph';
 
 export interface LockRankInput {
   readonly graph: Graph;

@@ -2,7 +2,6 @@
 // pool and its locks are free; among ready steps the longest remaining critical path goes first
 // (when locks contend, the order of a simulated schedule that beats it: lockAwareRanks).
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
-import PQueue from 'p-queue';
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import { foldProgress, foldUsage } from '../steps/agentProgress';
@@ -15,7 +14,8 @@ import { formatUsd } from '../../format';
 import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
-import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
+import { criticalPaths } from '../../plan/graph';
+import { DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
@@ -27,9 +27,6 @@ import { TERMINAL } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
 export const DEFAULT_CONCURRENCY = 4;
-
-export { DEFAULT_MAX_RATE_LIMIT_REQUEUES } from './retry';
-export type { StepState } from './stepState';
 
 export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
 
@@ -101,7 +98,6 @@ export class Scheduler {
   private readonly statuses = new FieldView(this.states, (s) => s.status);
   private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
   private readonly poolUse = new Map<string, number>();
-  private readonly queue: PQueue;
   private readonly clock: Clock;
   private readonly batcher: OutputBatcher;
   private readonly progress: ChangeBatcher;
@@ -130,7 +126,6 @@ export class Scheduler {
     this.g = o.graph;
     this.cap = o.concurrency ?? o.graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
     if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
-    this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
     this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
@@ -192,6 +187,26 @@ export class Scheduler {
     if (this.waits.abort(id, 'canceled')) return;
     this.ready.remove(id);
     this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
+  }
+
+  /**
+   * A running step waits for a lock after it started (a worktree step's merge-back), or got it
+   * (`wait` undefined). It stays `running`; its state notes the wait while it lasts, and a `lock`
+   * event announces each new holder, as for a step held before its start.
+   */
+  lockWait(id: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void {
+    const st = this.states.get(id);
+    if (!st || st.status !== 'running') return;
+    if (wait === undefined) {
+      if (st.waitingFor === undefined) return;
+      delete st.waitingFor;
+      this.changed(st);
+      return;
+    }
+    if (st.waitingFor?.holder === wait.holder) return;
+    st.waitingFor = { holder: wait.holder, paths: [...wait.paths] };
+    this.changed(st);
+    this.emit({ type: 'lock', id, waitingFor: wait.holder, paths: [...wait.paths] });
   }
 
   /** Cancels the run: running steps are killed, the rest end `canceled`; steps in `review` stay there. */
@@ -329,8 +344,9 @@ export class Scheduler {
     if ('retryAt' in st) delete st.retryAt; if ('activity' in st) delete st.activity; if ('turns' in st) delete st.turns;
     if ('inputTokens' in st) delete st.inputTokens; if ('outputTokens' in st) delete st.outputTokens;
     this.changed(st);
-    // The step's id as p-queue's task id (one step has at most one attempt queued) spares it a BigInt count.
-    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)!, id: step.id }).then(
+    // Slots are counted by `running` and ready steps ordered by ReadyList: the attempt starts now
+    // (a runner that throws at once fails the attempt as one that rejects does).
+    void new Promise<AttemptResult>((resolve) => resolve(this.o.runner.execute(ctx))).then(
       (r) => this.attemptEnded(step, r, ctl, release),
       (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,

@@ -1,5 +1,5 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { agentFamily } from '../../agents/presets';
 import { detectRateLimit } from '../../agents/rateLimit';
@@ -19,7 +19,8 @@ const OUTPUT_MAX = 64 * 1024;
 
 export interface ExecutorPaths {
   log(stepId: string): string;
-  output(stepId: string): string;
+  /** Stores a succeeded step's output, atomically (a dependent or `braid` never reads half of it): RunStore.writeOutput. */
+  writeOutput(stepId: string, text: string): Promise<void>;
   /** Where a structured agent's raw event stream goes (JSON lines); without it, it is not kept. */
   rawLog?(stepId: string): string;
 }
@@ -55,7 +56,7 @@ export interface ExecutorOptions {
 }
 
 export class StepExecutor implements StepRunner {
-  // One mkdir a directory a run, not one a step: every step's log and output share a few.
+  // One mkdir a directory a run, not one a step: every step's log shares a few.
   private readonly dirs = new DirMaker();
   // The engine's environment, read once: process.env is a slow accessor object, copied for every step.
   private readonly baseEnv: Readonly<Record<string, string | undefined>>;
@@ -161,9 +162,7 @@ export class StepExecutor implements StepRunner {
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
-    const outPath = this.o.paths.output(step.id);
-    await this.dirs.ensure(dirname(outPath));
-    await writeFile(outPath, output);
+    await this.o.paths.writeOutput(step.id, output);
     return { ...base, status: 'succeeded', output };
   }
 

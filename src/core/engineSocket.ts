@@ -1,10 +1,11 @@
-// Where a workspace's engine listens. The extension and the engine compute it the same way from the
-// same inputs, so finding the engine needs no file to read and no port to agree on.
+// Where a workspace's engine listens, and the checks on its folder. The extension and the engine
+// compute it the same way from the same inputs (the protocol they speak among them), so finding
+// the engine needs no file to read and no port to agree on. In the core, not src/protocol: it
+// reads the file system.
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROTOCOL_VERSION } from './engine';
 
 // sun_path is 108 bytes on Linux and 104 on macOS, including the terminating NUL.
 const MAX_SOCKET_PATH_BYTES = 103;
@@ -16,6 +17,8 @@ export interface SocketPathInputs {
   readonly tmpdir: string;
   /** The user's id: the temp-folder fallback is a folder of this user's own, `braid-<uid>`. */
   readonly uid?: number | undefined;
+  /** The engine protocol's version (src/protocol/engine.ts). */
+  readonly protocol: number;
 }
 
 /** The socket (POSIX) or named pipe (Windows) of the engine for `realWorkspace` (already realpath'd). */
@@ -25,8 +28,8 @@ export function engineSocketPath(realWorkspace: string, inputs: SocketPathInputs
   const hash = createHash('sha1').update(key).digest('hex').slice(0, 16);
   // The protocol version is in the name: after an update, a window starts an engine that speaks
   // its protocol beside an older one still finishing its runs (the lock files keep them apart).
-  if (inputs.platform === 'win32') return `\\\\.\\pipe\\braid-${hash}-v${PROTOCOL_VERSION}`;
-  const name = `braid-${hash}-v${PROTOCOL_VERSION}.sock`;
+  if (inputs.platform === 'win32') return `\\\\.\\pipe\\braid-${hash}-v${inputs.protocol}`;
+  const name = `braid-${hash}-v${inputs.protocol}.sock`;
   // The temp folder is shared by every user: the socket goes in a folder of this user's own, which
   // the engine creates 0700 and both ends check (ensurePrivateDir), so no one else can connect.
   const own = `braid-${inputs.uid ?? 'user'}`;
@@ -40,10 +43,10 @@ export function engineSocketPath(realWorkspace: string, inputs: SocketPathInputs
 }
 
 /** The engine's socket for a workspace folder, as this process's environment places it. */
-export function engineSocketPathFor(workspace: string, env: NodeJS.ProcessEnv = process.env): string {
+export function engineSocketPathFor(workspace: string, protocol: number, env: NodeJS.ProcessEnv = process.env): string {
   // A runtime dir named but missing (su, some containers) would make listen fail: both ends skip it.
   const runtimeDir = env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : undefined;
-  return engineSocketPath(realWorkspace(workspace), { platform: process.platform, runtimeDir, tmpdir: tmpdir(), uid: process.getuid?.() });
+  return engineSocketPath(realWorkspace(workspace), { platform: process.platform, runtimeDir, tmpdir: tmpdir(), uid: process.getuid?.(), protocol });
 }
 
 /** The workspace folder as the engine keys it: its real path (symlinks resolved), or as given when missing. */

@@ -1,0 +1,152 @@
+// The views' model of a run, and the two ways it changes: made from a run's record (recent runs,
+// a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
+// the record's own fields, so a view shows the same thing live and after a reload. Pure: no
+// `vscode`, tested in plain mocha.
+import type { EngineEvent } from '../core/engine/types';
+import type { RunRecord } from '../core/engine/records/runStore';
+import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
+
+export interface StepView {
+  readonly id: string;
+  readonly name: string;
+  status: StepStatus;
+  attempt: number;
+  startedAt?: number;
+  endedAt?: number;
+  durationMs?: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  /** The record's code (`exit`, `timeout`, …) and sentence; status.ts's `endSentence` reads them. */
+  reason?: ReasonCode;
+  message?: string;
+  /** While it waits for a lock: a `waiting` step before it starts, or a `running` worktree step before its merge-back. */
+  waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
+  /** The running attempt's last line of output or agent activity. */
+  lastLine?: string;
+  /** A running agent's last readable line (its words or a tool call). */
+  activity?: string;
+  worktree?: string;
+  /** What its agent reported: cost so far in this run, and the session it can resume. */
+  costUsd?: number;
+  sessionId?: string;
+  /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
+  retryAt?: number;
+}
+
+export interface RunView {
+  readonly id: string;
+  readonly workspace: string;
+  readonly planFile: string;
+  readonly planName: string;
+  status: RunStatus;
+  readonly createdAt: number;
+  endedAt?: number;
+  readonly order: readonly string[];
+  readonly steps: Map<string, StepView>;
+  /** The run's agents' spending so far, when any reported a cost. */
+  costUsd?: number;
+  /** Set while the run is held at its budget, until a decision. */
+  budget?: { readonly spentUsd: number; readonly budgetUsd: number };
+}
+
+export function isActive(run: RunView): boolean {
+  return run.status === 'running';
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+
+/** The last non-blank line of an output chunk, without colours, short enough for a tree row. */
+export function lastLineOf(text: string): string | undefined {
+  const lines = text.replace(ANSI, '').split(/\r?\n|\r/);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = lines[i]!.trim();
+    if (line) return line.length > 120 ? `${line.slice(0, 119)}…` : line;
+  }
+  return undefined;
+}
+
+/** A run's record as the views' model. */
+export function viewOf(record: RunRecord): RunView {
+  const names = new Map(record.graph.steps.map((s) => [s.id, s.name] as const));
+  const order = record.graph.steps.map((s) => s.id);
+  const steps = new Map<string, StepView>();
+  for (const id of order) {
+    const r = record.steps[id];
+    const started = r?.startedAt ? Date.parse(r.startedAt) : undefined;
+    const ended = r?.endedAt ? Date.parse(r.endedAt) : undefined;
+    steps.set(id, {
+      id, name: names.get(id) ?? id, status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
+      ...(started !== undefined ? { startedAt: started } : {}),
+      ...(ended !== undefined ? { endedAt: ended } : {}),
+      ...(r?.durationMs !== undefined ? { durationMs: r.durationMs } : {}),
+      ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
+      ...(r?.signal !== undefined ? { signal: r.signal } : {}),
+      ...(r?.reason ? { reason: r.reason } : {}),
+      ...(r?.message ? { message: r.message } : {}),
+      ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
+      ...(r?.worktree ? { worktree: r.worktree } : {}),
+      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+      ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
+      ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
+    });
+  }
+  const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
+  return {
+    id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
+    status: record.status, createdAt: Date.parse(record.createdAt),
+    ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
+    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+  };
+}
+
+/** The events about one step. */
+export type StepEvent = Extract<EngineEvent, { type: 'step' | 'agent' | 'output' | 'lock' }>;
+
+/**
+ * What one step event changes in a step's view. A `step` event carries the step's record fields
+ * as they are now: absent means cleared. `lock` events change nothing here (the `step` event
+ * before each one carries `waitingFor`); they are for the CLI's lines.
+ */
+export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
+  switch (e.type) {
+    case 'step': {
+      // A new attempt, not another report of the running one (a merge-back's lock wait and grant).
+      const starts = e.status === 'running' && (step.status !== 'running' || e.attempt !== step.attempt);
+      step.status = e.status;
+      step.attempt = Math.max(step.attempt, e.attempt);
+      if (starts) { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.lastLine; delete step.activity; }
+      set(step, 'exitCode', e.exitCode);
+      set(step, 'signal', e.signal);
+      set(step, 'reason', e.reason);
+      set(step, 'message', e.message);
+      set(step, 'waitingFor', e.waitingFor);
+      set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
+      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (TERMINAL.has(e.status)) {
+        step.endedAt = at;
+        if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
+        delete step.activity;
+      }
+      return;
+    }
+    case 'lock':
+      return;
+    case 'agent':
+      if (e.sessionId) step.sessionId = e.sessionId;
+      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (e.activity) {
+        step.activity = e.activity;
+        step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
+      }
+      return;
+    case 'output': {
+      const line = lastLineOf(e.text);
+      if (line) step.lastLine = line;
+    }
+  }
+}
+
+function set<K extends keyof StepView>(step: StepView, key: K, value: StepView[K] | undefined): void {
+  if (value === undefined) delete step[key]; else step[key] = value;
+}

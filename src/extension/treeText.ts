@@ -1,0 +1,52 @@
+// How a run and its steps read in the Runs tree (and the pickers and status bar that reuse it):
+// projections of the runs model, pure, so they are table-tested in plain mocha.
+import { clockTime } from '../core/engine/scheduling/retry';
+import { formatDuration, formatUsd } from '../core/format';
+import { endSentence } from '../core/status';
+import { isActive, type RunView, type StepView } from './runView';
+
+/** "3/10 ▶2" — done of total, and how many are running. */
+export function runProgress(run: RunView): string {
+  let done = 0;
+  let running = 0;
+  for (const s of run.steps.values()) {
+    if (s.status === 'running') running++;
+    else if (s.status !== 'pending' && s.status !== 'waiting') done++;
+  }
+  return `${done}/${run.steps.size}${running ? ` ▶${running}` : ''}`;
+}
+
+/** A run's row: progress, status and time, cost, a held budget. */
+export function runDescription(run: RunView, now = Date.now()): string {
+  const active = isActive(run);
+  const took = formatDuration((run.endedAt ?? now) - run.createdAt);
+  const cost = run.costUsd !== undefined ? ` · ${formatUsd(run.costUsd)}` : '';
+  const held = run.budget ? ` · budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
+  return `${runProgress(run)} · ${active ? took : `${run.status} ${took}`}${cost}${held}`;
+}
+
+/** What a step waits for, while it waits for a lock: before it starts, or (a worktree step) before its merge-back. */
+export function lockNote(step: StepView): string | undefined {
+  return step.waitingFor ? `waiting for ${step.waitingFor.holder}: ${step.waitingFor.paths.join(', ')}` : undefined;
+}
+
+/** A step's row: a lock wait or retry time, elapsed time, attempt, cost, then its last line or how it ended. */
+export function stepDescription(step: StepView, now = Date.now()): string {
+  const parts: string[] = [];
+  const lock = lockNote(step);
+  if (lock) parts.push(lock);
+  if (step.status === 'waiting' && step.retryAt !== undefined) {
+    const at = clockTime(step.retryAt);
+    parts.push(step.reason === 'rate-limited' ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
+  }
+  if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
+  else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
+  if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
+  if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
+  if (step.status === 'running') { if (step.lastLine) parts.push(step.lastLine); }
+  else if (step.status !== 'succeeded' && step.status !== 'waiting') {
+    const end = endSentence(step);
+    if (end) parts.push(end);
+  }
+  return parts.join(' · ');
+}
