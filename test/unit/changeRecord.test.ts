@@ -80,7 +80,9 @@ describe('change record', function () {
 
   it('a retry keeps the replaced attempt’s change in its attempt record and ref', async () => {
     const r = repo({ 'f.txt': 'one\n' });
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step\\n" > f.txt && sleep 0.3']);
+    // Each attempt writes its own content ($$, its shell's pid): two attempts in one second would
+    // otherwise make the very same commit.
+    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step %s\\n" $$ > f.txt && sleep 0.3']);
     const first = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n'); } });
     assert.equal(first.record.steps.s!.status, 'conflict');
     const firstChange = first.record.steps.s!.changes!;
