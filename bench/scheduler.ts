@@ -34,7 +34,7 @@ export function randomDag(n: number, seed: number, o: DagOptions = {}): { graph:
   ids.forEach((id, i) => steps.set(id, {
     id, name: id, kind: 'run', run: o.run?.(id, dur.get(id)!) ?? 'true', needs: needs[i]!, dependents: dependents[i]!, env: {},
     writes: o.writes?.(id, r) ?? [], reads: [],
-    isolation: 'shared', copy: [], symlink: [], sparse: [], retries: 0, retryDelayMs: 0, continueOnError: false, if: 'success',
+    isolation: 'shared', copy: [], symlink: [], sparse: [], retries: 0, retryDelayMs: 0, continueOnError: false, review: false, if: 'success',
     range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, depth: 1,
   }));
   return { graph: { plan: { file: 'bench', name: 'bench', version: 1, env: {}, pools: {} }, agents: {}, steps, order: ids }, dur };

@@ -1,7 +1,7 @@
 // Part 5: worktree set-up and merge-back on generated repositories (real git, temp dirs):
 // Braid's createWorktree (full and sparse) against a plain `git worktree add` and a full copy of
-// the tracked files (`cp -r`); then commitWorktree + mergeBack of a 10-file change against
-// `git diff | git apply`. Fewer repetitions at 10,000 files keep it within a minute or so.
+// the tracked files (`cp -r`); then commitWorktree + the change record + mergeBack of a 10-file
+// change against `git diff | git apply`. Fewer repetitions at 10,000 files keep it within a minute or so.
 import { execFile } from 'node:child_process';
 import { appendFile, mkdir, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { mkdtemp } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, gitOk } from '../src/core/exec/git';
 import { mergeBack } from '../src/core/engine/isolation/mergeBack';
+import { changedFiles, dropChangeRefs, recordChange, type ChangedFile } from '../src/core/engine/isolation/changeRecord';
 import { commitWorktree, createWorktree, removeWorktree, snapshotBase } from '../src/core/engine/isolation/worktree';
 import { envInt, envList, fixed, goal, median, ms, table, timed } from './stats';
 
@@ -34,7 +35,7 @@ async function makeRepo(files: number): Promise<{ root: string; head: string }> 
   return { root, head: (await gitOk(['rev-parse', 'HEAD'], { cwd: root })).trim() };
 }
 
-interface Sample { snapshot: number; plain: number; copy: number; full: number; sparseAfterFull: number; commit: number; merge: number; apply: number }
+interface Sample { snapshot: number; plain: number; copy: number; full: number; sparseAfterFull: number; commit: number; record: number; summary: number; merge: number; apply: number }
 
 async function once(root: string, head: string, i: number): Promise<Sample> {
   const scratch = join(root, '.braid', 'bench');
@@ -67,7 +68,15 @@ async function once(root: string, head: string, i: number): Promise<Sample> {
   for (let f = 0; f < 10; f++) await appendFile(join(w.path, `d${String(f * 7).padStart(3, '0')}`, 'f0.ts'), `// change ${i}\n`);
   await writeFile(join(w.path, 'd001', `new${i}.ts`), 'export const fresh = true;\n');
   let sha = '';
-  const commit = await timed(async () => { sha = (await commitWorktree({ worktree: w.path, message: 'bench' })).sha; });
+  let files: ChangedFile[] = [];
+  const commit = await timed(async () => { const c = await commitWorktree({ worktree: w.path, message: 'bench', summary: true }); sha = c.sha; files = c.files!; });
+  // The change record every worktree step keeps: its refs (recordChange, given the files), and its
+  // files, which commitWorktree now reads with line counts in the diff it ran before by name only:
+  // what that costs more is the numstat diff less the name-only one, each timed here on its own.
+  const record = await timed(() => recordChange({ root, runId: 'bench', stepId: `full${i}`, base: head, commit: sha, files }));
+  const numstat = await timed(() => changedFiles(w.path, head, sha));
+  const nameOnly = await timed(() => gitOk(['diff', '--name-only', '-z', '--no-renames', head, sha], { cwd: w.path }));
+  const summary = numstat - nameOnly;
   const merge = await timed(async () => {
     const r = await mergeBack({ root, base: head, result: sha, writes: ['**'] });
     if (!r.ok) throw new Error(r.message);
@@ -78,7 +87,8 @@ async function once(root: string, head: string, i: number): Promise<Sample> {
   await gitOk(['checkout', '-q', '--', '.'], { cwd: root });
   await gitOk(['clean', '-fdq'], { cwd: root });
   await removeWorktree({ root, path: w.path, branch: w.branch });
-  return { snapshot, plain, copy, full, sparseAfterFull, commit, merge, apply };
+  await dropChangeRefs(root, 'bench');
+  return { snapshot, plain, copy, full, sparseAfterFull, commit, record, summary, merge, apply };
 }
 
 /**
@@ -132,7 +142,11 @@ export async function benchWorktrees(): Promise<void> {
         goal(`${fixed(m('full') / m('copy'), 2)}×`, m('full') <= 1.2 * m('copy'), '≤ 1.2× copy'),
         goal(ms(sparse), sparse <= 30, '≤ 30 ms'), ms(median(series.git)), ms(m('sparseAfterFull')), ms(m('snapshot')),
       ]);
-      mergeRows.push([files.toLocaleString('en-US'), ms(m('commit')), ms(m('merge')), ms(m('commit') + m('merge')), ms(m('apply'))]);
+      const share = median(s.map((x) => (x.record + Math.max(0, x.summary)) / x.merge));
+      mergeRows.push([
+        files.toLocaleString('en-US'), ms(m('commit')), ms(m('merge')), ms(m('record')), ms(m('summary')),
+        goal(`${fixed(100 * share, 1)} %`, share <= 0.1, '≤ 10 % of mergeBack'), ms(m('commit') + m('record') + m('merge')), ms(m('apply')),
+      ]);
     } finally {
       await git(['worktree', 'prune'], { cwd: root });
       await rm(root, { recursive: true, force: true });
@@ -146,6 +160,9 @@ export async function benchWorktrees(): Promise<void> {
   console.log('the same set-up as git\'s own commands (worktree add --no-checkout, the cone file, read-tree); "after a full one" is each');
   console.log('round\'s sparse set-up right after its full checkout, while the disk still writes that back.\n');
   table(['files', 'runs', 'git worktree add', 'cp -r', 'braid full', 'full ÷ copy', 'braid sparse', 'bare git sparse', 'sparse after a full one', 'snapshot'], rows);
-  console.log('\nMerge-back of a change to 10 files plus one new file (workspace clean), against `git diff | git apply`:\n');
-  table(['files', 'commitWorktree', 'mergeBack', 'together', 'git diff \\| git apply'], mergeRows);
+  console.log('\nMerge-back of a change to 10 files plus one new file (workspace clean), against `git diff | git apply`;');
+  console.log('the change record kept for every step is "refs" (recordChange: its two refs written, given its files) and "files"');
+  console.log('(what commitWorktree\'s diff costs more now that it reads line counts and renames: a numstat diff less a name-only');
+  console.log('one); "share" is the median over the runs of (refs + files) ÷ mergeBack, the merge-back it precedes:\n');
+  table(['files', 'commitWorktree', 'mergeBack', 'refs', 'files', 'share', 'together', 'git diff \\| git apply'], mergeRows);
 }

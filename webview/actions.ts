@@ -2,13 +2,18 @@
 // refuse (retrying a running step, cancelling a finished one). No DOM: unit-tested in Node.
 import { activeStatuses as ACTIVE, retryableStatuses as RETRYABLE, type StepStatus, type WebviewAction } from '../src/protocol/webview';
 
+/** A step in `review` holds its run open (its dependents wait for the decision). */
+const RUN_OPEN: ReadonlySet<StepStatus> = new Set<StepStatus>([...ACTIVE, 'review']);
+
 /** Buttons for the selected step, in display order (a failed branch can be retried while others run). */
 export function stepActions(status: StepStatus, runActive: boolean): WebviewAction[] {
   const out: WebviewAction[] = [];
+  if (status === 'review') return ['review-changes', 'approve', 'reject'];
   if (RETRYABLE.has(status)) out.push('retry');
   if (!ACTIVE.has(status) && !runActive) out.push('run-from');
   if (ACTIVE.has(status)) out.push('cancel');
-  if (status === 'conflict') out.push('open-worktree');
+  if (status === 'conflict') out.push('merge-again', 'open-worktree');
+  if (status === 'conflict' || status === 'succeeded') out.push('review-changes');
   return out;
 }
 
@@ -17,7 +22,7 @@ export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): Web
   let active = false;
   let retryable = false;
   for (const s of statuses) {
-    if (ACTIVE.has(s)) active = true;
+    if (RUN_OPEN.has(s)) active = true;
     if (RETRYABLE.has(s)) retryable = true;
   }
   const out: WebviewAction[] = [];
@@ -29,7 +34,7 @@ export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): Web
 
 /** Whether any step is still running or waiting (a run is in progress). */
 export function isRunActive(statuses: Iterable<StepStatus>): boolean {
-  for (const s of statuses) if (ACTIVE.has(s)) return true;
+  for (const s of statuses) if (RUN_OPEN.has(s)) return true;
   return false;
 }
 
@@ -39,6 +44,10 @@ export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
   'run-from': 'Run from here',
   cancel: 'Cancel',
   'open-worktree': 'Open worktree',
+  'review-changes': 'Review changes',
+  approve: 'Approve',
+  reject: 'Reject',
+  'merge-again': 'Merge again',
   'retry-failed': 'Retry all failed',
   'cancel-run': 'Cancel run',
 };

@@ -9,6 +9,7 @@ import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
 import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduling/scheduler';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
+import { reviewSteps } from '../core/engine/review/reviewSteps';
 import type { Diagnostic } from '../core/plan/types';
 import {
   PROTOCOL_VERSION, encodeMessage, parseClientMessage,
@@ -205,6 +206,11 @@ export class EngineHost {
         this.o.log(`cancel step ${m.stepId} of ${m.runId}`);
         scheduler.cancelStep(m.stepId);
         return conn.reply(m.id, 'cancelStep', {});
+      }
+      case 'review': {
+        this.o.log(`${m.action} ${m.steps.join(' ')} of ${m.runId}`);
+        const r = await reviewSteps(this.o.workspace, m.runId, { action: m.action, steps: m.steps, ...(m.reason !== undefined ? { reason: m.reason } : {}) });
+        return r.ok ? conn.reply(m.id, 'review', { results: r.results }) : conn.fail(m.id, r.message);
       }
       case 'listRuns': {
         await this.store.markInterrupted();

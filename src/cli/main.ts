@@ -1,4 +1,5 @@
-// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, plan, export.
+// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, plan, export, and
+// the review commands (diff, approve, reject, revert, merge).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
+import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
 import { serve } from './serve';
 import { HumanView } from './view';
 import { WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
@@ -40,8 +42,8 @@ usage:
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
   braid logs RUN-ID STEP                       a step's log, every attempt
-  braid clean RUN-ID                           remove a run's kept worktrees and branches
-${PLAN_HELP}${EXPORT_HELP}
+  braid clean RUN-ID                           remove a run's kept worktrees, branches and recorded changes
+${REVIEW_HELP}${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
@@ -214,6 +216,10 @@ async function clean(args: string[]): Promise<number> {
   return 0;
 }
 
+function reviewIo(): ReviewIo {
+  return { out, err, color: process.stdout.isTTY === true && !process.env.NO_COLOR };
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -230,6 +236,8 @@ export async function main(argv: string[]): Promise<number> {
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve': return await serve(rest);
       case 'clean': return await clean(rest);
+      case 'diff': return await diffCommand(rest, reviewIo());
+      case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo());
       case 'plan': return await planCommand(rest);
       case 'export': return await exportCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
@@ -237,7 +245,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof WorkspaceError) { err(`braid: ${e.message}\n`); return 2; }
-    if (e instanceof Usage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof Usage || e instanceof ReviewUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }

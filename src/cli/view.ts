@@ -62,6 +62,9 @@ export class HumanView {
     const why = endSentence(e);
     if (e.status === 'waiting' && why === undefined) return;
     this.live.delete(e.id);
+    if (e.status === 'review') {
+      return this.print(`${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`);
+    }
     this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why !== undefined ? ` · ${why}` : ''}`);
   }
 

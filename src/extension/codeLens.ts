@@ -1,5 +1,6 @@
 // Lenses on plan files: "Run plan · Show graph · Validate" above the plan, "Run step · Run from
-// here" above each step and, once it has run, its last status and duration with "Retry · Log".
+// here" above each step and, once it has run, its last status and duration with "Retry · Log"
+// ("Review changes", and "Approve · Reject" while its change waits for review).
 // They are computed from the editor's text, so they follow edits as the user types.
 import * as vscode from 'vscode';
 import type { GraphStep } from '../core/plan/types';
@@ -69,8 +70,18 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
       const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
-      if (RETRYABLE.has(worst.status)) {
+      if (worst.status === 'review') {
+        lenses.push(
+          new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)),
+          new vscode.CodeLens(range, asCommand(Command.approveStep, 'Approve', last.id, worst.id)),
+          new vscode.CodeLens(range, asCommand(Command.rejectStep, 'Reject', last.id, worst.id)),
+        );
+      } else if (RETRYABLE.has(worst.status)) {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', last.id, worst.id)));
+      }
+      // Only a worktree step's change is recorded.
+      if ((worst.status === 'succeeded' || worst.status === 'conflict') && first.isolation === 'worktree') {
+        lenses.push(new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)));
       }
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', last.id, worst.id)));
     }

@@ -37,6 +37,16 @@ export const Command = {
   stopRun: 'braid.stopRun',
   /** Writes .github/workflows/braid-<plan>.yml and opens it; resolves with its uri. */
   exportGithubActions: 'braid.exportGithubActions',
+  /** A step's recorded change in the multi-file diff editor; a run's, every step's grouped by step. */
+  reviewChanges: 'braid.reviewChanges',
+  reviewRun: 'braid.reviewRun',
+  approveStep: 'braid.approveStep',
+  rejectStep: 'braid.rejectStep',
+  /** A `conflict` step's change merged again onto the workspace as it is now, without running it. */
+  mergeAgain: 'braid.mergeAgain',
+  revertStep: 'braid.revertStep',
+  /** The user's choice only: conflict markers written, resolved in the merge editor. */
+  resolveInMergeEditor: 'braid.resolveInMergeEditor',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -71,6 +81,13 @@ export interface CommandArgs {
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
   [Command.exportGithubActions]: [uri?: vscode.Uri];
+  [Command.reviewChanges]: [runId?: string | StepRef, stepId?: string];
+  [Command.reviewRun]: [runId?: string | RunRef];
+  [Command.approveStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.rejectStep]: [runId?: string | StepRef, stepId?: string, reason?: string];
+  [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
+  [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
+  [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
 }
 
 /** A code lens / tree item command object with typed arguments. */

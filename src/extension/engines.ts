@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engine/types';
 import { RunStore } from '../core/engine/records/runStore';
-import type { LiveRunRecord, RequestParams, RunEnded } from '../protocol/engine';
+import type { LiveRunRecord, RequestParams, ResultOf, RunEnded } from '../protocol/engine';
 import { connectEngine, type EngineClient } from './engineClient';
 import type { RunsModel } from './runsModel';
 
@@ -103,6 +103,11 @@ export class Engines implements vscode.Disposable {
 
   async cancelStep(runId: string, stepId: string): Promise<void> {
     await (await this.clientOfRun(runId)).request('cancelStep', { runId, stepId });
+  }
+
+  /** Approve, reject, merge again or revert steps of a run (ended or not): each step's outcome. */
+  async review(runId: string, params: Omit<RequestParams<'review'>, 'runId'>): Promise<ResultOf<'review'>['results']> {
+    return (await (await this.clientOfRun(runId)).request('review', { runId, ...params })).results;
   }
 
   private clientOfRun(runId: string): Promise<EngineClient> {

@@ -18,6 +18,8 @@ import { Plans } from './plans';
 import { paletteContext } from './paletteContext';
 import { RunCommands } from './runCommands';
 import { RETRYABLE } from '../core/status';
+import { ChangeDocuments, CHANGE_SCHEME } from './changeDocuments';
+import { ReviewCommands } from './reviewCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -83,6 +85,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
+  const reviewCommands = new ReviewCommands({ runs, engines });
+  sub(vscode.workspace.registerTextDocumentContentProvider(CHANGE_SCHEME, new ChangeDocuments()));
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
   const graphs = sub(new GraphPanels({ context, plans, runs, commands: runCommands, views: viewCommands }));
 
@@ -126,6 +130,13 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   };
   sub(runs.onDidChange(updateContext));
   updateContext();
+  register(Command.reviewChanges, (run, step) => reviewCommands.reviewChanges(run, step));
+  register(Command.reviewRun, (run) => reviewCommands.reviewRun(run));
+  register(Command.approveStep, (run, step) => reviewCommands.approve(run, step));
+  register(Command.rejectStep, (run, step, reason) => reviewCommands.reject(run, step, reason));
+  register(Command.mergeAgain, (run, step) => reviewCommands.mergeAgain(run, step));
+  register(Command.revertStep, (run, step) => reviewCommands.revert(run, step));
+  register(Command.resolveInMergeEditor, (run, step) => reviewCommands.resolveInMergeEditor(run, step));
 
   // The runs of this workspace from their records; one that says `running` means an engine to
   // reattach to. The engine, not this window, writes run.json: it marks runs whose engine died

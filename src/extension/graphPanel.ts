@@ -12,7 +12,7 @@ import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, Graph } from '../core/plan/types';
 import { MAX_PROBLEMS, parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
-import type { RunRef } from './commandIds';
+import { Command, type RunRef } from './commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
 import { pickPlan } from './pickers';
@@ -358,6 +358,11 @@ export class GraphPanel implements vscode.Disposable {
       case 'cancel': if (runId) await c.cancelStep(runId, msg.stepId!); return;
       case 'cancel-run': if (runId) await c.cancelRun(runId); return;
       case 'open-worktree': if (runId) await this.d.views.openWorktree(runId, msg.stepId!); return;
+      // The review commands, as the tree and the notification run them.
+      case 'review-changes': if (runId) await vscode.commands.executeCommand(Command.reviewChanges, runId, msg.stepId!); return;
+      case 'approve': if (runId) await vscode.commands.executeCommand(Command.approveStep, runId, msg.stepId!); return;
+      case 'reject': if (runId) await vscode.commands.executeCommand(Command.rejectStep, runId, msg.stepId!); return;
+      case 'merge-again': if (runId) await vscode.commands.executeCommand(Command.mergeAgain, runId, msg.stepId!); return;
     }
   }
 

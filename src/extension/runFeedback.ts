@@ -1,5 +1,6 @@
 // While runs are active: a status bar item ("Braid 3/10 ▶2"), a progress notification per run
-// with Cancel, and a notification when a run ends (failed steps get "Show Log" and "Retry").
+// with Cancel, a question when a step's change waits for review (Review Changes, Approve, Reject),
+// and a notification when a run ends (failed steps get "Show Log" and "Retry"; every run "Review Changes").
 import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
@@ -29,7 +30,31 @@ export class RunFeedback implements vscode.Disposable {
     this.sub = runs.onDidChange((run) => {
       this.update();
       if (run?.budget && !this.asking.has(run.id)) void this.askBudget(run.id, run.budget);
+      if (run) for (const s of run.steps.values()) if (s.status === 'review') void this.askReview(run.id, s.id);
     });
+  }
+
+  /** Steps whose review question was shown (once each time a step enters `review`). */
+  private readonly reviewing = new Set<string>();
+
+  /** A step's change waits for a decision: Review Changes, Approve or Reject from the notification. */
+  private async askReview(runId: string, stepId: string): Promise<void> {
+    const key = `${runId}/${stepId}`;
+    if (this.reviewing.has(key)) return;
+    this.reviewing.add(key);
+    try {
+      const name = this.runs.get(runId)?.planName ?? runId;
+      for (;;) {
+        const pick = await vscode.window.showInformationMessage(`Braid: ${stepId} of ${name} is done; its change waits for your review before it lands.`, 'Review Changes', 'Approve', 'Reject');
+        if (this.runs.get(runId)?.steps.get(stepId)?.status !== 'review') return;
+        if (pick === 'Approve') { await vscode.commands.executeCommand(Command.approveStep, runId, stepId); return; }
+        if (pick === 'Reject') { await vscode.commands.executeCommand(Command.rejectStep, runId, stepId); return; }
+        if (pick !== 'Review Changes') return; // dismissed: the tree and the graph still offer it
+        await vscode.commands.executeCommand(Command.reviewChanges, runId, stepId);
+      }
+    } finally {
+      if (this.runs.get(runId)?.steps.get(stepId)?.status !== 'review') this.reviewing.delete(key);
+    }
   }
 
   /** A run reached its max-cost-usd: no new step starts until the user says Continue or Stop. */
@@ -91,14 +116,16 @@ export class RunFeedback implements vscode.Disposable {
     const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatUsd(run.costUsd)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {
-      const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph');
-      if (pick) await vscode.commands.executeCommand(Command.showGraph, { runId: end.runId });
+      const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph', 'Review Changes');
+      if (pick === 'Show Graph') await vscode.commands.executeCommand(Command.showGraph, { runId: end.runId });
+      if (pick === 'Review Changes') await vscode.commands.executeCommand(Command.reviewRun, end.runId);
       return;
     }
     const failed = steps.filter(([, s]) => s === 'failed' || s === 'conflict').map(([id]) => id);
     const message = endMessage(name, end.status, steps.map(([, s]) => s), failed, took);
+    const conflict = steps.find(([, s]) => s === 'conflict')?.[0];
     const showLog = failed.length > 1 ? 'Show Failed Steps…' : 'Show Log';
-    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), 'Retry');
+    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Merge Again'] : []), 'Retry', 'Review Changes');
     if (pick === showLog) {
       const step = failed.length === 1 ? failed[0] : (await vscode.window.showQuickPick(
         failed.map((id) => ({ label: id, description: end.steps[id] })),
@@ -106,6 +133,8 @@ export class RunFeedback implements vscode.Disposable {
       ))?.label;
       if (step !== undefined) await vscode.commands.executeCommand(Command.showLog, end.runId, step);
     }
+    if (pick === 'Merge Again') await vscode.commands.executeCommand(Command.mergeAgain, end.runId, conflict);
+    if (pick === 'Review Changes') await vscode.commands.executeCommand(Command.reviewRun, end.runId);
     if (pick === 'Retry') await vscode.commands.executeCommand(Command.retryFailed, end.runId);
   }
 

@@ -7,6 +7,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
+import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';
 
@@ -15,7 +16,8 @@ import type { Diagnostic } from '../core/plan/types';
 // 3: `compile.permission` (an engine of 2 would strip it and run every agent with `edit`).
 // 4: step events carry `reason` as a code and `message` as the sentence (3 put the sentence in
 //    `reason`); the `review` step state.
-export const PROTOCOL_VERSION = 4;
+// 5: `review` requests (approve, reject, merge again, revert a step's recorded change).
+export const PROTOCOL_VERSION = 5;
 
 const requestId = z.number().int().nonnegative();
 // The run store's id rule: nothing that could leave `.braid/runs/`.
@@ -70,12 +72,21 @@ const budgetDecisionRequest = z.object({ type: z.literal('budgetDecision'), id: 
 const cancelRun = z.object({ type: z.literal('cancelRun'), id: requestId, runId });
 /** client → engine: cancel one step of an active run (kill it, or never start it). */
 const cancelStep = z.object({ type: z.literal('cancelStep'), id: requestId, runId, stepId });
+/**
+ * client → engine: approve or reject steps in `review`, merge a `conflict` step's change again, or
+ * revert a landed one. Carried out by the run's own process while it goes on (wherever it runs),
+ * else by the engine from the record; a wrong state fails the request and changes nothing.
+ */
+const review = z.object({
+  type: z.literal('review'), id: requestId, runId,
+  action: z.enum(REVIEW_ACTIONS), steps: z.array(stepId).min(1).readonly(), reason: z.string().max(2000).optional(),
+});
 /** client → engine: the workspace's recorded runs, and which of them this engine is running. */
 const listRuns = z.object({ type: z.literal('listRuns'), id: requestId });
 /** client → engine: cancel every run (records written), answer, and exit. */
 const shutdown = z.object({ type: z.literal('shutdown'), id: requestId });
 
-export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, budgetDecisionRequest, cancelRun, cancelStep, listRuns, shutdown]);
+export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, budgetDecisionRequest, cancelRun, cancelStep, review, listRuns, shutdown]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type RequestType = ClientMessage['type'];
 export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
@@ -99,6 +110,13 @@ export const resultSchemas = {
   budgetDecision: z.object({ accepted: z.boolean() }),
   cancelRun: z.object({}),
   cancelStep: z.object({}),
+  /** Each step's outcome: its status after, or (`ok: false`) why nothing was done to it. */
+  review: z.object({
+    results: z.array(z.union([
+      z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional() }),
+      z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
+    ])),
+  }),
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
   shutdown: z.object({}),
 } as const satisfies Record<RequestType, z.ZodType>;

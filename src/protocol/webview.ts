@@ -49,10 +49,13 @@ export const retryableStatuses: ReadonlySet<StepStatus> = RETRYABLE;
 /** The status one node shows for the steps it draws (a collapsed matrix group: what most needs attention). */
 export const nodeStatus: (statuses: readonly StepStatus[]) => StepStatus = groupStatus;
 
-export const ACTIONS = ['run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run'] as const;
+export const ACTIONS = [
+  'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',
+  'review-changes', 'approve', 'reject', 'merge-again',
+] as const;
 export type WebviewAction = (typeof ACTIONS)[number];
 /** Actions that act on one step and so must name it. */
-export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree']);
+export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree', 'review-changes', 'approve', 'reject', 'merge-again']);
 
 // ── webview → host ──────────────────────────────────────────────────────────────────────────
 

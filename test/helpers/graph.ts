@@ -56,6 +56,7 @@ export function makeGraph(specs: readonly StepSpec[], opts: MakeGraphOptions = {
       retries: 0,
       retryDelayMs: 2000,
       continueOnError: false,
+      review: false,
       if: 'success',
       range: { start: { line: i, column: 2 }, end: { line: i, column: 2 + s.id.length } },
       ...(kind === 'prompt' ? { prompt: `do ${s.id}`, agent: 'claude' } : { run: 'true' }),

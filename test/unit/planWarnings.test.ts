@@ -67,3 +67,24 @@ describe('plan warnings: agent steps without writes', () => {
     ]);
   });
 });
+
+describe('plan warnings: review on a shared step', () => {
+  const review = (lines: readonly string[], isGit = true): Diagnostic[] => {
+    const r = compile(lines, { isGit });
+    assert.ok(r.graph);
+    return r.diagnostics.filter((d) => d.code === 'review');
+  };
+
+  it('warns at the key of a shared step’s own `review: true`', () => {
+    const ds = review(['version: 1', 'steps:', '  a:', '    run: echo', '    review: true']);
+    assert.equal(ds.length, 1);
+    assert.equal(ds[0]!.severity, 'warning');
+    assert.equal(ds[0]!.range.start.line, 4);
+    assert.match(ds[0]!.message, /set `isolation: worktree`/);
+  });
+
+  it('says nothing for a worktree step, nor for `defaults.review` reaching shared steps', () => {
+    assert.deepEqual(review(['version: 1', 'steps:', '  a:', '    run: echo', '    isolation: worktree', '    review: true']), []);
+    assert.deepEqual(review(['version: 1', 'defaults:', '  review: true', 'steps:', '  a:', '    run: echo']), []);
+  });
+});

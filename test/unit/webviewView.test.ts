@@ -11,10 +11,10 @@ describe('webview buttons: which apply', () => {
       pending: 'run-from',
       waiting: 'cancel',
       running: 'cancel',
-      review: 'run-from',
-      succeeded: 'run-from',
+      review: 'review-changes approve reject',
+      succeeded: 'run-from review-changes',
       failed: 'retry run-from',
-      conflict: 'retry run-from open-worktree',
+      conflict: 'retry run-from merge-again open-worktree review-changes',
       canceled: 'retry run-from',
       // one retryable set everywhere (status.ts): a skipped step is retried as the tree and the CLI do
       skipped: 'retry run-from',
@@ -22,7 +22,8 @@ describe('webview buttons: which apply', () => {
     });
     // during a run: a failed branch can be retried, but nothing starts a second run
     assert.deepEqual(stepActions('failed', true), ['retry']);
-    assert.deepEqual(stepActions('succeeded', true), []);
+    assert.deepEqual(stepActions('succeeded', true), ['review-changes'], 'looking at a change starts nothing');
+    assert.deepEqual(stepActions('review', true), ['review-changes', 'approve', 'reject']);
   });
 
   it('offers Run plan when idle, Retry all failed after a failed run, Cancel run while running', () => {

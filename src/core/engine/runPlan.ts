@@ -25,6 +25,8 @@ import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
 import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
+import { openInbox, type Handled, type ReviewRequest, type StepOutcome } from './review/reviewInbox';
+import { revertChange, wrongState } from './review/landRecorded';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -91,6 +93,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (req.retry) {
     previous = await store.load(req.retry.runId);
     if (!previous) return { ok: false, diagnostics: [], usage: `unknown run ${req.retry.runId}` };
+    const inReview = Object.values(previous.steps).filter((s) => s.status === 'review').map((s) => s.id);
+    if (inReview.length > 0) {
+      return { ok: false, diagnostics: [], usage: `${inReview.join(', ')} ${inReview.length > 1 ? 'wait' : 'waits'} for review: approve or reject first (braid approve|reject ${req.retry.runId} STEP...)` };
+    }
   } else if (req.from) {
     previous = await latestOfPlan(store, req.planFile);
   }
@@ -119,6 +125,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let emit: (e: EngineEvent) => void;
   let ownLocks: ReturnType<typeof sharedLocks> | undefined;
   let ahead: ReturnType<typeof prepareAhead> | undefined;
+  let inbox: { close(): Promise<void> } | undefined;
   let result: RunResult;
   let scheduler: Scheduler | undefined;
   try {
@@ -143,7 +150,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     delete record.endedAt; delete record.reason;
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
     const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
-    const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id));
+    const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id), (id) => isolator?.changeOf?.(id));
     if (req.retry) await store.save(record); else await store.create(record);
 
     const paths = store.paths(runId);
@@ -203,9 +210,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onState: (st) => recorder.onState(st),
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
+    // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
+    const [rec, sched] = [record, scheduler];
+    inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
   } finally {
+    await inbox?.close();
     ownLaunchers?.close();
     await ahead?.close();
     await ownLocks?.close();
@@ -222,6 +233,26 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
   return { ok: true, runId, result, record };
+}
+
+/** A review request for this run, carried out by its own scheduler (revert: on the workspace and record). */
+async function liveReview(root: string, record: RunRecord, scheduler: Scheduler, store: RunStore, r: ReviewRequest): Promise<Handled> {
+  const problems = r.steps.map((id) => wrongState(record, id, r.action)).filter((p) => p !== undefined);
+  if (problems.length > 0) return { refused: `${problems.join('; ')}; nothing was done` };
+  const out: StepOutcome[] = [];
+  for (const id of r.steps) {
+    if (r.action === 'revert') {
+      out.push(await revertChange(root, record, id));
+      void store.save(record);
+      continue;
+    }
+    const d = scheduler.review(id, r.action === 'reject' ? { action: 'reject', ...(r.reason !== undefined ? { reason: r.reason } : {}) } : { action: r.action });
+    const o = await d;
+    out.push(o.ok ? { step: id, ok: true, status: o.status, ...(o.message !== undefined ? { message: o.message } : {}) } : { step: id, ok: false, message: o.message });
+  }
+  // The requester reads run.json next: it must hold the outcome.
+  await store.flush();
+  return out;
 }
 
 async function isGitWorkspace(dir: string): Promise<boolean> {

@@ -5,7 +5,8 @@ import type { ReasonCode, StepStatus } from '../status';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
 export interface AttemptResult {
-  readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict';
+  /** `review`: a `review: true` step succeeded and its change waits for `approve` or `reject`. */
+  readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict' | 'review';
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly reason?: ReasonCode;
@@ -56,6 +57,10 @@ export interface AttemptContext {
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */
 export interface StepRunner {
   execute(ctx: AttemptContext): Promise<AttemptResult>;
+  /** Lands the change of a step in `review` (or `conflict`, merged again); undefined when it has none waiting. */
+  land?(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined>;
+  /** A step in `review` was rejected: its change is dropped from what may land (its worktree stays). */
+  reject?(stepId: string): void;
 }
 
 interface EventBase {

@@ -52,7 +52,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       env: dict(m.env), writes: inst.writes, reads: inst.reads, isolation: inst.isolation,
       copy: inst.copy, symlink: inst.symlink, sparse: inst.sparse,
       retries: m.retries ?? 0, retryDelayMs: m['retry-delay'] ?? DEFAULT_RETRY_DELAY_MS,
-      continueOnError: m['continue-on-error'] ?? false, if: m.if ?? 'success',
+      continueOnError: m['continue-on-error'] ?? false, review: m.review ?? false, if: m.if ?? 'success',
       range: rangeAt(lp, ['steps', inst.group], { key: true }), depth: depth.get(id) ?? 1,
       ...(inst.own.run !== undefined ? { run: inst.own.run } : {}),
       ...(inst.own.prompt !== undefined ? { prompt: inst.own.prompt } : {}),

@@ -76,6 +76,7 @@ export const STEP_FIELDS = {
   retries: intRange(0, 10),
   'retry-delay': duration,
   'continue-on-error': z.boolean(),
+  review: z.boolean(),
   if: z.enum(['always', 'success', 'failure']),
   check: z.string(),
   output: z.string(),

@@ -75,6 +75,8 @@ export interface GraphStep {
   readonly retries: number;
   readonly retryDelayMs: number;
   readonly continueOnError: boolean;
+  /** `review: true`: its change waits for `approve` before it lands (worktree steps). */
+  readonly review: boolean;
   readonly if: IfCondition;
   readonly check?: string;
   readonly output?: string;

@@ -82,6 +82,10 @@ function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): vo
   if (inst.merged.isolation === 'worktree' && !opts.isGit) {
     report(fieldPath(inst.group, inst.own, 'isolation'), '`worktree` needs a git workspace; use `shared` here', 'isolation');
   }
+  // Only a worktree step's change is a thing apart that can wait; `defaults.review` just skips shared steps.
+  if (inst.own.review === true && inst.isolation !== 'worktree') {
+    report(fieldPath(inst.group, inst.own, 'review'), '`review` holds a worktree step\'s change until it is approved; this step runs in the shared workspace, so its edits land as it makes them (set `isolation: worktree`)', 'review', { severity: 'warning' });
+  }
 }
 
 function checkPaths(inst: Instance, report: Report): void {

@@ -1,11 +1,12 @@
 // `braid clean RUN-ID`: the user discards what a run kept for them (failed and conflicted steps'
-// worktrees and branches). Never touches a run that is still going.
+// worktrees and branches, every step's recorded change). Never touches a run that is still going.
 import { rm } from 'node:fs/promises';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
 import { worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
+import { dropChangeRefs } from './changeRecord';
 import { worktreesDir } from '../records/braidLayout';
 
 export type CleanResult = { ok: true; removed: string[] } | { ok: false; message: string };
@@ -33,6 +34,8 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
         if ((await git(['branch', '-D', branch], { cwd: root })).code === 0) removed.add(ref.slice(prefix.length));
       }
     });
+    // The steps' recorded changes (refs/braid/runs/<run>/…): kept until now.
+    await dropChangeRefs(root, runId);
   }
   await rm(worktreesDir(root, runId), { recursive: true, force: true });
   let changed = false;

@@ -8,6 +8,7 @@ import { globMatcher } from '../../paths/glob';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { ensureWorktreesRoot, worktreesRoot } from './worktreeHome';
+import { changedFiles, type ChangedFile } from './changeRecord';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
 import { registerWorktree, type Registration } from './worktreeRegister';
@@ -244,9 +245,10 @@ export async function mergeNeeds(o: { worktree: string; commits: readonly string
 
 /**
  * Commits everything the step changed in its worktree (copied and linked set-up files excluded).
- * Nothing changed: no commit, the start's sha and no paths.
+ * Nothing changed: no commit, the start's sha and no paths. With `summary`, also the change's files
+ * for its record (changeRecord.ts), from the diff this makes anyway: recording adds no process.
  */
-export async function commitWorktree(o: { worktree: string; message: string; force?: readonly string[] }): Promise<{ sha: string; changed: string[] }> {
+export async function commitWorktree(o: { worktree: string; message: string; force?: readonly string[]; summary?: boolean }): Promise<{ sha: string; changed: string[]; files?: ChangedFile[] }> {
   const cwd = o.worktree;
   const meta = await readMeta(cwd);
   const start = meta?.start ?? (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
@@ -264,6 +266,11 @@ export async function commitWorktree(o: { worktree: string; message: string; for
   if (staged.code === 1) await gitOk(['commit', '--quiet', '--no-verify', '-m', o.message], { cwd });
   else if (staged.code !== 0) throw new Error(`git diff --cached failed in ${cwd}: ${staged.stderr.trim()}`);
   const sha = (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
+  if (o.summary) {
+    const files = sha === start ? [] : await changedFiles(cwd, start, sha);
+    const changed = files.flatMap((f) => (f.from !== undefined ? [f.from, f.path] : [f.path])).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    return { sha, changed, files };
+  }
   const changed = splitZ(await gitOk(['diff', '--name-only', '-z', '--no-renames', start, sha], { cwd }));
   return { sha, changed };
 }

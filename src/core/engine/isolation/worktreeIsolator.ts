@@ -5,7 +5,9 @@
 // side in their own trees, and only their landings, and shared steps writing there, take turns.
 // Without `mergeLocks` the scheduler is taken to hold the step's locks for the whole attempt.
 // Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed and conflicted
-// ones stay for the user (`braid clean`).
+// ones stay for the user (`braid clean`). Every committed change is recorded (changeRecord.ts);
+// a `review: true` step's waits, its worktree kept, until `land` (approve) or `reject`, and a
+// conflicted one can `land` again (`braid merge`) without running the step again.
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync } from 'node:fs';
@@ -18,6 +20,7 @@ import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
 import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
+import { recordChange, type ChangeRecord } from './changeRecord';
 import { runProcess } from '../../exec/process';
 import { shellInvocation, stepEnv } from '../steps/render';
 import type { LockGate } from '../scheduling/scheduler';
@@ -47,6 +50,9 @@ export interface WorktreeIsolatorOptions {
 }
 
 type Base = { ok: true; sha: string } | { ok: false; message: string };
+
+/** A step's committed change, not landed yet, and the attempt result it lands with. */
+interface PendingLanding { readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string }
 
 /** A worktree made ahead of its step's attempt: created from `from`, set up, now at `head`. */
 interface PreparedTree { readonly path: string; readonly from: string; readonly head: string }
@@ -81,6 +87,9 @@ export class WorktreeIsolator implements Isolator {
   /** Each succeeded step's result commit, which its dependents' worktrees merge in. */
   private readonly results = new Map<string, string>();
   private readonly kept = new Map<string, string>();
+  private readonly changes = new Map<string, ChangeRecord>();
+  /** Committed changes not landed yet: steps in `review`, and `conflict` steps (for a merge again). */
+  private readonly pending = new Map<string, PendingLanding>();
   private readonly preparing = new Map<string, Preparation>();
   /** Steps whose first attempt began: a preparation for them comes too late. */
   private readonly attempted = new Set<string>();
@@ -133,6 +142,8 @@ export class WorktreeIsolator implements Isolator {
     const canceled = (): AttemptResult => end('canceled', 'canceled', 'canceled');
     this.kept.delete(step.id);
     this.results.delete(step.id);
+    this.changes.delete(step.id);
+    this.pending.delete(step.id);
     this.attempted.add(step.id);
     const prepared = this.preparing.get(step.id);
     this.preparing.delete(step.id);
@@ -195,25 +206,67 @@ export class WorktreeIsolator implements Isolator {
         r = { ...r, message: r.message ? `${r.message}; ${note}` : note };
         await appendFile(this.o.log(step.id), `──── ${note} ────\n`).catch(() => {});
       }
-      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land });
-      // A worktree step without `writes` may change anything: its whole tree is its set.
-      const writes = step.writes.length > 0 ? step.writes : ['**'];
-      const lock = await this.mergeLock(step, writes, ctx.signal);
-      if (!lock) return await this.drop(step.id, canceled());
-      let m: Awaited<ReturnType<typeof mergeBack>>;
-      try {
-        m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes }));
-      } finally { lock.release(); }
-      if (!m.ok) {
-        const status = m.kind === 'conflict' ? 'conflict' : 'failed';
-        return this.keep(step.id, path, { ...r, status, reason: m.kind, message: m.message });
+      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land, summary: true });
+      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+      this.changes.set(step.id, change);
+      const pending: PendingLanding = { result: r, base: head, commit: c.sha, path };
+      // Nothing changed: nothing to look at before it lands.
+      if (step.review && change.files.length > 0) {
+        this.pending.set(step.id, pending);
+        return this.keep(step.id, path, { ...r, status: 'review' });
       }
-      this.results.set(step.id, c.sha);
-      return await this.drop(step.id, r);
+      const landed = await this.landPending(step, pending, ctx.signal);
+      return landed ?? await this.drop(step.id, canceled());
     } catch (e) {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
     }
+  }
+
+  /** The change the step's last attempt committed (recorded before the attempt's result is returned). */
+  changeOf(stepId: string): ChangeRecord | undefined {
+    return this.changes.get(stepId);
+  }
+
+  /**
+   * Lands the change of a step in `review` (its approval), or of a `conflict` step again onto the
+   * workspace as it is now (`braid merge`): a merge-back under its write locks, as at the end of
+   * its attempt. Undefined when the step has no change waiting here; `signal` aborts a lock wait.
+   */
+  async land(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined> {
+    const step = this.o.graph.steps.get(stepId);
+    const pending = this.pending.get(stepId);
+    if (!step || !pending) return undefined;
+    const started = Date.now();
+    const landed = await this.landPending(step, pending, signal);
+    return landed ?? { ...pending.result, status: 'canceled', reason: 'canceled', message: 'canceled while waiting for its locks to land', durationMs: Date.now() - started };
+  }
+
+  /** A rejected step's change does not land; its worktree stays for the user. */
+  reject(stepId: string): void {
+    this.pending.delete(stepId);
+  }
+
+  /** The merge-back of a committed change; undefined when canceled while waiting for its locks. */
+  private async landPending(step: GraphStep, p: PendingLanding, signal: AbortSignal): Promise<AttemptResult | undefined> {
+    // A worktree step without `writes` may change anything: its whole tree is its set.
+    const writes = step.writes.length > 0 ? step.writes : ['**'];
+    const lock = await this.mergeLock(step, writes, signal);
+    if (!lock) return undefined;
+    let m: Awaited<ReturnType<typeof mergeBack>>;
+    try {
+      m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes }));
+    } finally { lock.release(); }
+    if (!m.ok) {
+      const status = m.kind === 'conflict' ? 'conflict' : 'failed';
+      // Kept for `braid merge` (a lost race with the user's save is no reason to run it again).
+      this.pending.set(step.id, p);
+      return this.keep(step.id, p.path, { ...p.result, status, reason: m.kind, message: m.message });
+    }
+    this.pending.delete(step.id);
+    this.kept.delete(step.id);
+    this.results.set(step.id, p.commit);
+    return await this.drop(step.id, { ...p.result, status: 'succeeded' });
   }
 
   /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */

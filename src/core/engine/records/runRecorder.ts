@@ -4,6 +4,7 @@
 import type { StepState } from '../scheduling/stepState';
 import type { RunRecord, StepRecord } from './runStore';
 import { TERMINAL } from '../../status';
+import type { ChangeRecord } from '../isolation/changeRecord';
 
 export class RunRecorder {
   private readonly costs = new Map<string, number>();
@@ -17,6 +18,8 @@ export class RunRecorder {
     private readonly save: (record: RunRecord) => void,
     private readonly before: ReadonlyMap<string, number>,
     private readonly keptWorktree: (stepId: string) => string | undefined,
+    /** The change the step's last attempt committed, if it made one. */
+    private readonly changeOf: (stepId: string) => ChangeRecord | undefined = () => undefined,
   ) {
     for (const s of Object.values(record.steps)) if (s.costUsd !== undefined) this.costs.set(s.id, s.costUsd);
     if (this.costs.size > 0) record.costUsd = this.total(); else delete record.costUsd;
@@ -26,10 +29,17 @@ export class RunRecorder {
   onState(st: Readonly<StepState>): void {
     const prev = this.record.steps[st.id];
     const rec = toRecord(prev, st, this.before.get(st.id) ?? 0);
-    if (st.status === 'running') delete rec.worktree;
-    else if (TERMINAL.has(st.status)) {
+    if (st.status === 'running') { delete rec.worktree; delete rec.changes; delete rec.revertedAt; }
+    else if (TERMINAL.has(st.status) || st.status === 'review') {
       const kept = this.keptWorktree(st.id);
       if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
+      const change = this.changeOf(st.id);
+      if (change) {
+        rec.changes = change;
+        // The attempt that just ended made it: it keeps its own, whatever a later attempt does.
+        const last = rec.attempts[rec.attempts.length - 1];
+        if (prev?.status === 'running' && last) last.changes = change;
+      }
     }
     this.record.steps[st.id] = rec;
     if (rec.costUsd !== prev?.costUsd) {
@@ -72,7 +82,8 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   const open = rec.attempts[rec.attempts.length - 1];
   if (open && open.endedAt === undefined && st.status !== 'pending') {
     const endedAt = st.current?.endedAt ?? o.endedAt ?? Date.now();
-    const outcome = st.status === 'waiting' ? 'failed' : st.status; // a retry delay follows a failed attempt
+    // A retry delay follows a failed attempt; `review` follows one that succeeded.
+    const outcome = st.status === 'waiting' ? 'failed' : st.status === 'review' ? 'succeeded' : st.status;
     Object.assign(open, {
       ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
       endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { z } from 'zod';
+import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
 import { worktreesRoot } from '../isolation/worktreeHome';
 import type { AttemptResult } from '../types';
@@ -20,6 +21,8 @@ export interface AttemptRecord {
   status?: AttemptResult['status'];
   /** What its agent reported (agent steps). */
   sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number;
+  /** The change this attempt committed (worktree steps); kept when a later attempt replaces the step's. */
+  changes?: ChangeRecord;
 }
 
 export interface StepRecord {
@@ -34,6 +37,10 @@ export interface StepRecord {
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
   costUsd?: number; sessionId?: string;
+  /** Worktree steps: the change its last attempt committed (`files: []` when nothing changed). */
+  changes?: ChangeRecord;
+  /** When `braid revert` took its landed change back out of the workspace. */
+  revertedAt?: string;
 }
 
 export interface RunRecord {

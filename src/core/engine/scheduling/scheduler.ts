@@ -78,6 +78,10 @@ export interface RunResult {
   readonly reason?: 'budget';
 }
 
+/** What a user decides about a step in `review`, or asks of a `conflict` step (`merge`: land it again). */
+export type ReviewDecision = { action: 'approve' } | { action: 'reject'; reason?: string } | { action: 'merge' };
+export type ReviewOutcome = { ok: true; status: StepStatus; message?: string } | { ok: false; message: string };
+
 /** The grant of a step that takes no locks: one shared object, not one a start. */
 const NO_LOCKS: LockGrant = { ok: true, release: () => {} };
 
@@ -110,6 +114,10 @@ export class Scheduler {
   private dispatchDeferred = false;
   /** Steps not in a terminal state: the run ends when this reaches 0. */
   private unfinished = 0;
+  /** Steps in `review`; a canceled run ends with them still there (their change can land later). */
+  private readonly inReview = new Set<string>();
+  /** Steps whose approval or merge is landing now: a second decision meanwhile is refused. */
+  private readonly landing = new Set<string>();
   private done!: (r: RunResult) => void;
   private readonly result = new Promise<RunResult>((r) => { this.done = r; });
   private releaseSub: Disposable | undefined;
@@ -201,12 +209,55 @@ export class Scheduler {
     this.emit({ type: 'lock', id, waitingFor: wait.holder, paths: [...wait.paths] });
   }
 
-  /** Cancels the run: running steps are killed, the rest end `canceled`. */
+  /** Cancels the run: running steps are killed, the rest end `canceled`; steps in `review` stay there. */
   cancel(): void {
     if (this.runAbort.signal.aborted) return;
     this.runAbort.abort('canceled');
     for (const ctl of this.running.values()) ctl.abort('canceled');
-    for (const id of this.g.order) if (!this.running.has(id)) this.cancelStep(id);
+    for (const id of this.g.order) if (!this.running.has(id) && !this.inReview.has(id)) this.cancelStep(id);
+    this.checkDone();
+  }
+
+  /**
+   * Carries out a decision on a step in `review` (`approve`: its change lands under its locks, and
+   * may still end `conflict`; `reject`: it ends `failed`, reason `rejected`, its dependents
+   * skipped), or lands a `conflict` step's change again (`merge`). Wrong states are data.
+   */
+  async review(id: string, d: ReviewDecision): Promise<ReviewOutcome> {
+    const st = this.states.get(id);
+    if (!st) return { ok: false, message: `run ${this.o.runId} has no step ${id}` };
+    const want = d.action === 'merge' ? 'conflict' : 'review';
+    if (this.landing.has(id)) return { ok: false, message: `step ${id} is landing already` };
+    if (this.runAbort.signal.aborted) return { ok: false, message: `run ${this.o.runId} is being canceled: try again once it has ended` };
+    if (st.status !== want) return { ok: false, message: `step ${id} is ${st.status}, not ${want === 'review' ? 'in review' : 'conflict'}` };
+    if (d.action === 'reject') {
+      this.o.runner.reject?.(id);
+      this.leaveReview(id, { status: 'failed', reason: 'rejected', message: d.reason ? `rejected: ${d.reason}` : 'rejected' });
+      return { ok: true, status: 'failed' };
+    }
+    const land = this.o.runner.land?.bind(this.o.runner);
+    if (!land) return { ok: false, message: `step ${id} has no change to land here` };
+    this.landing.add(id);
+    let r: AttemptResult | undefined;
+    try {
+      r = await land(id, this.runAbort.signal);
+    } finally {
+      this.landing.delete(id);
+    }
+    if (!r) return { ok: false, message: `step ${id} has no change waiting to land in this run` };
+    if (d.action === 'merge') {
+      // A terminal step changes no more in the scheduler's eyes; its record and event do.
+      if (r.status !== 'succeeded') return { ok: true, status: st.status, message: r.message ?? r.status };
+      st.status = 'succeeded';
+      const { reason: _r, message: _m, ...kept } = st.outcome ?? {};
+      st.outcome = { ...kept, endedAt: this.clock.now() };
+      this.changed(st);
+      const skipped = this.g.steps.get(id)!.dependents.filter((dep) => this.states.get(dep)!.status === 'skipped');
+      return { ok: true, status: 'succeeded', ...(skipped.length > 0 ? { message: `landed; its dependents were skipped (${skipped.join(', ')}): retry the run to run them` } : {}) };
+    }
+    const status = r.status === 'review' ? 'succeeded' : r.status;
+    this.leaveReview(id, { ...r, status });
+    return { ok: true, status, ...(r.message !== undefined && status !== 'succeeded' ? { message: r.message } : {}) };
   }
 
   private evaluate(id: string): void {
@@ -347,6 +398,7 @@ export class Scheduler {
   }
 
   private settleAttempt(step: GraphStep, r: AttemptResult): void {
+    if (r.status === 'review') return this.enterReview(step.id, r);
     if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const st = this.states.get(step.id)!;
     const next = nextAttempt({
@@ -366,6 +418,25 @@ export class Scheduler {
     this.dispatch();
   }
 
+  /** The step succeeded and its change waits: it holds no slot and no lock, its dependents wait. */
+  private enterReview(id: string, r: AttemptResult): void {
+    const st = this.states.get(id)!;
+    st.status = 'review';
+    st.outcome = { endedAt: this.clock.now(), exitCode: r.exitCode, signal: r.signal };
+    if (st.current) st.current.endedAt = this.clock.now();
+    if (r.output !== undefined) st.output = r.output;
+    this.inReview.add(id);
+    this.changed(st);
+    this.checkDone();
+    // Its slot is free: the next ready step takes it.
+    this.dispatch();
+  }
+
+  private leaveReview(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
+    this.inReview.delete(id);
+    this.finish(id, r);
+  }
+
   /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
   private stopForBudget(spentUsd: number, budgetUsd: number): void {
     const message = `not started: the run reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
@@ -382,6 +453,7 @@ export class Scheduler {
   private finish(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
     const st = this.states.get(id)!;
     if (TERMINAL.has(st.status)) return;
+    this.inReview.delete(id);
     st.status = r.status;
     // What the end does not say again (a cancel during a retry delay) stays as the failed attempt left it.
     const { retryAt: _wait, ...before } = st.outcome ?? {};
@@ -410,7 +482,9 @@ export class Scheduler {
   }
 
   private checkDone(): void {
-    if (this.ended || this.unfinished > 0) return;
+    // Canceled: what waits for review stays there, and the run ends around it.
+    const parked = this.runAbort.signal.aborted ? this.inReview.size : 0;
+    if (this.ended || this.unfinished > parked || this.running.size > 0) return;
     this.ended = true;
     this.releaseSub?.dispose();
     this.batcher.dispose();

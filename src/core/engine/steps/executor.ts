@@ -15,6 +15,7 @@ import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './re
 import { AgentCapture, usageOf } from './agentCapture';
 import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from '../types';
+import type { ChangeRecord } from '../isolation/changeRecord';
 
 const OUTPUT_MAX = 64 * 1024;
 
@@ -34,6 +35,10 @@ export interface Isolator {
   around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
   /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
   keptWorktree?(stepId: string): string | undefined;
+  land?(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined>;
+  reject?(stepId: string): void;
+  /** The change the step's last attempt committed, for its record. */
+  changeOf?(stepId: string): ChangeRecord | undefined;
 }
 
 export interface ExecutorOptions {
@@ -78,6 +83,14 @@ export class StepExecutor implements StepRunner {
     const file = join(dir, name);
     writeFileSync(file, value);
     return file;
+  }
+
+  land(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined> {
+    return this.o.isolator?.land?.(stepId, signal) ?? Promise.resolve(undefined);
+  }
+
+  reject(stepId: string): void {
+    this.o.isolator?.reject?.(stepId);
   }
 
   /** One attempt in `root` (the workspace or the step's worktree). */

@@ -1,0 +1,67 @@
+// `braid diff | approve | reject | revert | merge` (cli.md): each step's recorded change, looked at,
+// landed or not, taken back, or merged again. The work is the core's (review/); this is the face.
+import { parseArgs } from 'node:util';
+import { RunStore } from '../core/engine/records/runStore';
+import type { ReviewAction } from '../core/engine/review/reviewInbox';
+import { reviewSteps } from '../core/engine/review/reviewSteps';
+import { stepDiff, stepsWithChanges } from '../core/engine/review/stepDiff';
+import { workspaceForCwd } from './workspace';
+
+export const REVIEW_HELP = `  braid diff RUN-ID [STEP...] [--stat]         each step's recorded change (default: every step that made one)
+  braid approve RUN-ID STEP...                 land the changes of steps in review (the run's process does it
+                                               while it goes on; after it ended, this command does)
+  braid reject RUN-ID STEP... [--reason TEXT]  fail steps in review (reason rejected): their changes never land
+  braid revert RUN-ID STEP                     take a landed step's change back out of the workspace
+  braid merge RUN-ID STEP                      merge a conflict step's change again, onto the workspace as it is
+`;
+
+export interface ReviewIo {
+  out(s: string): void;
+  err(s: string): void;
+  readonly color: boolean;
+}
+
+/** Thrown for bad usage; main prints it with the help. */
+export class ReviewUsage extends Error {}
+
+export async function diffCommand(args: string[], io: ReviewIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { stat: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
+  const [runId, ...named] = positionals;
+  if (!runId) throw new ReviewUsage('diff needs a RUN-ID');
+  const root = workspaceForCwd(values.workspace);
+  const rec = await new RunStore(root).load(runId);
+  if (!rec) { io.err(`braid: unknown run ${runId}\n`); return 1; }
+  const steps = named.length > 0 ? named : stepsWithChanges(rec);
+  if (steps.length === 0) { io.err(`no step of ${runId} recorded a change\n`); return 0; }
+  let failed = false;
+  for (const id of steps) {
+    const d = await stepDiff(root, rec, id, { stat: values.stat, color: io.color });
+    const status = rec.steps[id]?.status;
+    io.out(`── ${id}${status ? ` (${status}${rec.steps[id]?.revertedAt ? ', reverted' : ''})` : ''} ──\n`);
+    if (!d.ok) { io.err(`braid: ${d.message}\n`); failed = true; continue; }
+    io.out(d.text === '' ? '(no change)\n' : d.text);
+  }
+  return failed ? 1 : 0;
+}
+
+/** approve, reject, revert and merge: one RUN-ID and its steps. */
+export async function reviewCommand(action: ReviewAction, args: string[], io: ReviewIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args, allowPositionals: true, options: { workspace: { type: 'string' }, ...(action === 'reject' ? { reason: { type: 'string' as const } } : {}) },
+  });
+  const [runId, ...steps] = positionals;
+  if (!runId || steps.length === 0) throw new ReviewUsage(`${action} needs a RUN-ID and ${action === 'approve' || action === 'reject' ? 'at least one STEP' : 'a STEP'}`);
+  if ((action === 'revert' || action === 'merge') && steps.length > 1) throw new ReviewUsage(`${action} takes one STEP`);
+  const reason = (values as { reason?: string }).reason;
+  const r = await reviewSteps(workspaceForCwd(values.workspace), runId, { action, steps, ...(reason !== undefined ? { reason } : {}) });
+  if (!r.ok) { io.err(`braid: ${r.message}\n`); return 1; }
+  let failed = false;
+  for (const o of r.results) {
+    if (!o.ok) { failed = true; io.err(`braid: ${o.step}: ${o.message}\n`); continue; }
+    const landed = action === 'approve' || action === 'merge';
+    if (landed && o.status !== 'succeeded') failed = true;
+    const said = action === 'revert' ? 'reverted' : landed ? (o.status === 'succeeded' ? 'landed' : `${o.status}`) : 'rejected';
+    io.err(`${o.step}: ${said}${o.message && o.message !== 'reverted' ? ` · ${o.message}` : ''}\n`);
+  }
+  return failed ? 1 : 0;
+}

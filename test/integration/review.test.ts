@@ -1,0 +1,249 @@
+// `review: true` and the review commands (approve, reject, merge, revert) on real runs in throwaway
+// repositories: while the run's process goes on (the request goes through its inbox) and after
+// it ended (carried out from the record).
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runPlan, type RunOutcome, type RunRequest } from '../../src/core/engine/runPlan';
+import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore';
+import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
+import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
+import type { EngineEvent } from '../../src/core/engine/types';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { runInRepo as run, userState } from '../helpers/runInRepo';
+
+const cleanup: Array<() => void> = [];
+after(() => { for (const c of cleanup.splice(0)) c(); });
+
+function repo(files: Record<string, string>): TestRepo {
+  const r = makeRepo(files);
+  cleanup.push(() => r.cleanup());
+  return r;
+}
+
+function planFile(lines: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-review-plan-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'p.braid.yaml');
+  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
+  return file;
+}
+
+const body = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+/** A run started in the background, with a promise for the first event matching a test. */
+function startRun(r: TestRepo, plan: string, signal?: AbortSignal, extra: Partial<RunRequest> = {}) {
+  const events: EngineEvent[] = [];
+  const waiters: Array<{ test: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }> = [];
+  const done: Promise<RunOutcome> = runPlan({
+    planFile: plan, workspace: r.dir, graceMs: 200, ...(signal ? { signal } : {}), ...extra,
+    onEvent: (e) => {
+      events.push(e);
+      for (const w of waiters.splice(0)) if (w.test(e)) w.resolve(e); else waiters.push(w);
+    },
+  });
+  const when = (test: (e: EngineEvent) => boolean): Promise<EngineEvent> => {
+    const seen = events.find(test);
+    return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ test, resolve }));
+  };
+  const step = (id: string, status: string) => when((e) => e.type === 'step' && e.id === id && e.status === status);
+  return { events, done, when, step };
+}
+
+/** run.json once it satisfies `ok`: run.json is written a moment after the event, so its folder is watched. */
+async function recordWhen(r: TestRepo, runId: string, ok: (rec: RunRecord) => boolean): Promise<RunRecord> {
+  const store = new RunStore(r.dir);
+  const dir = store.paths(runId).dir;
+  return new Promise((resolve) => {
+    let done = false;
+    const look = async (): Promise<void> => {
+      const rec = await store.load(runId);
+      if (done || !rec || !ok(rec)) return;
+      done = true;
+      watcher.close();
+      resolve(rec);
+    };
+    const watcher = watch(dir, () => void look());
+    void look();
+  });
+}
+
+async function record(r: TestRepo, runId: string): Promise<RunRecord> {
+  const rec = await new RunStore(r.dir).load(runId);
+  assert.ok(rec);
+  return rec;
+}
+
+const REVIEWED = [
+  '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
+  '  b:', '    needs: [a]', '    run: cat a.txt > b.txt', '    writes: [b.txt]',
+];
+
+describe('review: true and the review commands', function () {
+  this.timeout(60_000);
+
+  it('holds a step’s change in `review`, its dependent waiting, until approve lands it from another command', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const live = startRun(r, planFile(REVIEWED));
+    const ev = await live.step('a', 'review');
+    assert.equal(existsSync(join(r.dir, 'a.txt')), false, 'nothing landed yet');
+    const rec = await recordWhen(r, ev.run, (x) => x.steps.a!.status === 'review');
+    assert.deepEqual(rec.steps.a!.changes!.files.map((f) => f.path), ['a.txt']);
+    assert.equal(rec.steps.b!.status, 'pending', 'the dependent waits');
+    assert.ok(rec.steps.a!.worktree, 'its worktree is there to look at');
+
+    const res = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.deepEqual(res, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
+    const outcome = await live.done;
+    assert.ok(outcome.ok);
+    assert.equal(outcome.record.status, 'succeeded');
+    assert.equal(r.read('a.txt'), 'from a\n');
+    assert.equal(r.read('b.txt'), 'from a\n', 'the dependent ran after the approval, on the landed change');
+    assert.equal(outcome.record.steps.a!.worktree, undefined, 'the worktree went once it landed');
+  });
+
+  it('reject ends the step failed (rejected), skips its dependent, keeps its worktree; retry runs it again', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const plan = planFile(REVIEWED);
+    const live = startRun(r, plan);
+    const ev = await live.step('a', 'review');
+    const res = await reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'], reason: 'not what I asked' });
+    assert.ok(res.ok && res.results[0]!.ok);
+    const outcome = await live.done;
+    assert.ok(outcome.ok);
+    const a = outcome.record.steps.a!;
+    assert.equal(a.status, 'failed');
+    assert.equal(a.reason, 'rejected');
+    assert.equal(a.message, 'rejected: not what I asked');
+    assert.equal(outcome.record.steps.b!.status, 'skipped');
+    assert.ok(a.worktree && existsSync(join(r.dir, a.worktree)), 'its worktree stays for the user');
+    assert.equal(existsSync(join(r.dir, 'a.txt')), false);
+
+    // `braid retry` runs it again (and it waits for review again).
+    const again = startRun(r, plan, undefined, { retry: { runId: ev.run } });
+    await again.step('a', 'review');
+    const approved = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.ok(approved.ok && approved.results[0]!.ok, JSON.stringify(approved));
+    const second = await again.done;
+    assert.ok(second.ok);
+    assert.equal(second.record.steps.b!.status, 'succeeded');
+    assert.equal(second.record.steps.a!.attempts.length, 2);
+    assert.equal(r.read('b.txt'), 'from a\n');
+  });
+
+  it('approve on a run whose process ended lands the change then; its dependents stay for a retry', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const ac = new AbortController();
+    const live = startRun(r, planFile(REVIEWED), ac.signal);
+    const ev = await live.step('a', 'review');
+    ac.abort();
+    const outcome = await live.done;
+    assert.ok(outcome.ok);
+    assert.equal(outcome.record.status, 'canceled');
+    assert.equal(outcome.record.steps.a!.status, 'review', 'a canceled run leaves its change waiting');
+    assert.equal(outcome.record.steps.b!.status, 'canceled');
+
+    const res = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.deepEqual(res, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
+    assert.equal(r.read('a.txt'), 'from a\n');
+    const rec = await record(r, ev.run);
+    assert.equal(rec.steps.a!.status, 'succeeded');
+    assert.equal(rec.steps.a!.worktree, undefined);
+    assert.equal(r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+  });
+
+  it('refuses an unknown run or step and a wrong state with a message, changing nothing', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const { record: rec } = await run(r, planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']));
+    const before = userState(r);
+    const json = await new RunStore(r.dir).load(rec.id);
+    assert.deepEqual(await reviewSteps(r.dir, 'nope-123', { action: 'approve', steps: ['s'] }), { ok: false, message: 'unknown run nope-123' });
+    const unknown = await reviewSteps(r.dir, rec.id, { action: 'approve', steps: ['zz'] });
+    assert.equal(unknown.ok, false);
+    assert.match(!unknown.ok ? unknown.message : '', /has no step zz/);
+    const wrong = await reviewSteps(r.dir, rec.id, { action: 'approve', steps: ['s'] });
+    assert.match(!wrong.ok ? wrong.message : '', /step s is succeeded, not in review: nothing to approve; nothing was done/);
+    const merge = await reviewSteps(r.dir, rec.id, { action: 'merge', steps: ['s'] });
+    assert.match(!merge.ok ? merge.message : '', /not conflict/);
+    assert.deepEqual(userState(r), before);
+    assert.deepEqual(await new RunStore(r.dir).load(rec.id), json);
+  });
+
+  it('two commands on one ended run at once: the second is refused and changes nothing', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const ac = new AbortController();
+    const live = startRun(r, planFile(REVIEWED), ac.signal);
+    const ev = await live.step('a', 'review');
+    ac.abort();
+    await live.done;
+    const [x, y] = await Promise.all([
+      reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] }),
+      reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'] }),
+    ]);
+    const oks = [x, y].filter((o) => o.ok);
+    assert.equal(oks.length, 1, JSON.stringify([x, y]));
+    const refused = [x, y].find((o) => !o.ok)!;
+    assert.match(!refused.ok ? refused.message : '', /another braid command is working on run|not in review/);
+  });
+
+  it('merge lands a conflict step’s kept change onto the workspace as it is now, without running it again', async () => {
+    const r = repo({ 'f.txt': body(5) });
+    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step\\n" >> f.txt && echo ran >> "$BRAID_TEST_COUNT" && sleep 0.3']);
+    const count = join(mkdtempSync(join(tmpdir(), 'braid-count-')), 'n');
+    cleanup.push(() => rmSync(count, { force: true }));
+    process.env.BRAID_TEST_COUNT = count;
+    try {
+      const { record: rec } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(5) + 'user\n'); } });
+      assert.equal(rec.steps.s!.status, 'conflict', JSON.stringify(rec.steps.s));
+      // The user settles their side (say, undoes their edit): now the change merges.
+      r.git(['checkout', '--', 'f.txt']);
+      const res = await reviewSteps(r.dir, rec.id, { action: 'merge', steps: ['s'] });
+      assert.deepEqual(res, { ok: true, results: [{ step: 's', ok: true, status: 'succeeded' }] });
+      assert.equal(r.read('f.txt'), body(5) + 'step\n');
+      assert.equal((await record(r, rec.id)).steps.s!.status, 'succeeded');
+      assert.equal(readFileSync(count, 'utf8'), 'ran\n', 'the step ran once');
+    } finally {
+      delete process.env.BRAID_TEST_COUNT;
+    }
+  });
+
+  it('writing a conflict step’s change by hand (Resolve in Merge Editor): markers where both changed, the rest merged, the workspace’s text kept aside', async () => {
+    const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
+    const plan = planFile(['  s:', '    isolation: worktree',
+      '    run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3']);
+    const { record: rec } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(10).replace('line 2\n', 'USER 2\n')); } });
+    assert.equal(rec.steps.s!.status, 'conflict');
+    const m = await writeConflictMarkers(r.dir, 's', rec.steps.s!.changes!);
+    assert.deepEqual(m.conflicted.map((c) => c.path), ['f.txt']);
+    assert.deepEqual([...m.merged].sort(), ['g.txt', 'n.txt']);
+    assert.match(r.read('f.txt'), /<<<<<<< workspace\nUSER 2\n=======\nSTEP 2\n>>>>>>> s\n/);
+    assert.equal(readFileSync(m.conflicted[0]!.before, 'utf8'), body(10).replace('line 2\n', 'USER 2\n'), 'what the workspace held, for the merge editor');
+    assert.equal(r.read('g.txt'), body(10, 'g').replace('g 9\n', 'G 9\n'));
+    assert.equal(r.read('n.txt'), 'new\n');
+  });
+
+  it('revert takes a landed change back out; with later edits on the same lines it changes nothing and names the files', async () => {
+    const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
+    const plan = planFile(['  s:', '    isolation: worktree', '    run: sed -i "s/^line 2$/LINE 2/" f.txt && printf "new\\n" > n.txt']);
+    const { record: rec } = await run(r, plan);
+    assert.equal(r.read('f.txt'), body(10).replace('line 2\n', 'LINE 2\n'));
+    // A later edit on the same line: refused, nothing touched.
+    r.write('f.txt', body(10).replace('line 2\n', 'LINE 2 and more\n'));
+    const before = userState(r);
+    const refused = await reviewSteps(r.dir, rec.id, { action: 'revert', steps: ['s'] });
+    assert.ok(refused.ok);
+    assert.equal(refused.results[0]!.ok, false);
+    assert.match(!refused.results[0]!.ok ? refused.results[0]!.message : '', /nothing was reverted: .*same lines in f\.txt/);
+    assert.deepEqual(userState(r), before);
+    // A later edit elsewhere in the file: the revert keeps it.
+    r.write('f.txt', body(10).replace('line 2\n', 'LINE 2\n').replace('line 9\n', 'line nine\n'));
+    const ok = await reviewSteps(r.dir, rec.id, { action: 'revert', steps: ['s'] });
+    assert.deepEqual(ok.ok && ok.results[0], { step: 's', ok: true, status: 'succeeded', message: 'reverted' });
+    assert.equal(r.read('f.txt'), body(10).replace('line 9\n', 'line nine\n'));
+    assert.equal(existsSync(join(r.dir, 'n.txt')), false, 'the added file is gone');
+    assert.ok((await record(r, rec.id)).steps.s!.revertedAt);
+    const twice = await reviewSteps(r.dir, rec.id, { action: 'revert', steps: ['s'] });
+    assert.match(!twice.ok ? twice.message : '', /reverted already/);
+  });
+});
