@@ -9,6 +9,7 @@ import { hostLogBench } from './hostLog';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
+import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
@@ -26,6 +27,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['load', benchPlanLoad],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
+  ['orphans', benchOrphans],
   ['webview', printed(webviewBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],

@@ -8,6 +8,7 @@ import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
+import { startWatchdog } from '../exec/watchdog';
 import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
@@ -106,6 +107,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const ownLaunchers = req.launchers === undefined && selected.size > 0 ? LauncherPool.create(launcherCount, baseEnv) : undefined;
   const launchers = req.launchers ?? ownLaunchers;
   if (selected.size > 0) req.launchers?.reserve(launcherCount);
+  // What ends the steps should this process die before they do (watchdog.ts).
+  if (selected.size > 0) startWatchdog();
 
   // Everything from here ends in the finally: a failed preparation (a git error, a full disk)
   // still closes the run's own launchers and locks.

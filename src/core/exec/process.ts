@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import { groupAlive, terminateTree, type Termination } from './killTree';
 import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
 import { ByteTail } from './tail';
+import { guardGroup, releaseGroup } from './watchdog';
 
 export interface SpawnSpec {
   /** argv[0] is the executable; never run through a shell here. */
@@ -130,6 +131,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
   const pid = child.pid;
+  // Its own group, so the engine's watchdog ends it should the engine die first (watchdog.ts).
+  if (pid !== undefined && !isWindows) guardGroup(pid);
 
   let reason: Reason | undefined;
   let message: string | undefined;
@@ -186,6 +189,7 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
       }
     }
     const failed = reason === 'spawn-failed';
+    if (pid !== undefined && !isWindows) releaseGroup(pid, groupAlive);
     resolve({
       exitCode: failed ? null : exitCode, signal: failed ? null : exitSignal, reason: reason ?? 'exit', message,
       durationMs: elapsed(), stdoutTail: tail.text(), ...(failed ? {} : { pid }),
