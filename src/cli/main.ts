@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
 import { cleanRun } from '../core/engine/isolation/cleanRun';
+import { killGuardedNow } from '../core/exec/watchdog';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
@@ -43,10 +44,12 @@ exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or 
 
 class Usage extends Error {}
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 const isPermission = (v: string): v is AgentPermission => (AGENT_PERMISSIONS as readonly string[]).includes(v);
 
-const out = (s: string) => process.stdout.write(s);
-const err = (s: string) => process.stderr.write(s);
+const out = (s: string) => { if (!process.stdout.destroyed) process.stdout.write(s); };
+const err = (s: string) => { if (!process.stderr.destroyed) process.stderr.write(s); };
 
 function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}\n`;
@@ -75,7 +78,7 @@ async function graph(file: string | undefined, format: string): Promise<number> 
 
 function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
   if (!outcome.ok) {
-    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return 2; }
+    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy ? 1 : 2; }
     for (const d of outcome.diagnostics) err(formatDiagnostic(d));
     return 2;
   }
@@ -134,9 +137,15 @@ async function run(args: string[], retry = false): Promise<number> {
   const view = json ? undefined : new HumanView(process.stdout, fancy);
   const ac = new AbortController();
   let interrupted = false;
-  const onSignal = () => { if (interrupted) process.exit(130); interrupted = true; err('\nbraid: canceling…\n'); ac.abort(); };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // HUP (the terminal closed, SSH dropped) cancels as INT does. A second signal skips the steps'
+  // grace, not their end: every group is KILLed before the exit.
+  const onSignal = () => {
+    if (interrupted) { killGuardedNow(); process.exit(130); }
+    interrupted = true;
+    err('\nbraid: canceling… (again to stop at once)\n');
+    ac.abort();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
   const onEvent = (e: EngineEvent) => (json ? out(JSON.stringify(e) + '\n') : view!.on(e));
   const outcome = await runPlan({
     planFile, workspace, signal: ac.signal, onEvent, compile,
@@ -145,8 +154,7 @@ async function run(args: string[], retry = false): Promise<number> {
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  for (const s of SIGNALS) process.off(s, onSignal);
   return interrupted ? (finish(outcome, json, view), 130) : finish(outcome, json, view);
 }
 
@@ -241,5 +249,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // A reader that went away (`braid status | head -1`, a closed terminal) ends what is printed,
+  // not the command: a write's EPIPE is no crash and no stack trace.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => { err(`braid: internal error: ${(e as Error).stack}\n`); process.exitCode = 70; });
 }

@@ -19,6 +19,7 @@ import { missingAgents } from './steps/missingAgents';
 import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
+import { claimRun } from './records/runClaim';
 import type { EngineEvent, StepStatus } from './types';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
@@ -66,7 +67,8 @@ export interface RunRequest {
 
 export type RunOutcome =
   | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord }
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string };
+  /** `busy`: refused because another live process runs that run (`usage` says which). */
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true };
 
 /** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
@@ -87,6 +89,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (req.retry) {
     previous = await store.load(req.retry.runId);
     if (!previous) return { ok: false, diagnostics: [], usage: `unknown run ${req.retry.runId}` };
+    if (previous.status === 'running' && previous.host.hostname === hostname() && previous.host.pid !== process.pid && pidAlive(previous.host.pid)) {
+      return { ok: false, diagnostics: [], busy: true, usage: `run ${previous.id} is still running (pid ${previous.host.pid}); wait for it to end or stop it first` };
+    }
   } else if (req.from) {
     previous = await latestOfPlan(store, req.planFile);
   }
@@ -99,6 +104,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // message a missing executable, not one a step and an attempt.
   const missing = missingAgents(graph, selected, req.workspace, process.env);
   if (missing.length > 0) return { ok: false, diagnostics: missing };
+  // One process a run: a retry while the run (or another retry of it) still runs is refused.
+  let claim = req.retry ? claimRun(store.paths(req.retry.runId).dir, req.retry.runId) : undefined;
+  if (claim && !claim.ok) return { ok: false, diagnostics: [], busy: true, usage: claim.message };
   const concurrency = req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
   // A launcher a slot and one more, warming while the others are used (launcher.ts); made now,
   // so they start up while the run's record, locks and worktrees are prepared.
@@ -141,7 +149,11 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
     const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
     const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id));
-    if (req.retry) await store.save(record); else await store.create(record);
+    if (req.retry) await store.save(record);
+    else {
+      await store.create(record);
+      claim = claimRun(store.paths(runId).dir, runId);
+    }
 
     const paths = store.paths(runId);
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
@@ -203,6 +215,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     req.onStart?.(runId, scheduler, graph);
     result = await scheduler.run();
   } finally {
+    if (claim?.ok) claim.release();
     ownLaunchers?.close();
     await ahead?.close();
     await ownLocks?.close();
@@ -231,4 +244,13 @@ async function isGitWorkspace(dir: string): Promise<boolean> {
 async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecord | undefined> {
   const summary = (await store.list()).find((r) => r.planFile === planFile);
   return summary ? store.load(summary.id) : undefined;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -105,3 +105,10 @@ export function releaseGroup(pgid: number, alive: (pgid: number) => boolean, che
 export function guardedGroups(): number[] {
   return [...groups];
 }
+
+/** KILLs every guarded group now (a second Ctrl-C: no grace, but nothing left behind). */
+export function killGuardedNow(): void {
+  for (const g of groups) {
+    try { process.kill(-g, 'SIGKILL'); } catch { /* gone */ }
+  }
+}

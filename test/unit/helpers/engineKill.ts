@@ -29,20 +29,23 @@ const stepYaml = (id: string, spawned: boolean): string[] => [
  * Starts `braid run --json` in `dir` on a plan of `n` such steps (every other one spawned, the
  * rest from warm launchers); resolves once all printed their pids.
  */
-export async function engineWithSteps(dir: string, n: number, extraArgs: readonly string[] = []): Promise<{ engine: ChildProcess; pids: number[] }> {
+export async function engineWithSteps(dir: string, n: number, extraArgs: readonly string[] = []): Promise<{ engine: ChildProcess; pids: number[]; runId: string }> {
   const steps = Array.from({ length: n }, (_, i) => stepYaml(`s${i}`, i % 2 === 1)).flat();
   writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', `concurrency: ${n}`, 'steps:', ...steps].join('\n') + '\n');
   const engine = spawn(process.execPath, [CLI_MAIN, 'run', 'p.braid.yaml', '--json', ...extraArgs], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
   engine.stderr!.resume();
   const pids: number[] = [];
+  let runId = '';
   await new Promise<void>((done, fail) => {
-    engine.once('exit', (code) => fail(new Error(`the engine exited (${code}) before its steps started`)));
+    const early = (code: number | null): void => fail(new Error(`the engine exited (${code}) before its steps started`));
+    engine.once('exit', early);
     createInterface({ input: engine.stdout! }).on('line', (line) => {
-      const e = JSON.parse(line) as { type: string; text?: string };
+      const e = JSON.parse(line) as { type: string; text?: string; run: string };
+      runId ||= e.run;
       const m = e.type === 'output' ? /pid (\d+)/.exec(e.text ?? '') : null;
       if (m) pids.push(Number(m[1]));
-      if (pids.length === n) { engine.removeAllListeners('exit'); done(); }
+      if (pids.length === n) { engine.off('exit', early); done(); }
     });
   });
-  return { engine, pids };
+  return { engine, pids, runId };
 }
