@@ -175,7 +175,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
           onWait: (id: string, holder: string, lockPaths: readonly string[]) =>
             emit({ type: 'lock', id, waitingFor: holder, paths: [...lockPaths], time: new Date().toISOString(), run: runId }),
         };
-        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
+        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks });
         await wt.start();
         isolator = wt;
         locksLater = (s) => s.isolation === 'worktree';

@@ -2,12 +2,16 @@
 // `.braid/tmp/<tx>/new/` (same file system, so each step is a rename), a journal is written
 // first, and the renames run synchronously: a SIGINT handler cannot run half-way, and a crash
 // (SIGKILL, power) leaves a journal that the next start rolls back.
+// The commit point is a file of its own (`landed`, under the run's folder, written and renamed
+// into place): a crash after it leaves the change in place and says so, so recovery finishes the
+// merge (and the run's record takes the step as succeeded) instead of rolling it back or running
+// the step a second time on a workspace that already has its change.
 import {
   closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
   readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 export interface ApplyOp {
   readonly kind: 'put' | 'delete';
@@ -23,6 +27,14 @@ interface Journal {
   /** Directories created for new files, parents first. */
   dirs: string[];
   ops: Array<ApplyOp & { newMark?: StatMark }>;
+  /** The commit mark's path: once it exists (naming this transaction) the change stays. */
+  landed?: string;
+}
+
+/** What marks the change as landed: `text` (JSON with a `tx` field added) written to `file`. */
+export interface LandedMark {
+  readonly file: string;
+  readonly record: Readonly<Record<string, unknown>>;
 }
 
 const JOURNAL = 'journal.json';
@@ -71,6 +83,30 @@ function writeJournal(tx: string, journal: Journal): void {
   }
 }
 
+// Temp file, fsync, rename: the mark is there whole or not at all.
+function writeDurably(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Whether the transaction `tx` reached its commit mark. */
+function committed(tx: string, journal: Journal): boolean {
+  if (!journal.landed) return false;
+  try {
+    return (JSON.parse(readFileSync(journal.landed, 'utf8')) as { tx?: unknown }).tx === basename(tx);
+  } catch {
+    return false;
+  }
+}
+
 function removeEmptyParents(root: string, rel: string): void {
   for (let d = dirname(rel); d !== '.' && d !== ''; d = dirname(d)) {
     try {
@@ -85,11 +121,12 @@ function removeEmptyParents(root: string, rel: string): void {
  * Applies staged puts, then deletions, to the workspace. Either every op lands or none does
  * (an error rolls back what was done); returns the error's message in that case.
  */
-export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[]): { ok: true } | { ok: false; message: string } {
+export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[], landed?: LandedMark): { ok: true } | { ok: false; message: string } {
   const ordered = [...ops.filter((o) => o.kind === 'put'), ...ops.filter((o) => o.kind === 'delete')];
   const journal: Journal = {
     pid: process.pid, host: hostname(), dirs: [...dirs],
     ops: ordered.map((o) => (o.kind === 'put' ? { ...o, newMark: mark(join(tx, 'new', o.path)) } : { ...o })),
+    ...(landed ? { landed: landed.file } : {}),
   };
   mkdirSync(join(tx, 'old'), { recursive: true });
   writeJournal(tx, journal);
@@ -118,6 +155,7 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
         rec.old = old;
       }
     });
+    if (landed) writeDurably(landed.file, JSON.stringify({ ...landed.record, tx: basename(tx), time: new Date().toISOString() }) + '\n');
   } catch (e) {
     for (const rec of done.reverse()) {
       const target = join(root, rec.op.path);
@@ -130,7 +168,8 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
     rmSync(tx, { recursive: true, force: true });
     return { ok: false, message: `could not write the change into the workspace (${(e as Error).message}); nothing was changed` };
   }
-  unlinkSync(join(tx, JOURNAL)); // the commit point: from here on the change stays
+  // The commit point (with a mark: its rename, above): from here on the change stays.
+  unlinkSync(join(tx, JOURNAL));
   rmSync(tx, { recursive: true, force: true });
   for (const op of ordered) if (op.kind === 'delete') removeEmptyParents(root, op.path);
   return { ok: true };
@@ -195,7 +234,7 @@ export async function recoverInterruptedMerges(root: string): Promise<void> {
     const pid = Number(/^merge-(\d+)-/.exec(name)?.[1]);
     // Another live engine (a second window) may be mid-merge: not ours to touch.
     if ((journal ? journal.host === hostname() && alive(journal.pid) : alive(pid))) continue;
-    if (journal) rollBack(root, tx, journal);
-    else rmSync(tx, { recursive: true, force: true });
+    if (journal && !committed(tx, journal)) rollBack(root, tx, journal);
+    else rmSync(tx, { recursive: true, force: true }); // nothing applied yet, or all of it landed
   }
 }

@@ -8,7 +8,7 @@
 // ones stay for the user (`braid clean`).
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
@@ -34,6 +34,11 @@ export interface WorktreeIsolatorOptions {
   /** The step's log file, where a `setup` command's output goes. */
   log(stepId: string): string;
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where a step's merge-back marks that it landed (its commit point, applyChanges.ts), so a run
+   * killed right after it is recovered as succeeded, not run again (RunStore.markInterrupted).
+   */
+  landed?(stepId: string): string;
   /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
   readonly mergeLocks?: {
     readonly gate: LockGate;
@@ -137,6 +142,8 @@ export class WorktreeIsolator implements Isolator {
     this.kept.delete(step.id);
     this.results.delete(step.id);
     this.attempted.add(step.id);
+    // An earlier attempt's mark would speak for this one.
+    if (this.o.landed) rmSync(this.o.landed(step.id), { force: true });
     const prepared = this.preparing.get(step.id);
     this.preparing.delete(step.id);
     const path = worktreePath(this.o.root, this.o.runId, step.id);
@@ -198,7 +205,10 @@ export class WorktreeIsolator implements Isolator {
       if (!lock) return await this.drop(step.id, canceled());
       let m: Awaited<ReturnType<typeof mergeBack>>;
       try {
-        m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes }));
+        const landed = this.o.landed
+          ? { file: this.o.landed(step.id), record: { run: this.o.runId, step: step.id, attempt: ctx.attempt, result: c.sha } }
+          : undefined;
+        m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes, ...(landed ? { landed } : {}) }));
       } finally { lock.release(); }
       if (!m.ok) {
         const status = m.kind === 'conflict' ? 'conflict' : 'failed';
