@@ -8,6 +8,7 @@ import { hostBlockBench } from './hostBlock';
 import { hostLogBench } from './hostLog';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
+import { benchJsonFlood } from './jsonFlood';
 import { benchMakespan } from './makespan';
 import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
@@ -28,6 +29,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
   ['orphans', benchOrphans],
+  ['flood', benchJsonFlood],
   ['webview', printed(webviewBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],

@@ -17,6 +17,7 @@ import type { Diagnostic } from '../core/plan/types';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { serve } from './serve';
 import { HumanView } from './view';
+import { JsonEventWriter } from './jsonEvents';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
 
 const HELP = `braid — run a plan of agent and shell steps in parallel
@@ -146,7 +147,9 @@ async function run(args: string[], retry = false): Promise<number> {
     ac.abort();
   };
   for (const s of SIGNALS) process.on(s, onSignal);
-  const onEvent = (e: EngineEvent) => (json ? out(JSON.stringify(e) + '\n') : view!.on(e));
+  // A slow reader of --json costs dropped output events (counted), never unbounded memory.
+  const events = json ? new JsonEventWriter(process.stdout) : undefined;
+  const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
   const outcome = await runPlan({
     planFile, workspace, signal: ac.signal, onEvent, compile,
     ...(concurrency !== undefined ? { concurrency } : {}),

@@ -149,6 +149,21 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   let drainBytes = 0;
   let bytes = 0;
 
+  let paused = false;
+  const pauseFor = (stream: Writable): void => {
+    paused = true;
+    child.stdout!.pause();
+    child.stderr!.pause();
+    const resume = (): void => {
+      stream.off('drain', resume);
+      stream.off('close', resume);
+      paused = false;
+      child.stdout!.resume();
+      child.stderr!.resume();
+    };
+    stream.once('drain', resume);
+    stream.once('close', resume);
+  };
   const decoders = onOutput ? { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') } : undefined;
   const flush = (name: 'stdout' | 'stderr'): void => {
     const rest = decoders?.[name].end();
@@ -157,7 +172,9 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   const reader = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
     bytes += chunk.length;
     if (idleTimeoutMs !== undefined) lastOutput = performance.now();
-    if (log?.writable) log.write(chunk);
+    // The log's disk write is the pace: past its buffer the pipes pause (the step then blocks on
+    // its own writes), so a flood never piles up in memory.
+    if (log?.writable && !log.write(chunk) && !paused) pauseFor(log);
     if (name === 'stdout') tail.push(chunk);
     if (decoders) {
       const text = decoders[name].write(chunk);
