@@ -17,6 +17,7 @@ import type { Diagnostic } from '../core/plan/types';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { serve } from './serve';
 import { HumanView } from './view';
+import { failureReport } from './failureReport';
 import { JsonEventWriter } from './jsonEvents';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
 
@@ -77,13 +78,16 @@ async function graph(file: string | undefined, format: string): Promise<number> 
   return 0;
 }
 
-function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
+async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Promise<number> {
   if (!outcome.ok) {
     if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy ? 1 : 2; }
     for (const d of outcome.diagnostics) err(formatDiagnostic(d));
     return 2;
   }
-  if (!json) view?.summary(outcome.result, Object.keys(outcome.record.steps));
+  if (!json) {
+    view?.summary(outcome.result, Object.keys(outcome.record.steps));
+    out(await failureReport(outcome.record, new Set(outcome.ran)));
+  }
   if (outcome.result.status === 'canceled') return 130;
   return outcome.result.status === 'succeeded' ? 0 : 1;
 }
@@ -158,7 +162,8 @@ async function run(args: string[], retry = false): Promise<number> {
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
   for (const s of SIGNALS) process.off(s, onSignal);
-  return interrupted ? (finish(outcome, json, view), 130) : finish(outcome, json, view);
+  const code = await finish(outcome, json, view);
+  return interrupted ? 130 : code;
 }
 
 async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {

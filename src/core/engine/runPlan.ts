@@ -66,7 +66,8 @@ export interface RunRequest {
 }
 
 export type RunOutcome =
-  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord }
+  /** `ran`: the steps this run selected (the others were kept from before or not selected). */
+  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[] }
   /** `busy`: refused because another live process runs that run (`usage` says which). */
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true };
 
@@ -231,7 +232,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
-  return { ok: true, runId, result, record };
+  return { ok: true, runId, result, record, ran: [...selected] };
 }
 
 async function isGitWorkspace(dir: string): Promise<boolean> {
