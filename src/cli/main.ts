@@ -6,7 +6,7 @@ import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets'
 import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { killGuardedNow } from '../core/exec/watchdog';
 import { missingAgents } from '../core/engine/steps/missingAgents';
-import { runPlan, type RunOutcome } from '../core/engine/runPlan';
+import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
@@ -61,7 +61,8 @@ async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
   let problems = 0;
   for (const f of files) {
-    const r = await compilePlanFile(f, { isGit: true });
+    // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
+    const r = await compilePlanFile(f, { isGit: await isGitWorkspace(workspaceForPlan(f)) });
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(formatDiagnostic(d));
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }
@@ -155,7 +156,7 @@ async function run(args: string[], retry = false): Promise<number> {
   const events = json ? new JsonEventWriter(process.stdout) : undefined;
   const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
   const outcome = await runPlan({
-    planFile, workspace, signal: ac.signal, onEvent, compile,
+    planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(formatDiagnostic(d)),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
@@ -167,24 +168,29 @@ async function run(args: string[], retry = false): Promise<number> {
 }
 
 async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {
-  const r = await compilePlanFile(planFile, compile);
-  if (!r.graph) { for (const d of r.diagnostics) err(formatDiagnostic(d)); return 2; }
+  const r = await compilePlanFile(planFile, { ...compile, isGit: await isGitWorkspace(workspace) });
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  for (const d of r.diagnostics) err(formatDiagnostic(d));
+  if (!r.graph || errors.length > 0) return 2;
   const g = r.graph;
   const named = [...(selection.only ?? []), ...(selection.from ? [selection.from] : []), ...(selection.retry?.steps ?? [])];
   const unknown = unknownSteps(g, named);
   if (unknown.length > 0) throw new Usage(`unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   // What `run` would refuse, the dry run reports too (and fails the same way).
-  const missing = missingAgents(g, selectSteps(g, selection), workspace, process.env);
+  const selected = selectSteps(g, selection);
+  const missing = missingAgents(g, selected, workspace, process.env);
   for (const d of missing) err(formatDiagnostic(d));
   const code = missing.length > 0 ? 2 : 0;
-  if (json) { out(JSON.stringify(toJson(g)) + '\n'); return code; }
-  out(`would run ${g.order.length} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
-  for (const id of g.order) {
+  const order = g.order.filter((id) => selected.has(id));
+  if (json) { out(JSON.stringify({ ...toJson(g), selected: order }) + '\n'); return code; }
+  const of = order.length === g.order.length ? '' : ` of ${g.order.length}`;
+  out(`would run ${order.length}${of} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
+  for (const id of order) {
     const s = g.steps.get(id)!;
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
   }
   // The agents' commands, so the permission flags a run would pass are visible before it.
-  const used = [...new Set(g.order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
+  const used = [...new Set(order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
   return code;

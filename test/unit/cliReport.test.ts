@@ -48,4 +48,35 @@ describe('braid CLI: what a user is told', function () {
     assert.match(r.stdout, /run succeeded/);
     assert.doesNotMatch(r.stdout, /next:/, 'no failure of this run to report');
   });
+
+  it('run prints the plan\'s warnings on stderr before it runs', () => {
+    const d = dir("version: 1\nsteps:\n  a:\n    run: echo '${{ plan.name }}'\n");
+    const r = braid(['run', 'p.braid.yaml'], d);
+    assert.equal(r.status, 0);
+    assert.match(r.stderr, /p\.braid\.yaml:4:\d+: warning: .*single quotes/);
+  });
+
+  it('--dry-run shows the selection: --only and a retry\'s', () => {
+    const d = dir('version: 1\nsteps:\n  a:\n    run: exit 1\n  b:\n    run: "true"\n  c:\n    needs: [a]\n    run: "true"\n');
+    const only = braid(['run', 'p.braid.yaml', '--dry-run', '--only', 'c'], d);
+    assert.equal(only.status, 0, only.stderr);
+    assert.match(only.stdout, /would run 2 of 3 steps/);
+    assert.deepEqual(only.stdout.split('\n').filter((l) => /^  \w/.test(l)).map((l) => l.trim().split(' ')[0]), ['a', 'c']);
+    const id = runIdOf(braid(['run', 'p.braid.yaml'], d).stdout);
+    const retry = braid(['retry', id, '--dry-run'], d);
+    assert.match(retry.stdout, /would run 2 of 3 steps/);
+    assert.doesNotMatch(retry.stdout, /^  b/m, 'b succeeded: a retry keeps it');
+  });
+
+  it('validate and --dry-run refuse a worktree plan outside git, as run does', () => {
+    const d = dir('version: 1\nsteps:\n  a:\n    isolation: worktree\n    run: "true"\n');
+    const run = braid(['run', 'p.braid.yaml'], d);
+    assert.equal(run.status, 2);
+    const v = braid(['validate', 'p.braid.yaml'], d);
+    assert.equal(v.status, 1);
+    assert.match(v.stdout, /p\.braid\.yaml:4:\d+: error: .*git/);
+    const dry = braid(['run', 'p.braid.yaml', '--dry-run'], d);
+    assert.equal(dry.status, 2);
+    assert.match(dry.stderr, /error: .*git/);
+  });
 });

@@ -36,6 +36,8 @@ export interface RunRequest {
   readonly retry?: { readonly runId: string; readonly steps?: readonly string[] };
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: EngineEvent) => void;
+  /** The plan's warnings (overlapping writers, a template in single quotes), before anything runs. */
+  readonly onWarning?: (warning: Diagnostic) => void;
   readonly compile?: CompileOptions;
   readonly graceMs?: number;
   /** Default: `sharedLocks` (this process's runs and, through `.braid/locks`, other processes). */
@@ -78,6 +80,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const compiled = await compilePlanFile(req.planFile, { ...req.compile, isGit });
   const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
   if (!compiled.graph || errors.length > 0) return { ok: false, diagnostics: compiled.diagnostics };
+  for (const d of compiled.diagnostics) if (d.severity === 'warning') req.onWarning?.(d);
   const graph = compiled.graph;
   const store = new RunStore(req.workspace);
   await store.markInterrupted();
@@ -235,7 +238,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   return { ok: true, runId, result, record, ran: [...selected] };
 }
 
-async function isGitWorkspace(dir: string): Promise<boolean> {
+/** Whether `dir` is a git repository's top level: what worktree isolation needs (run, validate and --dry-run alike). */
+export async function isGitWorkspace(dir: string): Promise<boolean> {
   const top = await isGitRepo(dir);
   if (top === undefined) return false;
   const real = (p: string) => realpath(p).catch(() => resolve(p));
