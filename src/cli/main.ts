@@ -3,7 +3,6 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
-import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { killGuardedNow } from '../core/exec/watchdog';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
@@ -15,6 +14,7 @@ import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
 import { PLAN_HELP, planCommand } from './planCommand';
+import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
 import { serve } from './serve';
 import { HumanView } from './view';
 import { failureReport } from './failureReport';
@@ -38,8 +38,12 @@ usage:
   braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
+  braid retry --last [STEP...] [options]       the same for the newest run
+  braid runs [--json]                          every run, newest first, with the worktrees and braid/* branches it kept
   braid logs RUN-ID STEP                       a step's log, every attempt
-  braid clean RUN-ID                           remove a run's kept worktrees and branches
+  braid clean RUN-ID | --all | --older-than DURATION
+                                               remove kept worktrees and branches (of one run, all, or runs ended
+                                               longer ago than 7d, 12h…); records and logs stay
 ${PLAN_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
@@ -99,7 +103,7 @@ async function run(args: string[], retry = false): Promise<number> {
     options: {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
-      resume: { type: 'boolean', default: false }, permission: { type: 'string' },
+      resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
     },
   });
   const permission = values.permission;
@@ -108,9 +112,12 @@ async function run(args: string[], retry = false): Promise<number> {
   }
   const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
-  const retryId = retry ? given[0] : undefined;
-  const positionals = retry ? given.slice(1) : given;
-  if (retry && !retryId) throw new Usage('retry needs a RUN-ID');
+  if (values.last && !retry) throw new Usage('--last is for retry');
+  const latest = values.last ? (await new RunStore(workspaceForCwd(values.workspace)).latest())?.id : undefined;
+  if (values.last && !latest) { err('braid: no runs here\n'); return 1; }
+  const retryId = retry ? latest ?? given[0] : undefined;
+  const positionals = retry && !latest ? given.slice(1) : given;
+  if (retry && !retryId) throw new Usage('retry needs a RUN-ID (or --last)');
   let concurrency: number | undefined;
   if (values.concurrency !== undefined) {
     concurrency = Number(values.concurrency);
@@ -223,16 +230,6 @@ async function logs(args: string[]): Promise<number> {
   try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
 }
 
-async function clean(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
-  const [runId] = positionals;
-  if (!runId || positionals.length > 1) throw new Usage('clean needs exactly one RUN-ID');
-  const r = await cleanRun(workspaceForCwd(values.workspace), runId);
-  if (!r.ok) { err(`braid: ${r.message}\n`); return 1; }
-  err(r.removed.length === 0 ? `nothing kept for ${runId}\n` : `removed the worktrees and branches of ${r.removed.join(', ')}\n`);
-  return 0;
-}
-
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -248,13 +245,14 @@ export async function main(argv: string[]): Promise<number> {
       case 'logs': return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve': return await serve(rest);
-      case 'clean': return await clean(rest);
+      case 'clean': return await cleanCommand(rest, { out, err });
+      case 'runs': return await runsCommand(rest, { out, err });
       case 'plan': return await planCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }
   } catch (e) {
-    if (e instanceof Usage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof Usage || e instanceof HousekeepingUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }
