@@ -18,6 +18,7 @@ import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
 import { serve } from './serve';
 import { HumanView } from './view';
 import { failureReport } from './failureReport';
+import { fsFailureMessage } from './fsFailure';
 import { JsonEventWriter } from './jsonEvents';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
 
@@ -211,7 +212,12 @@ async function retryStatuses(workspace: string, runId: string): Promise<Map<stri
 async function status(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
   const store = new RunStore(workspaceForCwd(values.workspace));
-  await store.markInterrupted();
+  // Reading needs no space: a record that cannot be updated is shown as it is.
+  await store.markInterrupted().catch((e: unknown) => {
+    const fs = fsFailureMessage(e);
+    if (!fs) throw e;
+    err(`${fs}\n`);
+  });
   const id = positionals[0] ?? (await store.latest())?.id;
   const rec = id ? await store.load(id) : undefined;
   if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
@@ -256,6 +262,8 @@ export async function main(argv: string[]): Promise<number> {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }
+    const fs = fsFailureMessage(e);
+    if (fs) { err(`${fs}\n`); return 1; }
     throw e;
   }
 }

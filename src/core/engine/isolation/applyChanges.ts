@@ -6,8 +6,9 @@
 // into place): a crash after it leaves the change in place and says so, so recovery finishes the
 // merge (and the run's record takes the step as succeeded) instead of rolling it back or running
 // the step a second time on a workspace that already has its change.
+import { randomBytes } from 'node:crypto';
 import {
-  closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
+  chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
   readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
@@ -57,6 +58,31 @@ function sameMark(a: StatMark | undefined, p: string): boolean {
   if (!a || !lexists(p)) return false;
   const b = mark(p);
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+// A rename, or where `.braid` is on another file system than the workspace (a mount, a symlink
+// to a RAM disk) a copy beside the destination renamed into place, then the source removed.
+function move(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+  }
+  const tmp = join(dirname(to), `.braid-move-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const s = lstatSync(from);
+  if (s.isSymbolicLink()) symlinkSync(readlinkSync(from), tmp);
+  else {
+    copyFileSync(from, tmp);
+    chmodSync(tmp, s.mode & 0o7777);
+  }
+  try {
+    renameSync(tmp, to);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  unlinkSync(from);
 }
 
 // Keeps the old content while the new one replaces it in a single rename (no moment where the
@@ -148,10 +174,10 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
           backup(target, old);
           rec.old = old;
         }
-        renameSync(join(tx, 'new', op.path), target);
+        move(join(tx, 'new', op.path), target);
         rec.moved = true;
       } else if (lexists(target)) {
-        renameSync(target, old);
+        move(target, old);
         rec.old = old;
       }
     });
@@ -160,9 +186,9 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
     for (const rec of done.reverse()) {
       const target = join(root, rec.op.path);
       if (rec.op.kind === 'put' && rec.moved) {
-        if (rec.old) renameSync(rec.old, target);
+        if (rec.old) move(rec.old, target);
         else unlinkSync(target);
-      } else if (rec.op.kind === 'delete' && rec.old) renameSync(rec.old, target);
+      } else if (rec.op.kind === 'delete' && rec.old) move(rec.old, target);
     }
     for (const d of created.reverse()) rmdirSync(join(root, d));
     rmSync(tx, { recursive: true, force: true });
@@ -204,7 +230,7 @@ function rollBack(root: string, tx: string, journal: Journal): void {
         keep = true;
         continue;
       }
-      renameSync(old, target);
+      move(old, target);
     } else if (op.kind === 'put') unlinkSync(target);
   }
   for (const d of [...journal.dirs].reverse()) {

@@ -353,8 +353,9 @@ export class RunStore {
   private async writeAtomic(file: string, text: string): Promise<void> {
     // Same folder, so the rename never crosses file systems; pid + counter keep writers apart.
     const tmp = `${file}.${process.pid}.${this.tmpSeq++}.tmp`;
-    await this.fs.writeFile(tmp, text);
     try {
+      // A full disk fails the write half-way: the partial temp file goes too.
+      await this.fs.writeFile(tmp, text);
       await this.renameRetrying(tmp, file);
     } catch (e) {
       await this.fs.unlink(tmp).catch(() => {});
