@@ -287,6 +287,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   if (idleTimeoutMs !== undefined) {
     // One timer re-armed from the last output time, instead of a reset on every chunk.
     const check = (): void => {
+      // Paused for its log: the step is not silent, we are not listening.
+      if (paused) lastOutput = performance.now();
       const left = lastOutput + idleTimeoutMs - performance.now();
       if (left <= 1) terminate('idle-timeout', `no output for ${compact(idleTimeoutMs)}`);
       else idleTimer = setTimeout(check, Math.min(left, MAX_DELAY));

@@ -33,6 +33,8 @@ exit 0
 interface Running { readonly child: ChildProcess; readonly pipe: Writable }
 
 let current: Running | undefined;
+let restarts = 0;
+const MAX_RESTARTS = 5;
 /** Groups of steps that are (or may still be) running. */
 const groups = new Set<number>();
 // A released group still alive is re-checked this often, and forgotten after this many checks
@@ -62,9 +64,12 @@ function start(): Running | undefined {
   child.unref();
   (pipe as unknown as { unref?(): void }).unref?.();
   child.once('exit', () => {
-    // Killed from outside: the next step (or this re-send) starts another with every live group.
+    // Killed from outside: another one takes over every live group (a few times at most, so a
+    // watchdog that cannot live is not restarted in a loop).
     if (current === running) current = undefined;
-    if (groups.size > 0) queueMicrotask(() => { const r = start(); if (r) for (const g of groups) r.pipe.write(`+${g}\n`); });
+    if (groups.size > 0 && restarts++ < MAX_RESTARTS) {
+      queueMicrotask(() => { const r = start(); if (r) for (const g of groups) r.pipe.write(`+${g}\n`); });
+    }
   });
   current = running;
   return running;
