@@ -30,6 +30,32 @@ describe('watchdog: steps do not outlive their engine', function () {
   });
 });
 
+describe('watchdog: restarted when killed', function () {
+  this.timeout(30_000);
+
+  it('a watchdog killed from outside is replaced, and the new one still ends the groups', async () => {
+    const watchdog = join(ROOT, 'src/core/exec/watchdog.ts');
+    // A process that guards a sleep's group, has its watchdog killed, waits for the next one, and dies.
+    const script = `const { spawn } = require('node:child_process');
+      const w = require(${JSON.stringify(watchdog)});
+      const s = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
+      w.guardGroup(s.pid);
+      const first = w.watchdogPid();
+      process.kill(first, 'SIGKILL');
+      const look = () => { const next = w.watchdogPid(); if (next && next !== first) { console.log(s.pid + ' ' + first + ' ' + next); setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100); } else setTimeout(look, 20); };
+      setTimeout(look, 20);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
+    await new Promise((r) => child.once('exit', r));
+    const [sleepPid, first, next] = out.trim().split(' ').map(Number);
+    assert.ok(sleepPid && first && next && first !== next, out);
+    const left = await survivors([sleepPid!], 15_000);
+    for (const p of left) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+    assert.deepEqual(left, [], 'the replacement ended the group');
+  });
+});
+
 describe('LockDir: a dead holder with a live watchdog still holds', () => {
   let root: string;
   beforeEach(() => {
