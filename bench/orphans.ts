@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { engineWithSteps, survivors } from '../test/unit/helpers/engineKill';
+import { engineWithSteps, survivors } from '../test/helpers/engineKill';
 import { envInt, fixed, goal, median, quantile, table } from './stats';
 
 export async function benchOrphans(): Promise<void> {

@@ -1,4 +1,4 @@
-// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean.
+// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, plan, export.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic } from '../core/plan/types';
+import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
 import { serve } from './serve';
@@ -45,7 +46,7 @@ usage:
   braid clean RUN-ID | --all | --older-than DURATION
                                                remove kept worktrees and branches (of one run, all, or runs ended
                                                longer ago than 7d, 12h…); records and logs stay
-${PLAN_HELP}
+${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
@@ -254,6 +255,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'clean': return await cleanCommand(rest, { out, err });
       case 'runs': return await runsCommand(rest, { out, err });
       case 'plan': return await planCommand(rest);
+      case 'export': return await exportCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }
