@@ -10,8 +10,10 @@ import { hostLogBench } from './hostLog';
 import { benchLanguageService } from './languageService';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
+import { benchJsonFlood } from './jsonFlood';
 import { benchMakespan } from './makespan';
 import { benchPlanFuzz } from './planFuzz';
+import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
@@ -32,6 +34,8 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
   ['export', benchExport],
+  ['orphans', benchOrphans],
+  ['flood', benchJsonFlood],
   ['webview', printed(webviewBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],

@@ -4,9 +4,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
-import { cleanRun } from '../core/engine/isolation/cleanRun';
+import { killGuardedNow } from '../core/exec/watchdog';
 import { missingAgents } from '../core/engine/steps/missingAgents';
-import { runPlan, type RunOutcome } from '../core/engine/runPlan';
+import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
@@ -19,8 +19,12 @@ import type { Diagnostic } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
+import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
 import { serve } from './serve';
 import { HumanView } from './view';
+import { failureReport } from './failureReport';
+import { fsFailureMessage } from './fsFailure';
+import { JsonEventWriter } from './jsonEvents';
 import { WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
 
 const HELP = `braid — run a plan of agent and shell steps in parallel
@@ -41,24 +45,31 @@ usage:
   braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
+  braid retry --last [STEP...] [options]       the same for the newest run
+  braid runs [--json]                          every run, newest first, with the worktrees and braid/* branches it kept
   braid logs RUN-ID STEP                       a step's log, every attempt
-  braid clean RUN-ID                           remove a run's kept worktrees, branches and recorded changes
+  braid clean RUN-ID | --all | --older-than DURATION
+                                               remove kept worktrees, branches and recorded changes (of one run, all, or runs ended
+                                               longer ago than 7d, 12h…); records and logs stay
 ${REVIEW_HELP}${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
 class Usage extends Error {}
 
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
 const isPermission = (v: string): v is AgentPermission => (AGENT_PERMISSIONS as readonly string[]).includes(v);
 
-const out = (s: string) => process.stdout.write(s);
-const err = (s: string) => process.stderr.write(s);
+const out = (s: string) => { if (!process.stdout.destroyed) process.stdout.write(s); };
+const err = (s: string) => { if (!process.stderr.destroyed) process.stderr.write(s); };
 
 async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
   let problems = 0;
   for (const f of files) {
-    const r = await compilePlanFile(f, { isGit: true });
+    // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
+    const r = await compilePlanFile(f, { isGit: await isGitWorkspace(workspaceForPlan(f)) });
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }
@@ -75,13 +86,16 @@ async function graph(file: string | undefined, format: string): Promise<number> 
   return 0;
 }
 
-function finish(outcome: RunOutcome, json: boolean, view?: HumanView): number {
+async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Promise<number> {
   if (!outcome.ok) {
-    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return 2; }
+    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy ? 1 : 2; }
     for (const d of outcome.diagnostics) err(`${formatDiagnostic(d)}\n`);
     return 2;
   }
-  if (!json) view?.summary(outcome.result, Object.keys(outcome.record.steps));
+  if (!json) {
+    view?.summary(outcome.result, Object.keys(outcome.record.steps));
+    out(await failureReport(outcome.record, new Set(outcome.ran)));
+  }
   if (outcome.result.status === 'canceled') return 130;
   return outcome.result.status === 'succeeded' ? 0 : 1;
 }
@@ -92,7 +106,7 @@ async function run(args: string[], retry = false): Promise<number> {
     options: {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
-      resume: { type: 'boolean', default: false }, permission: { type: 'string' },
+      resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
     },
   });
   const permission = values.permission;
@@ -101,9 +115,12 @@ async function run(args: string[], retry = false): Promise<number> {
   }
   const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
-  const retryId = retry ? given[0] : undefined;
-  const positionals = retry ? given.slice(1) : given;
-  if (retry && !retryId) throw new Usage('retry needs a RUN-ID');
+  if (values.last && !retry) throw new Usage('--last is for retry');
+  const latest = values.last ? (await new RunStore(workspaceForCwd(values.workspace)).latest())?.id : undefined;
+  if (values.last && !latest) { err('braid: no runs here\n'); return 1; }
+  const retryId = retry ? latest ?? given[0] : undefined;
+  const positionals = retry && !latest ? given.slice(1) : given;
+  if (retry && !retryId) throw new Usage('retry needs a RUN-ID (or --last)');
   let concurrency: number | undefined;
   if (values.concurrency !== undefined) {
     concurrency = Number(values.concurrency);
@@ -136,41 +153,54 @@ async function run(args: string[], retry = false): Promise<number> {
   const view = json ? undefined : new HumanView(process.stdout, fancy);
   const ac = new AbortController();
   let interrupted = false;
-  const onSignal = () => { if (interrupted) process.exit(130); interrupted = true; err('\nbraid: canceling…\n'); ac.abort(); };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  const onEvent = (e: EngineEvent) => (json ? out(JSON.stringify(e) + '\n') : view!.on(e));
+  // HUP (the terminal closed, SSH dropped) cancels as INT does. A second signal skips the steps'
+  // grace, not their end: every group is KILLed before the exit.
+  const onSignal = () => {
+    if (interrupted) { killGuardedNow(); process.exit(130); }
+    interrupted = true;
+    err('\nbraid: canceling… (again to stop at once)\n');
+    ac.abort();
+  };
+  for (const s of SIGNALS) process.on(s, onSignal);
+  // A slow reader of --json costs dropped output events (counted), never unbounded memory.
+  const events = json ? new JsonEventWriter(process.stdout) : undefined;
+  const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
   const outcome = await runPlan({
-    planFile, workspace, signal: ac.signal, onEvent, compile,
+    planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(formatDiagnostic(d)),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
-  return interrupted ? (finish(outcome, json, view), 130) : finish(outcome, json, view);
+  for (const s of SIGNALS) process.off(s, onSignal);
+  const code = await finish(outcome, json, view);
+  return interrupted ? 130 : code;
 }
 
 async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {
-  const r = await compilePlanFile(planFile, compile);
-  if (!r.graph) { for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`); return 2; }
+  const r = await compilePlanFile(planFile, { ...compile, isGit: await isGitWorkspace(workspace) });
+  const errors = r.diagnostics.filter((d) => d.severity === 'error');
+  for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`);
+  if (!r.graph || errors.length > 0) return 2;
   const g = r.graph;
   const named = [...(selection.only ?? []), ...(selection.from ? [selection.from] : []), ...(selection.retry?.steps ?? [])];
   const unknown = unknownSteps(g, named);
   if (unknown.length > 0) throw new Usage(`unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   // What `run` would refuse, the dry run reports too (and fails the same way).
-  const missing = missingAgents(g, selectSteps(g, selection), workspace, process.env);
+  const selected = selectSteps(g, selection);
+  const missing = missingAgents(g, selected, workspace, process.env);
   for (const d of missing) err(`${formatDiagnostic(d)}\n`);
   const code = missing.length > 0 ? 2 : 0;
-  if (json) { out(JSON.stringify(toJson(g)) + '\n'); return code; }
-  out(`would run ${g.order.length} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
-  for (const id of g.order) {
+  const order = g.order.filter((id) => selected.has(id));
+  if (json) { out(JSON.stringify({ ...toJson(g), selected: order }) + '\n'); return code; }
+  const of = order.length === g.order.length ? '' : ` of ${g.order.length}`;
+  out(`would run ${order.length}${of} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
+  for (const id of order) {
     const s = g.steps.get(id)!;
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
   }
   // The agents' commands, so the permission flags a run would pass are visible before it.
-  const used = [...new Set(g.order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
+  const used = [...new Set(order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
   return code;
@@ -184,7 +214,12 @@ async function retryStatuses(workspace: string, runId: string): Promise<Map<stri
 async function status(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
   const store = new RunStore(workspaceForCwd(values.workspace));
-  await store.markInterrupted();
+  // Reading needs no space: a record that cannot be updated is shown as it is.
+  await store.markInterrupted().catch((e: unknown) => {
+    const fs = fsFailureMessage(e);
+    if (!fs) throw e;
+    err(`${fs}\n`);
+  });
   const id = positionals[0] ?? (await store.latest())?.id;
   const rec = id ? await store.load(id) : undefined;
   if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
@@ -206,16 +241,6 @@ async function logs(args: string[]): Promise<number> {
   try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
 }
 
-async function clean(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
-  const [runId] = positionals;
-  if (!runId || positionals.length > 1) throw new Usage('clean needs exactly one RUN-ID');
-  const r = await cleanRun(workspaceForCwd(values.workspace), runId);
-  if (!r.ok) { err(`braid: ${r.message}\n`); return 1; }
-  err(r.removed.length === 0 ? `nothing kept for ${runId}\n` : `removed the worktrees and branches of ${r.removed.join(', ')}\n`);
-  return 0;
-}
-
 function reviewIo(): ReviewIo {
   return { out, err, color: process.stdout.isTTY === true && !process.env.NO_COLOR };
 }
@@ -235,7 +260,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'logs': return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve': return await serve(rest);
-      case 'clean': return await clean(rest);
+      case 'clean': return await cleanCommand(rest, { out, err });
+      case 'runs': return await runsCommand(rest, { out, err });
       case 'diff': return await diffCommand(rest, reviewIo());
       case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo());
       case 'plan': return await planCommand(rest);
@@ -245,14 +271,19 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof WorkspaceError) { err(`braid: ${e.message}\n`); return 2; }
-    if (e instanceof Usage || e instanceof ReviewUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof Usage || e instanceof ReviewUsage || e instanceof HousekeepingUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }
+    const fs = fsFailureMessage(e);
+    if (fs) { err(`${fs}\n`); return 1; }
     throw e;
   }
 }
 
 if (require.main === module) {
+  // A reader that went away (`braid status | head -1`, a closed terminal) ends what is printed,
+  // not the command: a write's EPIPE is no crash and no stack trace.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => { err(`braid: internal error: ${(e as Error).stack}\n`); process.exitCode = 70; });
 }

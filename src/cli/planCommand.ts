@@ -6,7 +6,12 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT } from '../core/agents/presets';
 import { DEFAULT_PLAN_FILE, draftPlan, type DraftProgress } from '../core/planning/draftPlan';
 import { formatDiagnostic } from '../core/format';
-import { workspaceForCwd } from './workspace';
+import { workspaceForCwd, workspaceForPlan } from './workspace';
+
+/** `p` as one shell word (quoted only when it needs to be), for a command the user copies. */
+function shellWord(p: string): string {
+  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
+}
 
 export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agent drafts a plan file for GOAL (nothing runs)
       --agent NAME      claude (default), codex, gemini, aider, or a command ("mytool --flag")
@@ -38,7 +43,7 @@ function progress(io: PlanIo): (p: DraftProgress) => void {
   };
 }
 
-/** Runs `braid plan`; returns the exit code: 0 valid, 1 invalid or the agent failed, 2 usage. */
+/** Runs `braid plan`; returns the exit code: 0 valid, 1 invalid or the agent failed, 2 usage or a missing agent CLI. */
 export async function planCommand(args: readonly string[], io: PlanIo = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args], allowPositionals: true, strict: true,
@@ -70,10 +75,16 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   }
   const agentProblem = result.diagnostics.find((d) => d.code === 'agent-invalid');
   if (agentProblem) return usage(io, agentProblem.message);
+  // A missing agent CLI is about the machine, not a place in a file that was never written: one
+  // line and exit 2, as `run` does.
+  const missing = result.diagnostics.find((d) => d.code === 'agent-missing');
+  if (missing) { io.err(`braid: ${missing.message}\n`); return 2; }
   for (const d of result.diagnostics) (d.severity === 'error' ? io.out : io.err)(`${formatDiagnostic(d)}\n`);
   if (result.ok) {
     io.out(`${result.file}\n`);
-    io.err(`braid: review it, then run it with: braid run ${result.file}\n`);
+    // A file outside the workspace would run in its own folder's: the hint names this one.
+    const elsewhere = workspaceForPlan(result.file) !== workspace;
+    io.err(`braid: review it, then run it with: braid run ${shellWord(result.file)}${elsewhere ? ` --workspace ${shellWord(workspace)}` : ''}\n`);
     return 0;
   }
   if (ac.signal.aborted) return 130;

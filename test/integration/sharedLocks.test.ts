@@ -13,6 +13,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { sharedLocks } from '../../src/core/engine/locks/sharedLocks';
 import { LockTable } from '../../src/core/engine/locks/lockTable';
 import type { GraphStep } from '../../src/core/plan/types';
+import { goneSoon } from '../helpers/processes';
 
 const RUNNER = join(__dirname, '..', 'fixtures', 'locks', 'run.ts');
 const REPO = join(__dirname, '..', '..');
@@ -126,10 +127,13 @@ describe('shared locks across engine processes', function () {
     });
     const [stale] = lockFiles(ws);
     assert.ok(stale, 'the holder’s lock file exists');
+    const watchdog = (JSON.parse(readFileSync(join(ws, '.braid', 'locks', stale), 'utf8')) as { watchdog?: { pid: number } }).watchdog;
+    assert.ok(watchdog, 'the lock names the holder’s watchdog');
     a.child.kill('SIGKILL');
     await a.exit;
-    // Its step is a process group of its own: a real crash of the engine would leave it running.
-    try { process.kill(-Number(readFileSync(pidFile, 'utf8')), 'SIGKILL'); } catch { /* already gone */ }
+    // Its step is a process group of its own, which the holder's watchdog ends (watchdog.ts).
+    assert.ok(await goneSoon(Number(readFileSync(pidFile, 'utf8'))), 'the step ended with its engine');
+    assert.ok(await goneSoon(watchdog.pid), 'the watchdog exits once the steps are gone');
     assert.deepEqual(lockFiles(ws), [stale], 'kill -9 runs no exit hook');
 
     const events: EngineEvent[] = [];

@@ -8,7 +8,8 @@ import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
-import { SELF_START } from '../exec/pidAlive';
+import { pidAlive, SELF_START } from '../exec/pidAlive';
+import { startWatchdog } from '../exec/watchdog';
 import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
@@ -19,6 +20,7 @@ import { missingAgents } from './steps/missingAgents';
 import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
+import { claimRun } from './records/runClaim';
 import type { EngineEvent } from './types';
 import type { StepStatus } from '../status';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
@@ -38,6 +40,8 @@ export interface RunRequest {
   readonly retry?: { readonly runId: string; readonly steps?: readonly string[] };
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: EngineEvent) => void;
+  /** The plan's warnings (overlapping writers, a template in single quotes), before anything runs. */
+  readonly onWarning?: (warning: Diagnostic) => void;
   readonly compile?: CompileOptions;
   readonly graceMs?: number;
   /** Default: `sharedLocks` (this process's runs and, through `.braid/locks`, other processes). */
@@ -71,8 +75,10 @@ export interface RunRequest {
 }
 
 export type RunOutcome =
-  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord }
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string };
+  /** `ran`: the steps this run selected (the others were kept from before or not selected). */
+  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[] }
+  /** `busy`: refused because another live process runs that run (`usage` says which). */
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true };
 
 /** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
@@ -81,6 +87,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const compiled = await compilePlanFile(req.planFile, { ...req.compile, isGit });
   const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
   if (!compiled.graph || errors.length > 0) return { ok: false, diagnostics: compiled.diagnostics };
+  for (const d of compiled.diagnostics) if (d.severity === 'warning') req.onWarning?.(d);
   const graph = compiled.graph;
   const store = new RunStore(req.workspace);
   await store.markInterrupted();
@@ -93,6 +100,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (req.retry) {
     previous = await store.load(req.retry.runId);
     if (!previous) return { ok: false, diagnostics: [], usage: `unknown run ${req.retry.runId}` };
+    if (previous.status === 'running' && previous.host.hostname === hostname() && previous.host.pid !== process.pid && pidAlive(previous.host.pid, previous.host.procStart)) {
+      return { ok: false, diagnostics: [], busy: true, usage: `run ${previous.id} is still running (pid ${previous.host.pid}); wait for it to end or stop it first` };
+    }
     const inReview = Object.values(previous.steps).filter((s) => s.status === 'review').map((s) => s.id);
     if (inReview.length > 0) {
       return { ok: false, diagnostics: [], usage: `${inReview.join(', ')} ${inReview.length > 1 ? 'wait' : 'waits'} for review: approve or reject first (braid approve|reject ${req.retry.runId} STEP...)` };
@@ -109,6 +119,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // message a missing executable, not one a step and an attempt.
   const missing = missingAgents(graph, selected, req.workspace, process.env);
   if (missing.length > 0) return { ok: false, diagnostics: missing };
+  // One process a run: a retry while the run (or another retry of it) still runs is refused.
+  let claim = req.retry ? claimRun(store.paths(req.retry.runId).dir, req.retry.runId) : undefined;
+  if (claim && !claim.ok) return { ok: false, diagnostics: [], busy: true, usage: claim.message };
   const concurrency = req.concurrency ?? graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
   // A launcher a slot and one more, warming while the others are used (launcher.ts); made now,
   // so they start up while the run's record, locks and worktrees are prepared.
@@ -117,6 +130,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   const ownLaunchers = req.launchers === undefined && selected.size > 0 ? LauncherPool.create(launcherCount, baseEnv) : undefined;
   const launchers = req.launchers ?? ownLaunchers;
   if (selected.size > 0) req.launchers?.reserve(launcherCount);
+  // What ends the steps should this process die before they do (watchdog.ts).
+  if (selected.size > 0) startWatchdog();
 
   // Everything from here ends in the finally: a failed preparation (a git error, a full disk)
   // still closes the run's own launchers and locks.
@@ -151,7 +166,11 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
     const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
     const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id), (id) => isolator?.changeOf?.(id));
-    if (req.retry) await store.save(record); else await store.create(record);
+    if (req.retry) await store.save(record);
+    else {
+      await store.create(record);
+      claim = claimRun(store.paths(runId).dir, runId);
+    }
 
     const paths = store.paths(runId);
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
@@ -173,7 +192,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
           // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
           onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
         };
-        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, mergeLocks });
+        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks });
         await wt.start();
         isolator = wt;
         locksLater = (s) => s.isolation === 'worktree';
@@ -217,6 +236,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     result = await scheduler.run();
   } finally {
     await inbox?.close();
+    if (claim?.ok) claim.release();
     ownLaunchers?.close();
     await ahead?.close();
     await ownLocks?.close();
@@ -232,7 +252,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
-  return { ok: true, runId, result, record };
+  return { ok: true, runId, result, record, ran: [...selected] };
 }
 
 /** A review request for this run, carried out by its own scheduler (revert: on the workspace and record). */
@@ -255,7 +275,8 @@ async function liveReview(root: string, record: RunRecord, scheduler: Scheduler,
   return out;
 }
 
-async function isGitWorkspace(dir: string): Promise<boolean> {
+/** Whether `dir` is a git repository's top level: what worktree isolation needs (run, validate and --dry-run alike). */
+export async function isGitWorkspace(dir: string): Promise<boolean> {
   const top = await isGitRepo(dir);
   if (top === undefined) return false;
   const real = (p: string) => realpath(p).catch(() => resolve(p));
@@ -266,3 +287,4 @@ async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecor
   const summary = (await store.list()).find((r) => r.planFile === planFile);
   return summary ? store.load(summary.id) : undefined;
 }
+

@@ -9,6 +9,7 @@ import type { Writable } from 'node:stream';
 import { groupAlive, terminateTree, type Termination } from './killTree';
 import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
 import { ByteTail } from './tail';
+import { guardGroup, releaseGroup } from './watchdog';
 
 export interface SpawnSpec {
   /** argv[0] is the executable; never run through a shell here. */
@@ -130,6 +131,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
   const pid = child.pid;
+  // Its own group, so the engine's watchdog ends it should the engine die first (watchdog.ts).
+  if (pid !== undefined && !isWindows) guardGroup(pid);
 
   let reason: Reason | undefined;
   let message: string | undefined;
@@ -146,6 +149,21 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   let drainBytes = 0;
   let bytes = 0;
 
+  let paused = false;
+  const pauseFor = (stream: Writable): void => {
+    paused = true;
+    child.stdout!.pause();
+    child.stderr!.pause();
+    const resume = (): void => {
+      stream.off('drain', resume);
+      stream.off('close', resume);
+      paused = false;
+      child.stdout!.resume();
+      child.stderr!.resume();
+    };
+    stream.once('drain', resume);
+    stream.once('close', resume);
+  };
   const decoders = onOutput ? { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') } : undefined;
   const flush = (name: 'stdout' | 'stderr'): void => {
     const rest = decoders?.[name].end();
@@ -154,7 +172,9 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   const reader = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
     bytes += chunk.length;
     if (idleTimeoutMs !== undefined) lastOutput = performance.now();
-    if (log?.writable) log.write(chunk);
+    // The log's disk write is the pace: past its buffer the pipes pause (the step then blocks on
+    // its own writes), so a flood never piles up in memory.
+    if (log?.writable && !log.write(chunk) && !paused) pauseFor(log);
     if (name === 'stdout') tail.push(chunk);
     if (decoders) {
       const text = decoders[name].write(chunk);
@@ -186,6 +206,7 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
       }
     }
     const failed = reason === 'spawn-failed';
+    if (pid !== undefined && !isWindows) releaseGroup(pid, groupAlive);
     resolve({
       exitCode: failed ? null : exitCode, signal: failed ? null : exitSignal, reason: reason ?? 'exit', message,
       durationMs: elapsed(), stdoutTail: tail.text(), ...(failed ? {} : { pid }),
@@ -266,6 +287,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
   if (idleTimeoutMs !== undefined) {
     // One timer re-armed from the last output time, instead of a reset on every chunk.
     const check = (): void => {
+      // Paused for its log: the step is not silent, we are not listening.
+      if (paused) lastOutput = performance.now();
       const left = lastOutput + idleTimeoutMs - performance.now();
       if (left <= 1) terminate('idle-timeout', `no output for ${compact(idleTimeoutMs)}`);
       else idleTimer = setTimeout(check, Math.min(left, MAX_DELAY));

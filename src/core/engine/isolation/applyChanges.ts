@@ -2,12 +2,17 @@
 // `.braid/tmp/<tx>/new/` (same file system, so each step is a rename), a journal is written
 // first, and the renames run synchronously: a SIGINT handler cannot run half-way, and a crash
 // (SIGKILL, power) leaves a journal that the next start rolls back.
+// The commit point is a file of its own (`landed`, under the run's folder, written and renamed
+// into place): a crash after it leaves the change in place and says so, so recovery finishes the
+// merge (and the run's record takes the step as succeeded) instead of rolling it back or running
+// the step a second time on a workspace that already has its change.
+import { randomBytes } from 'node:crypto';
 import {
   chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
   readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { tmpDir } from '../records/braidLayout';
 import { pidAlive } from '../../exec/pidAlive';
 
@@ -25,6 +30,14 @@ interface Journal {
   /** Directories created for new files, parents first. */
   dirs: string[];
   ops: Array<ApplyOp & { newMark?: StatMark }>;
+  /** The commit mark's path: once it exists (naming this transaction) the change stays. */
+  landed?: string;
+}
+
+/** What marks the change as landed: `text` (JSON with a `tx` field added) written to `file`. */
+export interface LandedMark {
+  readonly file: string;
+  readonly record: Readonly<Record<string, unknown>>;
 }
 
 const JOURNAL = 'journal.json';
@@ -47,6 +60,31 @@ function sameMark(a: StatMark | undefined, p: string): boolean {
   if (!a || !lexists(p)) return false;
   const b = mark(p);
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+// A rename, or where `.braid` is on another file system than the workspace (a mount, a symlink
+// to a RAM disk) a copy beside the destination renamed into place, then the source removed.
+function move(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+  }
+  const tmp = join(dirname(to), `.braid-move-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const s = lstatSync(from);
+  if (s.isSymbolicLink()) symlinkSync(readlinkSync(from), tmp);
+  else {
+    copyFileSync(from, tmp);
+    chmodSync(tmp, s.mode & 0o7777);
+  }
+  try {
+    renameSync(tmp, to);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
+  }
+  unlinkSync(from);
 }
 
 // Keeps the old content while the new one replaces it in a single rename (no moment where the
@@ -84,6 +122,30 @@ function writeJournal(tx: string, journal: Journal): void {
   }
 }
 
+// Temp file, fsync, rename: the mark is there whole or not at all.
+function writeDurably(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, file);
+}
+
+/** Whether the transaction `tx` reached its commit mark. */
+function committed(tx: string, journal: Journal): boolean {
+  if (!journal.landed) return false;
+  try {
+    return (JSON.parse(readFileSync(journal.landed, 'utf8')) as { tx?: unknown }).tx === basename(tx);
+  } catch {
+    return false;
+  }
+}
+
 function removeEmptyParents(root: string, rel: string): void {
   for (let d = dirname(rel); d !== '.' && d !== ''; d = dirname(d)) {
     try {
@@ -98,12 +160,13 @@ function removeEmptyParents(root: string, rel: string): void {
  * Applies staged puts, then deletions, to the workspace. Either every op lands or none does
  * (an error rolls back what was done); returns the error's message in that case.
  */
-export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[]): { ok: true } | { ok: false; message: string } {
+export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[], landed?: LandedMark): { ok: true } | { ok: false; message: string } {
   const ordered = [...ops.filter((o) => o.kind === 'put'), ...ops.filter((o) => o.kind === 'delete')];
   for (const op of ordered) if (op.kind === 'put') keepPermissions(join(root, op.path), join(tx, 'new', op.path));
   const journal: Journal = {
     pid: process.pid, host: hostname(), dirs: [...dirs],
     ops: ordered.map((o) => (o.kind === 'put' ? { ...o, newMark: mark(join(tx, 'new', o.path)) } : { ...o })),
+    ...(landed ? { landed: landed.file } : {}),
   };
   mkdirSync(join(tx, 'old'), { recursive: true });
   writeJournal(tx, journal);
@@ -125,26 +188,28 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
           backup(target, old);
           rec.old = old;
         }
-        renameSync(join(tx, 'new', op.path), target);
+        move(join(tx, 'new', op.path), target);
         rec.moved = true;
       } else if (lexists(target)) {
-        renameSync(target, old);
+        move(target, old);
         rec.old = old;
       }
     });
+    if (landed) writeDurably(landed.file, JSON.stringify({ ...landed.record, tx: basename(tx), time: new Date().toISOString() }) + '\n');
   } catch (e) {
     for (const rec of done.reverse()) {
       const target = join(root, rec.op.path);
       if (rec.op.kind === 'put' && rec.moved) {
-        if (rec.old) renameSync(rec.old, target);
+        if (rec.old) move(rec.old, target);
         else unlinkSync(target);
-      } else if (rec.op.kind === 'delete' && rec.old) renameSync(rec.old, target);
+      } else if (rec.op.kind === 'delete' && rec.old) move(rec.old, target);
     }
     for (const d of created.reverse()) rmdirSync(join(root, d));
     rmSync(tx, { recursive: true, force: true });
     return { ok: false, message: `could not write the change into the workspace (${(e as Error).message}); nothing was changed` };
   }
-  unlinkSync(join(tx, JOURNAL)); // the commit point: from here on the change stays
+  // The commit point (with a mark: its rename, above): from here on the change stays.
+  unlinkSync(join(tx, JOURNAL));
   rmSync(tx, { recursive: true, force: true });
   for (const op of ordered) if (op.kind === 'delete') removeEmptyParents(root, op.path);
   return { ok: true };
@@ -170,7 +235,7 @@ function rollBack(root: string, tx: string, journal: Journal): void {
         keep = true;
         continue;
       }
-      renameSync(old, target);
+      move(old, target);
     } else if (op.kind === 'put') unlinkSync(target);
   }
   for (const d of [...journal.dirs].reverse()) {
@@ -200,7 +265,7 @@ export async function recoverInterruptedMerges(root: string): Promise<void> {
     const pid = Number(/^merge-(\d+)-/.exec(name)?.[1]);
     // Another live engine (a second window) may be mid-merge: not ours to touch.
     if ((journal ? journal.host === hostname() && pidAlive(journal.pid) : pidAlive(pid))) continue;
-    if (journal) rollBack(root, tx, journal);
-    else rmSync(tx, { recursive: true, force: true });
+    if (journal && !committed(tx, journal)) rollBack(root, tx, journal);
+    else rmSync(tx, { recursive: true, force: true }); // nothing applied yet, or all of it landed
   }
 }

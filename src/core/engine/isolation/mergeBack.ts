@@ -13,7 +13,7 @@ import { escapesWorkspace } from '../../paths/containment';
 import { globMatcher } from '../../paths/glob';
 import { randomUUID } from 'node:crypto';
 import { gitBuffer, gitOk, readBlobs, splitZ } from '../../exec/git';
-import { applyStaged, type ApplyOp } from './applyChanges';
+import { applyStaged, type ApplyOp, type LandedMark } from './applyChanges';
 import { ensureBraidDir } from './worktreeSetup';
 import { tmpDir } from '../records/braidLayout';
 
@@ -161,7 +161,7 @@ async function mergeFiles(root: string, merges: ReadonlyArray<{ c: Change; exec:
  * Merges a worktree step's change (base → result) into the workspace, keeping the user's own
  * uncommitted edits and untracked files; all of it lands, or nothing does and the paths are named.
  */
-export async function mergeBack(o: { root: string; base: string; result: string; writes: readonly string[] }): Promise<MergeBackResult> {
+export async function mergeBack(o: { root: string; base: string; result: string; writes: readonly string[]; landed?: LandedMark }): Promise<MergeBackResult> {
   const changes = await diffTrees(o.root, o.base, o.result);
   const changed = changes.map((c) => c.path);
   if (changes.length === 0) return { ok: true, changed };
@@ -230,7 +230,7 @@ export async function mergeBack(o: { root: string; base: string; result: string;
   }
   const dirs = new Set(puts.flatMap(([p]) => missingDirs.get(p) ?? []));
   const order = [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || a.localeCompare(b));
-  const applied = applyStaged(o.root, tx, ops, order);
+  const applied = applyStaged(o.root, tx, ops, order, o.landed);
   if (!applied.ok) return { ok: false, kind: 'conflict', paths: ops.map((op) => op.path), message: applied.message };
   return { ok: true, changed };
 }

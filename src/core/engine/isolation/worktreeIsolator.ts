@@ -10,9 +10,9 @@
 // conflicted one can `land` again (`braid merge`) without running the step again.
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
@@ -41,6 +41,11 @@ export interface WorktreeIsolatorOptions {
   /** The step's log file, where a `setup` command's output goes. */
   log(stepId: string): string;
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where a step's merge-back marks that it landed (its commit point, applyChanges.ts), so a run
+   * killed right after it is recovered as succeeded, not run again (RunStore.markInterrupted).
+   */
+  landed?(stepId: string): string;
   /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
   readonly mergeLocks?: {
     readonly gate: LockGate;
@@ -52,7 +57,7 @@ export interface WorktreeIsolatorOptions {
 type Base = { ok: true; sha: string } | { ok: false; message: string };
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
-interface PendingLanding { readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string }
+interface PendingLanding { readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
 
 /** A worktree made ahead of its step's attempt: created from `from`, set up, now at `head`. */
 interface PreparedTree { readonly path: string; readonly from: string; readonly head: string }
@@ -145,6 +150,8 @@ export class WorktreeIsolator implements Isolator {
     this.changes.delete(step.id);
     this.pending.delete(step.id);
     this.attempted.add(step.id);
+    // An earlier attempt's mark would speak for this one.
+    if (this.o.landed) rmSync(this.o.landed(step.id), { force: true });
     const prepared = this.preparing.get(step.id);
     this.preparing.delete(step.id);
     const path = worktreePath(this.o.root, this.o.runId, step.id);
@@ -209,7 +216,7 @@ export class WorktreeIsolator implements Isolator {
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land, summary: true });
       const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
       this.changes.set(step.id, change);
-      const pending: PendingLanding = { result: r, base: head, commit: c.sha, path };
+      const pending: PendingLanding = { result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
       // Nothing changed: nothing to look at before it lands.
       if (step.review && change.files.length > 0) {
         this.pending.set(step.id, pending);
@@ -255,7 +262,11 @@ export class WorktreeIsolator implements Isolator {
     if (!lock) return undefined;
     let m: Awaited<ReturnType<typeof mergeBack>>;
     try {
-      m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes }));
+      // The landing's durable mark (records/landed): a crash after it finishes the merge on recovery, never re-runs the step.
+      const landed = this.o.landed
+        ? { file: this.o.landed(step.id), record: { run: this.o.runId, step: step.id, attempt: p.attempt, result: p.commit } }
+        : undefined;
+      m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes, ...(landed ? { landed } : {}) }));
     } finally { lock.release(); }
     if (!m.ok) {
       const status = m.kind === 'conflict' ? 'conflict' : 'failed';

@@ -5,16 +5,19 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { toDisposable, type Disposable } from '../../disposable';
+import { watchdogPid } from '../../exec/watchdog';
 import { lockConflict } from '../../paths/overlap';
 import { locksDir } from '../records/braidLayout';
-import { pidAlive, SELF_START } from '../../exec/pidAlive';
+import { pidAlive, SELF_START, procStart } from '../../exec/pidAlive';
 
 // The cross-process mirror of LockTable: each held lock set is one JSON file in
 // `.braid/locks/`, so a second VS Code window or a CLI run in the same workspace respects it.
 // Check-and-claim runs under a short directory mutex (proper-lockfile's atomic mkdir), so two
 // processes can never both see "free" and both write. Releases only unlink their own file and
 // need no mutex. A holder that died (kill -9) leaves its file behind; it is broken once its pid
-// is provably dead on this host. A live process's file is never broken.
+// is provably dead on this host, and so is its watchdog (the process that ends a dead engine's
+// steps, watchdog.ts): until then a step of the dead holder may still be writing. A live
+// process's file is never broken.
 
 export interface LockOwner {
   run: string;
@@ -32,6 +35,8 @@ export interface LockRecord {
   reads: string[];
   /** Linux: the process's start time (/proc/<pid>/stat field 22), to tell a reused pid apart. */
   procStart?: string;
+  /** The holder's watchdog: its steps may outlive it until this process is gone too. */
+  watchdog?: { pid: number; procStart?: string };
 }
 
 export type LockDirResult =
@@ -90,6 +95,7 @@ export class LockDir {
         writes: [...writes],
         reads: [...reads],
         ...(SELF_START !== undefined ? { procStart: SELF_START } : {}),
+        ...watchdogField(),
       };
       const name = `${process.pid}-${randomUUID()}.json`;
       const tmp = path.join(this.dir, `.tmp-${process.pid}-${randomUUID()}`);
@@ -273,8 +279,19 @@ function isSelf(r: LockRecord): boolean {
   return r.hostname === os.hostname() && r.pid === process.pid && (r.procStart === undefined || r.procStart === SELF_START);
 }
 
-// Only a process on this host can be proven dead; others count as alive forever.
+function watchdogField(): Pick<LockRecord, 'watchdog'> {
+  const pid = watchdogPid();
+  if (pid === undefined) return {};
+  const started = procStart(pid);
+  return { watchdog: { pid, ...(started !== undefined ? { procStart: started } : {}) } };
+}
+
+// Only a process on this host can be proven dead; others count as alive forever. A dead holder's
+// watchdog still running means its steps may be too.
 function isStale(r: LockRecord): boolean {
   if (r.hostname !== os.hostname()) return false;
-  return !pidAlive(r.pid, r.procStart);
+  if (pidAlive(r.pid, r.procStart)) return false;
+  // A dead engine's steps may live on until its watchdog (exec/watchdog.ts) has ended them.
+  const w = r.watchdog;
+  return w === undefined || typeof w.pid !== 'number' || !pidAlive(w.pid, w.procStart);
 }

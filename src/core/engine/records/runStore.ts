@@ -72,6 +72,8 @@ export interface RunPaths {
   readonly outputsDir: string;
   output(stepId: string): string;
   worktree(stepId: string): string;
+  /** A worktree step's merge-back commit mark (applyChanges.ts): its change landed. */
+  landed(stepId: string): string;
 }
 
 /** The file operations the store uses; injectable so tests can count or fail them. */
@@ -151,6 +153,7 @@ export class RunStore {
       rawLog: (id) => join(logsDir, `${step(id)}.jsonl`),
       output: (id) => join(outputsDir, step(id)),
       worktree: (id) => join(worktreesDir(this.root, runId), step(id)),
+      landed: (id) => join(dir, 'landed', `${step(id)}.json`),
     };
   }
 
@@ -257,6 +260,15 @@ export class RunStore {
       rec.endedAt = lastSeen;
       for (const step of Object.values(rec.steps)) {
         if (step.status !== 'running' && step.status !== 'waiting') continue;
+        if (await this.landedLast(rec.id, step)) {
+          // Killed after its merge-back's commit point: its change is in the workspace, and
+          // running it again would apply it twice.
+          step.status = 'succeeded';
+          step.message = `its change had landed in the workspace when the engine (pid ${rec.host.pid}) stopped`;
+          step.endedAt = lastSeen;
+          delete step.waitingFor;
+          continue;
+        }
         step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
         step.status = 'interrupted';
         step.endedAt = lastSeen;
@@ -266,6 +278,16 @@ export class RunStore {
       marked.push(rec.id);
     }
     return marked;
+  }
+
+  /** Whether the step's last recorded attempt (or a later one) marked its merge-back as landed. */
+  private async landedLast(runId: string, step: StepRecord): Promise<boolean> {
+    try {
+      const mark = JSON.parse(await this.fs.readFile(this.paths(runId).landed(step.id), 'utf8')) as { attempt?: unknown };
+      return typeof mark.attempt === 'number' && mark.attempt >= (step.attempts.at(-1)?.attempt ?? 0);
+    } catch {
+      return false;
+    }
   }
 
   /** Median duration (ms) of each step's succeeded attempts over the plan's last `limit` runs. */
@@ -334,8 +356,9 @@ export class RunStore {
   private async writeAtomic(file: string, text: string): Promise<void> {
     // Same folder, so the rename never crosses file systems; pid + counter keep writers apart.
     const tmp = `${file}.${process.pid}.${this.tmpSeq++}.tmp`;
-    await this.fs.writeFile(tmp, text);
     try {
+      // A full disk fails the write half-way: the partial temp file goes too.
+      await this.fs.writeFile(tmp, text);
       await this.renameRetrying(tmp, file);
     } catch (e) {
       await this.fs.unlink(tmp).catch(() => {});

@@ -54,6 +54,8 @@ export function appendLog(path: string, dirReady: Promise<void>, first: (endsMid
   let handle: FileHandle | undefined;
   let failure: Error | undefined;
   const stream = new Writable({
+    // Past this much unwritten output the step's pipes pause (process.ts): a few pipe reads' worth.
+    highWaterMark: 1024 * 1024,
     // Writes made before this calls back wait in the stream's buffer, in order.
     construct(done) {
       void (async () => {

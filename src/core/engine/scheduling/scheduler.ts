@@ -494,6 +494,8 @@ export class Scheduler {
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
     if (status === 'succeeded') {
       for (const s of this.states.values()) {
+        // A run's result covers what it ran: a failure kept from before (`--from`) is not this run's.
+        if (this.o.keep?.has(s.id)) continue;
         if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
       }
     }
