@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
+import { stepAgent, stepAgentOptions } from '../core/agents/stepAgent';
 import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
@@ -171,6 +172,13 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   const used = [...new Set(g.order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
+  // And each step's own flags (model, max-turns, permission, tools) where it adds some.
+  for (const id of g.order) {
+    const s = g.steps.get(id)!;
+    const agent = s.agent === undefined ? undefined : g.agents[s.agent];
+    const own = agent && stepAgent(agent, stepAgentOptions(s));
+    if (agent && own !== agent) out(`  ${s.agent} for ${id}: ${own!.command.join(' ')}\n`);
+  }
   return code;
 }
 

@@ -1,7 +1,7 @@
 // The last phase: a checked, expanded, acyclic model becomes the immutable Graph the engine runs,
 // with each step's critical-path length (the scheduler starts the longest chains first).
 import { basename } from 'node:path';
-import type { PlanModel } from './expand';
+import type { Instance, PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
 import type { Graph, GraphStep, PlanInfo } from './types';
 
@@ -22,6 +22,19 @@ export function criticalPath(order: readonly string[], dependents: ReadonlyMap<s
     depth.set(id, below + 1);
   }
   return depth;
+}
+
+/** An agent step's asks of its CLI and its retry choices, only those the plan sets. */
+function agentAsks(inst: Instance): Partial<GraphStep> {
+  const m = inst.merged;
+  return {
+    ...(inst.model !== undefined ? { model: inst.model } : {}),
+    ...(m['max-turns'] !== undefined ? { maxTurns: m['max-turns'] } : {}),
+    ...(m.permission !== undefined ? { permission: m.permission } : {}),
+    ...(m.tools !== undefined ? { tools: m.tools } : {}),
+    ...(m['retry-context'] === false ? { retryContext: false } : {}),
+    ...(m['retry-resume'] === false ? { retryResume: false } : {}),
+  };
 }
 
 /** Builds the Graph; `order` must be a topological order of every id in the model. */
@@ -54,6 +67,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(m.setup !== undefined ? { setup: m.setup } : {}),
       ...(m.check !== undefined ? { check: m.check } : {}),
       ...(inst.output !== undefined ? { output: inst.output } : {}),
+      ...(inst.kind === 'prompt' ? agentAsks(inst) : {}),
     };
     steps.set(id, Object.freeze(step));
   }

@@ -1,6 +1,7 @@
 // The graph checks, on the expanded model: what a step is (run or prompt, which agent), what it
 // depends on (unknown or self needs, duplicate ids, cycles) and where it may touch (paths leaving
 // the workspace, worktrees outside git). Every problem is reported; nothing stops at the first.
+import { stepAgentProblems } from '../agents/stepAgent';
 import { escapesWorkspace } from '../paths/containment';
 import { findCycles } from './cycles';
 import { didYouMean } from './didYouMean';
@@ -21,6 +22,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
       checkIsolation(inst, opts, report);
     }
     checkPaths(inst, report);
+    checkAgentAsks(model, inst, report);
   }
   for (const { group, count } of model.oversized) {
     report(['steps', group, 'matrix'], `the matrix makes ${count} steps; at most ${MAX_MATRIX_STEPS}`, 'matrix-size');
@@ -58,6 +60,25 @@ function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
   if (inst.agent === undefined || model.table.known.has(inst.agent)) return;
   const path = inst.merged.agent === undefined ? ['steps', inst.group] : fieldPath(inst.group, inst.own, 'agent');
   report(path, `unknown agent \`${inst.agent}\`${didYouMean(inst.agent, [...model.table.known])}`, 'unknown-agent');
+}
+
+/** `model`, `max-turns`, `permission`, `tools`: each must become a flag of the step's agent's CLI. */
+function checkAgentAsks(model: PlanModel, inst: Instance, report: Report): void {
+  const agent = inst.agent === undefined ? undefined : model.table.agents[inst.agent];
+  if (!agent) return;
+  const m = inst.merged;
+  const problems = stepAgentProblems(agent, {
+    ...(inst.model !== undefined ? { model: inst.model } : {}),
+    ...(m['max-turns'] !== undefined ? { maxTurns: m['max-turns'] } : {}),
+    ...(m.permission !== undefined ? { permission: m.permission } : {}),
+    ...(m.tools !== undefined ? { tools: m.tools } : {}),
+  });
+  for (const p of problems) {
+    const base = fieldPath(inst.group, inst.own, p.key);
+    // From `defaults`, the message names the step the agent belongs to.
+    const whose = base[0] === 'defaults' ? ` (step \`${inst.group}\`)` : '';
+    report(p.index === undefined ? base : [...base, p.index], `${p.message}${whose}`, 'agent-flag');
+  }
 }
 
 function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): void {

@@ -2,6 +2,7 @@
 // become argv elements, prompt text or environment variables: never shell source.
 import { agentInvocation, promptWithContext } from '../../agents/invocation';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
+import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { Graph, GraphStep } from '../../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { shellArgv } from '../../exec/process';
@@ -63,7 +64,8 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
 }
 
 /**
- * How the step runs: a shell script for `run`, the agent's argv for `prompt`. With `resumeSession`
+ * How the step runs: a shell script for `run`, the agent's argv for `prompt` (with the step's own
+ * flags). With `resumeSession`
  * and an agent that can resume, the agent continues that session with RESUME_PROMPT instead of
  * starting over (the session already holds the task and the context).
  */
@@ -71,8 +73,9 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   const env = stepEnv(scope);
   const { step, graph } = scope;
   if (step.kind === 'run') return shellInvocation(scope, step.run ?? '', env);
-  const agent = graph.agents[step.agent ?? ''];
-  if (!agent) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
+  const named = graph.agents[step.agent ?? ''];
+  if (!named) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
+  const agent = stepAgent(named, stepAgentOptions(step));
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
   const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
