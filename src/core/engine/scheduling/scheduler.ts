@@ -16,11 +16,11 @@ import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
-import { nextAttempt, RetryWaits } from './retry';
+import { nextAttempt, previousAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
 import type { StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
+import type { AgentProgress, AttemptResult, EngineEvent, PreviousAttempt, RunStatus, StepRunner, StepStatus } from '../types';
 import { TERMINAL } from '../types';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -89,6 +89,8 @@ export class Scheduler {
   private readonly rank = new Map<string, number>();
   private readonly ready: ReadyList;
   private readonly running = new Map<string, AttemptAbort>();
+  /** Each retried agent step's last failure, which its next attempt is told. */
+  private readonly failures = new Map<string, PreviousAttempt>();
   private readonly waits: RetryWaits;
   // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
   private readonly outputs = new FieldView(this.states, (s) => s.output);
@@ -264,7 +266,7 @@ export class Scheduler {
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
     st.attempt += 1;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink);
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink, this.failures.get(step.id));
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
@@ -337,6 +339,8 @@ export class Scheduler {
       random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
     });
     if (next.kind === 'finish') return this.finish(step.id, next.result);
+    // A rate limit says nothing about the work: the next attempt hears of the last real failure.
+    if (next.reason === 'retry-delay' && step.kind === 'prompt') this.failures.set(step.id, previousAttempt(st.attempt, r));
     if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });

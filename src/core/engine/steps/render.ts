@@ -2,11 +2,12 @@
 // become argv elements, prompt text or environment variables: never shell source.
 import { agentInvocation, promptWithContext } from '../../agents/invocation';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
+import { retryNote, withRetryNote } from '../../agents/retryPrompt';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { Graph, GraphStep } from '../../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { shellArgv } from '../../exec/process';
-import type { StepStatus } from '../types';
+import type { PreviousAttempt, StepStatus } from '../types';
 
 export interface RenderScope {
   readonly graph: Graph;
@@ -16,6 +17,8 @@ export interface RenderScope {
   readonly statuses: ReadonlyMap<string, StepStatus>;
   /** The environment the step inherits (the engine's own). */
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  /** A retry: why the attempt before it failed (`${{ attempt.previous.* }}`, the retry note). */
+  readonly previous?: PreviousAttempt;
 }
 
 export interface Invocation {
@@ -38,6 +41,8 @@ export function lookupRef(scope: RenderScope, env: Readonly<Record<string, strin
     case 'step-status': return scope.statuses.get(c.key!) ?? '';
     case 'plan-name': return scope.graph.plan.name;
     case 'run-id': return scope.runId;
+    case 'attempt-reason': return scope.previous?.reason ?? '';
+    case 'attempt-output': return scope.previous?.output ?? '';
     default: throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
   }
 }
@@ -65,9 +70,10 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
 
 /**
  * How the step runs: a shell script for `run`, the agent's argv for `prompt` (with the step's own
- * flags). With `resumeSession`
- * and an agent that can resume, the agent continues that session with RESUME_PROMPT instead of
- * starting over (the session already holds the task and the context).
+ * flags). With `resumeSession` and an agent that can resume, the agent continues that session
+ * instead of starting over (it already holds the task and the context), told why the attempt
+ * before failed, else RESUME_PROMPT. A fresh retry gets that note after its prompt, unless the
+ * prompt places `${{ attempt.previous.* }}` itself or the step has `retry-context: false`.
  */
 export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
   const env = stepEnv(scope);
@@ -77,14 +83,18 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   if (!named) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
   const agent = stepAgent(named, stepAgentOptions(step));
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
+  // Only to agents that take prose: a `shell` agent's prompt is a script.
+  const failed = step.retryContext !== false && agent.context ? scope.previous : undefined;
   const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
-    const inv = agentInvocation(resuming, render, RESUME_PROMPT);
+    const prompt = failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT;
+    const inv = agentInvocation(resuming, render, prompt);
     return { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! };
   }
   const source = step.prompt ?? '';
-  const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
-  const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
+  const kinds = parseTemplates(source).refs.map((r) => classifyRef(r.path)?.kind);
+  let prompt = promptWithContext(agent, render(source), graph.plan.context, kinds.includes('context'));
+  if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
   const inv = agentInvocation(agent, render, prompt);
   return { ...inv, env: { ...env, ...inv.env } };
 }
