@@ -31,6 +31,7 @@ usage:
       --json            events on stdout, one JSON object a line
       --dry-run         print the schedule and the agent commands, run nothing
       --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
+                        (a step's or the plan's defaults' \`permission\` wins)
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
   braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
