@@ -1,5 +1,5 @@
 // The agent presets, in one table. Flags follow each CLI's documented headless mode; a test
-// (test/unit/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
+// (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
 // scripts/setup-agents.sh pins.
 import type { AgentDef } from '../plan/types';
 
