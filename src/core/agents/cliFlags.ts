@@ -1,6 +1,6 @@
 // What a plan may ask of an agent's CLI beyond the prompt — which model, how many turns, how much
 // it may do unasked, which tools it may use without asking — and each CLI's flag for it, in one
-// table. The presets take their permission flags from here too. test/unit/agentFlags.test.ts
+// table. The presets take their permission flags from here too. test/contract/agentFlags.test.ts
 // checks every flag against the real `--help` of the versions scripts/setup-agents.sh pins.
 import type { AgentPermission } from './presets';
 

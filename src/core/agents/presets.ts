@@ -1,8 +1,8 @@
-// The agent presets, in one table. Flags follow each CLI's documented headless mode (the
-// permission flags come from cliFlags.ts); a test (test/unit/agentFlags.test.ts) checks every one
-// against the real `--help` of the CLI versions scripts/setup-agents.sh pins.
+// The agent presets, in one table. Flags follow each CLI's documented headless mode; a test
+// (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
+// scripts/setup-agents.sh pins.
 import type { AgentDef } from '../plan/types';
-import { permissionArgs } from './cliFlags';
+import { permissionArgs } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
 
 /**
  * How much an agent may do without asking, one setting for every CLI (each names it its own way).
