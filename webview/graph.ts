@@ -37,6 +37,8 @@ const STATUS_CLASSES: readonly string[] = STEP_STATUSES;
 export interface GraphViewOptions {
   /** A node was clicked or activated from the keyboard. */
   readonly onSelect: (stepId: string) => void;
+  /** The canvas was clicked away from any node. */
+  readonly onClear?: () => void;
   /** The diagram was drawn (after a structure change) or failed to draw. */
   readonly onRendered?: (ok: boolean) => void;
 }
@@ -64,10 +66,11 @@ export class GraphView {
     viewport.append(this.content, this.error);
     this.panZoom = new PanZoom(viewport, this.content);
     initMermaid(this.theme);
-    this.content.addEventListener('click', (e) => {
+    viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
       const id = this.stepAt(e.target);
       if (id !== undefined) this.opts.onSelect(id);
+      else this.opts.onClear?.();
     });
     this.content.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
@@ -148,8 +151,9 @@ export class GraphView {
     g.focus({ preventScroll: true });
   }
 
+  /** The whole diagram, however small (the toolbar's Fit). */
   fit(): void {
-    this.panZoom.fit(this.size.width, this.size.height);
+    this.panZoom.fit();
   }
 
   private stepAt(target: EventTarget | null): string | undefined {
@@ -224,7 +228,9 @@ export class GraphView {
       unpaint(g);
     }
     this.decorate();
-    if (first) this.fit();
+    this.panZoom.setContentSize(width, height);
+    this.panZoom.minReadableScale = READABLE_LABEL_PX / labelFontPx(this.content);
+    if (first) this.panZoom.showReadable();
   }
 
   // Everything a node carries for keyboard, screen readers and tests; cheap, so it runs on every graph message.
@@ -251,6 +257,16 @@ export class GraphView {
     const name = ns.length > 1 ? `${first?.group ?? first?.name ?? ''} (${ns.length} steps)` : first?.name ?? '';
     g.setAttribute('aria-label', `${name}${first?.agent !== undefined && ns.length === 1 ? `, ${first.agent}` : ''}: ${status}`);
   }
+}
+
+/** The smallest label a user can read comfortably, in CSS px at the view's scale. */
+export const READABLE_LABEL_PX = 11.5;
+
+/** The font size of the drawn node labels (mermaid's `fontSize`, 16 by default). */
+function labelFontPx(content: HTMLElement): number {
+  const label = content.querySelector('g.node .nodeLabel, g.node .label');
+  const px = label ? Number.parseFloat(getComputedStyle(label).fontSize) : Number.NaN;
+  return Number.isFinite(px) && px > 0 ? px : 16;
 }
 
 // mermaid writes classDef colours as inline `!important` styles, which no stylesheet can beat:

@@ -2,8 +2,18 @@
 // code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
 import type * as vscode from 'vscode';
 import type { StepStatus } from '../core/engine/types';
-import type { NewPlanOptions } from './newPlan';
-import type { RetryOptions } from './runCommands';
+
+/** Options of the retry commands (a command's arguments live beside its id). */
+export interface RetryOptions { readonly resume?: boolean }
+
+/** Options of *New Plan*. */
+export interface NewPlanOptions {
+  readonly name?: string;
+  /** Draft with an agent for this goal; absent: the template. */
+  readonly goal?: string;
+  /** A preset name or an argv (custom agent); default: asked, or claude. */
+  readonly agent?: string | readonly string[];
+}
 
 export const Command = {
   runPlan: 'braid.runPlan',

@@ -7,12 +7,14 @@ import type { EngineEvent } from '../core/engine/types';
 import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
 import { Command, type CommandArgs, type CommandId } from './commandIds';
+import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
 import { GraphPanels } from './graphPanel';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
-import { RunCommands } from './runCommands';
+import { paletteContext } from './paletteContext';
+import { RETRYABLE, RunCommands } from './runCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -74,6 +76,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   }));
   terminals = sub(new StepTerminals({
     runs, log: (line) => log.info(line),
+    keep: () => readSettings().keepTerminals,
     cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
   }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
@@ -108,6 +111,18 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+
+  // Commands that no run could take stay out of the palette (package.json `when` clauses).
+  const contextSet = new Map<string, boolean>();
+  const updateContext = (): void => {
+    for (const [key, on] of Object.entries(paletteContext(runs.runs(), RETRYABLE))) {
+      if (contextSet.get(key) === on) continue;
+      contextSet.set(key, on);
+      void vscode.commands.executeCommand('setContext', key, on);
+    }
+  };
+  sub(runs.onDidChange(updateContext));
+  updateContext();
 
   // The runs of this workspace from their records; a live one means an engine to reattach to.
   const reattach = async (): Promise<void> => {

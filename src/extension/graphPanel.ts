@@ -9,8 +9,8 @@ import type { EngineEvent, StepStatus } from '../core/engine/types';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
-import type { Graph } from '../core/plan/types';
-import { parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
+import type { Diagnostic, Graph } from '../core/plan/types';
+import { MAX_PROBLEMS, parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
 import type { RunRef } from './commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
@@ -161,19 +161,35 @@ export class GraphPanel implements vscode.Disposable {
     return this.runId ? this.d.runs.get(this.runId) : undefined;
   }
 
-  /** The plan as the file says now (or as the run ran, when the file no longer compiles). */
-  private async currentGraph(): Promise<Graph | undefined> {
-    const { graph } = await this.d.plans.compile(this.plan).catch(() => ({ graph: undefined }));
-    if (graph) return graph;
+  /** The plan as the file says now (or as the run ran, when the file no longer compiles), else why it cannot be drawn. */
+  private async currentGraph(): Promise<{ graph?: Graph; diagnostics: readonly Diagnostic[] }> {
+    const compiled = await this.d.plans.compile(this.plan).catch((e: Error) => ({
+      graph: undefined,
+      diagnostics: [{ file: this.plan.fsPath, range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, severity: 'error' as const, code: 'unreadable', message: `cannot read plan: ${e.message}` }],
+    }));
+    if (compiled.graph) return compiled;
     const run = this.run();
-    if (!run) return undefined;
-    const rec = await new RunStore(run.workspace).load(run.id);
-    return rec ? graphFromSnapshot(rec.graph) : undefined;
+    const rec = run ? await new RunStore(run.workspace).load(run.id) : undefined;
+    return rec ? { graph: graphFromSnapshot(rec.graph), diagnostics: [] } : { diagnostics: compiled.diagnostics };
+  }
+
+  /** The problems last shown in place of the graph, for `openProblem`. */
+  private problems: readonly Diagnostic[] = [];
+
+  private postProblems(diagnostics: readonly Diagnostic[]): void {
+    const errors = [...diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+    this.problems = errors.slice(0, MAX_PROBLEMS);
+    this.post({
+      type: 'problems', file: vscode.workspace.asRelativePath(this.plan),
+      problems: this.problems.map((d) => ({ line: d.range.start.line, column: d.range.start.column, severity: d.severity === 'error' ? 'error' : 'warning', message: d.message.slice(0, 4096) })),
+      more: errors.length - this.problems.length,
+    });
   }
 
   private async postGraph(): Promise<void> {
-    const graph = await this.currentGraph();
-    if (!graph) return;
+    const { graph, diagnostics } = await this.currentGraph();
+    if (!graph) { this.postProblems(diagnostics); return; }
+    this.problems = [];
     this.graph = graph;
     const run = this.run();
     const statuses = new Map<string, StepStatus>();
@@ -290,6 +306,13 @@ export class GraphPanel implements vscode.Disposable {
         const before = Math.min(msg.beforeLine, await log.refresh());
         const start = Math.max(0, before - PAGE);
         this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: await log.read(start, before) });
+        return;
+      }
+      case 'openProblem': {
+        const d = this.problems[msg.index];
+        if (!d) return dropped(msg, 'no such problem shown');
+        const pos = new vscode.Position(d.range.start.line, d.range.start.column);
+        await vscode.window.showTextDocument(this.plan, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
         return;
       }
       case 'action':

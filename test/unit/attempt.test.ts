@@ -2,7 +2,7 @@
 // whenever (and through whatever copy of the context) they first read the signal.
 import { strict as assert } from 'node:assert';
 import { AttemptAbort, RunningAttempt, type AttemptSink } from '../../src/core/engine/scheduling/attempt';
-import { makeGraph } from './helpers/graph';
+import { makeGraph } from '../helpers/graph';
 
 const sink: AttemptSink = { output: () => {}, progress: () => {} };
 

@@ -2,7 +2,7 @@
 // steps and asks; a step past its own max-cost-usd is canceled with reason `budget`.
 import { strict as assert } from 'node:assert';
 import type { BudgetDecision } from '../../src/core/engine/scheduling/budget';
-import { agentScheduler } from './helpers/agentScheduler';
+import { agentScheduler } from '../helpers/agentScheduler';
 
 const setup = agentScheduler;
 

@@ -7,7 +7,7 @@ import { processLocks } from '../../src/core/engine/locks/lockGate';
 import { lockAwareRanks, simulatedMakespan, type LockRankInput } from '../../src/core/engine/scheduling/lockAwareRanks';
 import { criticalPaths } from '../../src/core/engine/scheduling/priority';
 import type { Graph } from '../../src/core/plan/types';
-import { makeGraph } from './helpers/graph';
+import { makeGraph } from '../helpers/graph';
 
 /** The lock bench's shape: about one of `regions` regions a step. */
 const regionWrites = (regions: number) => (_id: string, r: () => number): string[] => {

@@ -2,7 +2,7 @@
 // back-off instead of failing, without using up `retries`, their pool's cap halved for a while.
 import { strict as assert } from 'node:assert';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { agentScheduler } from './helpers/agentScheduler';
+import { agentScheduler } from '../helpers/agentScheduler';
 
 const setup = agentScheduler;
 

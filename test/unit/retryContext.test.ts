@@ -1,28 +1,16 @@
 // Retries that learn: an agent step's next attempt is told why the one before failed (the reason
 // and the end of its check's output), appended to a fresh prompt or as the whole prompt of the
-// continued session; `${{ attempt.previous.* }}` places it; `retry-context` and `retry-resume` turn
-// each part off. Through runPlan with the fake agent (real processes), and at the renderer.
+// continued session; `${{ attempt.previous.* }}` places it; `retry-context` turns it off. At the
+// renderer (test/integration/retryContext.test.ts runs it with real processes).
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { failureTail, retryNote } from '../../src/core/agents/retryPrompt';
-import { runPlan } from '../../src/core/engine/runPlan';
 import { stepInvocation, type RenderScope } from '../../src/core/engine/steps/render';
 import type { PreviousAttempt } from '../../src/core/engine/types';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Graph } from '../../src/core/plan/types';
 
-const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
-const q = (s: string) => JSON.stringify(s);
-const CLAUDE = [
-  'agents:',
-  '  claude:',
-  `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
-  '    env: { FAKE_AGENT_FORMAT: claude }',
-];
 
 describe('failureTail and retryNote', () => {
   it('keeps the last 40 lines without colours or blank ends', () => {
@@ -95,43 +83,5 @@ describe('a retry’s prompt (stepInvocation)', () => {
     const r = compilePlan('/w/p.braid.yaml', 'version: 1\nsteps:\n  a: { run: "echo ${{ attempt.previous.output }}" }\n', {});
     assert.deepEqual(r.diagnostics.map((d) => d.message),
       ['steps.a.run: ${{ attempt.previous.output }} is only for prompts (a retry is told why the attempt before it failed)']);
-  });
-});
-
-describe('retries that learn, through runPlan (fake claude)', function () {
-  this.timeout(60_000);
-  const dirs: string[] = [];
-  after(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-
-  async function runWith(stepLines: string[]) {
-    const dir = mkdtempSync(join(tmpdir(), 'braid-retry-context-'));
-    dirs.push(dir);
-    const argvFile = join(dir, 'argv.json');
-    // Fails once, printing why (in colour, as test runners do), then passes.
-    writeFileSync(join(dir, 'check.sh'), 'if [ -f .failed-once ]; then exit 0; fi\ntouch .failed-once\nprintf "\\033[31m1 failing\\033[0m: expected 4, got 5\\n"\nexit 1\n');
-    writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', ...CLAUDE, `env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
-      'steps:', '  a:', '    prompt: make the sum right', '    check: sh check.sh', '    retries: 1', '    retry-delay: 10ms', ...stepLines.map((l) => `    ${l}`)].join('\n') + '\n');
-    const outcome = await runPlan({ planFile: join(dir, 'p.braid.yaml'), workspace: dir, compile: { isGit: false }, graceMs: 200 });
-    assert.ok(outcome.ok, JSON.stringify(outcome));
-    assert.equal(outcome.record.steps.a!.status, 'succeeded');
-    assert.equal(outcome.record.steps.a!.attempts.length, 2);
-    return JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
-  }
-
-  it('the second attempt continues the session, told the check failed and what it printed', async () => {
-    const got = await runWith([]);
-    assert.deepEqual(got.argv.slice(0, 3), ['--resume', SESSION, '-p']);
-    assert.equal(got.prompt, [
-      'The previous attempt (attempt 1) failed: check failed (exit 1): sh check.sh',
-      'The end of its output:\n```\n1 failing: expected 4, got 5\n```',
-      'Its changes are still in the working folder.',
-      'Find the cause, take a different approach where it failed, and finish the task.',
-    ].join('\n\n'));
-  });
-
-  it('retry-resume: false starts over with the note after the prompt', async () => {
-    const got = await runWith(['retry-resume: false']);
-    assert.ok(!got.argv.includes('--resume'));
-    assert.match(got.prompt, /^make the sum right\n\nThe previous attempt \(attempt 1\) failed: check failed \(exit 1\): sh check\.sh\n\nThe end of its output:\n```\n1 failing: expected 4, got 5\n```/);
   });
 });

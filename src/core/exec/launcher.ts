@@ -10,24 +10,8 @@
 // The step's argv, environment and directory travel as NUL-separated fields in a file that bash
 // reads into an array (`mapfile -d ''`): data is never parsed as shell source.
 //
-// Tried and measured against this (2026-12-04, same machine, alternating runs): a small perl
-// server that forks the launchers itself (FIFOs for their output, pidfds to reap the steps), so
-// the engine never forks at all. It halved the engine's overhead a step (4.2–4.6 ms against
-// 8.9–11 ms over a bare spawn) and, with 4 chains of 50 ms steps, ready → spawned after a run's
-// first steps (p50 2.5–3.1 ms, p99 9–15 against 3.6–5.0 and 13–18); but the server starts slower
-// than one bash, so a run's first steps waited 40–50 ms (against 15–29), one chain of instant
-// steps got worse at p99 (14–18 ms against 4.9–12: its forks take a core while a step starts),
-// and the real `sleep` plan did not move (1.28 × waves against 1.29–1.30). No goal met either
-// way; not worth a second kind of process and its protocol yet.
-// Also measured (2026-12-05, bench/forkThread.ts): forking from a worker thread. In a Node
-// process of the CLI's size the main thread's pipe round trip while another thread forks was
-// 3.7–4.6 ms p99 (7.8–8.1 when it forks itself) but worse at p90 (1.2–2.4 ms against 0.8–1.0):
-// fork copies the one address space under its lock. And the worker would own the launchers'
-// pipes (handles stay with the loop that made them), so every report would wait behind its forks.
-// Why fork costs so much here (2026-12-05): the machine is a PVM guest (Firecracker), where
-// page-table work traps to the hypervisor; perf puts a spawn's time in page faults and TLB
-// flushes. A bare 51 MiB Node spawns /bin/true in 6.7 ms p50, Python's vfork-based posix_spawn in
-// 0.26 ms. libuv forks on Linux by choice (libuv#1715), so only a non-Node parent avoids it.
+// Alternatives built and measured (a perl launcher server, forking from a worker thread) and why
+// fork is slow on this machine: docs/decisions/warm-launchers.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, unlink, writeFileSync } from 'node:fs';
 import type { Socket } from 'node:net';

@@ -8,7 +8,7 @@ import { graphFromSnapshot, snapshotGraph } from '../../src/core/engine/records/
 import { RunStore, type AttemptRecord, type RunRecord, type StepRecord, type StoreFs } from '../../src/core/engine/records/runStore';
 import type { StepStatus } from '../../src/core/engine/types';
 import type { Graph } from '../../src/core/plan/types';
-import { makeGraph, matrixSteps } from './helpers/graph';
+import { makeGraph, matrixSteps } from '../helpers/graph';
 
 let root: string;
 beforeEach(async () => { root = await fsp.mkdtemp(join(tmpdir(), 'braid-store-')); });

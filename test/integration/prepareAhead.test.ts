@@ -10,9 +10,9 @@ import { EventBus, type Listener } from '../../src/core/engine/events';
 import { prepareAhead, type PreparingIsolator } from '../../src/core/engine/isolation/prepareAhead';
 import type { StepStatus } from '../../src/core/engine/types';
 import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetup';
-import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { makeGraph, type StepSpec } from './helpers/graph';
-import { runInRepo as run } from './helpers/runInRepo';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { makeGraph, type StepSpec } from '../helpers/graph';
+import { runInRepo as run } from '../helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
-const ROOT = resolve(__dirname, '../../..');
+const ROOT = resolve(__dirname, '../..');
 export const FAKE_AGENT = join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 
 export interface AgentScratch {

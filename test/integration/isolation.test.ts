@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/records/runStore';
-import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from './helpers/runInRepo';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });

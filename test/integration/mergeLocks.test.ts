@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { assertNoLeftovers, runInRepo as run, userState } from './helpers/runInRepo';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { assertNoLeftovers, runInRepo as run, userState } from '../helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
 after(() => { for (const c of cleanup.splice(0)) c(); });

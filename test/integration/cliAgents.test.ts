@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeAgentScratch, type AgentScratch } from './helpers/agentScratch';
+import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
 
 const q = (s: string) => JSON.stringify(s);
 

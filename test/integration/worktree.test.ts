@@ -8,7 +8,7 @@ import {
 } from '../../src/core/engine/isolation/worktree';
 import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
 import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
-import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from './helpers/gitRepo';
+import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from '../helpers/gitRepo';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string | Buffer> = {}): TestRepo {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchable, LauncherPool } from '../../src/core/exec/launcher';
 import { runProcess, type SpawnSpec } from '../../src/core/exec/process';
-import { goneSoon, launchersOf } from './helpers/processes';
+import { goneSoon, launchersOf } from '../helpers/processes';
 import { runPlan } from '../../src/core/engine/runPlan';
 
 const PROBE = 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';

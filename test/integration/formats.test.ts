@@ -7,8 +7,8 @@ import type { StepStatus } from '../../src/core/engine/types';
 import { STEP_STATUSES } from '../../src/core/engine/types';
 import { toDot, toJson } from '../../src/core/plan/formats';
 import { mermaidLabel, toMermaid } from '../../src/core/plan/mermaid';
-import { makeGraph, matrixSteps } from './helpers/graph';
-import { CLASS_DEFS } from './helpers/mermaidClassDefs';
+import { makeGraph, matrixSteps } from '../helpers/graph';
+import { CLASS_DEFS } from '../helpers/mermaidClassDefs';
 
 // The dark-mode example of plan-format.md, with a two-value matrix.
 const example = () => makeGraph([

@@ -1,6 +1,6 @@
 // A runner that "executes" steps on a simulated clock, recording start and end times.
-import type { Clock } from '../../../src/core/engine/scheduling/clock';
-import type { AttemptContext, AttemptResult, StepRunner } from '../../../src/core/engine/types';
+import type { Clock } from '../../src/core/engine/scheduling/clock';
+import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
 
 export interface FakeBehaviour {
   durationMs?: number;

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, type TestRepo } from './helpers/gitRepo';
-import { worktrees } from './helpers/runInRepo';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { worktrees } from '../helpers/runInRepo';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';

@@ -1,6 +1,6 @@
 // Hand-built Graphs for tests that need a compiled plan without going through the loader.
-import { PRESETS } from '../../../src/core/agents/presets';
-import type { AgentDef, Graph, GraphStep, PlanInfo } from '../../../src/core/plan/types';
+import { PRESETS } from '../../src/core/agents/presets';
+import type { AgentDef, Graph, GraphStep, PlanInfo } from '../../src/core/plan/types';
 
 export type StepSpec = Partial<GraphStep> & { id: string };
 

@@ -12,7 +12,7 @@ import { FORMAT_GUIDE, GUIDE_EXAMPLE } from '../../src/core/planning/formatGuide
 import { boundPaths, workspaceLayout } from '../../src/core/planning/layout';
 import { draftPrompt, type DraftContext } from '../../src/core/planning/prompt';
 import { schemaKeys } from '../../src/core/planning/schemaReference';
-import { makeRepo } from './helpers/gitRepo';
+import { makeRepo } from '../helpers/gitRepo';
 
 const PLANNER = resolve(__dirname, '../fixtures/agents/fake-planner.mjs');
 // The prompt as the last argv element; without `${{ prompt }}` it would go on stdin.

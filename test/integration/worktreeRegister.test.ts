@@ -8,7 +8,7 @@ import { delimiter, join } from 'node:path';
 import { git } from '../../src/core/exec/git';
 import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/isolation/worktree';
 import { commonGitDir } from '../../src/core/engine/isolation/worktreeRegister';
-import { makeRepo, type TestRepo } from './helpers/gitRepo';
+import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string>): TestRepo {

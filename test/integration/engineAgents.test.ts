@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
-import { makeAgentScratch, type AgentScratch } from './helpers/agentScratch';
+import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
 
 const q = (s: string) => JSON.stringify(s);
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };

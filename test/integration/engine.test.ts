@@ -15,7 +15,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/protocol/socketPath';
-import { goneSoon, launchersOf } from './helpers/processes';
+import { goneSoon, launchersOf } from '../helpers/processes';
 
 const ROOT = resolve(__dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));

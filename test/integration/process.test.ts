@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pendingKills } from '../../src/core/exec/killTree';
 import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/exec/process';
-import { goneSoon } from './helpers/processes';
+import { goneSoon } from '../helpers/processes';
 import { openStepLog } from '../../src/core/engine/records/stepLog';
 import { ByteTail } from '../../src/core/exec/tail';
 

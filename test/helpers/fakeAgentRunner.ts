@@ -1,7 +1,7 @@
 // A runner whose steps behave like agents on a simulated clock: they report cost as they go,
 // hit rate limits, or end with a session id, attempt by attempt.
-import type { Clock } from '../../../src/core/engine/scheduling/clock';
-import type { AttemptContext, AttemptResult, StepRunner } from '../../../src/core/engine/types';
+import type { Clock } from '../../src/core/engine/scheduling/clock';
+import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
 
 export interface AgentAttempt {
   durationMs?: number;
