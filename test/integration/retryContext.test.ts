@@ -48,6 +48,29 @@ describe('retries that learn, through runPlan (fake claude)', function () {
     ].join('\n\n'));
   });
 
+  it('braid retry of a failed run tells the next attempt too, its check output read back from the log', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'braid-retry-context-'));
+    dirs.push(dir);
+    const argvFile = join(dir, 'argv.json');
+    writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', ...CLAUDE, `env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
+      'steps:', '  a:', '    prompt: make the sum right', `    check: 'echo "sum(2, 2): expected 4, got 5"; test -f fixed'`].join('\n') + '\n');
+    const run = (extra = {}) => runPlan({ planFile: join(dir, 'p.braid.yaml'), workspace: dir, compile: { isGit: false }, graceMs: 200, ...extra });
+    const first = await run();
+    assert.ok(first.ok && first.record.steps.a!.status === 'failed', JSON.stringify(first));
+    writeFileSync(join(dir, 'fixed'), '');
+    const again = await run({ retry: { runId: first.runId } });
+    assert.ok(again.ok && again.record.steps.a!.status === 'succeeded', JSON.stringify(again));
+    const got = JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
+    assert.ok(!got.argv.includes('--resume'), 'across runs, continuing the session is --resume\'s choice');
+    assert.equal(got.prompt, [
+      'make the sum right',
+      'The previous attempt (attempt 1) failed: check failed (exit 1): echo "sum(2, 2): expected 4, got 5"; test -f fixed',
+      'The end of its output:\n```\nsum(2, 2): expected 4, got 5\n```',
+      'Its changes are still in the working folder.',
+      'Find the cause and take a different approach where it failed.',
+    ].join('\n\n'));
+  });
+
   it('retry-resume: false starts over with the note after the prompt', async () => {
     const got = await runWith(['retry-resume: false']);
     assert.ok(!got.argv.includes('--resume'));

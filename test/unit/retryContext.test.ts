@@ -5,6 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { failureTail, retryNote } from '../../src/core/agents/retryPrompt';
+import { attemptHeader, checkHeader, lastAttemptOutput } from '../../src/core/engine/records/stepLog';
 import { stepInvocation, type RenderScope } from '../../src/core/engine/steps/render';
 import type { PreviousAttempt } from '../../src/core/engine/types';
 import { compilePlan } from '../../src/core/plan/compile';
@@ -33,6 +34,18 @@ describe('failureTail and retryNote', () => {
     const shared = retryNote({ attempt: 1, reason: 'timed out after 1s', output: '' }, { resumed: false, isolation: 'shared' });
     assert.equal(shared, 'The previous attempt (attempt 1) failed: timed out after 1s\n\nIts changes are still in the working folder.\n\n'
       + 'Find the cause and take a different approach where it failed.');
+  });
+});
+
+describe('lastAttemptOutput: what a step log\'s last attempt printed', () => {
+  it('after the last attempt header, and after its check header when it ran a check', () => {
+    const log = [
+      attemptHeader(1, 'a', new Date(0)) + 'first try\n' + checkHeader('npm test') + 'old failure\n',
+      attemptHeader(2, 'a', new Date(0)) + 'agent words\n' + checkHeader('npm test') + '1 failing\n',
+    ].join('');
+    assert.equal(lastAttemptOutput(log), '1 failing\n');
+    assert.equal(lastAttemptOutput(attemptHeader(1, 'a') + 'exited badly\n'), 'exited badly\n');
+    assert.equal(lastAttemptOutput('a tail cut mid-attempt\n'), 'a tail cut mid-attempt\n');
   });
 });
 

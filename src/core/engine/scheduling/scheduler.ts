@@ -58,6 +58,8 @@ export interface SchedulerOptions {
   readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
   /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
   readonly attemptsBefore?: ReadonlyMap<string, number>;
+  /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */
+  readonly failedBefore?: ReadonlyMap<string, PreviousAttempt>;
   readonly random?: () => number;
   readonly onEvent?: (event: EngineEvent) => void;
   /** Called after every state change of a step (the run store listens). */
@@ -90,7 +92,7 @@ export class Scheduler {
   private readonly ready: ReadyList;
   private readonly running = new Map<string, AttemptAbort>();
   /** Each retried agent step's last failure, which its next attempt is told. */
-  private readonly failures = new Map<string, PreviousAttempt>();
+  private readonly failures: Map<string, PreviousAttempt>;
   private readonly waits: RetryWaits;
   // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
   private readonly outputs = new FieldView(this.states, (s) => s.output);
@@ -125,6 +127,7 @@ export class Scheduler {
     this.queue = new PQueue({ concurrency: this.cap });
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
+    this.failures = new Map(o.failedBefore ?? []);
     this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());

@@ -12,7 +12,7 @@ import { runProcess, type ProcessResult } from '../../exec/process';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
 import { FailureTail } from './failureTail';
-import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
+import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from '../types';
 
 const OUTPUT_MAX = 64 * 1024;
@@ -136,7 +136,7 @@ export class StepExecutor implements StepRunner {
         return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary), ...seen!.result() };
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
-        log.stream.write(`──── check: ${step.check} ────\n`);
+        log.stream.write(checkHeader(step.check));
         const check = shellInvocation(scope, step.check, stepEnv(scope));
         seen?.clear(); // the check's output, not the agent's, says why the check failed
         const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
