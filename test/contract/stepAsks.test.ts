@@ -7,6 +7,8 @@
 import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { presetTable } from '../../src/core/agents/presets';
+import { canResume } from '../../src/core/agents/resume';
 import { agentHome, type AgentHome } from './harness/agentHome';
 import { makeWorkspace, runPlan, stepOf, type RunResult } from './harness/braidRun';
 import { ensureAgents } from './harness/ensureAgents';
@@ -45,7 +47,8 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
   const conversation = (from: number) => server.requests.slice(from).filter((x) => x.conversation && x.status === 200);
 
   for (const cli of CLIS) {
-    it(`${cli}: a retry tells the model why the check failed${cli === 'gemini' ? ' (a new session: gemini cannot resume by id)' : ', in the same session'}`, async () => {
+    const resumes = canResume(presetTable()[cli]!);
+    it(`${cli}: a retry tells the model why the check failed, ${resumes ? 'in the same session' : 'after the prompt of a new session (it cannot resume by id)'}`, async () => {
       server.serve(scenarios.answer('Fixed the sum.'));
       const ws = await makeWorkspace(home.dir, { git: true, files: { 'check.sh': CHECK } });
       const from = server.requests.length;
@@ -70,7 +73,7 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
       const told = asked[second]!.userTexts.join('\n');
       assert.match(told, /The previous attempt \(attempt 1\) failed: check failed \(exit 1\): sh check\.sh/);
       assert.ok(!told.includes('\x1b['), 'without the colour codes');
-      if (cli === 'gemini') {
+      if (!resumes) {
         assert.match(told, /Make sum\(\) right\.\n\nThe previous attempt/, 'the note follows the prompt');
       } else {
         assert.equal(s.attempts[1]!.sessionId, s.attempts[0]!.sessionId, 'the retry continued the failed attempt\'s session');
