@@ -3,7 +3,7 @@
 // output reaches the second request), continuing the session where the CLI can; a step's `model`
 // is the model the CLI asks for; and each permission level lets each CLI do what the README's
 // table says (a shell command refused at `edit` by claude and gemini unless `tools` allows it,
-// run by codex in its sandbox; a write refused at `read-only`).
+// run by codex in its sandbox; a write refused at `read-only`; everything at `full`).
 import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -131,6 +131,10 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
       'gemini-read': { agent: 'gemini', asks: 'permission: read-only', act: 'write', lands: false },
       'codex-edit': { agent: 'codex', asks: 'permission: edit', act: 'shell', lands: true },
       'codex-read': { agent: 'codex', asks: 'permission: read-only', act: 'write', lands: false },
+      // As root here (a container): claude's full needs IS_SANDBOX=1, which the step's level sets.
+      'claude-full': { agent: 'claude', asks: 'permission: full', act: 'shell', lands: true },
+      'gemini-full': { agent: 'gemini', asks: 'permission: full', act: 'shell', lands: true },
+      'codex-full': { agent: 'codex', asks: 'permission: full', act: 'shell', lands: true },
     };
     server.serve((req: RecordedRequest): Scenario => {
       const id = Object.keys(steps).find((k) => req.userTexts.some((t) => t.includes(`[${k}]`)));
@@ -140,7 +144,7 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
     const ws = await makeWorkspace(home.dir, { git: true });
     const r = await runPlan(ws, [
       'version: 1',
-      'concurrency: 8',
+      'concurrency: 11',
       'steps:',
       ...Object.entries(steps).map(([id, s]) =>
         `  ${id}: { agent: ${s.agent}, isolation: shared, writes: [${id}.txt], ${s.asks}, prompt: "[${id}] Make ${id}.txt." }`),

@@ -50,6 +50,13 @@ describe('stepAgent: a step\'s asks as CLI flags', () => {
     assert.deepEqual(argv(stepAgent(wrapped, { model: 'b' })).slice(0, 4), ['node', 'cli.js', '--model=b', '-p'], 'before the first option, not into node\'s');
   });
 
+  it('claude full sets IS_SANDBOX=1 (bypassPermissions refuses root otherwise); the agent\'s own env stays', () => {
+    const custom: AgentDef = { ...PRESETS.claude!, env: { KEEP: '1' } };
+    assert.deepEqual(stepAgent(custom, { permission: 'full' }).env, { KEEP: '1', IS_SANDBOX: '1' });
+    assert.deepEqual(stepAgent(custom, { permission: 'edit' }).env, { KEEP: '1' });
+    assert.deepEqual(stepAgent(PRESETS.codex!, { permission: 'full' }).env, {});
+  });
+
   it('asks nothing: the agent itself', () => {
     assert.equal(stepAgent(PRESETS.claude!, {}), PRESETS.claude);
   });

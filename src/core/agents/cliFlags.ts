@@ -14,10 +14,11 @@ export interface CliOption {
   readonly aliases?: readonly string[];
 }
 
-/** A permission level as argv: the flag and, unless it is a switch, its value. */
+/** A permission level as argv: the flag and, unless it is a switch, its value; and the environment it needs. */
 export interface PermissionArgs {
   readonly flag: string;
   readonly value?: string;
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface CliFlags {
@@ -48,7 +49,9 @@ export const CLI_FLAGS: Readonly<Record<FlagFamily, CliFlags>> = {
       levels: {
         'read-only': { flag: '--permission-mode', value: 'default' },
         edit: { flag: '--permission-mode', value: 'acceptEdits' },
-        full: { flag: '--permission-mode', value: 'bypassPermissions' },
+        // bypassPermissions refuses to run as root unless told the machine is a sandbox, which is
+        // what `full` means (containers, CI).
+        full: { flag: '--permission-mode', value: 'bypassPermissions', env: { IS_SANDBOX: '1' } },
       },
       replaces: { '--permission-mode': true, '--dangerously-skip-permissions': false, '--allow-dangerously-skip-permissions': false },
     },
@@ -98,4 +101,9 @@ export const CLI_FLAGS: Readonly<Record<FlagFamily, CliFlags>> = {
 export function permissionArgs(family: 'claude' | 'codex' | 'gemini', permission: AgentPermission): string[] {
   const level = CLI_FLAGS[family].permission!.levels[permission];
   return level.value === undefined ? [level.flag] : [level.flag, level.value];
+}
+
+/** The environment a permission level needs (claude `full` as root: IS_SANDBOX=1); empty for most. */
+export function permissionEnv(family: 'claude' | 'codex' | 'gemini', permission: AgentPermission): Readonly<Record<string, string>> {
+  return CLI_FLAGS[family].permission!.levels[permission].env ?? {};
 }

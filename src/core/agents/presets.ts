@@ -2,7 +2,7 @@
 // (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
 // scripts/setup-agents.sh pins.
 import type { AgentDef } from '../plan/types';
-import { permissionArgs } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
+import { permissionArgs, permissionEnv } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
 
 /**
  * How much an agent may do without asking, one setting for every CLI (each names it its own way).
@@ -33,6 +33,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     claude: preset({
       name: 'claude',
       command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose', ...permissionArgs('claude', permission)],
+      env: permissionEnv('claude', permission),
       pool: 'anthropic',
       format: 'claude-stream-json',
     }),

@@ -102,7 +102,8 @@ export function stepAgent(agent: AgentDef, o: StepAgentOptions): AgentDef {
   }
   // Added to whatever the command already allows: each CLI gathers repeated lists into one.
   for (const tool of o.tools ?? []) added.push(`${flags.tools!.flag}=${tool}`);
-  return { ...agent, command: [...agent.command.slice(0, at), ...added, ...rest] };
+  const env = o.permission !== undefined ? flags.permission!.levels[o.permission].env : undefined;
+  return { ...agent, command: [...agent.command.slice(0, at), ...added, ...rest], ...(env ? { env: { ...agent.env, ...env } } : {}) };
 }
 
 const optionNames = (o: CliOption): string[] => [o.flag, ...(o.aliases ?? [])];
