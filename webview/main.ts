@@ -132,8 +132,11 @@ class App {
   private onStatus(msg: StatusMessage): void {
     if (msg.runId !== undefined && this.runId !== undefined && msg.runId !== this.runId) return;
     for (const u of msg.updates) {
-      if (!this.graph.setStatus(u.stepId, u.status)) continue;
-      this.details.set(u.stepId, { ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}) });
+      const before = this.graph.node(u.stepId)?.status;
+      if (!this.graph.setStatus(u.stepId, u.status, u.time)) continue;
+      // A new status says everything anew; the same status (a time tick, agent progress) adds to it.
+      const kept = before === u.status ? this.details.get(u.stepId) : undefined;
+      this.details.set(u.stepId, { ...kept, ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}) });
     }
     this.refresh();
   }

@@ -18,7 +18,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import type { RunsModel, RunView } from './runsModel';
-import { formatCost } from './statusText';
+import { formatCost, stepTime } from './statusText';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
@@ -135,6 +135,18 @@ export class GraphPanel implements vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((doc) => { if (doc.uri.fsPath === plan.fsPath) void this.postGraph(); }),
       vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph(); }),
     );
+    // Running steps' times tick on their nodes, once a second, only while some step of the shown run runs.
+    this.ticker = setInterval(() => this.tick(), 1000);
+  }
+
+  private readonly ticker: ReturnType<typeof setInterval>;
+
+  private tick(): void {
+    const run = this.run();
+    if (!this.ready || !run || run.status !== 'running' || !this.panel.visible) return;
+    const now = Date.now();
+    const updates = [...run.steps.values()].filter((s) => s.status === 'running').map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
+    if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
   }
 
   get shownRun(): string | undefined { return this.runId; }
@@ -197,7 +209,7 @@ export class GraphPanel implements vscode.Disposable {
     const collapse = graph.order.length > COLLAPSE_AT;
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
-    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks });
+    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks, slots: true });
     // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
     // A rename re-lays the graph out; a status change never does.
     const structure = graph.order.map((id) => {
@@ -209,7 +221,8 @@ export class GraphPanel implements vscode.Disposable {
       ...(run ? { runId: run.id } : {}),
       nodes: graph.order.map((id) => {
         const s = graph.steps.get(id)!;
-        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}) };
+        const time = run?.steps.get(id) ? stepTime(run.steps.get(id)!) : undefined;
+        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}), ...(time ? { time } : {}) };
       }),
     });
   }
@@ -232,7 +245,8 @@ export class GraphPanel implements vscode.Disposable {
     if (e.type === 'step' || e.type === 'lock') {
       const step = this.run()?.steps.get(e.id);
       const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
-      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}) }] });
+      const time = step ? stepTime(step) : undefined;
+      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}), ...(time ? { time } : {}) }] });
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
         this.feed.flush();
         this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
@@ -339,6 +353,7 @@ export class GraphPanel implements vscode.Disposable {
   dispose(): void {
     this.feed.dispose();
     clearTimeout(this.graphTimer);
+    clearInterval(this.ticker);
     for (const s of this.subs) s.dispose();
     this.panel.dispose();
   }

@@ -86,6 +86,8 @@ export const graphNodeSchema = z.object({
   status: stepStatusSchema,
   /** Matrix group the step came from. */
   group: text(4096).optional(),
+  /** How long it has run (time spent running, not waiting), as the node shows it: "12.3s". */
+  time: text(64).optional(),
 });
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 
@@ -108,6 +110,8 @@ export const statusUpdateSchema = z.object({
   attempt: z.number().int().min(1).max(10_000).optional(),
   /** One human line, e.g. "exit 1", "timed out after 20m", "waiting for lock on src/**". */
   detail: text(4096).optional(),
+  /** As in GraphNode: how long it has run. Sent each second for running steps. */
+  time: text(64).optional(),
 });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 
