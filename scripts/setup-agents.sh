@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the real agent CLIs whose flags Braid's presets use (claude, codex, gemini) from the
-# npm registry into a git-ignored cache folder, so test/unit/agentFlags.test.ts can check every
-# preset flag against the CLI's own --help. Pinned and idempotent: a second run compares the
+# npm registry into a git-ignored cache folder, for the contract suite (`npm run test:contract`):
+# test/contract/agentFlags.test.ts checks every preset flag against the CLI's own --help, and the
+# other contract tests run the CLIs headless through `braid run` against a loopback model server. Pinned and idempotent: a second run compares the
 # marker with the wanted versions and returns at once.
 # Versions: the newest whose `engines` accept Node 20 (read from the registry on 2026-12-02):
 #   @anthropic-ai/claude-code 2.1.197 (2.1.198 and later declare node >=22)
 #   @openai/codex 0.171.0 (node >=16; the CLI is a native binary in a platform package)
 #   @google/gemini-cli 0.61.0 (node >=20)
-# Nothing here logs in or calls a model: only `--help` is ever run by the tests.
+# Nothing here logs in or calls a real model: the tests point the CLIs at 127.0.0.1 only.
 set -euo pipefail
 
 CLAUDE_VERSION="2.1.197"

@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
 import { killGuardedNow } from '../core/exec/watchdog';
+import { stepAgent, stepAgentOptions } from '../core/agents/stepAgent';
+import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
@@ -40,6 +42,7 @@ usage:
                         reason is a code, its message the sentence)
       --dry-run         print the schedule and the agent commands, run nothing
       --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
+                        (a step's or the plan's defaults' \`permission\` wins)
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
   braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
@@ -203,6 +206,13 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   const used = [...new Set(order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
+  // And each step's own flags (model, max-turns, permission, tools) where it adds some.
+  for (const id of g.order) {
+    const s = g.steps.get(id)!;
+    const agent = s.agent === undefined ? undefined : g.agents[s.agent];
+    const own = agent && stepAgent(agent, stepAgentOptions(s));
+    if (agent && own !== agent) out(`  ${s.agent} for ${id}: ${own!.command.join(' ')}\n`);
+  }
   return code;
 }
 

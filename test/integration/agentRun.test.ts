@@ -164,7 +164,7 @@ describe('agent steps through runPlan (fake agent)', function () {
     assert.equal(a.costUsd, 0.05);
   });
 
-  it('retry with resume continues the recorded session; without it, the agent starts over', async () => {
+  it('retry with resume continues the recorded session; without it, the agent starts over; both are told why the last attempt failed', async () => {
     const argvFile = join(tmpdir(), `braid-argv-${process.pid}-${Date.now()}.json`);
     const w = workspace([...AGENTS, `env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`, 'steps:', '  a:', '    prompt: build the thing', '    check: test -f done']);
     const first = await run(w);
@@ -176,7 +176,7 @@ describe('agent steps through runPlan (fake agent)', function () {
     assert.equal(fresh.record.steps.a!.status, 'succeeded');
     const startedOver = JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
     assert.ok(!startedOver.argv.includes('--resume'));
-    assert.equal(startedOver.prompt, 'build the thing');
+    assert.match(startedOver.prompt, /^build the thing\n\nThe previous attempt \(attempt 1\) failed: check failed \(exit 1\): test -f done\n\n/);
 
     rmSync(join(w.dir, 'done'));
     const failedAgain = await run(w, { retry: { runId: first.runId, steps: ['a'] } });
@@ -185,8 +185,9 @@ describe('agent steps through runPlan (fake agent)', function () {
     const resumed = await run(w, { retry: { runId: first.runId }, resume: true });
     assert.equal(resumed.record.steps.a!.status, 'succeeded');
     const got = JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
-    assert.deepEqual(got.argv.slice(0, 4), ['--resume', SESSION, '-p', RESUME_PROMPT]);
-    assert.equal(got.prompt, RESUME_PROMPT);
+    assert.deepEqual(got.argv.slice(0, 3), ['--resume', SESSION, '-p']);
+    assert.match(got.prompt, /^The previous attempt \(attempt 3\) failed: check failed \(exit 1\): test -f done\n\n[^]*finish the task\.$/);
+    assert.notEqual(got.prompt, RESUME_PROMPT);
     assert.equal(resumed.record.steps.a!.attempts.length, 4, 'attempts of every run of the step are kept');
     assert.match(readFileSync(new RunStore(w.dir).paths(first.runId).log('a'), 'utf8'), new RegExp(`──── resuming session ${SESSION} ────`));
     rmSync(argvFile, { force: true });

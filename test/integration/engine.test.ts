@@ -8,7 +8,6 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { MAX_OUTPUT_EVENT_CHARS } from '../../src/core/engine/events';
 import type { RunRecord } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
@@ -502,12 +501,13 @@ describe('engine process and client', function () {
       await c.retry({ runId });
       assert.equal((await c.whenEnded(runId)).status, 'failed');
       assert.ok(!argv().argv.includes('--resume'), JSON.stringify(argv()));
-      assert.equal(argv().prompt, 'build the thing');
+      assert.match(argv().prompt, /^build the thing\n\nThe previous attempt \(attempt 1\) failed: check failed \(exit 1\): test -f done\n/);
 
       writeFileSync(join(w.dir, 'done'), '');
       assert.deepEqual(await c.retry({ runId, resume: true }), { runId });
       assert.equal((await c.whenEnded(runId)).status, 'succeeded');
-      assert.deepEqual(argv().argv.slice(0, 4), ['--resume', SESSION, '-p', RESUME_PROMPT]);
+      assert.deepEqual(argv().argv.slice(0, 3), ['--resume', SESSION, '-p']);
+      assert.match(argv().prompt, /^The previous attempt \(attempt 2\) failed: check failed \(exit 1\): test -f done\n/, 'told why, not RESUME_PROMPT');
       assert.equal(record(w.dir, runId).steps.a!.attempts.length, 3);
     });
   });

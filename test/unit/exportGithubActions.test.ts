@@ -145,6 +145,21 @@ describe('export github-actions: agents', () => {
     assert.doesNotMatch(runOf('gemini', 'full'), /--sandbox/);
   });
 
+  it('a step\'s own model, max-turns, permission and tools reach its command, as a local run passes them', () => {
+    const text = 'version: 1\nsteps:\n  a:\n    agent: claude\n    prompt: hi\n    model: opus\n    max-turns: 9\n    permission: read-only\n    tools: ["Bash(npm test:*)"]\n'
+      + '  g:\n    agent: gemini\n    prompt: hi\n    permission: full\n    retries: 1\n';
+    const graph = compilePlan('a.braid.yaml', text, { isGit: true }).graph!;
+    const r = exportGithubActions(graph, { planPath: 'a.braid.yaml' });
+    const wf = parse(r.yaml) as Workflow;
+    const runOf = (job: string) => wf.jobs[job]!.steps.find((s) => s.run?.includes('braid_run'))!.run!;
+    assert.match(runOf('a'), /braid_run claude --model=opus --max-turns=9 --permission-mode=default "\$\{BRAID_ARG_4\}" -p /);
+    assert.ok(Object.values(wf.jobs.a!.steps.find((s) => s.run?.includes('braid_run'))!.env!).includes('--allowedTools=Bash(npm test:*)'));
+    assert.doesNotMatch(runOf('a'), /acceptEdits/, 'the run\'s edit is replaced, not added to');
+    assert.match(runOf('g'), /braid_run gemini --approval-mode=yolo /);
+    assert.doesNotMatch(runOf('g'), /--sandbox/, 'full: no sandbox, as for the run\'s full');
+    assert.ok(r.notes.some((n) => /^g: a retry on the runner is not told why the attempt before failed/.test(n)), r.notes.join('\n'));
+  });
+
   it('names a custom agent it cannot install', () => {
     const text = 'version: 1\nagents:\n  mine:\n    command: [mytool, "${{ prompt }}"]\nsteps:\n  a:\n    agent: mine\n    prompt: hi\n';
     const graph = compilePlan('a.braid.yaml', text, { isGit: true }).graph!;

@@ -170,6 +170,14 @@ describe('language service: completion', () => {
       assert.ok(cmd.includes('prompt') && cmd.includes('steps'));
     });
 
+    it('offers attempt.previous.reason and .output in a prompt only', () => {
+      const inPrompt = (expr: string) => labels(plan('    prompt: look\n', `    prompt: look \${{ ${expr}‸ }}\n`));
+      assert.ok(inPrompt('').includes('attempt'));
+      assert.ok(!inTest('').includes('attempt'), 'not in run');
+      assert.deepEqual(inPrompt('attempt.'), ['previous']);
+      assert.deepEqual(inPrompt('attempt.previous.'), ['reason', 'output']);
+    });
+
     it('answers after a closed template only in a new one', () => {
       assert.deepEqual(labels(plan('    run: echo done\n', '    run: echo ${{ context }} ‸\n')), []);
     });

@@ -1,7 +1,8 @@
 // The agent presets, in one table. Flags follow each CLI's documented headless mode; a test
-// (test/unit/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
+// (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
 // scripts/setup-agents.sh pins.
 import type { AgentDef } from '../plan/types';
+import { permissionArgs, permissionEnv } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
 
 /**
  * How much an agent may do without asking, one setting for every CLI (each names it its own way).
@@ -21,14 +22,6 @@ export interface PresetOptions {
   readonly permission?: AgentPermission;
 }
 
-const CLAUDE_MODE: Record<AgentPermission, string> = { 'read-only': 'default', edit: 'acceptEdits', full: 'bypassPermissions' };
-const CODEX_SANDBOX: Record<AgentPermission, readonly string[]> = {
-  'read-only': ['--sandbox', 'read-only'],
-  edit: ['--sandbox', 'workspace-write'],
-  full: ['--dangerously-bypass-approvals-and-sandbox'],
-};
-const GEMINI_MODE: Record<AgentPermission, string> = { 'read-only': 'default', edit: 'auto_edit', full: 'yolo' };
-
 const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'env' | 'context'>>): AgentDef =>
   Object.freeze({ env: {}, context: true, ...d });
 
@@ -39,13 +32,14 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
   return Object.freeze({
     claude: preset({
       name: 'claude',
-      command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose', '--permission-mode', CLAUDE_MODE[permission]],
+      command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose', ...permissionArgs('claude', permission)],
+      env: permissionEnv('claude', permission),
       pool: 'anthropic',
       format: 'claude-stream-json',
     }),
     codex: preset({
       name: 'codex',
-      command: ['codex', 'exec', '--json', ...CODEX_SANDBOX[permission], '${{ prompt }}'],
+      command: ['codex', 'exec', '--json', ...permissionArgs('codex', permission), '${{ prompt }}'],
       pool: 'openai',
       format: 'codex-json',
     }),
@@ -53,7 +47,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     // headless it exits rather than ask; Braid runs only in a workspace VS Code trusts.
     gemini: preset({
       name: 'gemini',
-      command: ['gemini', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--approval-mode', GEMINI_MODE[permission], '--skip-trust'],
+      command: ['gemini', '-p', '${{ prompt }}', '--output-format', 'stream-json', ...permissionArgs('gemini', permission), '--skip-trust'],
       pool: 'google',
       format: 'gemini-json',
     }),

@@ -21,8 +21,10 @@ import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
 import { claimRun } from './records/runClaim';
-import type { EngineEvent } from './types';
+import type { EngineEvent, PreviousAttempt } from './types';
 import type { StepStatus } from '../status';
+import { FAILURE_TAIL_CHARS, failureTail } from '../agents/retryPrompt';
+import { lastAttemptOutput, readLogTail } from './records/stepLog';
 import { isGitRepo, pruneWorktrees } from './isolation/worktree';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
 import { Emitter } from '../emitter';
@@ -224,6 +226,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       locks,
       ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
       attemptsBefore: recordedAttempts,
+      ...(req.retry && previous ? { failedBefore: await failedBefore(graph, previous, selected, store) } : {}),
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
       onState: (st) => recorder.onState(st),
@@ -272,6 +275,22 @@ async function liveReview(root: string, record: RunRecord, scheduler: Scheduler,
   }
   // The requester reads run.json next: it must hold the outcome.
   await store.flush();
+  return out;
+}
+
+/**
+ * `braid retry`: each selected agent step whose last attempt failed, with that failure's message
+ * and the end of what it printed (read back from its log), so its next attempt hears why. Its
+ * session is not carried: whether a retry across runs continues it is `--resume`'s choice.
+ */
+async function failedBefore(graph: Graph, previous: RunRecord, selected: ReadonlySet<string>, store: RunStore): Promise<Map<string, PreviousAttempt>> {
+  const out = new Map<string, PreviousAttempt>();
+  for (const id of selected) {
+    const old = previous.steps[id];
+    if (graph.steps.get(id)?.kind !== 'prompt' || old?.status !== 'failed' || old.attempts.length === 0) continue;
+    const log = await readLogTail(store.paths(previous.id).log(id), 4 * FAILURE_TAIL_CHARS);
+    out.set(id, { attempt: old.attempts.length, reason: old.message ?? old.reason ?? 'failed', output: failureTail(lastAttemptOutput(log)) });
+  }
   return out;
 }
 

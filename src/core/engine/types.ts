@@ -21,6 +21,19 @@ export interface AttemptResult {
   readonly permanent?: boolean;
   /** With reason `rate-limited`: the agent hit its rate or usage limit (requeued, not failed). */
   readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
+  /** A failed agent attempt: the end of what the failure printed (its `check`'s output, else its own), for the next attempt. */
+  readonly failureOutput?: string;
+}
+
+/** Why an agent step's previous attempt failed, which its next attempt is told (retryPrompt.ts). */
+export interface PreviousAttempt {
+  readonly attempt: number;
+  /** The failed attempt's message ("check failed (exit 1): npm test"). */
+  readonly reason: string;
+  /** The end of its check's output, else of its own. */
+  readonly output: string;
+  /** Its agent session, which the next attempt continues where the CLI can. */
+  readonly sessionId?: string;
 }
 
 /** An agent's session and spending as it reported them; a field is absent when it never said. */
@@ -48,6 +61,8 @@ export interface AttemptContext {
   readonly outputs: ReadonlyMap<string, string>;
   readonly statuses: ReadonlyMap<string, StepStatus>;
   readonly signal: AbortSignal;
+  /** A retry of an agent step: why the attempt before it failed (rate-limited attempts aside). */
+  readonly previous?: PreviousAttempt;
   /** Stream a chunk of the step's output to the event bus (the runner writes the log itself). */
   onOutput(stream: OutputStream, text: string): void;
   /** An agent attempt's progress, whenever its session, usage or activity changes (the scheduler throttles events). */

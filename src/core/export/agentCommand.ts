@@ -2,6 +2,7 @@
 // text and templates through env vars), the prompt built from its parts, the CLI's sandbox and
 // budget flags, and what the run step's env must hold (keys, parts, stream format).
 import { presetTable, type AgentPermission } from '../agents/presets';
+import { stepAgent, stepAgentOptions } from '../agents/stepAgent';
 import { classifyRef, parseTemplates } from '../plan/templates';
 import type { AgentDef, GraphStep } from '../plan/types';
 import { agentSetup, secretEnv, type AgentSetup } from './agentInstall';
@@ -23,8 +24,11 @@ export interface AgentCommand {
   readonly notes: readonly string[];
 }
 
-/** How `step` runs `agent` at `permission`; `context` is the plan's. */
-export function agentCommand(step: GraphStep, agent: AgentDef, context: string | undefined, permission: AgentPermission, vars: RefVars): AgentCommand {
+/** How `step` runs `named` (compiled at the run's `runPermission`) with the step's own flags and permission; `context` is the plan's. */
+export function agentCommand(step: GraphStep, named: AgentDef, context: string | undefined, runPermission: AgentPermission, vars: RefVars): AgentCommand {
+  // The step's model, max-turns, permission and tools, as a local run passes them (stepAgent.ts).
+  const agent = stepAgent(named, stepAgentOptions(step));
+  const permission = step.permission ?? runPermission;
   const env: Record<string, string> = {};
   const setup: string[] = [];
   const notes: string[] = [];
@@ -32,6 +36,7 @@ export function agentCommand(step: GraphStep, agent: AgentDef, context: string |
   if (install) Object.assign(env, secretEnv(install));
   else notes.push(`${step.id}: agent ${agent.name} (${agent.command[0]}) is not installed by the workflow: make it available on the runner`);
   if (agent.cwd !== undefined) notes.push(`${step.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
+  if (step.retries > 0 && step.retryContext !== false && agent.context) notes.push(`${step.id}: a retry on the runner is not told why the attempt before failed (retry-context), nor continues its session`);
 
   // The prompt as the local run builds it: the plan's context first unless the prompt places it.
   const usesContext = parseTemplates(step.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
@@ -50,8 +55,8 @@ export function agentCommand(step: GraphStep, agent: AgentDef, context: string |
     words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, env));
   });
   const family = install?.family;
-  const preset = presetTable({ permission })[agent.name];
-  const isPreset = preset !== undefined && preset.command.join('\0') === agent.command.join('\0');
+  const preset = presetTable({ permission: runPermission })[named.name];
+  const isPreset = preset !== undefined && preset.command.join('\0') === named.command.join('\0');
   // The CLI's own sandbox where it has one: codex's is in its permission flags; gemini's runs in Docker.
   if (isPreset && family === 'gemini' && permission !== 'full') words.push('--sandbox');
   if (family === 'claude' && step.maxCostUsd !== undefined) words.push('--max-budget-usd', String(step.maxCostUsd));

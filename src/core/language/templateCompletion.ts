@@ -1,7 +1,7 @@
 // Completion inside `${{ … }}`: the names a template may use at that place (templates.ts decides
 // the shapes): `context`, this step's `matrix.<key>`, `env.<NAME>`, `steps.<id>.output|status`
-// for the steps it needs directly or not, `plan.name`, `run.id`, and `alternative.index` where a
-// step races alternatives.
+// for the steps it needs directly or not, `plan.name`, `run.id`, `alternative.index` where a
+// step races alternatives, and in a prompt `attempt.previous.reason|output`.
 import type { Range } from '../plan/types';
 import type { PlanSnapshot } from './planSnapshot';
 import { transitiveNeeds } from './stepGraph';
@@ -32,6 +32,7 @@ export function templateCompletion(snap: PlanSnapshot, path: readonly string[], 
       roots.push({ label: 'alternative', detail: 'alternative.index (1…N)', more: true });
     }
     if (path[0] === 'agents') roots.push({ label: 'prompt', detail: 'the step\'s prompt (agent commands)', more: false });
+    if (path[0] === 'steps' && path[2] === 'prompt') roots.push({ label: 'attempt', detail: 'attempt.previous: why a retry\'s previous attempt failed', more: true });
     return roots.map((r) => item(r.label, r.detail, r.more));
   }
   if (segs.length === 2) {
@@ -54,8 +55,12 @@ export function templateCompletion(snap: PlanSnapshot, path: readonly string[], 
       case 'plan': return [item('name', snap.declared().planName ?? 'the plan\'s name')];
       case 'run': return [item('id', 'this run\'s id')];
       case 'alternative': return [item('index', 'this alternative\'s number, 1…N')];
+      case 'attempt': return [item('previous', 'the attempt before this one (empty on a first attempt)', true)];
       default: return [];
     }
+  }
+  if (head === 'attempt' && segs.length === 3 && segs[1] === 'previous') {
+    return [item('reason', 'why it failed (check failed …, timed out …)'), item('output', 'the end of its check\'s output, else of its own')];
   }
   if (head === 'steps' && segs.length === 3) {
     return [item('output', 'the step\'s output (its `output` file or the end of its stdout)'), item('status', 'succeeded, failed, skipped…')];

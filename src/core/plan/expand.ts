@@ -54,6 +54,8 @@ export interface Instance {
   readonly cwd?: string;
   readonly output?: string;
   readonly agent?: string;
+  /** `model` with its matrix values (a matrix may compare models). */
+  readonly model?: string;
   readonly isolation: Isolation;
 }
 
@@ -169,6 +171,7 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
         ...(values ? { values } : {}),
         ...(merged.cwd !== undefined ? { cwd: sub(merged.cwd) } : {}),
         ...(merged.output !== undefined ? { output: sub(merged.output) } : {}),
+        ...(merged.model !== undefined ? { model: sub(merged.model) } : {}),
         ...(kind === 'prompt' ? { agent: merged.agent ?? DEFAULT_AGENT } : {}),
       });
     }

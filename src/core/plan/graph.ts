@@ -3,7 +3,7 @@
 // deepest first). The scheduler's own priority weighs that chain by expected durations.
 import { basename } from 'node:path';
 import { dict, ownValue } from './dict';
-import type { PlanModel } from './expand';
+import type { Instance, PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
 import type { Graph, GraphStep, PlanInfo } from './types';
 
@@ -36,6 +36,19 @@ export function criticalPaths<S extends { readonly dependents: readonly string[]
   return cp;
 }
 
+/** An agent step's asks of its CLI and its retry choices, only those the plan sets. */
+function agentAsks(inst: Instance): Partial<GraphStep> {
+  const m = inst.merged;
+  return {
+    ...(inst.model !== undefined ? { model: inst.model } : {}),
+    ...(m['max-turns'] !== undefined ? { maxTurns: m['max-turns'] } : {}),
+    ...(m.permission !== undefined ? { permission: m.permission } : {}),
+    ...(m.tools !== undefined ? { tools: m.tools } : {}),
+    ...(m['retry-context'] === false ? { retryContext: false } : {}),
+    ...(m['retry-resume'] === false ? { retryResume: false } : {}),
+  };
+}
+
 /** Builds the Graph; `order` must be a topological order of every id in the model. */
 export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly string[]): Graph {
   const dependents = new Map<string, string[]>(order.map((id) => [id, []]));
@@ -66,6 +79,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(m.setup !== undefined ? { setup: m.setup } : {}),
       ...(m.check !== undefined ? { check: m.check } : {}),
       ...(inst.output !== undefined ? { output: inst.output } : {}),
+      ...(inst.kind === 'prompt' ? agentAsks(inst) : {}),
     };
     steps.set(id, Object.freeze(step));
   }

@@ -2,6 +2,7 @@
 // and the editors' JSON schema. Values come out normalised (lists always lists, durations in ms,
 // agent commands as argv), so later phases never re-interpret the user's spelling.
 import { z } from 'zod';
+import { AGENT_PERMISSIONS } from '../agents/presets';
 import { parseDuration } from './duration';
 import { splitCommand } from './splitCommand';
 
@@ -80,6 +81,14 @@ export const STEP_FIELDS = {
   if: z.enum(['always', 'success', 'failure']),
   check: z.string(),
   output: z.string(),
+  model: nonEmpty('a model name'),
+  'max-turns': intRange(1),
+  permission: z.enum(AGENT_PERMISSIONS, { error: (iss) => `expected one of ${AGENT_PERMISSIONS.join(', ')}${got(iss)}` }),
+  tools: z
+    .union([z.string(), z.array(z.string())], { error: (iss) => `expected a tool name or a list of them${got(iss)}` })
+    .transform((v) => (typeof v === 'string' ? [v] : v)),
+  'retry-context': z.boolean(),
+  'retry-resume': z.boolean(),
 };
 
 const matrixValue = z

@@ -26,6 +26,8 @@ interface Field {
   readonly agentCommand: boolean;
   /** Shell source, where a template in single quotes would never expand. */
   readonly shell: boolean;
+  /** A step's prompt: the only place a retry's `${{ attempt.previous.* }}` goes. */
+  readonly prompt?: boolean;
 }
 
 function fieldsOf(model: PlanModel, inst: Instance): Field[] {
@@ -37,7 +39,7 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   // The `shell` preset and other `sh -c` agents run the prompt as shell source, as `run` is.
   const script = agent ? shellScriptOf(agent) : undefined;
   push(['steps', inst.group, 'run'], inst.own.run, true);
-  push(['steps', inst.group, 'prompt'], inst.own.prompt, script !== undefined);
+  if (inst.own.prompt !== undefined) out.push({ path: ['steps', inst.group, 'prompt'], text: inst.own.prompt, shell: script !== undefined, agentCommand: false, prompt: true });
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   // `setup` runs in the step's worktree as `run` does; env values are rendered for the step.
   push(fieldPath(inst.group, inst.own, 'setup'), inst.merged.setup, true);
@@ -119,9 +121,10 @@ export function checkStepRefs(queries: readonly StepRefQuery[], reach: Reach): v
 function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, ids: readonly string[]): string | { ancestor: string } | undefined {
   const c = classifyRef(r.path);
   const shown = `\${{ ${r.expr} }}`;
-  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`;
+  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id or attempt.previous.reason/output`;
   switch (c.kind) {
     case 'prompt': return f.agentCommand ? undefined : `${shown} is only for agent commands`;
+    case 'attempt-reason': case 'attempt-output': return f.prompt ? undefined : `${shown} is only for prompts (a retry is told why the attempt before it failed)`;
     case 'matrix': {
       const key = c.key ?? '';
       if (!inst.values) return `${shown}: the step has no matrix`;

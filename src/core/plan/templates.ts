@@ -16,7 +16,8 @@ export interface TemplateError {
   readonly message: string;
 }
 
-export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id';
+export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id'
+  | 'attempt-reason' | 'attempt-output';
 
 const OPEN = '${{';
 const CLOSE = '}}';
@@ -68,6 +69,10 @@ export function classifyRef(path: readonly string[]): { kind: RefKind; key?: str
   if (path.length === 2 && head === 'env' && second !== undefined) return { kind: 'env', key: second };
   if (path.length === 2 && head === 'plan' && second === 'name') return { kind: 'plan-name' };
   if (path.length === 2 && head === 'run' && second === 'id') return { kind: 'run-id' };
+  if (path.length === 3 && head === 'attempt' && second === 'previous') {
+    if (path[2] === 'reason') return { kind: 'attempt-reason' };
+    if (path[2] === 'output') return { kind: 'attempt-output' };
+  }
   if (path.length >= 3 && head === 'steps') {
     const last = path[path.length - 1];
     const id = path.slice(1, -1).join('.');
@@ -105,6 +110,8 @@ export function envNameFor(path: readonly string[]): string {
     case 'step-status': return `BRAID_STEPS_${envPart(c.key ?? '')}_STATUS`;
     case 'plan-name': return 'BRAID_PLAN_NAME';
     case 'run-id': return 'BRAID_RUN_ID';
+    case 'attempt-reason': return 'BRAID_ATTEMPT_PREVIOUS_REASON';
+    case 'attempt-output': return 'BRAID_ATTEMPT_PREVIOUS_OUTPUT';
     case undefined: return `BRAID_${envPart(path.join('_'))}`;
   }
 }

@@ -1,4 +1,5 @@
 // The shapes every layer shares once a plan is compiled. Positions are 0-based (the extension converts).
+import type { AgentPermission } from '../agents/presets';
 
 export interface Position {
   readonly line: number;
@@ -80,6 +81,15 @@ export interface GraphStep {
   readonly if: IfCondition;
   readonly check?: string;
   readonly output?: string;
+  /** Agent steps: what the step asks its agent's CLI for, as flags (agents/stepAgent.ts); absent: the agent's own. */
+  readonly model?: string;
+  readonly maxTurns?: number;
+  readonly permission?: AgentPermission;
+  readonly tools?: readonly string[];
+  /** `false`: a retry is not told why the attempt before it failed (default: it is). */
+  readonly retryContext?: boolean;
+  /** `false`: a retry starts a new agent session instead of continuing the failed one's (default: it continues, where the CLI can). */
+  readonly retryResume?: boolean;
   /** Range of the step's key in the plan file (for code lenses and diagnostics). */
   readonly range: Range;
   /** Longest path (in steps, counting itself) from this step to a sink. */

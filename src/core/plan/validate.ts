@@ -1,6 +1,7 @@
 // The graph checks, on the expanded model: what a step is (run or prompt, which agent), what it
 // depends on (unknown or self needs, duplicate ids, cycles) and where it may touch (paths leaving
 // the workspace, worktrees outside git). Every problem is reported; nothing stops at the first.
+import { stepAgentProblems } from '../agents/stepAgent';
 import { escapesWorkspace } from '../paths/containment';
 import { globProblem } from '../paths/glob';
 import { findCycles } from './cycles';
@@ -22,6 +23,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
       checkIsolation(inst, opts, report);
     }
     checkPaths(inst, report);
+    checkAgentAsks(model, inst, report);
   }
   const fmt = (n: number) => n.toLocaleString('en-US');
   for (const { group, count } of model.oversized.filter((o) => o.limit === 'matrix')) {
@@ -76,6 +78,25 @@ function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
   const h = hint(inst.agent, [...model.table.known]);
   // Without an `agent` written anywhere, the range is the step's key: nothing there to replace.
   report(path, `unknown agent \`${inst.agent}\`${h.text}`, 'unknown-agent', inst.merged.agent === undefined ? {} : h.fix);
+}
+
+/** `model`, `max-turns`, `permission`, `tools`: each must become a flag of the step's agent's CLI. */
+function checkAgentAsks(model: PlanModel, inst: Instance, report: Report): void {
+  const agent = inst.agent === undefined ? undefined : model.table.agents[inst.agent];
+  if (!agent) return;
+  const m = inst.merged;
+  const problems = stepAgentProblems(agent, {
+    ...(inst.model !== undefined ? { model: inst.model } : {}),
+    ...(m['max-turns'] !== undefined ? { maxTurns: m['max-turns'] } : {}),
+    ...(m.permission !== undefined ? { permission: m.permission } : {}),
+    ...(m.tools !== undefined ? { tools: m.tools } : {}),
+  });
+  for (const p of problems) {
+    const base = fieldPath(inst.group, inst.own, p.key);
+    // From `defaults`, the message names the step the agent belongs to.
+    const whose = base[0] === 'defaults' ? ` (step \`${inst.group}\`)` : '';
+    report(p.index === undefined ? base : [...base, p.index], `${p.message}${whose}`, 'agent-flag');
+  }
 }
 
 function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): void {

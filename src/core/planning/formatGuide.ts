@@ -57,11 +57,12 @@ Rules (the file is rejected if any is broken):
 - \`matrix\` fans one step out: a map of key → list of values; the steps become <id>-<value> (several keys: every combination), and \${{ matrix.<key> }} holds the value.
 - \`if\`: success (default), failure (runs when something it needs failed) or always. \`continue-on-error: true\` keeps a failure from skipping dependents.
 - \`check\`: a shell command run after the step; a non-zero exit fails the step.
+- Agent steps may set \`permission\`: read-only (research, review), edit (the default: edits files; claude and gemini run no commands), full (only where the machine is a sandbox); \`tools\` the agent may use without asking (claude "Bash(npm test:*)", gemini "run_shell_command(npm test)"; not codex); \`model\`; \`max-turns\` (claude only).
 
 Templates, usable in prompts, run commands, env values and agent commands:
 \${{ context }} (the top-level context), \${{ matrix.<key> }}, \${{ env.<NAME> }},
 \${{ steps.<id>.output }} and \${{ steps.<id>.status }} (only for a step this one needs, directly or through others),
-\${{ plan.name }}, \${{ run.id }}. A step's output is its agent's final answer, or the last 64 KiB of a command's stdout.
+\${{ plan.name }}, \${{ run.id }}; in a prompt, \${{ attempt.previous.reason }} and \${{ attempt.previous.output }} (why a retry's previous attempt failed). A step's output is its agent's final answer, or the last 64 KiB of a command's stdout.
 Inside \`run\`, templates become environment variables, so never put them inside single quotes.
 
 Good plans: steps small enough for one agent session each; independent work in parallel steps with disjoint \`writes\`;

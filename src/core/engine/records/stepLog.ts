@@ -16,6 +16,45 @@ export function attemptHeader(attempt: number, title: string, time: Date = new D
   return `──── attempt ${attempt} · ${title} · ${time.toISOString()} ────\n`;
 }
 
+/** The line that opens a step's `check` output in its log. */
+export function checkHeader(command: string): string {
+  return `──── check: ${command} ────\n`;
+}
+
+/**
+ * What the last attempt in a step's `log` printed that says why it failed: its check's output when
+ * it ran one, else all it printed (the header lines of attemptHeader and checkHeader mark them).
+ */
+export function lastAttemptOutput(log: string): string {
+  const lines = log.split('\n');
+  let from = 0;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!.startsWith('──── attempt ')) { from = i + 1; break; }
+  }
+  for (let i = lines.length - 1; i >= from; i--) {
+    if (lines[i]!.startsWith('──── check: ')) { from = i + 1; break; }
+  }
+  return lines.slice(from).join('\n');
+}
+
+/** The last `bytes` of the log at `path` as text (from a line start when cut); '' when it cannot be read. */
+export async function readLogTail(path: string, bytes: number): Promise<string> {
+  let h: FileHandle | undefined;
+  try {
+    h = await open(path, 'r');
+    const size = (await h.stat()).size;
+    const start = Math.max(0, size - bytes);
+    const buf = Buffer.alloc(size - start);
+    await h.read(buf, 0, buf.length, start);
+    const text = buf.toString('utf8');
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } catch {
+    return '';
+  } finally {
+    await h?.close().catch(() => {});
+  }
+}
+
 /** Creates a directory once however many logs ask for it (a run's logs share one). */
 export class DirMaker {
   private readonly made = new Map<string, Promise<void>>();

@@ -4,7 +4,7 @@
 // before it starts anything) need not pay for one: the controller is made the first time the
 // signal is read, already aborted if the attempt was.
 import type { GraphStep } from '../../plan/types';
-import type { AgentProgress, AttemptContext, OutputStream } from '../types';
+import type { AgentProgress, AttemptContext, OutputStream, PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
 
 export class AttemptAbort {
@@ -47,12 +47,15 @@ export class RunningAttempt implements AttemptContext {
   readonly onOutput = (stream: OutputStream, text: string): void => this.sink.output(this.step.id, stream, text);
   readonly onAgent = (p: AgentProgress): void => this.sink.progress(this.step, this.attempt, this.abort, p);
 
+  readonly previous?: PreviousAttempt;
+
   constructor(
     readonly runId: string, readonly step: GraphStep, readonly attempt: number,
     readonly outputs: ReadonlyMap<string, string>, readonly statuses: ReadonlyMap<string, StepStatus>,
-    private readonly sink: AttemptSink,
+    private readonly sink: AttemptSink, previous?: PreviousAttempt,
   ) {
     Object.defineProperty(this, 'signal', SIGNAL);
+    if (previous) this.previous = previous;
   }
 
   declare readonly signal: AbortSignal;

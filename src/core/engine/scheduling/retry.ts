@@ -3,7 +3,7 @@
 import type { GraphStep } from '../../plan/types';
 import { rateLimitBackoff } from '../../agents/backoff';
 import type { Clock } from './clock';
-import type { AttemptResult } from '../types';
+import type { AttemptResult, PreviousAttempt } from '../types';
 
 /** How many times one step may be requeued for a rate limit in a run before it fails. */
 export const DEFAULT_MAX_RATE_LIMIT_REQUEUES = 10;
@@ -55,6 +55,14 @@ export function nextAttempt(i: RetryInput): NextAttempt {
     return { kind: 'wait', delayMs: delay, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` };
   }
   return { kind: 'finish', result: r };
+}
+
+/** What attempt `attempt`'s failure `r` tells the next attempt. */
+export function previousAttempt(attempt: number, r: AttemptResult): PreviousAttempt {
+  return {
+    attempt, reason: r.message ?? r.reason ?? 'failed', output: r.failureOutput ?? '',
+    ...(r.agent?.sessionId !== undefined ? { sessionId: r.agent.sessionId } : {}),
+  };
 }
 
 /** The steps waiting out a delay: each holds no slot and no lock, and can be aborted. */

@@ -17,11 +17,11 @@ import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths } from '../../plan/graph';
 import { DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
-import { nextAttempt, RetryWaits } from './retry';
+import { nextAttempt, previousAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
 import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
 import type { StepOutcome, StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, StepRunner } from '../types';
+import type { AgentProgress, AttemptResult, EngineEvent, PreviousAttempt, StepRunner } from '../types';
 import type { RunStatus, StepStatus } from '../../status';
 import { TERMINAL } from '../../status';
 
@@ -57,6 +57,8 @@ export interface SchedulerOptions {
   readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
   /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
   readonly attemptsBefore?: ReadonlyMap<string, number>;
+  /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */
+  readonly failedBefore?: ReadonlyMap<string, PreviousAttempt>;
   readonly random?: () => number;
   readonly onEvent?: (event: EngineEvent) => void;
   /** Called after every state change of a step (the run store listens). */
@@ -92,6 +94,8 @@ export class Scheduler {
   private readonly rank = new Map<string, number>();
   private readonly ready: ReadyList;
   private readonly running = new Map<string, AttemptAbort>();
+  /** Each retried agent step's last failure, which its next attempt is told. */
+  private readonly failures: Map<string, PreviousAttempt>;
   private readonly waits: RetryWaits;
   // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
   private readonly outputs = new FieldView(this.states, (s) => s.output);
@@ -128,6 +132,7 @@ export class Scheduler {
     if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
+    this.failures = new Map(o.failedBefore ?? []);
     this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
@@ -332,7 +337,7 @@ export class Scheduler {
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
     st.attempt += 1;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink);
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink, this.failures.get(step.id));
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
@@ -406,6 +411,8 @@ export class Scheduler {
       random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
     });
     if (next.kind === 'finish') return this.finish(step.id, next.result);
+    // A rate limit says nothing about the work: the next attempt hears of the last real failure.
+    if (next.reason === 'retry-delay' && step.kind === 'prompt') this.failures.set(step.id, previousAttempt(st.attempt, r));
     if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     st.status = 'waiting';

@@ -13,7 +13,8 @@ import { runProcess, type ProcessResult } from '../../exec/process';
 import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
-import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
+import { FailureTail } from './failureTail';
+import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from '../types';
 import type { ChangeRecord } from '../isolation/changeRecord';
 
@@ -104,9 +105,12 @@ export class StepExecutor implements StepRunner {
     const scope: RenderScope = {
       graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv,
       valueFile: (name, value) => this.valueFile(step.id, name, value),
+      ...(ctx.previous ? { previous: ctx.previous } : {}),
     };
     const sessions = this.o.resumeSessions;
-    const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
+    // A retry continues the failed attempt's session unless the step says not to (`retry --resume` asks for it anyway).
+    const resume = step.kind !== 'prompt' ? undefined : sessions?.get(step.id) ?? (step.retryResume !== false ? ctx.previous?.sessionId : undefined);
+    const inv = stepInvocation(scope, resume);
     // An agent's prompt is one argument: past exec's limit the process could not even start.
     const tooLong = inv.argv.find((a) => Buffer.byteLength(a) >= MAX_ARG_BYTES);
     if (tooLong !== undefined) {
@@ -127,7 +131,10 @@ export class StepExecutor implements StepRunner {
     const agent = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
     if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
     const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
-    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, ctx) : undefined;
+    // An agent step keeps the end of what it prints: a failure's next attempt is shown it.
+    const seen = agent ? new FailureTail() : undefined;
+    const onOutput = seen ? seen.wrap(ctx.onOutput) : ctx.onOutput;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }) : undefined;
     const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
@@ -136,7 +143,7 @@ export class StepExecutor implements StepRunner {
         argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
         // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
         ...(capture?.structured ? {} : { log: log.stream }),
-        onOutput: capture ? capture.onOutput : ctx.onOutput,
+        onOutput: capture ? capture.onOutput : onOutput,
         ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
         ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
         ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
@@ -161,14 +168,15 @@ export class StepExecutor implements StepRunner {
       }
       // An agent that says it failed has failed, whatever its exit status.
       if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
-        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary) };
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary), ...seen!.result() };
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
-        log.stream.write(`──── check: ${step.check} ────\n`);
+        log.stream.write(checkHeader(step.check));
         const check = shellInvocation(scope, step.check, stepEnv(scope));
-        const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput: ctx.onOutput });
+        seen?.clear(); // the check's output, not the agent's, says why the check failed
+        const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
         if (c.reason !== 'exit' || c.exitCode !== 0) {
-          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}) };
+          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}), ...seen?.result() };
         }
       }
     } finally {
@@ -180,8 +188,8 @@ export class StepExecutor implements StepRunner {
       ...(summary ? { agent: usageOf(summary) } : {}),
     };
     if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
-    if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason };
-    if (res.exitCode !== 0) return { ...base, status: 'failed', reason: 'exit', message: `exited with code ${res.exitCode}` };
+    if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason, ...seen?.result() };
+    if (res.exitCode !== 0) return { ...base, status: 'failed', reason: 'exit', message: `exited with code ${res.exitCode}`, ...seen?.result() };
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);

@@ -3,11 +3,14 @@
 import { agentInvocation, PROMPT_TEMPLATE, promptWithContext } from '../../agents/invocation';
 import { shellScriptOf } from '../../agents/shellScript';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
+import { retryNote, withRetryNote } from '../../agents/retryPrompt';
+import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { AgentDef, Graph, GraphStep } from '../../plan/types';
 import { ownValue } from '../../plan/dict';
 import { classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
+import type { PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
 
 export interface RenderScope {
@@ -20,6 +23,8 @@ export interface RenderScope {
   readonly baseEnv: Readonly<Record<string, string | undefined>>;
   /** Writes a value too large for the environment to a file of the run's; returns its path. */
   readonly valueFile?: (name: string, value: string) => string;
+  /** A retry: why the attempt before it failed (`${{ attempt.previous.* }}`, the retry note). */
+  readonly previous?: PreviousAttempt;
 }
 
 export interface Invocation {
@@ -42,6 +47,8 @@ export function lookupRef(scope: RenderScope, env: Readonly<Record<string, strin
     case 'step-status': return scope.statuses.get(c.key!) ?? '';
     case 'plan-name': return scope.graph.plan.name;
     case 'run-id': return scope.runId;
+    case 'attempt-reason': return scope.previous?.reason ?? '';
+    case 'attempt-output': return scope.previous?.output ?? '';
     default: throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
   }
 }
@@ -90,27 +97,35 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
 }
 
 /**
- * How the step runs: a shell script for `run`, the agent's argv for `prompt`. With `resumeSession`
- * and an agent that can resume, the agent continues that session with RESUME_PROMPT instead of
- * starting over (the session already holds the task and the context).
+ * How the step runs: a shell script for `run`, the agent's argv for `prompt` (with the step's own
+ * flags). With `resumeSession` and an agent that can resume, the agent continues that session
+ * instead of starting over (it already holds the task and the context), told why the attempt
+ * before failed, else RESUME_PROMPT. A fresh retry gets that note after its prompt, unless the
+ * prompt places `${{ attempt.previous.* }}` itself or the step has `retry-context: false`.
  */
 export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
   const env = stepEnv(scope);
   const { step, graph } = scope;
   if (step.kind === 'run') return shellInvocation(scope, step.run ?? '', env);
-  const agent = graph.agents[step.agent ?? ''];
-  if (!agent) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
+  const named = graph.agents[step.agent ?? ''];
+  if (!named) throw new Error(`step ${step.id}: unknown agent ${step.agent}`);
+  const agent = stepAgent(named, stepAgentOptions(step));
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
+  // Only to agents that take prose: a `shell` agent's prompt is a script.
+  const failed = step.retryContext !== false && agent.context ? scope.previous : undefined;
   const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
-    const inv = agentInvocation(resuming, render, RESUME_PROMPT);
+    const prompt = failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT;
+    const inv = agentInvocation(resuming, render, prompt);
     return { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! };
   }
   const source = step.prompt ?? '';
-  const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
+  const kinds = parseTemplates(source).refs.map((r) => classifyRef(r.path)?.kind);
+  const usesContext = kinds.includes('context');
   const script = shellScriptOf(agent);
   if (script !== undefined) return shellAgentInvocation(scope, agent, script, promptWithContext(agent, source, graph.plan.context, usesContext), env);
-  const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
+  let prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
+  if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
   const inv = agentInvocation(agent, render, prompt);
   return { ...inv, env: { ...env, ...inv.env } };
 }

@@ -9,6 +9,8 @@ import { agentInvocation } from '../../src/core/agents/invocation';
 import { AGENT_PERMISSIONS, presetTable } from '../../src/core/agents/presets';
 import { RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
 import { findExecutable } from '../../src/core/agents/which';
+import { CLI_FLAGS, type FlagFamily } from '../../src/core/agents/cliFlags';
+import { stepAgent, type StepAgentOptions } from '../../src/core/agents/stepAgent';
 
 const ROOT = join(__dirname, '..', '..');
 const CACHE = process.env.BRAID_AGENTS_CACHE ?? join(ROOT, '.vscode-test', 'agents');
@@ -103,6 +105,43 @@ describe('agent presets against the real CLIs (--help)', function () {
     assert.throws(() => assertFlags(['claude', '-p', 'x', '--no-such-flag'], helps.claude!, 't'), /--no-such-flag is not in/);
     assert.throws(() => assertFlags(['claude', '--output-format', 'yaml'], helps.claude!, 't'), /--output-format yaml is not among/);
     assert.throws(() => assertFlags(['--skip-trust'], helps.claude!, 't'), /--skip-trust is not in/, 'a gemini flag is not a claude flag');
+  });
+
+  // A step's own flags (cliFlags.ts: model, max-turns, permission, tools), as `--flag=value`
+  // elements, for every level; claude's --max-turns is hidden from its --help (checked below).
+  const HIDDEN: Readonly<Record<string, readonly string[]>> = { claude: ['--max-turns'] };
+  const everyAsk = (family: FlagFamily, permission: (typeof AGENT_PERMISSIONS)[number]): StepAgentOptions => {
+    const f = CLI_FLAGS[family];
+    return {
+      ...(f.model ? { model: 'braid-model' } : {}), ...(f.maxTurns ? { maxTurns: 3 } : {}),
+      ...(f.permission ? { permission } : {}), ...(f.tools ? { tools: ['Read'] } : {}),
+    };
+  };
+  const shown = (family: string, argv: string[]): string[] => argv.filter((a) => !(HIDDEN[family] ?? []).some((h) => a === h || a.startsWith(`${h}=`)));
+  for (const permission of AGENT_PERMISSIONS) {
+    it(`a step's flags (${permission}): every one is in the CLI's --help, also when resuming`, () => {
+      const table = presetTable();
+      const argv = (name: 'claude' | 'codex' | 'gemini') => agentInvocation(stepAgent(table[name]!, everyAsk(name, permission)), render, 'PROMPT').argv;
+      assert.ok(argv('claude').includes('--model=braid-model') && argv('claude').includes('--allowedTools=Read'));
+      assertFlags(shown('claude', argv('claude')), helps.claude!, `claude step flags ${permission}`);
+      assertFlags(argv('codex').slice(2), helps.codexExec!, `codex step flags ${permission}`);
+      assertFlags(argv('gemini'), helps.gemini!, `gemini step flags ${permission}`);
+      const codex = agentInvocation(resumeAgent(stepAgent(table.codex!, everyAsk('codex', permission)), '0199a213-81c0-7800-8aa1-bbab2a035a53')!, render, RESUME_PROMPT).argv;
+      assertFlags(codex.slice(3), helps.codexResume!, `codex resume step flags ${permission}`);
+    });
+  }
+
+  it('claude --max-turns, hidden from --help, is an option its parser takes (an unknown one fails first)', () => {
+    // Without credentials claude stops at its login check, after parsing: no model is called.
+    const probe = (flag: string) => {
+      const r = spawnSync(join(BIN, 'claude'), ['-p', flag, 'PROMPT'], {
+        encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), NO_COLOR: '1', CI: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+      });
+      return `${r.stdout ?? ''}${r.stderr ?? ''}`;
+    };
+    assert.match(probe('--no-such-braid-flag=3'), /unknown option '--no-such-braid-flag=3'/);
+    for (const flag of HIDDEN.claude!) assert.doesNotMatch(probe(`${flag}=3`), /unknown option/, `${flag} is not a claude option`);
   });
 
   // aider is a Python program (pip, not npm): checked only where it is installed.

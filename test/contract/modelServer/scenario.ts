@@ -1,0 +1,42 @@
+// What the loopback model server answers: a scenario is a list of turns. A request of the agent's
+// conversation (one that offers tools) gets the turn for the number of model turns its history
+// already holds (0 for the first, 1 after one tool call, …), so concurrent agents and retried
+// requests each get the right one; past the end the last turn repeats. Error turns answer the
+// requests for the turn after them, `times` each (default: all, a persistent error). Requests
+// outside the conversation (a CLI's side calls: titles, token counts, routing) get a short answer.
+
+/** A file path the model asks to write: relative paths resolve against the agent's working folder as its request states it. */
+export type Turn =
+  | { readonly text: string }
+  | { readonly write: { readonly path: string; readonly content: string } }
+  | { readonly shell: string }
+  | {
+      readonly error: ErrorKind;
+      /** Seconds until the limit resets (rate limits); default 30. */
+      readonly resetSeconds?: number;
+      /** How many requests get this error before the next turn answers; default: every one (a persistent error). */
+      readonly times?: number;
+    };
+
+/**
+ * `rate-limit`: the provider's HTTP 429 for requests per minute (claude: the subscription's
+ * `anthropic-ratelimit-unified-*` headers; codex: `usage_limit_reached` with `resets_at`; gemini:
+ * RESOURCE_EXHAUSTED with "Please retry in …s." and a RetryInfo); `quota`: gemini's generic
+ * "Resource has been exhausted" 429 without a hint (others: same as rate-limit);
+ * `server-error`: HTTP 500 with the provider's body.
+ */
+export type ErrorKind = 'rate-limit' | 'quota' | 'server-error';
+
+export interface Scenario {
+  readonly turns: readonly Turn[];
+}
+
+export const scenarios = {
+  answer: (text: string): Scenario => ({ turns: [{ text }] }),
+  writeFile: (path: string, content: string, answer = `Wrote ${path}.`): Scenario => ({ turns: [{ write: { path, content } }, { text: answer }] }),
+  shell: (command: string, answer = 'Ran it.'): Scenario => ({ turns: [{ shell: command }, { text: answer }] }),
+  rateLimited: (resetSeconds = 30): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds }] }),
+  quota: (): Scenario => ({ turns: [{ error: 'quota' }] }),
+  limitedOnce: (text: string, resetSeconds = 2): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds, times: 1 }, { text }] }),
+  serverError: (): Scenario => ({ turns: [{ error: 'server-error' }] }),
+} as const;

@@ -1,0 +1,56 @@
+// The real agent CLIs (the pinned versions of scripts/setup-agents.sh) run by `braid run` through
+// Braid's presets, against the loopback model server: the happy path of each, end to end — a
+// worktree step writes a file through the agent's own tool, it merges back, the answer flows to
+// a dependent, session and tokens are recorded.
+import { strict as assert } from 'node:assert';
+import { agentHome, type AgentHome } from './harness/agentHome';
+import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
+import { ensureAgents } from './harness/ensureAgents';
+import { scenarios } from './modelServer/scenario';
+import { startModelServer, type ModelServer } from './modelServer/server';
+
+const CLIS = ['claude', 'codex', 'gemini'] as const;
+
+describe('real agent CLIs through braid run (contract)', function () {
+  this.timeout(120_000);
+  let server: ModelServer;
+  let home: AgentHome;
+
+  before(async function () {
+    this.timeout(15 * 60_000);
+    ensureAgents();
+    server = await startModelServer({ scenario: scenarios.answer('unused') });
+    home = await agentHome(server.url);
+  });
+  after(async () => {
+    await server?.close();
+    await home?.dispose();
+  });
+
+  for (const cli of CLIS) {
+    it(`${cli}: a worktree step writes a file with the agent's tool, it merges back, its answer reaches a dependent`, async () => {
+      server.serve(scenarios.writeFile('hello.txt', 'hello from the agent', 'I wrote hello.txt.'));
+      const ws = await makeWorkspace(home.dir, { git: true });
+      const r = await runPlan(ws, [
+        'version: 1',
+        'steps:',
+        '  write:',
+        `    agent: ${cli}`,
+        '    isolation: worktree',
+        '    prompt: Write hello.txt.',
+        '    writes: [hello.txt]',
+        '  after:',
+        '    needs: [write]',
+        "    run: 'echo \"got: ${{ steps.write.output }}\"'",
+      ].join('\n') + '\n', home.env);
+      const w = stepOf(r, 'write');
+      assert.equal(w.status, 'succeeded', `${r.stdout}\n${r.stderr}\n${await r.log('write')}`);
+      assert.equal((await ws.read('hello.txt')).trim(), 'hello from the agent');
+      assert.match(await ws.read('.braid/runs/' + r.status.id + '/outputs/after'), /got: I wrote hello\.txt\./);
+      const last = w.attempts[w.attempts.length - 1]!;
+      assert.ok(last.sessionId, 'a session id is recorded');
+      assert.ok((last.inputTokens ?? 0) > 0 && (last.outputTokens ?? 0) > 0, `tokens are recorded: ${JSON.stringify(last)}`);
+      assert.ok(server.requests.some((q) => q.conversation && q.userTexts.some((t) => t.includes('Write hello.txt.'))), 'the prompt reached the model');
+    });
+  }
+});
