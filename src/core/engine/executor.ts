@@ -2,6 +2,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { agentFamily } from '../agents/presets';
+import { agentFailureReason, failureMessage } from '../agents/failureReason';
+import { launchOptions } from '../agents/launchOptions';
 import { detectRateLimit } from '../agents/rateLimit';
 import type { AgentSummary } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
@@ -43,6 +45,11 @@ export interface ExecutorOptions {
    * resume continues its session instead of starting over; each attempt's session replaces it.
    */
   readonly resumeSessions?: Map<string, string>;
+  /**
+   * The tokens each resumed session had used before (its earlier attempts), by step id: codex
+   * reports a resumed thread's whole usage, of which only the growth is the attempt's.
+   */
+  readonly resumeUsage?: Map<string, { inputTokens?: number; outputTokens?: number }>;
   /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
@@ -75,7 +82,10 @@ export class StepExecutor implements StepRunner {
     if (!cwd) return fail('spawn-failed', `cwd ${step.cwd} leaves the workspace`);
     const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv };
     const sessions = this.o.resumeSessions;
-    const inv = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
+    const agentDef = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    const planned = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
+    // The CLI's own retries bounded and the step's budget passed on (launchOptions.ts).
+    const inv = agentDef ? { ...planned, ...await launchOptions(agentFamily(agentDef), planned.argv, planned.env, step.maxCostUsd) } : planned;
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
     if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
     // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it
@@ -87,10 +97,11 @@ export class StepExecutor implements StepRunner {
     // The log opens while the process starts: spawning never waits for the disk.
     const logPath = this.o.paths.log(step.id);
     const log = startStepLog(logPath, ctx.attempt, step.name, this.dirs.ensure(dirname(logPath)));
-    const agent = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    const agent = agentDef;
     if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
     const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
-    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, ctx) : undefined;
+    const resumedUsage = inv.resumed !== undefined ? this.o.resumeUsage?.get(step.id) : undefined;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, ctx, resumedUsage) : undefined;
     const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
@@ -108,7 +119,14 @@ export class StepExecutor implements StepRunner {
         ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
       });
       summary = capture?.end();
-      if (summary?.sessionId !== undefined && sessions) sessions.set(step.id, summary.sessionId);
+      if (summary?.sessionId !== undefined && sessions) {
+        const before = summary.sessionId === inv.resumed ? resumedUsage : undefined;
+        sessions.set(step.id, summary.sessionId);
+        this.o.resumeUsage?.set(step.id, {
+          inputTokens: (before?.inputTokens ?? 0) + (summary.inputTokens ?? 0),
+          outputTokens: (before?.outputTokens ?? 0) + (summary.outputTokens ?? 0),
+        });
+      }
       const limited = agent && res.reason === 'exit' ? detectRateLimit({
         family: agentFamily(agent), exitCode: res.exitCode, stderr: capture!.stderrTail, stdoutTail: res.stdoutTail,
         ...(summary ? { summary } : {}), now: new Date(),
@@ -117,14 +135,14 @@ export class StepExecutor implements StepRunner {
         log.stream.write(`──── rate-limited: ${limited.evidence ?? 'limit reached'} ────\n`);
         return {
           status: 'failed', exitCode: res.exitCode, signal: res.signal, reason: 'rate-limited', durationMs: res.durationMs,
-          message: `rate-limited: ${limited.evidence ?? 'limit reached'}`,
+          message: failureMessage(`rate-limited: ${limited.evidence ?? 'limit reached'}`, res.exitCode),
           rateLimit: { ...(limited.resetAt ? { resetAt: limited.resetAt } : {}), ...(limited.evidence ? { evidence: limited.evidence } : {}) },
           ...(summary ? { agent: usageOf(summary) } : {}),
         };
       }
       // An agent that says it failed has failed, whatever its exit status.
       if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
-        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary) };
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: failureMessage(`the agent reported an error: ${agentFailureReason(summary, '') ?? 'unknown'}`, 0), agent: usageOf(summary) };
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
         log.stream.write(`──── check: ${step.check} ────\n`);
@@ -144,7 +162,11 @@ export class StepExecutor implements StepRunner {
     };
     if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
     if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason };
-    if (res.exitCode !== 0) return { ...base, status: 'failed', reason: 'exit', message: `exited with code ${res.exitCode}` };
+    if (res.exitCode !== 0) {
+      // The agent's own reason ("API Error: 500 …"), not only its exit code.
+      const why = capture ? agentFailureReason(summary, capture.stderrTail) : undefined;
+      return { ...base, status: 'failed', reason: 'exit', message: failureMessage(why, res.exitCode) };
+    }
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
