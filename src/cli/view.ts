@@ -85,11 +85,13 @@ export class HumanView {
   summary(result: RunResult, order: readonly string[]): void {
     if (this.timer) clearInterval(this.timer);
     this.clear();
-    const costs = order.some((id) => result.steps.get(id)?.costUsd !== undefined);
+    // An agent that reported usage but no cost (codex, gemini) says so: "$0" would be a claim.
+    const agentRan = (s: { sessionId?: string; inputTokens?: number }) => s.sessionId !== undefined || s.inputTokens !== undefined;
+    const costs = order.some((id) => { const s = result.steps.get(id); return s !== undefined && (s.costUsd !== undefined || agentRan(s)); });
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
       const dur = s.startedAt !== undefined && s.endedAt !== undefined ? formatDuration(s.endedAt - s.startedAt) : '';
-      const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : ''] : [];
+      const cost = costs ? [s.costUsd !== undefined ? `$${fmtUsd(s.costUsd)}` : agentRan(s) ? 'not reported' : ''] : [];
       return [id, s.status, String(s.attempt), dur, ...cost, s.message ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
