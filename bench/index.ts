@@ -10,6 +10,7 @@ import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
 import { benchPlanLoad } from './planLoad';
+import { benchRateLimits } from './rateLimits';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
 import { benchWorktrees } from './worktrees';
@@ -20,6 +21,7 @@ const printed = (part: () => Promise<string>) => async (): Promise<void> => { co
 const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['makespan', benchMakespan],
   ['real', benchRealMakespan],
+  ['ratelimits', benchRateLimits],
   ['bookkeeping', benchBookkeeping],
   ['latency', benchLatency],
   ['fork', benchForkThread],

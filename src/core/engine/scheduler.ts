@@ -337,7 +337,8 @@ export class Scheduler {
       random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
     });
     if (next.kind === 'finish') return this.finish(step.id, next.result);
-    if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
+    // The pool's cap drops to what the provider is still serving (poolLimits.ts).
+    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.poolUse.get(step.pool) ?? 0, next.poolWaitMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });
     this.changed(st);
