@@ -1,7 +1,7 @@
 // The bookkeeping measurement itself, shared by the bundled child (the code as shipped) and the
 // in-process run under tsx: a runner that succeeds at once, so the whole run is the Scheduler's
 // own work (ready set, priorities, p-queue, states, events). Total time ÷ steps.
-import { Scheduler } from '../src/core/engine/scheduler';
+import { Scheduler } from '../src/core/engine/scheduling/scheduler';
 import type { AttemptResult, StepRunner } from '../src/core/engine/types';
 import { randomDag } from './scheduler';
 import { median } from './stats';

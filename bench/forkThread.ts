@@ -71,5 +71,5 @@ export async function benchForkThread(): Promise<void> {
     return [w === 'main' ? 'the main thread' : 'a worker thread', ms(median(calls)), at(trips, 0.5), at(trips, 0.9), at(trips, 0.99), ms(Math.max(...trips))];
   }));
   console.log('\nA worker would also own the launchers\' pipes on its own event loop (handles cannot move between threads), so each');
-  console.log('report would cross a postMessage, which waits while that worker forks; see the head of src/core/engine/launcher.ts.');
+  console.log('report would cross a postMessage, which waits while that worker forks; see docs/decisions/warm-launchers.md.');
 }

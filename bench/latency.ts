@@ -6,9 +6,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StepExecutor } from '../src/core/engine/executor';
+import { StepExecutor } from '../src/core/engine/steps/executor';
 import { runPlan } from '../src/core/engine/runPlan';
-import { Scheduler } from '../src/core/engine/scheduler';
+import { Scheduler } from '../src/core/engine/scheduling/scheduler';
 import { compilePlan } from '../src/core/plan/compile';
 import { envInt, goal, median, ms, quantile, table } from './stats';
 
@@ -123,7 +123,7 @@ export async function benchLatency(): Promise<void> {
     }));
     console.log('');
     console.log('"The spawn() call itself" is the time starting the step blocks the thread: Node\'s child_process.spawn() (libuv forks,');
-    console.log('the child execs), or with a warm launcher writing its request (src/core/engine/launcher.ts; "spawned" is then its report');
+    console.log('the child execs), or with a warm launcher writing its request (src/core/exec/launcher.ts; "spawned" is then its report');
     console.log('that exec is next); "the rest" is each step\'s ready → spawned minus that call.');
     console.log('');
     const e = median(engine), b = median(bare);

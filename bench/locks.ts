@@ -2,7 +2,7 @@
 // regions (`rN/**`). Braid's Scheduler with a processLocks() gate skips ahead past steps whose
 // lock is busy; a head-of-line FIFO queue waits while its head's lock is busy. Both ÷ the
 // lock-aware lower bound max(CP, W/k, the largest total work of one region).
-import { processLocks } from '../src/core/engine/lockGate';
+import { processLocks } from '../src/core/engine/locks/lockGate';
 import type { Graph } from '../src/core/plan/types';
 import { bounds, randomDag, simulate } from './scheduler';
 import { envInt, envList, fixed, goal, median, medP90, table } from './stats';

@@ -4,8 +4,8 @@
 // pool for the provider, concurrency 16, its adaptive pool cap) beside a fixed-concurrency
 // baseline that ignores limits (16 at once, each 429 retried at its hint). The floor is work ÷ R.
 // Goals: Braid's makespan ≤ 1.15 × floor and 429s ≤ 10 % of attempts, for R = 2, 5, 10.
-import { SimClock } from '../src/core/engine/clock';
-import { Scheduler } from '../src/core/engine/scheduler';
+import { SimClock } from '../src/core/engine/scheduling/clock';
+import { Scheduler } from '../src/core/engine/scheduling/scheduler';
 import type { AttemptContext, AttemptResult, StepRunner } from '../src/core/engine/types';
 import type { Graph, GraphStep } from '../src/core/plan/types';
 import { seededRandom } from '../src/core/agents/backoff';

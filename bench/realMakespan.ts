@@ -3,9 +3,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { StepExecutor } from '../src/core/engine/executor';
-import { LauncherPool } from '../src/core/engine/launcher';
-import { Scheduler } from '../src/core/engine/scheduler';
+import { StepExecutor } from '../src/core/engine/steps/executor';
+import { LauncherPool } from '../src/core/exec/launcher';
+import { Scheduler } from '../src/core/engine/scheduling/scheduler';
 import type { AttemptContext, StepRunner } from '../src/core/engine/types';
 import type { Graph } from '../src/core/plan/types';
 import { bounds, layers, randomDag, simulate, waves } from './scheduler';

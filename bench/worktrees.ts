@@ -7,9 +7,9 @@ import { appendFile, mkdir, readdir, realpath, rm, writeFile } from 'node:fs/pro
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { git, gitOk } from '../src/core/engine/git';
-import { mergeBack } from '../src/core/engine/mergeBack';
-import { commitWorktree, createWorktree, removeWorktree, snapshotBase } from '../src/core/engine/worktree';
+import { git, gitOk } from '../src/core/exec/git';
+import { mergeBack } from '../src/core/engine/isolation/mergeBack';
+import { commitWorktree, createWorktree, removeWorktree, snapshotBase } from '../src/core/engine/isolation/worktree';
 import { envInt, envList, fixed, goal, median, ms, table, timed } from './stats';
 
 function run(file: string, args: readonly string[], cwd: string): Promise<void> {
@@ -140,7 +140,7 @@ export async function benchWorktrees(): Promise<void> {
   }
   console.log('\n### Worktree set-up and merge-back (real git, generated repositories of small files in 100 directories)\n');
   console.log('Medians after a warm-up. "full" and "sparse" are Braid\'s createWorktree (sparse: a one-directory cone, sparse index):');
-  console.log('it registers the worktree in git\'s own layout and runs one `git checkout -b` (src/core/engine/worktreeRegister.ts);');
+  console.log('it registers the worktree in git\'s own layout and runs one `git checkout -b` (src/core/engine/isolation/worktreeRegister.ts);');
   console.log('"copy" is `cp -r` of the tracked files; the snapshot of the workspace is taken once a run, not a step.');
   console.log('"braid sparse" is a series of sparse set-ups one after another (2 × runs + 1), each paired with "bare git sparse",');
   console.log('the same set-up as git\'s own commands (worktree add --no-checkout, the cone file, read-tree); "after a full one" is each');

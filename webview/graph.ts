@@ -9,6 +9,7 @@ import type { GraphMessage, GraphNode } from '../src/protocol/webview';
 import { nodeStatus } from './actions';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
+import { statusIcon } from './statusIcons';
 
 type ThemeKind = 'light' | 'dark' | 'hc-dark' | 'hc-light';
 
@@ -37,6 +38,8 @@ const STATUS_CLASSES: readonly string[] = STEP_STATUSES;
 export interface GraphViewOptions {
   /** A node was clicked or activated from the keyboard. */
   readonly onSelect: (stepId: string) => void;
+  /** The canvas was clicked away from any node. */
+  readonly onClear?: () => void;
   /** The diagram was drawn (after a structure change) or failed to draw. */
   readonly onRendered?: (ok: boolean) => void;
 }
@@ -64,10 +67,11 @@ export class GraphView {
     viewport.append(this.content, this.error);
     this.panZoom = new PanZoom(viewport, this.content);
     initMermaid(this.theme);
-    this.content.addEventListener('click', (e) => {
+    viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
       const id = this.stepAt(e.target);
       if (id !== undefined) this.opts.onSelect(id);
+      else this.opts.onClear?.();
     });
     this.content.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
@@ -109,10 +113,10 @@ export class GraphView {
   }
 
   /** Restyles the node drawing `stepId` in place. Returns false for a step not in the graph. */
-  setStatus(stepId: string, status: StepStatus): boolean {
+  setStatus(stepId: string, status: StepStatus, time?: string): boolean {
     const n = this.steps.get(stepId);
     if (!n) return false;
-    this.steps.set(stepId, { ...n, status });
+    this.steps.set(stepId, { ...n, status, ...(time !== undefined ? { time } : {}) });
     const g = this.elements.get(n.nodeId);
     if (g) this.styleNode(g, n.nodeId);
     return true;
@@ -148,8 +152,9 @@ export class GraphView {
     g.focus({ preventScroll: true });
   }
 
+  /** The whole diagram, however small (the toolbar's Fit). */
   fit(): void {
-    this.panZoom.fit(this.size.width, this.size.height);
+    this.panZoom.fit();
   }
 
   private stepAt(target: EventTarget | null): string | undefined {
@@ -222,9 +227,12 @@ export class GraphView {
       if (nodeId === undefined || !this.members.has(nodeId)) continue;
       this.elements.set(nodeId, g);
       unpaint(g);
+      addHalo(g);
     }
     this.decorate();
-    if (first) this.fit();
+    this.panZoom.setContentSize(width, height);
+    this.panZoom.minReadableScale = READABLE_LABEL_PX / labelFontPx(this.content);
+    if (first) this.panZoom.showReadable();
   }
 
   // Everything a node carries for keyboard, screen readers and tests; cheap, so it runs on every graph message.
@@ -243,14 +251,32 @@ export class GraphView {
   private styleNode(g: SVGGElement, nodeId: string): void {
     const ns = (this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)).filter((n) => n !== undefined);
     const status = nodeStatus(ns.map((n) => n.status));
+    // The time fills its place laid out under the name (empty before the step ran).
+    const timeSlot = g.querySelector('.braid-time');
+    const time = ns.length === 1 ? ns[0]!.time ?? '' : '';
+    if (timeSlot && timeSlot.textContent !== time) timeSlot.textContent = time;
     if (g.getAttribute('data-status') === status) return;
     g.setAttribute('data-status', status);
+    // The status icon fills its fixed place before the name: a change never re-lays the graph out.
+    const iconSlot = g.querySelector('.braid-status');
+    const icon = statusIcon(status);
+    if (iconSlot) iconSlot.replaceChildren(...(icon ? [icon] : []));
     // mermaid's classDefs (hex colours, from `class` lines) would fight the theme: data-status styles the node.
     g.classList.remove(...STATUS_CLASSES);
     const first = ns[0];
     const name = ns.length > 1 ? `${first?.group ?? first?.name ?? ''} (${ns.length} steps)` : first?.name ?? '';
     g.setAttribute('aria-label', `${name}${first?.agent !== undefined && ns.length === 1 ? `, ${first.agent}` : ''}: ${status}`);
   }
+}
+
+/** The smallest label a user can read comfortably, in CSS px at the view's scale. */
+export const READABLE_LABEL_PX = 11.5;
+
+/** The font size of the drawn node labels (mermaid's `fontSize`, 16 by default). */
+function labelFontPx(content: HTMLElement): number {
+  const label = content.querySelector('g.node .nodeLabel, g.node .label');
+  const px = label ? Number.parseFloat(getComputedStyle(label).fontSize) : Number.NaN;
+  return Number.isFinite(px) && px > 0 ? px : 16;
 }
 
 // mermaid writes classDef colours as inline `!important` styles, which no stylesheet can beat:
@@ -260,6 +286,21 @@ function unpaint(g: SVGGElement): void {
   for (const e of [g, ...Array.from(g.querySelectorAll<HTMLElement | SVGElement>('[style]'))]) {
     for (const p of PAINT) e.style.removeProperty(p);
   }
+}
+
+// The selection outline: a copy of the node's box a little larger, behind it, shown by CSS when
+// selected, so selecting never hides the node's own status outline.
+function addHalo(g: SVGGElement): void {
+  const box = g.querySelector(':scope > rect');
+  if (!(box instanceof SVGRectElement)) return;
+  const pad = 4;
+  const halo = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  halo.setAttribute('class', 'braid-halo');
+  for (const [k, d] of [['x', -pad], ['y', -pad], ['width', 2 * pad], ['height', 2 * pad]] as const) {
+    halo.setAttribute(k, String(Number(box.getAttribute(k) ?? 0) + d));
+  }
+  halo.setAttribute('rx', '4');
+  g.insertBefore(halo, g.firstChild);
 }
 
 // Our node id (`n3`) from mermaid's element id `<renderId>-flowchart-n3-<counter>` (or `data-id`, where kept).

@@ -27,6 +27,38 @@ export function fitTransform(contentW: number, contentH: number, viewW: number, 
   return { scale, x: (viewW - contentW * scale) / 2, y: (viewH - contentH * scale) / 2 };
 }
 
+/**
+ * The first view of a diagram: the whole of it when that is readable (`minScale`: the scale at
+ * which its labels are still big enough to read), else its full width if that is readable, else
+ * `minScale`; what does not fit is reached by scrolling, from the top left. Never enlarged past 1:1.
+ */
+export function readableTransform(contentW: number, contentH: number, viewW: number, viewH: number, minScale: number, padding = 16): Transform {
+  if (contentW <= 0 || contentH <= 0 || viewW <= 0 || viewH <= 0) return { x: 0, y: 0, scale: 1 };
+  const floor = Math.min(1, Math.max(MIN_SCALE, minScale));
+  const fitW = (viewW - 2 * padding) / contentW;
+  const fitH = (viewH - 2 * padding) / contentH;
+  const whole = Math.min(1, fitW, fitH);
+  const scale = whole >= floor ? whole : Math.max(floor, Math.min(1, fitW));
+  const w = contentW * scale;
+  const h = contentH * scale;
+  return {
+    scale,
+    x: w <= viewW - 2 * padding ? (viewW - w) / 2 : padding,
+    y: h <= viewH - 2 * padding ? (viewH - h) / 2 : padding,
+  };
+}
+
+/** Keeps content on screen: it may not be dragged or scrolled further than its edges allow. */
+export function clampPan(t: Transform, contentW: number, contentH: number, viewW: number, viewH: number, padding = 16): Transform {
+  const axis = (pos: number, size: number, view: number): number => {
+    const scaled = size * t.scale;
+    if (scaled <= view - 2 * padding) return Math.min(Math.max(pos, padding), view - padding - scaled);
+    return Math.min(padding, Math.max(pos, view - padding - scaled));
+  };
+  if (contentW <= 0 || contentH <= 0) return t;
+  return { scale: t.scale, x: axis(t.x, contentW, viewW), y: axis(t.y, contentH, viewH) };
+}
+
 /** The transform that puts the content point (cx, cy) at the centre of the viewport at the current scale. */
 export function centreOn(t: Transform, cx: number, cy: number, viewW: number, viewH: number): Transform {
   return { scale: t.scale, x: viewW / 2 - cx * t.scale, y: viewH / 2 - cy * t.scale };
@@ -41,18 +73,36 @@ export function wheelFactor(deltaY: number, deltaMode: number): number {
 /** A press that moved less than this is a click (select a node), not a drag. */
 export const DRAG_THRESHOLD_PX = 4;
 
+/** How the view follows a resize: keep the readable first view, keep the whole diagram, or leave it to the user. */
+type ViewMode = 'readable' | 'whole' | 'manual';
+
 export class PanZoom {
   private t: Transform = { x: 0, y: 0, scale: 1 };
+  private mode: ViewMode = 'readable';
+  private size = { width: 0, height: 0 };
+  /** The scale below which labels are too small to read (set from the drawn diagram's font). */
+  minReadableScale = 0.7;
   private drag: { id: number; x: number; y: number; t: Transform; moved: boolean } | undefined;
   /** True right after a drag ended, so the click it fires does not select a node. */
   suppressClick = false;
 
   constructor(private readonly viewport: HTMLElement, private readonly content: HTMLElement) {
+    // The wheel scrolls, as in an editor; with Ctrl or Cmd (and a trackpad pinch, which sends
+    // Ctrl) it zooms at the pointer.
     viewport.addEventListener('wheel', (e) => {
       e.preventDefault();
-      const r = viewport.getBoundingClientRect();
-      this.set(zoomAt(this.t, wheelFactor(e.deltaY, e.deltaMode), e.clientX - r.left, e.clientY - r.top));
+      this.mode = 'manual';
+      if (e.ctrlKey || e.metaKey) {
+        const r = viewport.getBoundingClientRect();
+        this.set(zoomAt(this.t, wheelFactor(e.deltaY, e.deltaMode), e.clientX - r.left, e.clientY - r.top));
+        return;
+      }
+      const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? viewport.clientHeight : 1;
+      const dx = (e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX) * unit;
+      const dy = (e.shiftKey && e.deltaX === 0 ? 0 : e.deltaY) * unit;
+      this.set(this.clamped({ ...this.t, x: this.t.x - dx, y: this.t.y - dy }));
     }, { passive: false });
+    new ResizeObserver(() => this.follow()).observe(viewport);
     viewport.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
       this.drag = { id: e.pointerId, x: e.clientX, y: e.clientY, t: this.t, moved: false };
@@ -66,10 +116,11 @@ export class PanZoom {
       if (!d.moved && Math.hypot(dx, dy) < DRAG_THRESHOLD_PX) return;
       if (!d.moved) {
         d.moved = true;
+        this.mode = 'manual';
         viewport.setPointerCapture(e.pointerId);
         viewport.classList.add('dragging');
       }
-      this.set({ ...d.t, x: d.t.x + dx, y: d.t.y + dy });
+      this.set(this.clamped({ ...d.t, x: d.t.x + dx, y: d.t.y + dy }));
     });
     const end = (e: PointerEvent): void => {
       if (!this.drag || this.drag.id !== e.pointerId) return;
@@ -90,17 +141,45 @@ export class PanZoom {
     this.content.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.scale})`;
   }
 
-  /** Shows the whole diagram (`width`×`height` in content px). */
-  fit(width: number, height: number): void {
-    this.set(fitTransform(width, height, this.viewport.clientWidth, this.viewport.clientHeight));
+  /** The diagram's size in content px, as drawn. */
+  setContentSize(width: number, height: number): void {
+    this.size = { width, height };
+  }
+
+  /** The first view: readable labels, the width fitted where that keeps them readable (see readableTransform). */
+  showReadable(): void {
+    this.mode = 'readable';
+    this.follow();
+  }
+
+  /** Shows the whole diagram, however small (the Fit button). */
+  fit(): void {
+    this.mode = 'whole';
+    this.follow();
   }
 
   zoom(factor: number): void {
+    this.mode = 'manual';
     this.set(zoomAt(this.t, factor, this.viewport.clientWidth / 2, this.viewport.clientHeight / 2));
+  }
+
+  // After a resize (or a new diagram) the view keeps doing what it was asked to: a user who
+  // moved it keeps their view.
+  private follow(): void {
+    const { width, height } = this.size;
+    const vw = this.viewport.clientWidth;
+    const vh = this.viewport.clientHeight;
+    if (this.mode === 'readable') this.set(readableTransform(width, height, vw, vh, this.minReadableScale));
+    else if (this.mode === 'whole') this.set(fitTransform(width, height, vw, vh));
+  }
+
+  private clamped(t: Transform): Transform {
+    return clampPan(t, this.size.width, this.size.height, this.viewport.clientWidth, this.viewport.clientHeight);
   }
 
   /** Scrolls the content point (cx, cy) to the middle of the view. */
   centre(cx: number, cy: number): void {
+    this.mode = 'manual';
     this.set(centreOn(this.t, cx, cy, this.viewport.clientWidth, this.viewport.clientHeight));
   }
 }

@@ -1,7 +1,7 @@
 // A run held at its `max-cost-usd` while the engine waits for a window's answer. The first answer
 // wins, whichever window gives it; with none in time (every window closed, the user away) the run
 // stops, as it would with no one to ask: an unattended run must not spend on.
-import type { BudgetDecision } from '../core/engine/budget';
+import type { BudgetDecision } from '../core/engine/scheduling/budget';
 
 export class BudgetHold {
   /** What runPlan awaits. */

@@ -3,12 +3,12 @@
 // gets a snapshot of the active runs and then every event, and is back in step.
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
-import type { BudgetDecision } from '../core/engine/budget';
+import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { CompileOptions } from '../core/plan/compile';
-import { LauncherPool } from '../core/engine/launcher';
+import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
-import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduler';
-import { RunStore, type RunRecord } from '../core/engine/store';
+import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduling/scheduler';
+import { RunStore, type RunRecord } from '../core/engine/records/runStore';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {

@@ -7,8 +7,8 @@ import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from '
 import type { Server } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { RunStore } from '../core/engine/store';
-import { isGitRepo } from '../core/engine/worktree';
+import { RunStore } from '../core/engine/records/runStore';
+import { isGitRepo } from '../core/engine/isolation/worktree';
 import { engineSocketPathFor, realWorkspace } from '../protocol/socketPath';
 import { EngineHost } from './engineHost';
 import { listenExclusive } from './engineListen';

@@ -1,8 +1,8 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
 import { formatDuration } from '../core/plan/duration';
-import { fmtUsd } from '../core/engine/costLedger';
-import type { RunResult } from '../core/engine/scheduler';
+import { fmtUsd } from '../core/engine/scheduling/costLedger';
+import type { RunResult } from '../core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../core/engine/types';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];

@@ -2,8 +2,18 @@
 // code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
 import type * as vscode from 'vscode';
 import type { StepStatus } from '../core/engine/types';
-import type { NewPlanOptions } from './newPlan';
-import type { RetryOptions } from './runCommands';
+
+/** Options of the retry commands (a command's arguments live beside its id). */
+export interface RetryOptions { readonly resume?: boolean }
+
+/** Options of *New Plan*. */
+export interface NewPlanOptions {
+  readonly name?: string;
+  /** Draft with an agent for this goal; absent: the template. */
+  readonly goal?: string;
+  /** A preset name or an argv (custom agent); default: asked, or claude. */
+  readonly agent?: string | readonly string[];
+}
 
 export const Command = {
   runPlan: 'braid.runPlan',
@@ -25,6 +35,8 @@ export const Command = {
   /** A run held at its max-cost-usd: let it spend another budget's worth, or stop it there. */
   continueRun: 'braid.continueRun',
   stopRun: 'braid.stopRun',
+  /** Writes .github/workflows/braid-<plan>.yml and opens it; resolves with its uri. */
+  exportGithubActions: 'braid.exportGithubActions',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -58,6 +70,7 @@ export interface CommandArgs {
   [Command.resumeRun]: [runId?: string | RunRef];
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
+  [Command.exportGithubActions]: [uri?: vscode.Uri];
 }
 
 /** A code lens / tree item command object with typed arguments. */

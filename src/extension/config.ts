@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../core/agents/presets';
 import type { Isolation } from '../core/plan/types';
+import { KEEP_TERMINALS, type KeepTerminals } from './terminalPolicy';
 
 export interface BraidSettings {
   readonly concurrency: number;
@@ -11,6 +12,7 @@ export interface BraidSettings {
   readonly isolation?: Isolation;
   readonly notifications: 'all' | 'failures' | 'none';
   readonly agentPermission: AgentPermission;
+  readonly keepTerminals: KeepTerminals;
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -20,11 +22,13 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
   const notifications = c.get<string>('notifications', 'all');
   const agents = c.get<Record<string, unknown>>('agents', {});
   const permission = c.get<string>('agentPermission', DEFAULT_PERMISSION);
+  const keepTerminals = c.get<string>('keepTerminals', 'failures');
   return {
     concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 4,
     agents: Object.fromEntries(Object.entries(agents).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'))),
     ...(isolation === 'shared' || isolation === 'worktree' ? { isolation } : {}),
     notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
+    keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
   };
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createConnection, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/disposable';
-import type { BudgetDecision } from '../core/engine/budget';
+import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {

@@ -3,7 +3,7 @@
 // the step terminals. The extension host never spawns a step itself.
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engine/types';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { LiveRunRecord, RequestParams, RunEnded } from '../protocol/engine';
 import { connectEngine, type EngineClient } from './engineClient';
 import type { RunsModel } from './runsModel';

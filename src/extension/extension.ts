@@ -2,17 +2,21 @@
 // execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
 // runs model that every view reads.
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
-import { isGitRepo } from '../core/engine/worktree';
+import { isGitRepo } from '../core/engine/isolation/worktree';
 import { PlanLenses } from './codeLens';
 import { Command, type CommandArgs, type CommandId } from './commandIds';
+import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
+import { exportPlanToGithubActions } from './exportCommand';
 import { GraphPanels } from './graphPanel';
+import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
-import { RunCommands } from './runCommands';
+import { paletteContext } from './paletteContext';
+import { RETRYABLE, RunCommands } from './runCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -74,6 +78,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   }));
   terminals = sub(new StepTerminals({
     runs, log: (line) => log.info(line),
+    keep: () => readSettings().keepTerminals,
     cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
   }));
   const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
@@ -86,6 +91,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
+  sub(registerLanguageService({ selector: PLAN_SELECTOR, schemaPath: context.asAbsolutePath('out/plan.schema.json'), plans, runs }));
   sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
@@ -108,6 +114,19 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+  register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
+
+  // Commands that no run could take stay out of the palette (package.json `when` clauses).
+  const contextSet = new Map<string, boolean>();
+  const updateContext = (): void => {
+    for (const [key, on] of Object.entries(paletteContext(runs.runs(), RETRYABLE))) {
+      if (contextSet.get(key) === on) continue;
+      contextSet.set(key, on);
+      void vscode.commands.executeCommand('setContext', key, on);
+    }
+  };
+  sub(runs.onDidChange(updateContext));
+  updateContext();
 
   // The runs of this workspace from their records; a live one means an engine to reattach to.
   const reattach = async (): Promise<void> => {

@@ -6,17 +6,10 @@ import * as vscode from 'vscode';
 import { findExecutable } from '../core/agents/which';
 import { draftPlan, type DraftResult } from '../core/planning/draftPlan';
 import { PLANNING_PRESETS } from '../core/planning/planningAgent';
+import type { NewPlanOptions } from './commandIds';
 import { requireTrust } from './trust';
 
 /** Arguments from code (tests, other extensions); the palette asks for each instead. */
-export interface NewPlanOptions {
-  readonly name?: string;
-  /** Draft with an agent for this goal; absent: the template. */
-  readonly goal?: string;
-  /** A preset name or an argv (custom agent); default: asked, or claude. */
-  readonly agent?: string | readonly string[];
-}
-
 export const TEMPLATE = `# A Braid plan: steps run as soon as what they need is done, up to \`concurrency\` at once.
 # Shell steps (\`run\`) work anywhere; agent steps (\`prompt\`) need that agent's CLI installed.
 version: 1

@@ -4,7 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { isGitRepo } from '../core/engine/worktree';
+import { isGitRepo } from '../core/engine/isolation/worktree';
 import { compilePlan, type CompileOptions, type CompileResult } from '../core/plan/compile';
 import { readSettings } from './config';
 

@@ -2,7 +2,7 @@
 // kept current by engine events (live). One model feeds the tree, the lenses, the status bar,
 // the terminals and the graph panel; it changes only on events, never by polling.
 import * as vscode from 'vscode';
-import { RunStore, type RunRecord } from '../core/engine/store';
+import { RunStore, type RunRecord } from '../core/engine/records/runStore';
 import { TERMINAL, type EngineEvent, type RunStatus, type StepStatus } from '../core/engine/types';
 
 export interface StepView {

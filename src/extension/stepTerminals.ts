@@ -2,14 +2,19 @@
 // pseudoterminal shows the step's live output; closing that terminal cancels the step. Output is
 // pushed from engine events and nothing polls; only a step adopted after a reload reads its log
 // once, for what it printed before this window attached.
+// A task's terminal closes with its step (presentation `close`), so a big plan leaves no pile of
+// terminals and VS Code prints no exit-code line of its own that could contradict the step; a step
+// that went wrong gets a plain terminal in its place, showing the same output and Braid's one
+// closing line, until the user closes it or the step runs again.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { RunStore } from '../core/engine/store';
+import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { TERMINAL } from '../core/engine/types';
 import type { LiveRunRecord } from '../protocol/engine';
 import type { RunsModel } from './runsModel';
+import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
 
 export const TASK_TYPE = 'braid';
 export interface BraidTaskDefinition extends vscode.TaskDefinition {
@@ -39,6 +44,8 @@ export class StepPty implements vscode.Pseudoterminal {
   readonly onDidClose = this.done.event;
   private pending: string[] | undefined = [];
   private ended = false;
+  /** What it showed, for the terminal that replaces it if the step goes wrong. */
+  readonly transcript = new TerminalTranscript();
   /** An exit that came before VS Code opened the terminal: fired on open, or the task never ends. */
   private exitBeforeOpen: number | undefined;
 
@@ -57,6 +64,7 @@ export class StepPty implements vscode.Pseudoterminal {
 
   print(text: string): void {
     const t = toTerminalText(text);
+    this.transcript.add(t);
     if (this.pending) this.pending.push(t);
     else this.write.fire(t);
   }
@@ -75,6 +83,17 @@ export interface StepTerminalDeps {
   readonly runs: RunsModel;
   readonly cancelStep: (runId: string, stepId: string) => void;
   readonly log: (line: string) => void;
+  /** The `braid.keepTerminals` setting, read when a step ends. */
+  readonly keep: () => KeepTerminals;
+}
+
+/** A finished step's terminal: what it showed, ending with its closing line; closing it does nothing else. */
+class KeptPty implements vscode.Pseudoterminal {
+  private readonly write = new vscode.EventEmitter<string>();
+  readonly onDidWrite = this.write.event;
+  constructor(readonly text: string) {}
+  open(): void { this.write.fire(this.text); }
+  close(): void { this.write.dispose(); }
 }
 
 /**
@@ -88,6 +107,8 @@ const CLOSE_GRACE_MS = 400;
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
+  /** Terminals kept after their step went wrong, by `run/step`. */
+  private readonly kept = new Map<string, { readonly terminal: vscode.Terminal; readonly pty: KeptPty }>();
   private readonly sub: vscode.Disposable;
   private readonly closeSub: vscode.Disposable;
   private shuttingDown = false;
@@ -96,6 +117,7 @@ export class StepTerminals implements vscode.Disposable {
   constructor(private readonly deps: StepTerminalDeps) {
     this.closeSub = vscode.window.onDidCloseTerminal((t) => {
       if (t.exitStatus?.reason === vscode.TerminalExitReason.Shutdown) this.stopCancels();
+      for (const [key, k] of this.kept) if (k.terminal === t) this.kept.delete(key);
     });
     // A task ended by the workbench (its terminal closed, "Terminate Task") while its step runs:
     // the user means the step. Not every workbench calls the pseudoterminal's close() for it.
@@ -119,6 +141,7 @@ export class StepTerminals implements vscode.Disposable {
       return;
     }
     if (e.status === 'running') {
+      this.unkeep(key);
       const existing = this.ptys.get(key);
       if (existing && !existing.isEnded) { existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`); return; }
       void this.start(e.run, e.id, e.attempt);
@@ -127,9 +150,11 @@ export class StepTerminals implements vscode.Disposable {
     if (TERMINAL.has(e.status)) {
       const pty = this.ptys.get(key);
       if (!pty) return;
-      const detail = [e.exitCode != null ? `exit ${e.exitCode}` : '', e.signal ? e.signal : '', e.reason ?? ''].filter(Boolean).join(', ');
-      pty.print(`\r\n\x1b[2m── ${e.status}${detail ? ` (${detail})` : ''} ──\x1b[0m\r\n`);
-      pty.finish(e.status === 'succeeded' ? 0 : 1);
+      pty.print(`\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: e.reason })}\x1b[0m\r\n`);
+      if (keepsTerminal(e.status, this.deps.keep())) this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
+      // Always 0: the task's own exit code would make VS Code print a line of its own, and the
+      // step's outcome is already said above (a failure is not "failed to launch").
+      pty.finish(0);
       this.ptys.delete(key);
       this.executions.delete(key);
     }
@@ -150,6 +175,32 @@ export class StepTerminals implements vscode.Disposable {
     }
   }
 
+  /** The terminals kept after their steps went wrong: the step, the terminal's name and what it shows. */
+  keptTerminals(): { readonly run: string; readonly step: string; readonly name: string; readonly text: string }[] {
+    return [...this.kept].map(([key, k]) => {
+      const slash = key.indexOf('/');
+      return { run: key.slice(0, slash), step: key.slice(slash + 1), name: k.terminal.name, text: k.pty.text };
+    });
+  }
+
+  private keepTerminal(key: string, runId: string, stepId: string, status: string, text: string): void {
+    this.unkeep(key);
+    const name = `${this.deps.runs.get(runId)?.steps.get(stepId)?.name ?? stepId} (${status})`;
+    const pty = new KeptPty(text);
+    const failed = status !== 'succeeded';
+    const terminal = vscode.window.createTerminal({
+      name, pty, isTransient: true,
+      iconPath: new vscode.ThemeIcon(failed ? 'error' : 'pass'),
+      ...(failed ? { color: new vscode.ThemeColor('terminal.ansiRed') } : {}),
+    });
+    this.kept.set(key, { terminal, pty });
+  }
+
+  private unkeep(key: string): void {
+    this.kept.get(key)?.terminal.dispose();
+    this.kept.delete(key);
+  }
+
   /** The task execution showing a step now, if any (tests and "show terminal"). */
   execution(runId: string, stepId: string): vscode.TaskExecution | undefined {
     return this.executions.get(`${runId}/${stepId}`);
@@ -168,7 +219,7 @@ export class StepTerminals implements vscode.Disposable {
     const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId, run: runId };
     const name = run?.steps.get(stepId)?.name ?? stepId;
     const task = new vscode.Task(def, folder ?? vscode.TaskScope.Workspace, name, 'braid', new vscode.CustomExecution(async () => pty));
-    task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true };
+    task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true, close: true };
     task.isBackground = false;
     try {
       this.executions.set(key, await vscode.tasks.executeTask(task));
@@ -203,6 +254,8 @@ export class StepTerminals implements vscode.Disposable {
     this.sub.dispose();
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();
+    for (const k of this.kept.values()) k.terminal.dispose();
+    this.kept.clear();
   }
 }
 

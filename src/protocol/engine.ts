@@ -3,8 +3,8 @@
 // schemas and drop (and log) what does not parse, so a bad peer can never crash either end.
 import { z } from 'zod';
 import { AGENT_PERMISSIONS } from '../core/agents/presets';
-import type { BudgetDecision } from '../core/engine/budget';
-import type { RunRecord, RunSummary } from '../core/engine/store';
+import type { BudgetDecision } from '../core/engine/scheduling/budget';
+import type { RunRecord, RunSummary } from '../core/engine/records/runStore';
 import { STEP_STATUSES, type EngineEvent } from '../core/engine/types';
 import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';

@@ -1,7 +1,7 @@
 // The agent progress, rate-limit and budget events: the protocol schema accepts exactly what the
 // engine emits, and the CLI's view shows cost and activity (live line, summary table).
 import { strict as assert } from 'node:assert';
-import type { RunResult, StepState } from '../../src/core/engine/scheduler';
+import type { RunResult, StepState } from '../../src/core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { engineEventSchema } from '../../src/protocol/engine';
 import { HumanView } from '../../src/cli/view';

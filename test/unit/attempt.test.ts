@@ -1,8 +1,8 @@
 // The lazily made abort of an attempt: it must behave exactly like an AbortController to runners,
 // whenever (and through whatever copy of the context) they first read the signal.
 import { strict as assert } from 'node:assert';
-import { AttemptAbort, RunningAttempt, type AttemptSink } from '../../src/core/engine/attempt';
-import { makeGraph } from './helpers/graph';
+import { AttemptAbort, RunningAttempt, type AttemptSink } from '../../src/core/engine/scheduling/attempt';
+import { makeGraph } from '../helpers/graph';
 
 const sink: AttemptSink = { output: () => {}, progress: () => {} };
 

@@ -1,8 +1,8 @@
 // Budgets in the scheduler (simulated clock, fake agent runner): the run's max-cost-usd stops new
 // steps and asks; a step past its own max-cost-usd is canceled with reason `budget`.
 import { strict as assert } from 'node:assert';
-import type { BudgetDecision } from '../../src/core/engine/budget';
-import { agentScheduler } from './helpers/agentScheduler';
+import type { BudgetDecision } from '../../src/core/engine/scheduling/budget';
+import { agentScheduler } from '../helpers/agentScheduler';
 
 const setup = agentScheduler;
 

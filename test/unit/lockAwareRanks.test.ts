@@ -3,11 +3,11 @@
 // that simulation, and they must exist only where locks contend.
 import { strict as assert } from 'node:assert';
 import { bounds, randomDag, simulate } from '../../bench/scheduler';
-import { processLocks } from '../../src/core/engine/lockGate';
-import { lockAwareRanks, simulatedMakespan, type LockRankInput } from '../../src/core/engine/lockAwareRanks';
-import { criticalPaths } from '../../src/core/engine/priority';
+import { processLocks } from '../../src/core/engine/locks/lockGate';
+import { lockAwareRanks, simulatedMakespan, type LockRankInput } from '../../src/core/engine/scheduling/lockAwareRanks';
+import { criticalPaths } from '../../src/core/engine/scheduling/priority';
 import type { Graph } from '../../src/core/plan/types';
-import { makeGraph } from './helpers/graph';
+import { makeGraph } from '../helpers/graph';
 
 /** The lock bench's shape: about one of `regions` regions a step. */
 const regionWrites = (regions: number) => (_id: string, r: () => number): string[] => {

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LogLines } from '../../src/core/engine/logLines';
+import { LogLines } from '../../src/core/engine/records/logLines';
 import { rng } from '../../bench/stats';
 
 /** What the whole-file read gives: split on newlines, CR dropped, no empty last line. */

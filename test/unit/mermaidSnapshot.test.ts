@@ -3,8 +3,8 @@ import type { StepStatus } from '../../src/core/engine/types';
 import type { Graph } from '../../src/core/plan/types';
 import { toMermaid } from '../../src/core/plan/mermaid';
 import { parseHostMessage } from '../../src/protocol/webview';
-import { makeGraph, matrixSteps } from './helpers/graph';
-import { CLASS_DEFS } from './helpers/mermaidClassDefs';
+import { makeGraph, matrixSteps } from '../helpers/graph';
+import { CLASS_DEFS } from '../helpers/mermaidClassDefs';
 
 const text = (...lines: string[]): string => `${lines.join('\n')}\n`;
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LockTable } from '../../src/core/engine/locks';
+import { LockTable } from '../../src/core/engine/locks/lockTable';
 import { escapesWorkspace, resolveInside } from '../../src/core/paths/containment';
 import { globsOverlap, lockConflict, normalizeGlob, writeSetsOverlap } from '../../src/core/paths/overlap';
 

@@ -1,8 +1,8 @@
 // The adaptive pool cap on its own (simulated clock): cut to what the provider serves, grown back
 // one step a probe, the probe interval doubled by a limit right after a probe.
 import { strict as assert } from 'node:assert';
-import { SimClock } from '../../src/core/engine/clock';
-import { MIN_PROBE_MS, PoolLimits } from '../../src/core/engine/poolLimits';
+import { SimClock } from '../../src/core/engine/scheduling/clock';
+import { MIN_PROBE_MS, PoolLimits } from '../../src/core/engine/scheduling/poolLimits';
 
 describe('engine/poolLimits', () => {
   it('cuts to the running count, probes up one at a time, doubles the interval after a failed probe, ends whole', async () => {

@@ -3,7 +3,7 @@
 // provider still serves and grown back one step a probe.
 import { strict as assert } from 'node:assert';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { agentScheduler } from './helpers/agentScheduler';
+import { agentScheduler } from '../helpers/agentScheduler';
 
 const setup = agentScheduler;
 

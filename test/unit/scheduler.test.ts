@@ -1,11 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { SimClock } from '../../src/core/engine/clock';
-import { LockTable } from '../../src/core/engine/locks';
-import { Scheduler, type LockGate, type SchedulerOptions } from '../../src/core/engine/scheduler';
+import { SimClock } from '../../src/core/engine/scheduling/clock';
+import { LockTable } from '../../src/core/engine/locks/lockTable';
+import { Scheduler, type LockGate, type SchedulerOptions } from '../../src/core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../../src/core/engine/types';
 import type { GraphStep } from '../../src/core/plan/types';
-import { FakeRunner, type FakeBehaviour } from './helpers/fakeRunner';
-import { makeGraph, type StepSpec } from './helpers/graph';
+import { FakeRunner, type FakeBehaviour } from '../helpers/fakeRunner';
+import { makeGraph, type StepSpec } from '../helpers/graph';
 
 function setup(specs: StepSpec[], behave: Record<string, FakeBehaviour> = {}, opts: Partial<SchedulerOptions> = {}, plan = {}) {
   const clock = new SimClock();

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import type { StepStatus } from '../../src/core/engine/types';
 import { STEP_STATUSES } from '../../src/core/engine/types';
 import { isRunActive, nodeStatus, runActions, stepActions } from '../../webview/actions';
-import { centreOn, fitTransform, MAX_SCALE, MIN_SCALE, wheelFactor, zoomAt } from '../../webview/panZoom';
+import { centreOn, clampPan, fitTransform, MAX_SCALE, MIN_SCALE, readableTransform, wheelFactor, zoomAt } from '../../webview/panZoom';
 import { findSteps, nextMatch } from '../../webview/search';
 
 describe('webview buttons: which apply', () => {
@@ -97,5 +97,30 @@ describe('webview pan and zoom math', () => {
     assert.ok(wheelFactor(-100, 0) > 1 && wheelFactor(100, 0) < 1);
     assert.equal(wheelFactor(3, 1), wheelFactor(48, 0), 'line mode counts 16 px a line');
     assert.ok(Math.abs(wheelFactor(100, 0) * wheelFactor(-100, 0) - 1) < 1e-12, 'in and out cancel');
+  });
+
+  it('first shows the whole diagram when its labels stay readable', () => {
+    // 400×300 fits a 800×600 view at 1:1 (never enlarged): centred.
+    assert.deepEqual(readableTransform(400, 300, 800, 600, 0.7, 0), { scale: 1, x: 200, y: 150 });
+    // 1000×500 fits at 0.8 ≥ 0.7: the whole of it, centred.
+    assert.deepEqual(readableTransform(1000, 500, 800, 600, 0.7, 0), { scale: 0.8, x: 0, y: 100 });
+  });
+
+  it('never shrinks below the readable scale: fits the width and scrolls, else scrolls both ways from the top left', () => {
+    // 20 chains drawn left to right: 600 wide, 3,000 tall. The whole would be 0.2; the width fits at 1.
+    const tall = readableTransform(600, 3000, 800, 600, 0.7, 16);
+    assert.equal(tall.scale, 1);
+    assert.equal(tall.x, 100, 'the width fits: centred across');
+    assert.equal(tall.y, 16, 'the rest is below: from the top');
+    // 5,000 wide, 3,000 tall: even the width would need 0.15; held at 0.7, from the top left.
+    assert.deepEqual(readableTransform(5000, 3000, 800, 600, 0.7, 16), { scale: 0.7, x: 16, y: 16 });
+    // A readable floor above 1 is still never an enlargement.
+    assert.equal(readableTransform(5000, 3000, 800, 600, 1.5, 16).scale, 1);
+  });
+
+  it('keeps content on screen when dragged or scrolled past its edges', () => {
+    // Content 2000×400 at 1 in an 800×600 view: x between 800-16-2000 and 16; y centred range.
+    assert.deepEqual(clampPan({ x: 100, y: 0, scale: 1 }, 2000, 400, 800, 600, 16), { scale: 1, x: 16, y: 16 });
+    assert.deepEqual(clampPan({ x: -5000, y: 500, scale: 1 }, 2000, 400, 800, 600, 16), { scale: 1, x: -1216, y: 184 });
   });
 });

@@ -1,5 +1,5 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
-import type { StepState } from './stepState';
+import type { StepState } from './scheduling/stepState';
 import { TERMINAL, type EngineEvent } from './types';
 
 /** An event before the scheduler stamps its time and run. */

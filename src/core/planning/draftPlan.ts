@@ -9,7 +9,7 @@ import { presetTable, type AgentPermission } from '../agents/presets';
 import { createAgentStream } from '../agents/streams/createStream';
 import type { AgentSummary, ParsedLine } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
-import { runProcess, type ProcessResult, type SpawnSpec } from '../engine/process';
+import { runProcess, type ProcessResult, type SpawnSpec } from '../exec/process';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { AgentDef, Diagnostic, Graph } from '../plan/types';
 import { DEFAULT_MAX_PATHS, workspaceLayout } from './layout';

@@ -3,7 +3,7 @@
 // agent sees the shape of the project rather than the first folder in alphabetical order.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { git } from '../engine/git';
+import { git } from '../exec/git';
 
 export const DEFAULT_MAX_PATHS = 300;
 // Folders no plan needs to see and that can hold millions of files.

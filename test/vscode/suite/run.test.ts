@@ -107,6 +107,27 @@ describe('running plans', function () {
     assert.equal(runRecord(first.runId).steps.shaky?.attempts.length, 2);
   });
 
+  it('terminals do not pile up: a succeeded step\'s closes, a failed one keeps its output and one true closing line', async () => {
+    const api = await braidApi();
+    const quick = Array.from({ length: 10 }, (_, i) => [`  q${i}:`, `    name: Pile ${i}`, `    run: echo quick ${i}`]).flat();
+    const uri = await writePlan('pile', ['version: 1', 'name: Pile', 'concurrency: 4', 'steps:', ...quick,
+      '  bad:', '    name: Pile bad', '    run: echo about to fail; exit 3'].join('\n'));
+    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    assert.equal(summary.steps.bad, 'failed');
+    const pile = () => vscode.window.terminals.filter((t) => t.name.startsWith('Pile '));
+    await waitFor('only the failed step\'s terminal left', () => pile().length === 1 && pile()[0]!.name === 'Pile bad (failed)')
+      .catch((err: Error) => { throw new Error(`${err.message}; terminals: ${pile().map((t) => t.name).join(', ')}`); });
+    const kept = api.terminals.keptTerminals().filter((k) => k.run === summary.runId);
+    assert.deepEqual(kept.map((k) => k.step), ['bad']);
+    assert.match(kept[0]!.text, /about to fail/);
+    assert.match(kept[0]!.text, /── failed: exited with code 3 ──\S*\r\n$/);
+    assert.doesNotMatch(kept[0]!.text, /exit code: 1|failed to launch/);
+    await requestScreenshot('terminal-kept-for-failure');
+    // A retry of the step replaces its kept terminal.
+    await vscode.commands.executeCommand('braid.retryStep', summary.runId, 'bad');
+    await waitFor('the old kept terminal gone and one new one', () => api.terminals.keptTerminals().filter((k) => k.run === summary.runId).length === 1 && pile().length === 1);
+  });
+
   it('braid.retryStep re-runs one named step of an ended run', async () => {
     const uri = await writePlan('single', ['version: 1', 'name: Single', 'steps:', '  only:', '    run: echo once'].join('\n'));
     const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;

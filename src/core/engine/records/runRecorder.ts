@@ -1,0 +1,91 @@
+// Keeps a run's record current at every state change of a step, for the run store to save. A
+// change costs O(that step's attempts) whatever the size of the plan; the run's cost is re-summed
+// only when a step's cost changed, and only over the steps that have one (agent steps).
+import type { StepState } from '../scheduling/stepState';
+import type { RunRecord, StepRecord } from './runStore';
+import { TERMINAL } from '../types';
+
+export class RunRecorder {
+  private readonly costs = new Map<string, number>();
+
+  /**
+   * `before`: how many attempts each step's record held when this run began (a retry keeps earlier
+   * ones); `keptWorktree`: the worktree a step's last attempt left for the user, if any.
+   */
+  constructor(
+    private readonly record: RunRecord,
+    private readonly save: (record: RunRecord) => void,
+    private readonly before: ReadonlyMap<string, number>,
+    private readonly keptWorktree: (stepId: string) => string | undefined,
+  ) {
+    for (const s of Object.values(record.steps)) if (s.costUsd !== undefined) this.costs.set(s.id, s.costUsd);
+    if (this.costs.size > 0) record.costUsd = this.total(); else delete record.costUsd;
+  }
+
+  /** The scheduler's onState. */
+  onState(st: Readonly<StepState>): void {
+    const prev = this.record.steps[st.id];
+    const rec = toRecord(prev, st, this.before.get(st.id) ?? 0);
+    if (st.status === 'running') delete rec.worktree;
+    else if (TERMINAL.has(st.status)) {
+      const kept = this.keptWorktree(st.id);
+      if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
+    }
+    this.record.steps[st.id] = rec;
+    if (rec.costUsd !== prev?.costUsd) {
+      if (rec.costUsd !== undefined) this.costs.set(st.id, rec.costUsd); else this.costs.delete(st.id);
+      if (this.costs.size > 0) this.record.costUsd = this.total();
+    }
+    this.save(this.record);
+  }
+
+  // A sum, not a running total: adding and taking back floats would drift from what a reader adds up.
+  private total(): number {
+    let t = 0;
+    for (const v of this.costs.values()) t += v;
+    return t;
+  }
+}
+
+/**
+ * Folds a scheduler state change into the step's record, opening and closing attempts; `before`
+ * is how many attempts the record held when this run began (a retry keeps earlier ones).
+ */
+export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, before: number): StepRecord {
+  const rec: StepRecord = { ...(prev ?? { id: st.id, attempts: [] }), id: st.id, status: st.status, attempts: [...(prev?.attempts ?? [])] };
+  const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+  // Cost: earlier runs' attempts, plus this run's (the running attempt's so far included).
+  const earlier = rec.attempts.slice(0, before).reduce<number | undefined>((sum, a) => (a.costUsd !== undefined ? (sum ?? 0) + a.costUsd : sum), undefined);
+  if (st.costUsd !== undefined || earlier !== undefined) rec.costUsd = (earlier ?? 0) + (st.costUsd ?? 0);
+  if (st.sessionId !== undefined) rec.sessionId = st.sessionId;
+  if (st.status === 'running') {
+    // Progress reports (cost, session) come as more `running` states of the same attempt.
+    // st.attempt numbers on from the attempts recorded before this run (the scheduler's attemptsBefore).
+    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.startedAt) ?? new Date().toISOString() });
+    rec.startedAt ??= iso(st.startedAt);
+    delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.waitingFor;
+    return rec;
+  }
+  const open = rec.attempts[rec.attempts.length - 1];
+  if (open && open.endedAt === undefined && st.status !== 'pending') {
+    const endedAt = st.endedAt ?? Date.now();
+    const outcome = st.status === 'waiting' ? 'failed' : st.status; // a retry delay follows a failed attempt
+    Object.assign(open, {
+      ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
+      endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),
+      ...(st.exitCode !== undefined ? { exitCode: st.exitCode } : {}), ...(st.signal !== undefined ? { signal: st.signal } : {}),
+      ...(st.reason !== undefined ? { reason: st.reason } : {}), ...(st.message !== undefined ? { message: st.message } : {}),
+      ...(st.lastUsage ?? {}),
+    });
+  }
+  if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
+  if (st.exitCode !== undefined) rec.exitCode = st.exitCode;
+  if (st.signal !== undefined) rec.signal = st.signal;
+  if (st.reason !== undefined) rec.reason = st.reason;
+  if (st.message !== undefined) rec.message = st.message;
+  if (st.endedAt !== undefined && st.status !== 'waiting') {
+    rec.endedAt = new Date(st.endedAt).toISOString();
+    if (rec.startedAt) rec.durationMs = st.endedAt - Date.parse(rec.startedAt);
+  }
+  return rec;
+}

@@ -1,0 +1,426 @@
+// Continuous, lock-aware scheduling: a step starts the moment its needs are done and a slot, its
+// pool and its locks are free; among ready steps the longest remaining critical path goes first
+// (when locks contend, the order of a simulated schedule that beats it: lockAwareRanks).
+// No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
+import PQueue from 'p-queue';
+import type { Disposable } from '../../disposable';
+import type { Graph, GraphStep } from '../../plan/types';
+import { foldProgress, foldUsage } from '../steps/agentProgress';
+import { RunBudget, type BudgetAsk } from './budget';
+import { realClock, type Clock } from './clock';
+import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
+import { FAILED, skipReason } from './conditions';
+import { CostLedger, fmtUsd } from './costLedger';
+import { ChangeBatcher, OutputBatcher } from '../events';
+import { PoolLimits } from './poolLimits';
+import { lockAwareRanks } from './lockAwareRanks';
+import { criticalPaths, DEFAULT_WEIGHT_MS } from './priority';
+import { ReadyList } from './readyList';
+import { nextAttempt, RetryWaits } from './retry';
+import { FieldView } from './stateViews';
+import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
+import type { StepState } from './stepState';
+import type { AgentProgress, AttemptResult, EngineEvent, RunStatus, StepRunner, StepStatus } from '../types';
+import { TERMINAL } from '../types';
+
+/** Steps at once when neither the caller nor the plan says. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export { DEFAULT_MAX_RATE_LIMIT_REQUEUES } from './retry';
+export type { StepState } from './stepState';
+
+export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
+
+/** Decides whether a step's locks are free; the scheduler never waits on it while other steps could start. */
+export interface LockGate {
+  tryAcquire(step: GraphStep): LockGrant | Promise<LockGrant>;
+  onRelease(listener: () => void): Disposable;
+}
+
+export interface SchedulerOptions {
+  readonly graph: Graph;
+  readonly runId: string;
+  readonly runner: StepRunner;
+  readonly concurrency?: number;
+  readonly clock?: Clock;
+  /** `critical-path` (Braid) or `fifo` (ready order; a baseline for benchmarks). */
+  readonly policy?: 'critical-path' | 'fifo';
+  /** Expected duration of a step, for priorities. */
+  readonly weight?: (step: GraphStep) => number;
+  readonly locks?: LockGate;
+  /**
+   * Which steps hold their locks while they run (default: all, when `locks` is given); a worktree
+   * step locks only its merge-back. Priorities then account for the conflicts (lockAwareRanks).
+   */
+  readonly takesLocks?: (step: GraphStep) => boolean;
+  readonly signal?: AbortSignal;
+  /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
+  readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
+  /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
+  readonly attemptsBefore?: ReadonlyMap<string, number>;
+  readonly random?: () => number;
+  readonly onEvent?: (event: EngineEvent) => void;
+  /** Called after every state change of a step (the run store listens). */
+  readonly onState?: (state: Readonly<StepState>) => void;
+  readonly outputIntervalMs?: number;
+  /** The run's budget; default the plan's `max-cost-usd`. */
+  readonly budgetUsd?: number;
+  /** Asked when the run's spending reaches its budget; without it the run stops there. */
+  readonly onBudget?: BudgetAsk;
+  readonly maxRateLimitRequeues?: number;
+}
+
+export interface RunResult {
+  readonly status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  readonly steps: ReadonlyMap<string, Readonly<StepState>>;
+  /** What the run's agents reported spending; absent when none reported a cost. */
+  readonly costUsd?: number;
+  /** `budget`: the run stopped at its `max-cost-usd`. */
+  readonly reason?: 'budget';
+}
+
+/** The grant of a step that takes no locks: one shared object, not one a start. */
+const NO_LOCKS: LockGrant = { ok: true, release: () => {} };
+
+export class Scheduler {
+  private readonly g: Graph;
+  private readonly states = new Map<string, StepState>();
+  private readonly remaining = new Map<string, number>();
+  private readonly rank = new Map<string, number>();
+  private readonly ready: ReadyList;
+  private readonly running = new Map<string, AttemptAbort>();
+  private readonly waits: RetryWaits;
+  // Every attempt reads these instead of a copy of every step's state (which made a run O(n²)).
+  private readonly outputs = new FieldView(this.states, (s) => s.output);
+  private readonly statuses = new FieldView(this.states, (s) => s.status);
+  private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
+  private readonly poolUse = new Map<string, number>();
+  private readonly queue: PQueue;
+  private readonly clock: Clock;
+  private readonly batcher: OutputBatcher;
+  private readonly progress: ChangeBatcher;
+  private readonly pools: PoolLimits;
+  private readonly budget: RunBudget;
+  private readonly costs = new CostLedger();
+  private readonly cap: number;
+  private readonly runAbort = new AbortController();
+  private dispatching = false;
+  private ended = false;
+  private again = false;
+  /** While > 0, a step's end is being recorded: dispatches wait for it (see attemptEnded). */
+  private deferDispatch = 0;
+  private dispatchDeferred = false;
+  /** Steps not in a terminal state: the run ends when this reaches 0. */
+  private unfinished = 0;
+  private done!: (r: RunResult) => void;
+  private readonly result = new Promise<RunResult>((r) => { this.done = r; });
+  private releaseSub: Disposable | undefined;
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.g = o.graph;
+    this.cap = o.concurrency ?? o.graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
+    if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
+    this.queue = new PQueue({ concurrency: this.cap });
+    this.clock = o.clock ?? realClock;
+    this.waits = new RetryWaits(this.clock);
+    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
+    this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
+    this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
+    this.budget = new RunBudget(o.budgetUsd ?? this.g.plan.maxCostUsd, o.onBudget, {
+      spent: () => this.costs.total(),
+      reached: (spentUsd, budgetUsd) => this.emit({ type: 'budget', spentUsd, budgetUsd }),
+      decided: (decision, spentUsd, budgetUsd) => {
+        this.emit({ type: 'budget', spentUsd, budgetUsd, decision });
+        if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd);
+        else this.dispatch();
+      },
+    });
+    const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
+    const cp = criticalPaths(this.g, weight);
+    const locked = o.policy !== 'fifo' && o.locks
+      ? lockAwareRanks({ graph: this.g, weight, concurrency: this.cap, takesLocks: o.takesLocks ?? (() => true) })
+      : undefined;
+    for (const id of this.g.order) this.rank.set(id, o.policy === 'fifo' ? 0 : (locked ?? cp).get(id)!);
+    this.ready = new ReadyList(this.g.order, this.rank);
+  }
+
+  /** Runs the plan to the end; never rejects for step failures. */
+  run(): Promise<RunResult> {
+    const { graph: g, keep } = this.o;
+    for (const id of g.order) {
+      const kept = keep?.get(id);
+      const base = this.o.attemptsBefore?.get(id) ?? 0;
+      const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: base, ...(base > 0 ? { attemptBase: base } : {}) };
+      if (kept?.output !== undefined) st.output = kept.output;
+      this.states.set(id, st);
+      if (!TERMINAL.has(st.status)) this.unfinished++;
+      this.remaining.set(id, g.steps.get(id)!.needs.length);
+    }
+    for (const id of g.order) if (TERMINAL.has(this.states.get(id)!.status)) this.settleDependents(id, true);
+    this.releaseSub = this.o.locks?.onRelease(() => this.dispatch());
+    const signal = this.o.signal;
+    if (signal) {
+      if (signal.aborted) this.cancel();
+      else signal.addEventListener('abort', () => this.cancel(), { once: true });
+    }
+    for (const id of g.order) {
+      if (this.states.get(id)!.status === 'pending' && this.remaining.get(id) === 0) this.evaluate(id);
+    }
+    this.checkDone();
+    this.dispatch();
+    return this.result;
+  }
+
+  state(id: string): Readonly<StepState> | undefined { return this.states.get(id); }
+
+  /** Cancels one step: a running attempt is killed; a step not started yet ends `canceled`. */
+  cancelStep(id: string): void {
+    const st = this.states.get(id);
+    if (!st || TERMINAL.has(st.status)) return;
+    const ctl = this.running.get(id);
+    if (ctl) { ctl.abort('canceled'); return; }
+    if (this.waits.abort(id, 'canceled')) return;
+    this.ready.remove(id);
+    this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
+  }
+
+  /** Cancels the run: running steps are killed, the rest end `canceled`. */
+  cancel(): void {
+    if (this.runAbort.signal.aborted) return;
+    this.runAbort.abort('canceled');
+    for (const ctl of this.running.values()) ctl.abort('canceled');
+    for (const id of this.g.order) if (!this.running.has(id)) this.cancelStep(id);
+  }
+
+  private evaluate(id: string): void {
+    const step = this.g.steps.get(id)!;
+    if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
+    if (this.budget.stopped) return this.finish(id, { status: 'canceled', reason: 'budget', message: 'not started: the run reached its budget' });
+    const skip = skipReason(this.g, step, this.statusOf);
+    if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
+    this.ready.insert(id);
+  }
+
+  /** Starts every ready step that can start now, best first, skipping those held by a lock or pool. */
+  private dispatch(): void {
+    if (this.deferDispatch > 0) { this.dispatchDeferred = true; return; }
+    if (this.dispatching) { this.again = true; return; }
+    this.dispatching = true;
+    void this.dispatchLoop();
+  }
+
+  // `dispatching` is cleared inside the loop, not in a later `.finally`, so a dispatch asked for
+  // while it runs is never lost.
+  private async dispatchLoop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        for (let i = 0; i < this.ready.length && this.running.size < this.cap && this.budget.open;) {
+          const id = this.ready.at(i)!;
+          const step = this.g.steps.get(id)!;
+          if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          let grant: LockGrant = NO_LOCKS;
+          if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
+            const g = this.o.locks.tryAcquire(step);
+            grant = g instanceof Promise ? await g : g;
+            if (this.ready.at(i) !== id) { if (grant.ok) grant.release(); continue; } // the list moved under us
+          }
+          if (!grant.ok) { this.hold(id, { holder: grant.holder, paths: grant.paths }); i++; continue; }
+          this.ready.removeAt(i);
+          this.start(step, grant.release);
+        }
+        // Steps that became ready but found no slot: only these, so a pass stays O(changes).
+        this.ready.takeFresh(this.holdFresh);
+      } while (this.again);
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  private readonly sink: AttemptSink = {
+    output: (id, stream, text) => this.batcher.push(id, stream, text),
+    progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
+  };
+
+  private readonly holdFresh = (id: string): void => { if (this.states.get(id)!.status === 'pending') this.hold(id, undefined); };
+
+  private poolHasRoom(step: GraphStep): boolean {
+    if (!step.pool) return true;
+    const cap = this.pools.cap(step.pool);
+    return cap === undefined || (this.poolUse.get(step.pool) ?? 0) < cap;
+  }
+
+  /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
+  private hold(id: string, lock: { holder: string; paths: readonly string[] } | undefined): void {
+    const st = this.states.get(id)!;
+    const newLock = lock && st.waitingFor?.holder !== lock.holder;
+    if (lock) st.waitingFor = lock;
+    if (st.status === 'waiting' && !newLock) return;
+    st.status = 'waiting';
+    this.changed(st);
+    if (newLock) this.emit({ type: 'lock', id, waitingFor: lock.holder, paths: [...lock.paths] });
+  }
+
+  private start(step: GraphStep, release: () => void): void {
+    const st = this.states.get(step.id)!;
+    st.attempt += 1;
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink);
+    const ctl = ctx.abort;
+    this.running.set(step.id, ctl);
+    if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
+    st.status = 'running';
+    st.startedAt = this.clock.now();
+    // `in` first: a first attempt has none of these, and a delete is a runtime call an `in` is not.
+    if ('waitingFor' in st) delete st.waitingFor; if ('exitCode' in st) delete st.exitCode; if ('signal' in st) delete st.signal;
+    if ('reason' in st) delete st.reason; if ('message' in st) delete st.message; if ('endedAt' in st) delete st.endedAt;
+    if ('retryAt' in st) delete st.retryAt; if ('activity' in st) delete st.activity; if ('turns' in st) delete st.turns;
+    if ('inputTokens' in st) delete st.inputTokens; if ('outputTokens' in st) delete st.outputTokens;
+    this.changed(st);
+    // The step's id as p-queue's task id (one step has at most one attempt queued) spares it a BigInt count.
+    void this.queue.add(() => this.o.runner.execute(ctx), { priority: this.rank.get(step.id)!, id: step.id }).then(
+      (r) => this.attemptEnded(step, r, ctl, release),
+      (err: unknown) => this.attemptEnded(step, {
+        status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
+        message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
+      }, ctl, release));
+  }
+
+  /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
+  private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
+    const st = this.states.get(step.id)!;
+    if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
+    const { recorded, costChanged } = foldProgress(st, p, this.costs);
+    if (recorded || costChanged) this.o.onState?.(st);
+    this.progress.mark(step.id);
+    if (costChanged) {
+      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
+      this.budget.check();
+    }
+  }
+
+  private emitProgress(id: string): void {
+    const st = this.states.get(id)!;
+    if (st.status !== 'running') return;
+    this.emit(agentEvent(st, st.costUsd !== undefined ? this.costs.total() : 0));
+  }
+
+  private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
+    this.running.delete(step.id);
+    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
+    this.progress.flush(step.id);
+    this.batcher.flush(step.id);
+    const st = this.states.get(step.id)!;
+    foldUsage(st, r.agent, this.costs);
+    // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
+    if (ctl.aborted && ctl.reason === 'budget') {
+      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost $${fmtUsd(st.costUsd ?? 0)} passed the step's budget $${fmtUsd(step.maxCostUsd ?? 0)}` };
+    }
+    // The lock goes last, so a waiter starts only after this step's end is recorded; and the
+    // dispatch waits for the lock, or the freed slot would go to a worse step while the best
+    // ready one still saw this step's lock held.
+    this.deferDispatch++;
+    try {
+      this.budget.check();
+      this.settleAttempt(step, r);
+    } finally {
+      this.deferDispatch--;
+      release();
+      if (this.dispatchDeferred && this.deferDispatch === 0) { this.dispatchDeferred = false; this.dispatch(); }
+    }
+  }
+
+  private settleAttempt(step: GraphStep, r: AttemptResult): void {
+    if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
+    const st = this.states.get(step.id)!;
+    const next = nextAttempt({
+      step, st, result: r, going: !this.runAbort.signal.aborted && !this.budget.stopped, now: this.clock.now(),
+      random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
+    });
+    if (next.kind === 'finish') return this.finish(step.id, next.result);
+    // The pool's cap drops to what the provider is still serving (poolLimits.ts).
+    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.poolUse.get(step.pool) ?? 0, next.poolWaitMs);
+    // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
+    Object.assign(st, { status: 'waiting', exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs });
+    this.changed(st);
+    this.waits.start(step.id, next.delayMs, () => { this.ready.insert(step.id); this.dispatch(); }, (why) => {
+      const budget = why === 'budget';
+      this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
+    });
+    this.dispatch();
+  }
+
+  /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
+  private stopForBudget(spentUsd: number, budgetUsd: number): void {
+    const message = `not started: the run reached its budget ($${fmtUsd(spentUsd)} of $${fmtUsd(budgetUsd)})`;
+    for (const id of this.g.order) {
+      const st = this.states.get(id)!;
+      if (TERMINAL.has(st.status) || this.running.has(id)) continue;
+      if (this.waits.abort(id, 'budget')) continue;
+      this.ready.remove(id);
+      this.finish(id, { status: 'canceled', reason: 'budget', message });
+    }
+    this.checkDone();
+  }
+
+  private finish(id: string, r: Partial<Omit<AttemptResult, 'status'>> & { status: StepStatus }): void {
+    const st = this.states.get(id)!;
+    if (TERMINAL.has(st.status)) return;
+    st.status = r.status;
+    st.endedAt = this.clock.now();
+    delete st.waitingFor; delete st.retryAt; delete st.activity;
+    if (r.exitCode !== undefined) st.exitCode = r.exitCode;
+    if (r.signal !== undefined) st.signal = r.signal;
+    if (r.reason !== undefined) st.reason = r.reason;
+    if (r.message !== undefined) st.message = r.message;
+    if (r.output !== undefined) st.output = r.output;
+    this.changed(st);
+    this.unfinished--;
+    this.settleDependents(id, false);
+    this.checkDone();
+    this.dispatch();
+  }
+
+  private settleDependents(id: string, initial: boolean): void {
+    for (const d of this.g.steps.get(id)!.dependents) {
+      const left = this.remaining.get(d)! - 1;
+      this.remaining.set(d, left);
+      if (left === 0 && !initial && this.states.get(d)!.status === 'pending') this.evaluate(d);
+    }
+  }
+
+  private checkDone(): void {
+    if (this.ended || this.unfinished > 0) return;
+    this.ended = true;
+    this.releaseSub?.dispose();
+    this.batcher.dispose();
+    this.progress.dispose();
+    this.pools.dispose();
+    this.budget.close();
+    let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
+    if (status === 'succeeded') {
+      for (const s of this.states.values()) {
+        if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
+      }
+    }
+    const budget = this.budget.stopped && status !== 'canceled';
+    if (budget) status = 'failed';
+    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total() } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
+  }
+
+  private changed(st: StepState): void {
+    this.o.onState?.(st);
+    if (!this.o.onEvent) return; // nobody listens: build no event
+    const ev = stepEvent(st);
+    if (ev) this.emit(ev);
+  }
+
+  private emit(e: EventBody): void {
+    const on = this.o.onEvent;
+    if (!on) return;
+    // Every body is a fresh object made for this one event: stamping it spares a copy of it.
+    const ev = e as EventBody & { time?: string; run?: string };
+    ev.time = new Date().toISOString();
+    ev.run = this.o.runId;
+    on(ev as EngineEvent);
+  }
+}

@@ -1,0 +1,194 @@
+// The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { agentFamily } from '../../agents/presets';
+import { agentFailureReason, failureMessage } from '../../agents/failureReason';
+import { launchOptions } from '../../agents/launchOptions';
+import { detectRateLimit } from '../../agents/rateLimit';
+import type { AgentSummary } from '../../agents/streams/types';
+import { findExecutable, notInstalledMessage } from '../../agents/which';
+import { resolveInside } from '../../paths/containment';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { LauncherPool } from '../../exec/launcher';
+import { runProcess, type ProcessResult } from '../../exec/process';
+import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
+import { AgentCapture, usageOf } from './agentCapture';
+import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
+import type { AttemptContext, AttemptResult, StepRunner } from '../types';
+
+const OUTPUT_MAX = 64 * 1024;
+
+export interface ExecutorPaths {
+  log(stepId: string): string;
+  output(stepId: string): string;
+  /** Where a structured agent's raw event stream goes (JSON lines); without it, it is not kept. */
+  rawLog?(stepId: string): string;
+}
+
+/** Where an attempt runs: the workspace, or (worktree isolation) a prepared tree around it. */
+export interface Isolator {
+  /** Runs `body` in a directory for the step; turns its result into the step's result (merge-back). */
+  around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
+  /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
+  keptWorktree?(stepId: string): string | undefined;
+}
+
+export interface ExecutorOptions {
+  readonly graph: Graph;
+  readonly workspace: string;
+  readonly paths: ExecutorPaths;
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  readonly graceMs?: number;
+  readonly isolator?: Isolator;
+  /**
+   * Agent sessions to continue, by step id (a retry with resume): an agent step whose agent can
+   * resume continues its session instead of starting over; each attempt's session replaces it.
+   */
+  readonly resumeSessions?: Map<string, string>;
+  /**
+   * The tokens each resumed session had used before (its earlier attempts), by step id: codex
+   * reports a resumed thread's whole usage, of which only the growth is the attempt's.
+   */
+  readonly resumeUsage?: Map<string, { inputTokens?: number; outputTokens?: number }>;
+  /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
+  readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
+  /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
+  readonly launchers?: LauncherPool;
+}
+
+export class StepExecutor implements StepRunner {
+  // One mkdir a directory a run, not one a step: every step's log and output share a few.
+  private readonly dirs = new DirMaker();
+  // The engine's environment, read once: process.env is a slow accessor object, copied for every step.
+  private readonly baseEnv: Readonly<Record<string, string | undefined>>;
+
+  constructor(private readonly o: ExecutorOptions) {
+    this.baseEnv = o.baseEnv ?? { ...process.env };
+  }
+
+  async execute(ctx: AttemptContext): Promise<AttemptResult> {
+    const { step } = ctx;
+    if (step.isolation === 'worktree' && this.o.isolator) return this.o.isolator.around(ctx, (dir) => this.attempt(ctx, dir));
+    return this.attempt(ctx, this.o.workspace);
+  }
+
+  /** One attempt in `root` (the workspace or the step's worktree). */
+  async attempt(ctx: AttemptContext, root: string): Promise<AttemptResult> {
+    const { step } = ctx;
+    const started = Date.now();
+    const fail = (reason: AttemptResult['reason'], message: string): AttemptResult =>
+      ({ status: 'failed', exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
+    const cwd = resolveInside(root, step.cwd ?? '.');
+    if (!cwd) return fail('spawn-failed', `cwd ${step.cwd} leaves the workspace`);
+    const scope: RenderScope = { graph: this.o.graph, step, runId: ctx.runId, outputs: ctx.outputs, statuses: ctx.statuses, baseEnv: this.baseEnv };
+    const sessions = this.o.resumeSessions;
+    const agentDef = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    const planned = stepInvocation(scope, step.kind === 'prompt' ? sessions?.get(step.id) : undefined);
+    // The CLI's own retries bounded and the step's budget passed on (launchOptions.ts).
+    const inv = agentDef ? { ...planned, ...await launchOptions(agentFamily(agentDef), planned.argv, planned.env, step.maxCostUsd) } : planned;
+    const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
+    if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
+    // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it
+    // could not know before the run (a command made by a need, a PATH from a step's output).
+    // Not retried: the next attempt would find the same nothing.
+    if (step.kind === 'prompt' && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
+      return { ...fail('spawn-failed', notInstalledMessage(inv.argv[0]!)), permanent: true };
+    }
+    // The log opens while the process starts: spawning never waits for the disk.
+    const logPath = this.o.paths.log(step.id);
+    const log = startStepLog(logPath, ctx.attempt, step.name, this.dirs.ensure(dirname(logPath)));
+    const agent = agentDef;
+    if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
+    const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
+    const resumedUsage = inv.resumed !== undefined ? this.o.resumeUsage?.get(step.id) : undefined;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, ctx, resumedUsage) : undefined;
+    const onSpawn = this.o.onSpawn;
+    let res: ProcessResult;
+    let summary: AgentSummary | undefined;
+    try {
+      res = await runProcess({
+        argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
+        // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
+        ...(capture?.structured ? {} : { log: log.stream }),
+        onOutput: capture ? capture.onOutput : ctx.onOutput,
+        ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
+        ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
+        ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
+        ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
+        ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
+        ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
+      });
+      summary = capture?.end();
+      if (summary?.sessionId !== undefined && sessions) {
+        const before = summary.sessionId === inv.resumed ? resumedUsage : undefined;
+        sessions.set(step.id, summary.sessionId);
+        this.o.resumeUsage?.set(step.id, {
+          inputTokens: (before?.inputTokens ?? 0) + (summary.inputTokens ?? 0),
+          outputTokens: (before?.outputTokens ?? 0) + (summary.outputTokens ?? 0),
+        });
+      }
+      const limited = agent && res.reason === 'exit' ? detectRateLimit({
+        family: agentFamily(agent), exitCode: res.exitCode, stderr: capture!.stderrTail, stdoutTail: res.stdoutTail,
+        ...(summary ? { summary } : {}), now: new Date(),
+      }) : undefined;
+      if (limited?.limited) {
+        log.stream.write(`──── rate-limited: ${limited.evidence ?? 'limit reached'} ────\n`);
+        return {
+          status: 'failed', exitCode: res.exitCode, signal: res.signal, reason: 'rate-limited', durationMs: res.durationMs,
+          message: failureMessage(`rate-limited: ${limited.evidence ?? 'limit reached'}`, res.exitCode),
+          rateLimit: { ...(limited.resetAt ? { resetAt: limited.resetAt } : {}), ...(limited.evidence ? { evidence: limited.evidence } : {}) },
+          ...(summary ? { agent: usageOf(summary) } : {}),
+        };
+      }
+      // An agent that says it failed has failed, whatever its exit status.
+      if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: failureMessage(`the agent reported an error: ${agentFailureReason(summary, '') ?? 'unknown'}`, 0), agent: usageOf(summary) };
+      }
+      if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
+        log.stream.write(`──── check: ${step.check} ────\n`);
+        const check = shellInvocation(scope, step.check, stepEnv(scope));
+        const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput: ctx.onOutput });
+        if (c.reason !== 'exit' || c.exitCode !== 0) {
+          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}) };
+        }
+      }
+    } finally {
+      await log.close().catch(() => {});
+      if (raw) await raw.close().catch(() => {}); // a full disk loses the raw copy, never the step
+    }
+    const base = {
+      exitCode: res.exitCode, signal: res.signal, durationMs: res.durationMs, ...(res.message !== undefined ? { message: res.message } : {}),
+      ...(summary ? { agent: usageOf(summary) } : {}),
+    };
+    if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
+    if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason };
+    if (res.exitCode !== 0) {
+      // The agent's own reason ("API Error: 500 …"), not only its exit code.
+      const why = capture ? agentFailureReason(summary, capture.stderrTail) : undefined;
+      return { ...base, status: 'failed', reason: 'exit', message: failureMessage(why, res.exitCode) };
+    }
+    // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
+    const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
+    const output = await this.readOutput(step, cwd, tail);
+    const outPath = this.o.paths.output(step.id);
+    await this.dirs.ensure(dirname(outPath));
+    await writeFile(outPath, output);
+    return { ...base, status: 'succeeded', output };
+  }
+
+  /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */
+  private openRaw(stepId: string, attempt: number): StepLog | undefined {
+    const path = this.o.paths.rawLog?.(stepId);
+    if (!path) return undefined;
+    const line = JSON.stringify({ braid: 'attempt', attempt, time: new Date().toISOString() }) + '\n';
+    return appendLog(path, this.dirs.ensure(dirname(path)), () => line);
+  }
+
+  private async readOutput(step: GraphStep, cwd: string, tail: string): Promise<string> {
+    if (step.output === undefined) return tail.trimEnd();
+    const file = resolveInside(cwd, step.output);
+    if (!file) return '';
+    const text = await readFile(file, 'utf8').catch(() => '');
+    return text.length > OUTPUT_MAX ? text.slice(-OUTPUT_MAX) : text;
+  }
+}

@@ -1,0 +1,84 @@
+// Before a run: the agent executables its steps will start, looked up as the executor looks them
+// up (the same rendering, PATH and which.ts), so a missing CLI is one sentence naming its install
+// command before anything is made, not a spawn failure a step and a retry after the worktrees.
+import { delimiter, isAbsolute, relative, sep } from 'node:path';
+import { findExecutable, notInstalledMessage } from '../../agents/which';
+import type { Diagnostic, Graph, GraphStep } from '../../plan/types';
+import { stepInvocation } from './render';
+import type { StepStatus } from '../types';
+
+// What a template only the run knows (a step's output or status, the run id) renders to here:
+// an executable or PATH holding it cannot be checked yet, and is left to the attempt.
+const UNKNOWN = '\u0000known-at-run-time\u0000';
+class Unknowns<V> extends Map<string, V> {
+  override get(): V { return UNKNOWN as V; }
+}
+
+// Steps named in one message; a matrix of 50 names its first few.
+const NAMED_STEPS = 5;
+
+/**
+ * One error a missing executable among the agent commands of `selected` steps, at the first step
+ * needing it, naming the install command and the steps. Only what is certain counts: a command
+ * inside the workspace or relative to the step's tree, or found through a relative PATH entry,
+ * may exist by the time the step starts (a need builds it, a worktree holds it).
+ */
+export function missingAgents(
+  graph: Graph, selected: ReadonlySet<string>, workspace: string, baseEnv: Readonly<Record<string, string | undefined>>,
+): Diagnostic[] {
+  const byCommand = new Map<string, GraphStep[]>();
+  const looked = new Map<string, boolean>(); // command and PATH → missing; a matrix looks once
+  for (const id of graph.order) {
+    const step = graph.steps.get(id)!;
+    if (step.kind !== 'prompt' || !selected.has(id)) continue;
+    const planned = plannedCommand(graph, step, baseEnv);
+    if (!planned) continue;
+    const key = `${planned.command}\u0000${planned.path ?? ''}`;
+    let missing = looked.get(key);
+    if (missing === undefined) {
+      missing = !findExecutable(planned.command, planned.path, workspace) && treeIndependent(planned.command, planned.path, workspace);
+      looked.set(key, missing);
+    }
+    if (!missing) continue;
+    const steps = byCommand.get(planned.command);
+    if (steps) steps.push(step); else byCommand.set(planned.command, [step]);
+  }
+  return [...byCommand].map(([command, steps]) => ({
+    file: graph.plan.file, range: steps[0]!.range, severity: 'error', code: 'agent-missing',
+    message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
+  }));
+}
+
+/** The executable and PATH the step's first attempt would use; undefined when only the run can tell. */
+function plannedCommand(graph: Graph, step: GraphStep, baseEnv: Readonly<Record<string, string | undefined>>): { command: string; path: string | undefined } | undefined {
+  let inv: ReturnType<typeof stepInvocation>;
+  try {
+    inv = stepInvocation({ graph, step, runId: UNKNOWN, outputs: new Unknowns<string>(), statuses: new Unknowns<StepStatus>(), baseEnv });
+  } catch {
+    return undefined; // a command that renders to nothing: the attempt says so
+  }
+  const command = inv.argv[0]!;
+  const path = inv.env.PATH;
+  if (command.includes(UNKNOWN) || path?.includes(UNKNOWN)) return undefined;
+  return { command, path };
+}
+
+/** Whether the lookup of `command` gives the same answer in any tree the step may run in, at any time in the run. */
+function treeIndependent(command: string, path: string | undefined, workspace: string): boolean {
+  const hasDir = command.includes('/') || (process.platform === 'win32' && command.includes('\\'));
+  if (hasDir) return isAbsolute(command) && !inside(workspace, command);
+  // findExecutable's default PATH when there is none; an empty entry means the child's cwd.
+  const dirs = (path ?? (process.platform === 'win32' ? '' : '/usr/bin:/bin')).split(delimiter);
+  return dirs.every((d) => d !== '' && isAbsolute(d));
+}
+
+function inside(root: string, file: string): boolean {
+  const rel = relative(root, file);
+  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
+}
+
+function stepList(steps: readonly GraphStep[]): string {
+  const ids = steps.slice(0, NAMED_STEPS).map((s) => s.id).join(', ');
+  const more = steps.length > NAMED_STEPS ? ` and ${steps.length - NAMED_STEPS} more` : '';
+  return `${steps.length === 1 ? 'step' : 'steps'} ${ids}${more}`;
+}
