@@ -15,6 +15,7 @@ import { benchMakespan } from './makespan';
 import { benchPlanFuzz } from './planFuzz';
 import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
+import { benchRateLimits } from './rateLimits';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
 import { benchWorktrees } from './worktrees';
@@ -25,6 +26,7 @@ const printed = (part: () => Promise<string>) => async (): Promise<void> => { co
 const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['makespan', benchMakespan],
   ['real', benchRealMakespan],
+  ['ratelimits', benchRateLimits],
   ['bookkeeping', benchBookkeeping],
   ['latency', benchLatency],
   ['fork', benchForkThread],

@@ -90,12 +90,14 @@ export class HumanView {
   summary(result: RunResult, order: readonly string[]): void {
     if (this.timer) clearInterval(this.timer);
     this.clear();
-    const costs = order.some((id) => result.steps.get(id)?.costUsd !== undefined);
+    // An agent that reported usage but no cost (codex, gemini) says so: "$0" would be a claim.
+    const agentRan = (s: { sessionId?: string; inputTokens?: number }) => s.sessionId !== undefined || s.inputTokens !== undefined;
+    const costs = order.some((id) => { const s = result.steps.get(id); return s !== undefined && (s.costUsd !== undefined || agentRan(s)); });
     const rows = order.map((id) => {
       const s = result.steps.get(id)!;
       const startedAt = s.current?.startedAt, endedAt = s.outcome?.endedAt;
       const dur = startedAt !== undefined && endedAt !== undefined ? formatDuration(endedAt - startedAt) : '';
-      const cost = costs ? [s.costUsd !== undefined ? `${formatUsd(s.costUsd)}` : ''] : [];
+      const cost = costs ? [s.costUsd !== undefined ? formatUsd(s.costUsd) : agentRan(s) ? 'not reported' : ''] : [];
       return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s.outcome ?? {}) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];

@@ -96,8 +96,8 @@ export class RunCommands {
   }
 
   /**
-   * Of these steps, those whose agent can continue a session by id (claude, codex exec): the plan
-   * as it is now, since a retry runs that. Gemini's resume cannot name a session: not offered.
+   * Of these steps, those whose agent can continue a session by id (claude, codex exec, gemini):
+   * the plan as it is now, since a retry runs that.
    */
   private async resumable(run: RunView, stepIds: readonly string[]): Promise<string[]> {
     if (stepIds.length === 0) return [];

@@ -43,6 +43,8 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   if (time !== undefined) parts.push(time);
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
   if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
+  // An agent with a session but no cost (codex, gemini report none): not "$0", which would be a claim.
+  else if (step.sessionId !== undefined && step.status !== 'running') parts.push('cost not reported');
   if (step.status === 'running') { if (step.lastLine) parts.push(step.lastLine); }
   else if (step.status !== 'succeeded' && step.status !== 'waiting') {
     const end = endSentence(step);

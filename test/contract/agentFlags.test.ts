@@ -39,6 +39,7 @@ const listed = (text: string, flag: string): boolean => new RegExp(`(?:^|[\\s,])
 function assertFlags(argv: readonly string[], helpText: string, what: string): void {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
+    if (a === '--') break; // what follows is the prompt (or a session id), never an option
     if (!a.startsWith('-') || a === '-') continue;
     const flag = a.includes('=') ? a.slice(0, a.indexOf('=')) : a;
     assert.ok(listed(helpText, flag), `${what}: ${flag} is not in the CLI's --help`);
@@ -90,7 +91,9 @@ describe('agent presets against the real CLIs (--help)', function () {
       assertFlags(argv('gemini'), helps.gemini!, `gemini ${permission}`);
     });
 
-    it(`resuming (${permission}): claude --resume and codex exec resume take the flags we pass`, () => {
+    it(`resuming (${permission}): claude --resume, codex exec resume and gemini --resume take the flags we pass`, () => {
+      const gemini = agentInvocation(resumeAgent(table.gemini!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!, render, RESUME_PROMPT).argv;
+      assertFlags(gemini, helps.gemini!, `gemini resume ${permission}`);
       const claude = agentInvocation(resumeAgent(table.claude!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!, render, RESUME_PROMPT).argv;
       assertFlags(claude, helps.claude!, `claude resume ${permission}`);
       assert.match(helps.claude!, /--resume \[value\]\s+Resume a conversation by session ID/);

@@ -53,4 +53,19 @@ describe('real agent CLIs through braid run (contract)', function () {
       assert.ok(server.requests.some((q) => q.conversation && q.userTexts.some((t) => t.includes('Write hello.txt.'))), 'the prompt reached the model');
     });
   }
+
+  it('each CLI runs a shell command with its own shell tool (--permission full), and the model gets its result', async () => {
+    server.serve(scenarios.shell('echo "ran by $0" > shell-out.txt && echo done-marker', 'The command ran.'));
+    const ws = await makeWorkspace(home.dir, { git: false });
+    const steps = CLIS.flatMap((cli) => [`  sh-${cli}:`, `    agent: ${cli}`, '    cwd: ' + cli, '    prompt: Run the command.']);
+    for (const cli of CLIS) await ws.write(`${cli}/.keep`, '');
+    const r = await runPlan(ws, ['version: 1', 'concurrency: 3', 'steps:', ...steps].join('\n') + '\n', home.env, ['--permission', 'full']);
+    for (const cli of CLIS) {
+      const s = stepOf(r, `sh-${cli}`);
+      assert.equal(s.status, 'succeeded', `sh-${cli}: ${s.message}\n${await r.log(`sh-${cli}`)}`);
+      assert.match(await ws.read(`${cli}/shell-out.txt`), /^ran by /, `${cli}'s shell tool ran the command in its folder`);
+      assert.match(await r.log(`sh-${cli}`), /→ .*echo/, `${cli}: the tool call is a log line`);
+    }
+    assert.equal(server.requests.filter((q) => q.conversation && q.position === 1 && q.userTexts.some((t) => t.includes('done-marker'))).length, 3, 'each model got the command\'s output back');
+  });
 });

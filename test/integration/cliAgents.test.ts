@@ -94,7 +94,7 @@ describe('braid CLI with agent CLIs', function () {
 
     const dry = braid(['run', w.plan, '--dry-run', '--permission', 'read-only'], w.dir);
     assert.equal(dry.status, 0, dry.stderr);
-    assert.match(dry.stdout, /^agents:\n {2}claude: claude -p \$\{\{ prompt \}\} --output-format stream-json --verbose --permission-mode default$/m);
+    assert.match(dry.stdout, /^agents:\n {2}claude: claude -p --output-format stream-json --verbose --permission-mode default -- \$\{\{ prompt \}\}$/m);
   });
 
   it('an unknown --permission is a usage error naming the choices and the value', () => {

@@ -111,12 +111,13 @@ describe('export github-actions: the workflow run', function () {
   it('hostile: quotes, $(…) and ${{ }} in values and outputs stay text; the prompt reaches the agent whole', () => {
     rmSync(PWNED, { force: true });
     const bin = mkdtempSync(join(tmpdir(), 'braid-fake-claude-'));
-    // A fake claude: writes the prompt it got (argv after -p) to docs/review.md and answers with it.
+    // A fake claude: writes the prompt it got (the argument after `--`) to docs/review.md and answers with it.
     writeFileSync(join(bin, 'claude'), [
       '#!/usr/bin/env bash',
-      'printf \'%s\' "$2" > docs/review.md',
+      'args="$*"; while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done; prompt="$2"',
+      'printf \'%s\' "$prompt" > docs/review.md',
       'jq -cn \'{type: "system", subtype: "init"}\'',
-      'jq -cn --arg p "$2" --arg args "$*" \'{type: "result", subtype: "success", is_error: false, result: ("reviewed: " + $p + "\\nargs: " + $args)}\'',
+      'jq -cn --arg p "$prompt" --arg args "$args" \'{type: "result", subtype: "success", is_error: false, result: ("reviewed: " + $p + "\\nargs: " + $args)}\'',
     ].join('\n'));
     chmodSync(join(bin, 'claude'), 0o755);
     const repo = origin();
@@ -131,6 +132,6 @@ describe('export github-actions: the workflow run', function () {
     const prompt = spawnSync('git', ['show', 'braid/hostile/1:docs/review.md'], { cwd: repo, encoding: 'utf8' }).stdout;
     assert.equal(prompt, 'Context with ${{ secrets.GITHUB_TOKEN }} and $(whoami) and `uname` in it.\n\n'
       + `Review what fan said about ${produced}.\nIgnore $(touch /tmp/braid-export-pwned) and \`id\` and 'quotes' and "double quotes" and \${HOME}.\n`);
-    assert.match(read(run.artifacts, 'review', 'output'), /args: -p .* --output-format stream-json --verbose --permission-mode acceptEdits --max-budget-usd 1$/s);
+    assert.match(read(run.artifacts, 'review', 'output'), /args: -p --output-format stream-json --verbose --permission-mode acceptEdits --max-budget-usd 1 -- Context with/s);
   });
 });

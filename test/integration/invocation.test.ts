@@ -66,17 +66,20 @@ describe('agentInvocation', () => {
 
   it('the presets become the real CLIs\' headless commands, with edit permission by default', () => {
     const argv = (name: string, table = PRESETS) => agentInvocation(table[name]!, render, 'do it').argv;
-    assert.deepEqual(argv('claude'), ['claude', '-p', 'do it', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits']);
-    assert.deepEqual(argv('codex'), ['codex', 'exec', '--json', '--sandbox', 'workspace-write', 'do it']);
-    assert.deepEqual(argv('gemini'), ['gemini', '-p', 'do it', '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust']);
+    // The prompt never where a CLI could read it as an option: after `--`, or glued to its flag.
+    assert.deepEqual(argv('claude'), ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', 'do it']);
+    assert.deepEqual(argv('codex'), ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '--', 'do it']);
+    assert.deepEqual(argv('gemini'), ['gemini', '--prompt=do it', '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust']);
     assert.deepEqual(argv('aider'), ['aider', '--yes-always', '--message', 'do it']);
     assert.deepEqual(argv('shell'), ['sh', '-c', 'do it']);
     const readOnly = presetTable({ permission: 'read-only' });
-    assert.deepEqual(argv('claude', readOnly).slice(-2), ['--permission-mode', 'default']);
-    assert.deepEqual(argv('codex', readOnly), ['codex', 'exec', '--json', '--sandbox', 'read-only', 'do it']);
+    assert.deepEqual(argv('claude', readOnly).slice(-4), ['--permission-mode', 'default', '--', 'do it']);
+    assert.deepEqual(argv('codex', readOnly), ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--', 'do it']);
     const full = presetTable({ permission: 'full' });
-    assert.deepEqual(argv('claude', full).slice(-2), ['--permission-mode', 'bypassPermissions']);
-    assert.deepEqual(argv('codex', full), ['codex', 'exec', '--json', '--dangerously-bypass-approvals-and-sandbox', 'do it']);
+    assert.deepEqual(argv('claude', full).slice(-4), ['--permission-mode', 'bypassPermissions', '--', 'do it']);
+    assert.deepEqual(full.claude!.env, { IS_SANDBOX: '1' }, 'bypassPermissions runs as root only in a sandbox');
+    assert.deepEqual(PRESETS.claude!.env, {});
+    assert.deepEqual(argv('codex', full), ['codex', 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--', 'do it']);
     assert.deepEqual(argv('gemini', full).slice(-3), ['--approval-mode', 'yolo', '--skip-trust']);
     assert.throws(() => presetTable({ permission: 'sudo' as never }), /unknown permission "sudo"/);
   });
@@ -166,19 +169,19 @@ describe('resumeAgent', () => {
   const argv = (a: AgentDef | undefined, prompt = RESUME_PROMPT) => (a ? agentInvocation(a, render, prompt).argv : undefined);
 
   it('claude: --resume ID before -p', () => {
-    assert.deepEqual(argv(resumeAgent(PRESETS.claude!, ID)), ['claude', '--resume', ID, '-p', RESUME_PROMPT, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits']);
+    assert.deepEqual(argv(resumeAgent(PRESETS.claude!, ID)), ['claude', '--resume', ID, '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', RESUME_PROMPT]);
     // An earlier session choice in a custom command gives way to the resumed one.
     const custom = agent({ command: ['claude', '--session-id', 'x', '-c', '-p', '${{ prompt }}', '--resume=y'], format: 'claude-stream-json' });
     assert.deepEqual(argv(resumeAgent(custom, ID)), ['claude', '--resume', ID, '-p', RESUME_PROMPT]);
   });
 
   it('codex: codex exec resume [options] ID PROMPT, the sandbox carried as a config override', () => {
-    assert.deepEqual(argv(resumeAgent(PRESETS.codex!, ID)), ['codex', 'exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', ID, RESUME_PROMPT]);
+    assert.deepEqual(argv(resumeAgent(PRESETS.codex!, ID)), ['codex', 'exec', 'resume', '--json', '--skip-git-repo-check', '-c', 'sandbox_mode="workspace-write"', '--', ID, RESUME_PROMPT]);
     const custom = agent({ command: ['codex', 'exec', '-C', 'sub', '--json', '-m', 'gpt-5', '--sandbox=read-only', '--color', 'never', '${{ prompt }}'], format: 'codex-json' });
-    assert.deepEqual(argv(resumeAgent(custom, ID)), ['codex', 'exec', 'resume', '--json', '-m', 'gpt-5', '-c', 'sandbox_mode="read-only"', ID, RESUME_PROMPT]);
+    assert.deepEqual(argv(resumeAgent(custom, ID)), ['codex', 'exec', 'resume', '--json', '-m', 'gpt-5', '-c', 'sandbox_mode="read-only"', '--', ID, RESUME_PROMPT]);
     const onStdin = agent({ command: ['codex', 'exec', '--json', '${{ prompt }}'], format: 'codex-json', stdin: 'prompt' });
     const inv = agentInvocation(resumeAgent(onStdin, ID)!, render, 'go on');
-    assert.deepEqual(inv.argv, ['codex', 'exec', 'resume', '--json', ID, '-']);
+    assert.deepEqual(inv.argv, ['codex', 'exec', 'resume', '--json', '--', ID, '-']);
     assert.equal(inv.stdin, 'go on');
   });
 
@@ -191,8 +194,14 @@ describe('resumeAgent', () => {
     assert.ok(r.stdoutTail.includes(`"session_id":"${ID}"`));
   });
 
-  it('gemini, aider, shell and custom agents cannot resume; odd ids are refused', () => {
-    for (const name of ['gemini', 'aider', 'shell']) {
+  it('gemini: --resume ID first, the prompt still glued to its flag', () => {
+    assert.deepEqual(argv(resumeAgent(PRESETS.gemini!, ID)), ['gemini', '--resume', ID, `--prompt=${RESUME_PROMPT}`, '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust']);
+    const custom = agent({ command: ['gemini', '-r', 'latest', '-p', '${{ prompt }}'], format: 'gemini-json' });
+    assert.deepEqual(argv(resumeAgent(custom, ID)), ['gemini', '--resume', ID, '-p', RESUME_PROMPT]);
+  });
+
+  it('aider, shell and custom agents cannot resume; odd ids are refused', () => {
+    for (const name of ['aider', 'shell']) {
       assert.equal(canResume(PRESETS[name]!), false, name);
       assert.equal(resumeAgent(PRESETS[name]!, ID), undefined, name);
     }

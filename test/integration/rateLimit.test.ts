@@ -113,6 +113,11 @@ describe('parseResetTime', () => {
     assert.equal(at('try again at Dec 24th, 2026 4:05 PM (UTC)'), '2026-12-24T16:05:00.000Z');
     assert.equal(at('limit resets at 2026-12-03T14:05:00Z'), '2026-12-03T14:05:00.000Z');
   });
+  it('reads a time printed to the minute, within its minute, as now rather than tomorrow (codex: "try again at 1:10 PM")', () => {
+    const now = new Date('2026-12-03T13:10:45Z');
+    assert.equal(parseResetTime('try again at 1:10 PM (UTC)', now)?.toISOString(), '2026-12-03T13:10:00.000Z');
+    assert.equal(parseResetTime('try again at 1:09 PM (UTC)', now)?.toISOString(), '2026-12-04T13:09:00.000Z', 'a minute and more past: tomorrow');
+  });
   it('reads no time where there is none', () => {
     assert.equal(at('retry 3 times'), undefined);
     assert.equal(at('Usage limits span all sessions and reset daily.'), undefined);

@@ -82,19 +82,19 @@ describe('agent permission (compile option)', () => {
   it('each permission gives each CLI its own flags', () => {
     const want: Record<AgentPermission, ReturnType<typeof argv>> = {
       'read-only': {
-        claude: ['claude', '-p', P, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default'],
-        codex: ['codex', 'exec', '--json', '--sandbox', 'read-only', P],
-        gemini: ['gemini', '-p', P, '--output-format', 'stream-json', '--approval-mode', 'default', '--skip-trust'],
+        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default', '--', P],
+        codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--', P],
+        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'default', '--skip-trust'],
       },
       edit: {
-        claude: ['claude', '-p', P, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits'],
-        codex: ['codex', 'exec', '--json', '--sandbox', 'workspace-write', P],
-        gemini: ['gemini', '-p', P, '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust'],
+        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', P],
+        codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '--', P],
+        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust'],
       },
       full: {
-        claude: ['claude', '-p', P, '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions'],
-        codex: ['codex', 'exec', '--json', '--dangerously-bypass-approvals-and-sandbox', P],
-        gemini: ['gemini', '-p', P, '--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust'],
+        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--', P],
+        codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--', P],
+        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust'],
       },
     };
     for (const p of AGENT_PERMISSIONS) assert.deepEqual(argv(p), want[p], p);

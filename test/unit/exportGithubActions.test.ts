@@ -138,7 +138,7 @@ describe('export github-actions: agents', () => {
 
   it('passes the permission level with the CLI\'s sandbox, and a claude step\'s budget', () => {
     const runOf = (agent: string, permission?: 'read-only' | 'edit' | 'full') => exportOf(plan(agent), permission).jobs.a!.steps.find((s) => s.run?.includes('braid_run'))!.run!;
-    assert.match(runOf('claude'), /braid_run claude -p "\$\{braid_prompt\}" .*--permission-mode acceptEdits --max-budget-usd 2$/m);
+    assert.match(runOf('claude'), /braid_run claude -p .*--permission-mode acceptEdits --max-budget-usd 2 -- "\$\{braid_prompt\}"$/m);
     assert.match(runOf('codex'), /--sandbox workspace-write/);
     assert.match(runOf('codex', 'read-only'), /--sandbox read-only/);
     assert.match(runOf('gemini'), /--approval-mode auto_edit --skip-trust --sandbox$/m);

@@ -29,17 +29,24 @@ const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'e
 export function presetTable(options: PresetOptions = {}): Readonly<Record<string, AgentDef>> {
   const permission = options.permission ?? DEFAULT_PERMISSION;
   if (!AGENT_PERMISSIONS.includes(permission)) throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);
+  // The prompt is always one argv element that no CLI can read as an option (a YAML bullet list
+  // starts with `-`; a prompt may be exactly `--help`): after `--` for claude and codex, glued to
+  // its flag for gemini.
   return Object.freeze({
     claude: preset({
       name: 'claude',
-      command: ['claude', '-p', '${{ prompt }}', '--output-format', 'stream-json', '--verbose', ...permissionArgs('claude', permission)],
+      // The prompt last, after `--`: a prompt that starts with `-` (a YAML bullet list) is never read as an option.
+      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', ...permissionArgs('claude', permission), '--', '${{ prompt }}'],
       env: permissionEnv('claude', permission),
       pool: 'anthropic',
       format: 'claude-stream-json',
     }),
+    // --skip-git-repo-check: Braid runs agents in non-git workspaces too; the worktree and the
+    // step's write set are its boundary, not codex's trusted-directory check.
     codex: preset({
       name: 'codex',
-      command: ['codex', 'exec', '--json', ...permissionArgs('codex', permission), '${{ prompt }}'],
+      // --skip-git-repo-check: Braid's worktree and write set are the boundary, and plans may run outside git.
+      command: ['codex', 'exec', '--json', '--skip-git-repo-check', ...permissionArgs('codex', permission), '--', '${{ prompt }}'],
       pool: 'openai',
       format: 'codex-json',
     }),
@@ -47,7 +54,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     // headless it exits rather than ask; Braid runs only in a workspace VS Code trusts.
     gemini: preset({
       name: 'gemini',
-      command: ['gemini', '-p', '${{ prompt }}', '--output-format', 'stream-json', ...permissionArgs('gemini', permission), '--skip-trust'],
+      command: ['gemini', '--prompt=${{ prompt }}', '--output-format', 'stream-json', ...permissionArgs('gemini', permission), '--skip-trust'],
       pool: 'google',
       format: 'gemini-json',
     }),

@@ -46,8 +46,9 @@ const FAMILY: Readonly<Record<AgentFamily, readonly RegExp[]>> = {
   // "You've hit your usage limit. … try again at 3:05 PM.", "exceeded retry limit, last status: 429".
   codex: [/\bhit your usage limit\b/i, /last status: 429/i, /rate limit exceeded/i],
   // "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric …", "You have exhausted your daily quota",
-  // "Usage limit reached for gemini-2.5-pro", "Please retry in 23.5s".
-  gemini: [/RESOURCE_EXHAUSTED/, /\bquota exceeded\b/i, /exhausted your (?:daily )?quota/i, /usage limit reached for/i],
+  // "Usage limit reached for gemini-2.5-pro", "Please retry in 23.5s"; the API's generic 429
+  // "Resource has been exhausted (e.g. check quota)." (gemini's stream types it `unknown`).
+  gemini: [/RESOURCE_EXHAUSTED/, /\bquota exceeded\b/i, /exhausted your (?:daily )?quota/i, /usage limit reached for/i, /\bresource has been exhausted\b/i, /\bRetryableQuotaError\b/],
   // aider prints litellm's exceptions.
   aider: [/\bRateLimitError\b/],
   other: [],
@@ -74,6 +75,17 @@ export function detectRateLimit(input: RateLimitInput): RateLimitVerdict {
     }
   }
   if (!reported && evidence === undefined) return NOT_LIMITED;
+  // The hint may sit on a line of its own ("Please retry in 23.5s." under gemini's quota
+  // message): once the failure is a limit, any line of the agent's errors may state the reset.
+  if (resetAt === undefined) {
+    for (const text of texts) {
+      for (const line of lastLines(text)) {
+        resetAt = parseResetTime(line, now);
+        if (resetAt !== undefined) break;
+      }
+      if (resetAt !== undefined) break;
+    }
+  }
   return {
     limited: true,
     ...(resetAt !== undefined && resetAt.getTime() > now.getTime() ? { resetAt } : {}),

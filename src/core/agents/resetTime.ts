@@ -65,6 +65,9 @@ function wallClock(line: string, now: Date): Date | undefined {
     day: day ? Number(day) : today.day,
   };
   let at = fromWall({ ...date, hour, minute }, tz);
+  // A time printed to the minute ("try again at 1:10 PM" for a reset at 1:10:45) reads up to a
+  // minute early: within that minute it is now, not tomorrow.
+  if (at.getTime() <= now.getTime() && now.getTime() - at.getTime() < 60_000) return at;
   if (at.getTime() <= now.getTime()) {
     // A time of day already past means tomorrow's; a date already past (no year given) next year's.
     if (!mon) at = fromWall({ ...date, day: date.day + 1, hour, minute }, tz);

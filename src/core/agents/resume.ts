@@ -1,7 +1,8 @@
 // Continuing an agent's earlier session instead of starting over, for the CLIs that can:
-// `claude --resume ID -p PROMPT …` and `codex exec resume [OPTIONS] ID PROMPT` (the syntax of
-// `codex exec resume --help`). Gemini's --resume takes "latest" or an index into the sessions of
-// the current folder, not an id, so a retry in a fresh worktree cannot name its session: no resume.
+// `claude --resume ID -p … -- PROMPT`, `codex exec resume [OPTIONS] -- ID PROMPT` (the syntax of
+// `codex exec resume --help`) and `gemini --resume ID --prompt=PROMPT …`. Gemini's help names
+// "latest" or an index, but 0.61 takes a session id too; it finds sessions by folder, and a
+// retry of a step runs in the same folder (the same worktree path) as its first attempt.
 import type { AgentDef } from '../plan/types';
 import { agentFamily } from './presets';
 
@@ -24,7 +25,7 @@ const CODEX_RESUME_DROPS: Readonly<Record<string, boolean>> = {
 /** Whether `agent`'s CLI can resume a session by id. */
 export function canResume(agent: AgentDef): boolean {
   const family = agentFamily(agent);
-  return family === 'claude' || (family === 'codex' && agent.command.includes('exec'));
+  return family === 'claude' || family === 'gemini' || (family === 'codex' && agent.command.includes('exec'));
 }
 
 /**
@@ -34,7 +35,10 @@ export function canResume(agent: AgentDef): boolean {
  */
 export function resumeAgent(agent: AgentDef, sessionId: string): AgentDef | undefined {
   if (!SESSION_ID.test(sessionId) || !canResume(agent)) return undefined;
-  const command = agentFamily(agent) === 'claude' ? claudeResume(agent.command, sessionId) : codexResume(agent, sessionId);
+  const family = agentFamily(agent);
+  const command = family === 'claude' ? claudeResume(agent.command, sessionId)
+    : family === 'gemini' ? geminiResume(agent.command, sessionId)
+      : codexResume(agent, sessionId);
   return command ? { ...agent, command } : undefined;
 }
 
@@ -54,6 +58,17 @@ function claudeResume(command: readonly string[], id: string): string[] {
   return [...kept.slice(0, at), '--resume', id, ...kept.slice(at)];
 }
 
+function geminiResume(command: readonly string[], id: string): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < command.length; i++) {
+    const a = command[i]!;
+    if (i > 0 && (a === '--resume' || a === '-r' || a === '--session-id')) { i++; continue; }
+    if (a.startsWith('--resume=') || a.startsWith('--session-id=')) continue;
+    kept.push(a);
+  }
+  return [kept[0]!, '--resume', id, ...kept.slice(1)];
+}
+
 function codexResume(agent: AgentDef, id: string): string[] | undefined {
   const command = agent.command;
   const exec = command.indexOf('exec');
@@ -63,6 +78,7 @@ function codexResume(agent: AgentDef, id: string): string[] | undefined {
   for (let i = exec + 1; i < command.length; i++) {
     const a = command[i]!;
     if (PROMPT.test(a)) { prompts.push(a); continue; }
+    if (a === '--') continue; // placed again before the id
     const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
     if (flag === '-s' || flag === '--sandbox') {
       const mode = inline ?? command[++i];
@@ -79,5 +95,5 @@ function codexResume(agent: AgentDef, id: string): string[] | undefined {
   // With the prompt on stdin, `-` tells resume to read it there.
   const prompt = agent.stdin === 'prompt' ? ['-'] : prompts.slice(-1);
   if (prompt.length === 0) return undefined;
-  return [...command.slice(0, exec + 1), 'resume', ...options, id, ...prompt];
+  return [...command.slice(0, exec + 1), 'resume', ...options, '--', id, ...prompt];
 }

@@ -202,16 +202,25 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       } else await pruneWorktrees(req.workspace);
     }
     const resumeSessions = req.retry && req.resume ? new Map<string, string>() : undefined;
+    const resumeUsage = resumeSessions ? new Map<string, { inputTokens: number; outputTokens: number }>() : undefined;
     if (resumeSessions) {
       for (const id of selected) {
         const sessionId = previous?.steps[id]?.sessionId;
-        if (sessionId !== undefined) resumeSessions.set(id, sessionId);
+        if (sessionId === undefined) continue;
+        resumeSessions.set(id, sessionId);
+        // What the session's earlier attempts used: a resumed codex thread reports it again.
+        const earlier = (previous?.steps[id]?.attempts ?? []).filter((a) => a.sessionId === sessionId);
+        resumeUsage!.set(id, {
+          inputTokens: earlier.reduce((n, a) => n + (a.inputTokens ?? 0), 0),
+          outputTokens: earlier.reduce((n, a) => n + (a.outputTokens ?? 0), 0),
+        });
       }
     }
     const history = await store.durationHistory(req.planFile);
     const executor = new StepExecutor({
       graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog, output: paths.output },
       ...(resumeSessions ? { resumeSessions } : {}),
+      ...(resumeUsage ? { resumeUsage } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
       ...(isolator ? { isolator } : {}),
       ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),

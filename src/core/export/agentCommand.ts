@@ -58,8 +58,10 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   const preset = presetTable({ permission: runPermission })[named.name];
   const isPreset = preset !== undefined && preset.command.join('\0') === named.command.join('\0');
   // The CLI's own sandbox where it has one: codex's is in its permission flags; gemini's runs in Docker.
-  if (isPreset && family === 'gemini' && permission !== 'full') words.push('--sandbox');
-  if (family === 'claude' && step.maxCostUsd !== undefined) words.push('--max-budget-usd', String(step.maxCostUsd));
+  // Options go before a `--` (after it every word is the prompt), else at the end.
+  const option = (...w: string[]): void => { const at = words.indexOf('--'); if (at === -1) words.push(...w); else words.splice(at, 0, ...w); };
+  if (isPreset && family === 'gemini' && permission !== 'full') option('--sandbox');
+  if (family === 'claude' && step.maxCostUsd !== undefined) option('--max-budget-usd', String(step.maxCostUsd));
   else if (step.maxCostUsd !== undefined) notes.push(`${step.id}: max-cost-usd has no counterpart for ${agent.name}`);
   // A structured stream: the failure it reports and its final answer (the output) are read with jq.
   if (agent.format !== 'text' && (family === 'claude' || family === 'codex' || family === 'gemini')) env.BRAID_AGENT = family;

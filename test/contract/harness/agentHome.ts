@@ -75,6 +75,8 @@ export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}
     TMPDIR: tmpdir(),
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
+    // The homes sit inside the project's checkout: git must not take it for the workspace's repository.
+    GIT_CEILING_DIRECTORIES: HOMES,
     // claude
     ANTHROPIC_BASE_URL: modelUrl,
     ANTHROPIC_API_KEY: 'sk-ant-braid-contract-test',

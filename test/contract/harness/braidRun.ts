@@ -96,8 +96,9 @@ export interface StatusJson { id: string; plan: string; status: string; steps: R
 /** Writes `plan` as plan.braid.yaml in the workspace, runs it, and reads its status. */
 export async function runPlan(ws: Workspace, plan: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs?: number): Promise<RunResult> {
   await ws.write('plan.braid.yaml', plan);
-  const r = await braid(['run', 'plan.braid.yaml', ...args], ws.dir, env, timeoutMs);
-  const s = await braid(['status', '--json'], ws.dir, env);
+  // --workspace: the runs are recorded here and nowhere above it, whatever git finds.
+  const r = await braid(['run', 'plan.braid.yaml', '--workspace', ws.dir, ...args], ws.dir, env, timeoutMs);
+  const s = await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env);
   let status: StatusJson;
   try {
     status = JSON.parse(s.stdout) as StatusJson;

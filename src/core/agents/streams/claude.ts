@@ -10,6 +10,9 @@ import type { ParsedLine } from './types';
 export class ClaudeStream extends LineStream {
   private lastText: string | undefined;
   private sawResult = false;
+  // The text of an API error claude reported as a (synthetic) assistant message: its result
+  // repeats it, and it is shown once.
+  private shownError: string | undefined;
 
   protected event(e: JsonObject, out: ParsedLine[]): void {
     const s = this.summary;
@@ -26,7 +29,7 @@ export class ClaudeStream extends LineStream {
         }
         return;
       case 'assistant':
-        this.assistant(obj(e.message), out);
+        this.assistant(obj(e.message), out, e.error);
         return;
       case 'user':
         for (const block of arr(obj(e.message)?.content)) {
@@ -51,8 +54,18 @@ export class ClaudeStream extends LineStream {
     }
   }
 
-  private assistant(message: JsonObject | undefined, out: ParsedLine[]): void {
+  private assistant(message: JsonObject | undefined, out: ParsedLine[], error?: unknown): void {
     if (!message) return;
+    // An API error ("API Error: 500 …") arrives as a message of model `<synthetic>` with `error`
+    // set beside it: it is an error, not the agent's words.
+    if (error !== undefined || message.model === '<synthetic>') {
+      const text = arr(message.content).map((b) => str(obj(b)?.text) ?? '').join('\n').trim();
+      if (text !== '') {
+        this.shownError = text;
+        this.error(text, out);
+      }
+      return;
+    }
     const texts: string[] = [];
     for (const block of arr(message.content)) {
       const b = obj(block);
@@ -73,7 +86,17 @@ export class ClaudeStream extends LineStream {
     add(s, 'turns', num(e.num_turns));
     s.costUsd = num(e.total_cost_usd) ?? num(e.cost_usd) ?? s.costUsd; // cost_usd: older releases
     const usage = obj(e.usage);
-    if (usage) {
+    const models = obj(e.modelUsage);
+    if (usage && num(usage.input_tokens) === 0 && num(usage.output_tokens) === 0 && models && Object.keys(models).length > 0) {
+      // error_max_budget_usd: `usage` is all zeros, the tokens are only in `modelUsage`.
+      for (const m of Object.values(models)) {
+        const u = obj(m);
+        const cacheRead = num(u?.cacheReadInputTokens);
+        add(s, 'inputTokens', (num(u?.inputTokens) ?? 0) + (cacheRead ?? 0) + (num(u?.cacheCreationInputTokens) ?? 0));
+        add(s, 'outputTokens', num(u?.outputTokens));
+        add(s, 'cachedInputTokens', cacheRead);
+      }
+    } else if (usage) {
       const cacheRead = num(usage.cache_read_input_tokens);
       const cacheWrite = num(usage.cache_creation_input_tokens) ?? 0;
       // Anthropic counts cached and cache-written tokens apart from input_tokens: all are input.
@@ -90,7 +113,11 @@ export class ClaudeStream extends LineStream {
       const errors = arr(e.errors).map(str).filter((m): m is string => m !== undefined);
       if (text !== undefined && text.trim() !== '') errors.unshift(text);
       if (errors.length === 0) errors.push(`claude ended with ${str(e.subtype) ?? 'an error'}`);
-      for (const m of errors) this.error(m, out);
+      for (const m of errors) {
+        // Shown already as the error message it repeats: recorded, not printed twice.
+        if (m.trim() === this.shownError) { if (!s.errors.includes(m.trim())) s.errors.push(m.trim()); continue; }
+        this.error(m, out);
+      }
     } else if (text !== undefined) {
       s.finalText = text;
     }

@@ -8,9 +8,28 @@ import { add, arr, LineStream, num, obj, str, textLines, type JsonObject } from 
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 
+/** Tokens a codex thread had used before an attempt resumed it. */
+export interface ThreadUsage {
+  readonly inputTokens?: number;
+  readonly outputTokens?: number;
+  readonly cachedInputTokens?: number;
+}
+
+// Codex sends these as `error` events (or error items) though they are notices: its own
+// reconnect attempts and a model it has no metadata for. Shown as info, never as the run's
+// errors (nor as rate-limit evidence).
+const NOTICES: readonly RegExp[] = [/^Reconnecting\.\.\.\s*\d+\/\d+/i, /^Model metadata for .* not found/i];
+
 export class CodexStream extends LineStream {
   // Item ids whose start was logged, so completion does not log the same call twice.
   private started = new Set<string>();
+  private base: { input: number; cached: number; output: number } | undefined;
+
+  /** `threadBase`: the tokens the thread had used before this attempt (a resumed session's earlier attempts). */
+  constructor(threadBase?: ThreadUsage) {
+    super();
+    if (threadBase) this.base = { input: threadBase.inputTokens ?? 0, cached: threadBase.cachedInputTokens ?? 0, output: threadBase.outputTokens ?? 0 };
+  }
 
   protected event(e: JsonObject, out: ParsedLine[]): void {
     const s = this.summary;
@@ -23,20 +42,19 @@ export class CodexStream extends LineStream {
       case 'turn.completed': {
         add(s, 'turns', 1);
         const u = obj(e.usage);
-        if (u) {
-          add(s, 'inputTokens', num(u.input_tokens));
-          add(s, 'cachedInputTokens', num(u.cached_input_tokens));
-          add(s, 'outputTokens', num(u.output_tokens));
-        }
+        if (u) this.usage(u);
         return;
       }
-      case 'turn.failed':
+      case 'turn.failed': {
         add(s, 'turns', 1);
         s.isError = true;
-        this.error(str(obj(e.error)?.message) ?? 'turn failed', out);
+        const message = str(obj(e.error)?.message) ?? 'turn failed';
+        // Codex sends its final error twice: as `error`, then as the failed turn's.
+        if (s.errors[s.errors.length - 1] !== message.trim()) this.error(message, out);
         return;
+      }
       case 'error':
-        this.error(str(e.message) ?? 'error', out);
+        this.errorOrNotice(str(e.message) ?? 'error', out);
         return;
       case 'item.started':
       case 'item.completed':
@@ -45,6 +63,22 @@ export class CodexStream extends LineStream {
       default:
         return; // turn.started, item.updated (progress of an item already shown), future types
     }
+  }
+
+  private errorOrNotice(message: string, out: ParsedLine[]): void {
+    if (NOTICES.some((p) => p.test(message.trim()))) out.push({ kind: 'info', text: `· ${oneLine(message)}` });
+    else this.error(message, out);
+  }
+
+  // A resumed thread's first turn.completed counts the whole thread (its earlier attempts
+  // included): what they used is taken off, so the attempt records only its own tokens.
+  private usage(u: JsonObject): void {
+    const s = this.summary;
+    const base = this.base ?? { input: 0, cached: 0, output: 0 };
+    this.base = undefined;
+    add(s, 'inputTokens', Math.max(0, (num(u.input_tokens) ?? 0) - base.input));
+    add(s, 'cachedInputTokens', Math.max(0, (num(u.cached_input_tokens) ?? 0) - base.cached));
+    add(s, 'outputTokens', Math.max(0, (num(u.output_tokens) ?? 0) - base.output));
   }
 
   private item(item: JsonObject | undefined, completed: boolean, out: ParsedLine[]): void {
@@ -84,7 +118,7 @@ export class CodexStream extends LineStream {
         if (first) out.push({ kind: 'tool', text: toolLine('web search', { query: str(item.query) ?? '' }) });
         return;
       case 'error':
-        if (completed) this.error(str(item.message) ?? 'error', out);
+        if (completed) this.errorOrNotice(str(item.message) ?? 'error', out);
         return;
       default:
         return; // reasoning, todo_list: the agent's own bookkeeping

@@ -12,8 +12,8 @@ export type NextAttempt =
   | { readonly kind: 'finish'; readonly result: AttemptResult }
   | {
       readonly kind: 'wait'; readonly delayMs: number; readonly reason: 'rate-limited' | 'retry-delay'; readonly message: string;
-      /** A rate limit: the step's pool runs at half its cap for this long. */
-      readonly halvePoolMs?: number;
+      /** A rate limit: the step's pool is cut to what the provider serves, its first probe this long after. */
+      readonly poolWaitMs?: number;
     };
 
 export interface RetryInput {
@@ -45,7 +45,7 @@ export function nextAttempt(i: RetryInput): NextAttempt {
     const evidence = r.rateLimit?.evidence ? ` (${r.rateLimit.evidence})` : '';
     return {
       kind: 'wait', delayMs: b.delayMs, reason: 'rate-limited', message: `rate-limited, retrying at ${clockTime(b.until)}${evidence}`,
-      ...(step.pool ? { halvePoolMs: 2 * b.delayMs } : {}),
+      ...(step.pool ? { poolWaitMs: 2 * b.delayMs } : {}),
     };
   }
   // Rate-limited attempts were not failures: they do not use up `retries` nor lengthen the delay.

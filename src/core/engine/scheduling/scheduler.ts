@@ -413,7 +413,8 @@ export class Scheduler {
     if (next.kind === 'finish') return this.finish(step.id, next.result);
     // A rate limit says nothing about the work: the next attempt hears of the last real failure.
     if (next.reason === 'retry-delay' && step.kind === 'prompt') this.failures.set(step.id, previousAttempt(st.attempt, r));
-    if (next.halvePoolMs !== undefined && step.pool) this.pools.halve(step.pool, next.halvePoolMs);
+    // The pool's cap drops to what the provider is still serving (poolLimits.ts).
+    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.poolUse.get(step.pool) ?? 0, next.poolWaitMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     st.status = 'waiting';
     st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs };

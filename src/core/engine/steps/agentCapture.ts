@@ -4,7 +4,9 @@
 // whenever it changes. Plain-text agents pass through untouched; only stderr's end is kept, for
 // rate-limit detection.
 import type { Writable } from 'node:stream';
+import type { ThreadUsage } from '../../agents/streams/codex';
 import { createAgentStream } from '../../agents/streams/createStream';
+import { StderrFilter } from '../../agents/streams/stderrFilter';
 import type { AgentStream, AgentSummary, ParsedLine } from '../../agents/streams/types';
 import type { AgentDef } from '../../plan/types';
 import type { AgentProgress, AgentUsage, AttemptContext, OutputStream } from '../types';
@@ -17,15 +19,20 @@ export class AgentCapture {
   private readable = '';
   private sent: AgentProgress = {};
   private rawMidLine = false;
+  private readonly stderrFilter = new StderrFilter();
 
-  /** `log`: the readable step log; `raw`: the raw stream's file (structured agents only). */
+  /**
+   * `log`: the readable step log; `raw`: the raw stream's file (structured agents only);
+   * `resumedUsage`: what a resumed session had used before (createAgentStream).
+   */
   constructor(
     format: AgentDef['format'],
     private readonly log: Writable,
     private readonly raw: Writable | undefined,
     private readonly ctx: Pick<AttemptContext, 'onOutput' | 'onAgent'>,
+    resumedUsage?: ThreadUsage,
   ) {
-    this.parser = format === 'text' ? undefined : createAgentStream(format);
+    this.parser = format === 'text' ? undefined : createAgentStream(format, resumedUsage);
   }
 
   get structured(): boolean { return this.parser !== undefined; }
@@ -34,8 +41,8 @@ export class AgentCapture {
   readonly onOutput = (stream: OutputStream, text: string): void => {
     if (stream === 'stderr') {
       this.stderr = clip(this.stderr + text);
-      if (this.parser) this.log.write(text);
-      this.ctx.onOutput(stream, text);
+      if (!this.parser) { this.ctx.onOutput(stream, text); return; }
+      this.stderrLines(this.stderrFilter.push(text));
       return;
     }
     if (!this.parser) { this.ctx.onOutput(stream, text); return; }
@@ -48,6 +55,8 @@ export class AgentCapture {
   end(): AgentSummary | undefined {
     if (!this.parser) return undefined;
     if (this.rawMidLine) this.raw?.write('\n'); // killed mid-line: the next attempt's header starts a line of its own
+    this.rawMidLine = false;
+    this.stderrLines(this.stderrFilter.end());
     this.lines(this.parser.end());
     return this.parser.summary;
   }
@@ -57,6 +66,19 @@ export class AgentCapture {
 
   /** The end of the readable log: a structured agent's output when it gave no final answer. */
   get readableTail(): string { return this.readable; }
+
+  // Readable stderr to the log and the output events; noise only to the raw stream, as JSON lines
+  // of their own between the agent's events.
+  private stderrLines(f: { kept: string; dropped: string[] }): void {
+    if (f.kept !== '') {
+      this.log.write(f.kept);
+      this.ctx.onOutput('stderr', f.kept);
+    }
+    if (f.dropped.length > 0 && this.raw) {
+      if (this.rawMidLine) return; // never inside an event line: the noise is dropped rather than corrupt the stream
+      this.raw.write(f.dropped.map((text) => `${JSON.stringify({ braid: 'stderr', text })}\n`).join(''));
+    }
+  }
 
   private lines(lines: ParsedLine[]): void {
     const s = this.parser!.summary;

@@ -3,6 +3,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { agentFamily } from '../../agents/presets';
+import { agentFailureReason, failureMessage } from '../../agents/failureReason';
+import { launchOptions } from '../../agents/launchOptions';
 import { detectRateLimit } from '../../agents/rateLimit';
 import type { AgentSummary } from '../../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../../agents/which';
@@ -54,6 +56,11 @@ export interface ExecutorOptions {
    * resume continues its session instead of starting over; each attempt's session replaces it.
    */
   readonly resumeSessions?: Map<string, string>;
+  /**
+   * The tokens each resumed session had used before (its earlier attempts), by step id: codex
+   * reports a resumed thread's whole usage, of which only the growth is the attempt's.
+   */
+  readonly resumeUsage?: Map<string, { inputTokens?: number; outputTokens?: number }>;
   /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
@@ -108,9 +115,12 @@ export class StepExecutor implements StepRunner {
       ...(ctx.previous ? { previous: ctx.previous } : {}),
     };
     const sessions = this.o.resumeSessions;
+    const agentDef = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
     // A retry continues the failed attempt's session unless the step says not to (`retry --resume` asks for it anyway).
     const resume = step.kind !== 'prompt' ? undefined : sessions?.get(step.id) ?? (step.retryResume !== false ? ctx.previous?.sessionId : undefined);
-    const inv = stepInvocation(scope, resume);
+    const planned = stepInvocation(scope, resume);
+    // The CLI's own retries bounded and the step's budget passed on (launchOptions.ts).
+    const inv = agentDef ? { ...planned, ...await launchOptions(agentFamily(agentDef), planned.argv, planned.env, step.maxCostUsd) } : planned;
     // An agent's prompt is one argument: past exec's limit the process could not even start.
     const tooLong = inv.argv.find((a) => Buffer.byteLength(a) >= MAX_ARG_BYTES);
     if (tooLong !== undefined) {
@@ -128,13 +138,14 @@ export class StepExecutor implements StepRunner {
     // The log opens while the process starts: spawning never waits for the disk.
     const logPath = this.o.paths.log(step.id);
     const log = startStepLog(logPath, ctx.attempt, step.name, this.dirs.ensure(dirname(logPath)));
-    const agent = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    const agent = agentDef;
     if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
     const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
     // An agent step keeps the end of what it prints: a failure's next attempt is shown it.
     const seen = agent ? new FailureTail() : undefined;
     const onOutput = seen ? seen.wrap(ctx.onOutput) : ctx.onOutput;
-    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }) : undefined;
+    const resumedUsage = inv.resumed !== undefined ? this.o.resumeUsage?.get(step.id) : undefined;
+    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }, resumedUsage) : undefined;
     const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
@@ -152,7 +163,14 @@ export class StepExecutor implements StepRunner {
         ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
       });
       summary = capture?.end();
-      if (summary?.sessionId !== undefined && sessions) sessions.set(step.id, summary.sessionId);
+      if (summary?.sessionId !== undefined && sessions) {
+        const before = summary.sessionId === inv.resumed ? resumedUsage : undefined;
+        sessions.set(step.id, summary.sessionId);
+        this.o.resumeUsage?.set(step.id, {
+          inputTokens: (before?.inputTokens ?? 0) + (summary.inputTokens ?? 0),
+          outputTokens: (before?.outputTokens ?? 0) + (summary.outputTokens ?? 0),
+        });
+      }
       const limited = agent && res.reason === 'exit' ? detectRateLimit({
         family: agentFamily(agent), exitCode: res.exitCode, stderr: capture!.stderrTail, stdoutTail: res.stdoutTail,
         ...(summary ? { summary } : {}), now: new Date(),
@@ -161,14 +179,14 @@ export class StepExecutor implements StepRunner {
         log.stream.write(`──── rate-limited: ${limited.evidence ?? 'limit reached'} ────\n`);
         return {
           status: 'failed', exitCode: res.exitCode, signal: res.signal, reason: 'rate-limited', durationMs: res.durationMs,
-          message: `rate-limited: ${limited.evidence ?? 'limit reached'}`,
+          message: failureMessage(`rate-limited: ${limited.evidence ?? 'limit reached'}`, res.exitCode),
           rateLimit: { ...(limited.resetAt ? { resetAt: limited.resetAt } : {}), ...(limited.evidence ? { evidence: limited.evidence } : {}) },
           ...(summary ? { agent: usageOf(summary) } : {}),
         };
       }
       // An agent that says it failed has failed, whatever its exit status.
       if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
-        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: `the agent reported an error: ${summary.errors[0] ?? 'unknown'}`, agent: usageOf(summary), ...seen!.result() };
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: failureMessage(`the agent reported an error: ${agentFailureReason(summary, '') ?? 'unknown'}`, 0), agent: usageOf(summary), ...seen!.result() };
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
         log.stream.write(checkHeader(step.check));
@@ -189,7 +207,11 @@ export class StepExecutor implements StepRunner {
     };
     if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
     if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason, ...seen?.result() };
-    if (res.exitCode !== 0) return { ...base, status: 'failed', reason: 'exit', message: `exited with code ${res.exitCode}`, ...seen?.result() };
+    if (res.exitCode !== 0) {
+      // The agent's own reason ("API Error: 500 …"), not only its exit code.
+      const why = capture ? agentFailureReason(summary, capture.stderrTail) : undefined;
+      return { ...base, status: 'failed', reason: 'exit', message: failureMessage(why, res.exitCode), ...seen?.result() };
+    }
     // A structured agent's output is its final answer (else the readable end of its log), not the raw stream.
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
