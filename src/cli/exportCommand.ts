@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
 import { exportGithubActions } from '../core/export/githubActions';
 import { compilePlanFile } from '../core/plan/compile';
 import { workspaceForPlan } from './workspace';

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/presets';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
 import { killGuardedNow } from '../core/exec/watchdog';
 import { stepAgent, stepAgentOptions } from '../core/agents/stepAgent';
 import { cleanRun } from '../core/engine/isolation/cleanRun';

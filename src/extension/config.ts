@@ -1,7 +1,7 @@
 // Braid's settings, read fresh each time (a change applies to the next run). The plan's own
 // values win over these: they are defaults for what a plan leaves unsaid.
 import * as vscode from 'vscode';
-import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../core/agents/presets';
+import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../core/agents/permission';
 import type { Isolation } from '../core/plan/types';
 import { KEEP_TERMINALS, type KeepTerminals } from './terminalPolicy';
 

@@ -2,7 +2,7 @@
 // the engine's socket. Declared once here; both ends validate every incoming message with these
 // schemas and drop (and log) what does not parse, so a bad peer can never crash either end.
 import { z } from 'zod';
-import { AGENT_PERMISSIONS } from '../core/agents/presets';
+import { AGENT_PERMISSIONS } from '../core/agents/permission';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';

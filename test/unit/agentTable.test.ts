@@ -1,7 +1,8 @@
 // The agent table a plan compiles with: the output format a replaced command ends up with (its
 // stdout is parsed by it), and the permission the presets' CLIs get.
 import { strict as assert } from 'node:assert';
-import { AGENT_PERMISSIONS, PRESETS, type AgentPermission } from '../../src/core/agents/presets';
+import { PRESETS } from '../../src/core/agents/presets';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../../src/core/agents/permission';
 import { agentTable, formatFor } from '../../src/core/plan/agentTable';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Graph } from '../../src/core/plan/types';

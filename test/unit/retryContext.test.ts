@@ -62,7 +62,8 @@ describe('a retry’s prompt (stepInvocation)', () => {
     };
     return stepInvocation(scope, resume);
   };
-  const promptOf = (argv: string[]) => argv[argv.indexOf('-p') + 1]!;
+  // The prompt is the one argument after `--` (presets put it last so no prompt reads as an option).
+  const promptOf = (argv: string[]) => argv[argv.indexOf('--') + 1]!;
 
   it('a first attempt gets its prompt alone; a fresh retry gets the note after it', () => {
     const g = graphOf(['prompt: fix the sum']);

@@ -16,24 +16,24 @@ describe('stepAgent: a step\'s asks as CLI flags', () => {
     const a = stepAgent(PRESETS.claude!, { model: 'opus', maxTurns: 12, permission: 'read-only', tools: ['Read', 'Bash(npm test:*)'] });
     assert.deepEqual(argv(a), [
       'claude', '--model=opus', '--max-turns=12', '--permission-mode=default', '--allowedTools=Read', '--allowedTools=Bash(npm test:*)',
-      '-p', 'PROMPT', '--output-format', 'stream-json', '--verbose',
+      '-p', '--output-format', 'stream-json', '--verbose', '--', 'PROMPT',
     ]);
   });
 
   it('codex: after `exec`; its sandbox flag replaced, full is the bypass switch', () => {
     assert.deepEqual(argv(stepAgent(PRESETS.codex!, { model: 'gpt-5', permission: 'read-only' })),
-      ['codex', 'exec', '--model=gpt-5', '--sandbox=read-only', '--json', 'PROMPT']);
+      ['codex', 'exec', '--model=gpt-5', '--sandbox=read-only', '--json', '--skip-git-repo-check', '--', 'PROMPT']);
     assert.deepEqual(argv(stepAgent(PRESETS.codex!, { permission: 'full' })),
-      ['codex', 'exec', '--dangerously-bypass-approvals-and-sandbox', '--json', 'PROMPT']);
+      ['codex', 'exec', '--dangerously-bypass-approvals-and-sandbox', '--json', '--skip-git-repo-check', '--', 'PROMPT']);
     const full = presetTable({ permission: 'full' }).codex!;
-    assert.deepEqual(argv(stepAgent(full, { permission: 'edit' })), ['codex', 'exec', '--sandbox=workspace-write', '--json', 'PROMPT'],
+    assert.deepEqual(argv(stepAgent(full, { permission: 'edit' })), ['codex', 'exec', '--sandbox=workspace-write', '--json', '--skip-git-repo-check', '--', 'PROMPT'],
       'the run\'s full is taken away, not added to');
   });
 
-  it('gemini: before -p (whose value is the prompt); --approval-mode and --yolo replaced', () => {
+  it('gemini: before --prompt= (the prompt in the same element); --approval-mode and --yolo replaced', () => {
     assert.deepEqual(argv(stepAgent(PRESETS.gemini!, { model: 'gemini-2.5-pro', permission: 'full', tools: ['run_shell_command(npm test)'] })), [
       'gemini', '--model=gemini-2.5-pro', '--approval-mode=yolo', '--allowed-tools=run_shell_command(npm test)',
-      '-p', 'PROMPT', '--output-format', 'stream-json', '--skip-trust',
+      '--prompt=PROMPT', '--output-format', 'stream-json', '--skip-trust',
     ]);
     const custom: AgentDef = { ...PRESETS.gemini!, command: ['gemini', '--yolo', '-m', 'flash', '-p', P] };
     assert.deepEqual(argv(stepAgent(custom, { model: 'pro', permission: 'read-only' })),
@@ -65,7 +65,7 @@ describe('stepAgent: a step\'s asks as CLI flags', () => {
     const claude = resumeAgent(stepAgent(PRESETS.claude!, { model: 'opus', permission: 'read-only' }), 'abc-1')!;
     assert.deepEqual(argv(claude).slice(0, 5), ['claude', '--model=opus', '--permission-mode=default', '--resume', 'abc-1']);
     const codex = resumeAgent(stepAgent(PRESETS.codex!, { model: 'gpt-5', permission: 'read-only' }), 'abc-1')!;
-    assert.deepEqual(argv(codex), ['codex', 'exec', 'resume', '--model=gpt-5', '-c', 'sandbox_mode="read-only"', '--json', 'abc-1', 'PROMPT']);
+    assert.deepEqual(argv(codex), ['codex', 'exec', 'resume', '--model=gpt-5', '-c', 'sandbox_mode="read-only"', '--json', '--skip-git-repo-check', '--', 'abc-1', 'PROMPT']);
   });
 
   it('refuses what a CLI cannot honour, saying why', () => {

@@ -2,7 +2,7 @@
 // it may do unasked, which tools it may use without asking — and each CLI's flag for it, in one
 // table. The presets take their permission flags from here too. test/contract/agentFlags.test.ts
 // checks every flag against the real `--help` of the versions scripts/setup-agents.sh pins.
-import type { AgentPermission } from './presets';
+import type { AgentPermission } from './permission';
 
 /** The CLIs Braid knows flags for. */
 export type FlagFamily = 'claude' | 'codex' | 'gemini' | 'aider';

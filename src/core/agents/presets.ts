@@ -1,22 +1,9 @@
 // The agent presets, in one table. Flags follow each CLI's documented headless mode; a test
 // (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
 // scripts/setup-agents.sh pins.
+import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from './permission';
 import type { AgentDef } from '../plan/types';
 import { permissionArgs, permissionEnv } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
-
-/**
- * How much an agent may do without asking, one setting for every CLI (each names it its own way).
- * `read-only`: reads and answers, no edits, no commands. `edit` (the default): edits files in
- * its working folder, runs no command outside its sandbox. `full`: everything, unasked — only
- * where the machine itself is the sandbox.
- */
-export const AGENT_PERMISSIONS = ['read-only', 'edit', 'full'] as const;
-export type AgentPermission = (typeof AGENT_PERMISSIONS)[number];
-
-// `edit` and not the CLIs' own defaults: headless, claude's `default` mode and codex's
-// `read-only` sandbox refuse every edit, so a prompt step could never write what it `writes`.
-// Worktree isolation and the write set then bound what the edits can reach.
-export const DEFAULT_PERMISSION: AgentPermission = 'edit';
 
 export interface PresetOptions {
   readonly permission?: AgentPermission;

@@ -3,7 +3,8 @@
 // added as single `--flag=value` elements right after the CLI's name (after `exec` for codex), so
 // no value can take the next element for its own and no prompt position matters.
 import { CLI_FLAGS, type CliFlags, type CliOption, type FlagFamily, type StepAgentKey } from './cliFlags';
-import { agentFamily, type AgentPermission } from './presets';
+import { agentFamily } from './presets';
+import { type AgentPermission } from './permission';
 import type { AgentDef, GraphStep } from '../plan/types';
 
 export interface StepAgentOptions {

@@ -1,7 +1,8 @@
 // An agent step's command on a runner: the agent's argv with each element a shell word (plan
 // text and templates through env vars), the prompt built from its parts, the CLI's sandbox and
 // budget flags, and what the run step's env must hold (keys, parts, stream format).
-import { presetTable, type AgentPermission } from '../agents/presets';
+import { presetTable } from '../agents/presets';
+import { type AgentPermission } from '../agents/permission';
 import { stepAgent, stepAgentOptions } from '../agents/stepAgent';
 import { classifyRef, parseTemplates } from '../plan/templates';
 import type { AgentDef, GraphStep } from '../plan/types';

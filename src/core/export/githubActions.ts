@@ -1,7 +1,7 @@
 // `braid export github-actions`: a compiled plan as one GitHub Actions workflow. Pure: the same
 // graph and options give the same bytes, so the workflow can be committed and diffed.
 import { stringify } from 'yaml';
-import { DEFAULT_PERMISSION, type AgentPermission } from '../agents/presets';
+import { DEFAULT_PERMISSION, type AgentPermission } from '../agents/permission';
 import type { Graph } from '../plan/types';
 import { ACTIONS, secretNames, type AgentSetup } from './agentInstall';
 import { artifactName, commentLine, ghExpr, ghLiteral, ghPlain, planSlug } from './ghText';

@@ -1,6 +1,6 @@
 // One plan step (or one matrix group) as one GitHub job: check out, merge the needs' work, set
 // up the agent, run the command in a bounded retry loop, check, hand the work on as an artifact.
-import type { AgentPermission } from '../agents/presets';
+import type { AgentPermission } from '../agents/permission';
 import { envNameFor, shellTemplate } from '../plan/templates';
 import type { Graph, GraphStep } from '../plan/types';
 import { agentCommand } from './agentCommand';

@@ -1,6 +1,7 @@
 // The agents a plan can use: the presets, then the user's settings (partial overrides of presets),
 // then the plan's `agents:` (which win, since the plan is the source of truth for its run).
-import { presetTable, type AgentPermission } from '../agents/presets';
+import { presetTable } from '../agents/presets';
+import { type AgentPermission } from '../agents/permission';
 import type { AgentDoc } from './schema';
 import { dict } from './dict';
 import { splitCommand } from './splitCommand';

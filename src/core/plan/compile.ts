@@ -3,7 +3,7 @@
 // → templates and concurrency warnings → Graph (critical path). Every problem comes back at once,
 // located; a Graph only when there is no error.
 import { readFile } from 'node:fs/promises';
-import type { AgentPermission } from '../agents/presets';
+import type { AgentPermission } from '../agents/permission';
 import type { AgentOverrides } from './agentTable';
 import { candidates, warnConcurrency } from './concurrencyWarnings';
 import { modelPlan } from './expand';

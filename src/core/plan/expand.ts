@@ -2,7 +2,8 @@
 // fields given their matrix values, and `needs` resolved to concrete ids. Problems found on the
 // way are returned as data for the checks to locate; nothing here decides what is an error.
 import picomatch from 'picomatch';
-import { DEFAULT_AGENT, type AgentPermission } from '../agents/presets';
+import { DEFAULT_AGENT } from '../agents/presets';
+import { type AgentPermission } from '../agents/permission';
 import { compileGlob } from '../paths/glob';
 import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
 import { ownValue } from './dict';

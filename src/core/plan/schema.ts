@@ -2,7 +2,7 @@
 // and the editors' JSON schema. Values come out normalised (lists always lists, durations in ms,
 // agent commands as argv), so later phases never re-interpret the user's spelling.
 import { z } from 'zod';
-import { AGENT_PERMISSIONS } from '../agents/presets';
+import { AGENT_PERMISSIONS } from '../agents/permission';
 import { parseDuration } from './duration';
 import { splitCommand } from './splitCommand';
 

@@ -1,5 +1,5 @@
 // The shapes every layer shares once a plan is compiled. Positions are 0-based (the extension converts).
-import type { AgentPermission } from '../agents/presets';
+import type { AgentPermission } from '../agents/permission';
 
 export interface Position {
   readonly line: number;

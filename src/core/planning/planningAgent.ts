@@ -5,7 +5,8 @@ import { basename } from 'node:path';
 import { didYouMean } from '../plan/didYouMean';
 import { splitCommand } from '../plan/splitCommand';
 import type { AgentDef } from '../plan/types';
-import { presetTable, type AgentPermission } from '../agents/presets';
+import { presetTable } from '../agents/presets';
+import { type AgentPermission } from '../agents/permission';
 import { findExecutable } from '../agents/which';
 
 /** A preset name (`claude`), a command (`"mytool --flag"` or an argv list), or a resolved agent. */
