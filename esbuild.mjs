@@ -68,7 +68,7 @@ const builds = [
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
   // The graph panel's page: mermaid and our code in one file, loaded by nonce under a strict CSP.
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'out/webview/main.js', platform: 'browser', format: 'iife', target: 'es2022', minify: !watch,
-    plugins: [mermaidPatches] },
+    plugins: [mermaidPatches], loader: { '.svg': 'text' } },
   // Test runner (loaded by --extensionTestsPath) and one bundle per test file, which it finds by name.
   // (mocha's parallel mode, never used here, require.resolve()s its worker files: that warning is noise.)
   { ...extensionHost, entryPoints: ['test/vscode/suite/index.ts'], outfile: 'out/test/vscode/index.js', logOverride: { 'require-resolve-not-external': 'silent' } },

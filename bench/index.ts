@@ -1,11 +1,13 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
-// BRAID_BENCH_ONLY=makespan,locks runs some parts; BRAID_BENCH_WORKTREES=0 skips the git part.
+// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions); BRAID_BENCH_WORKTREES=0 skips the git part.
 // `webview` needs a build (out/webview) and Chromium; `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
 import { benchBookkeeping } from './bookkeeping';
+import { benchExport } from './exportPlan';
 import { benchForkThread } from './forkThread';
 import { hostBlockBench } from './hostBlock';
 import { hostLogBench } from './hostLog';
+import { benchLanguageService } from './languageService';
 import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchMakespan } from './makespan';
@@ -26,8 +28,10 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['fork', benchForkThread],
   ['load', benchPlanLoad],
   ['fuzz', benchPlanFuzz],
+  ['language', benchLanguageService],
   ['worktrees', benchWorktrees],
   ['locks', benchLocks],
+  ['export', benchExport],
   ['webview', printed(webviewBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],

@@ -45,7 +45,7 @@ export function graphMessage(steps: number, seed: number, groupOf?: number): Gra
   });
   const graph: Graph = { ...base, steps: renamed };
   const statuses = new Map(graph.order.map((id) => [id, 'pending' as const]));
-  const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: groupOf !== undefined });
+  const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: groupOf !== undefined, slots: true });
   return {
     type: 'graph', mermaid: text, planName: `bench ${steps}`, structureKey: `${groupOf ? 'c' : 'e'}:${steps}:${seed}`, runId: RUN_ID,
     nodes: graph.order.map((id) => {

@@ -9,6 +9,7 @@ import type { GraphMessage, GraphNode } from '../src/protocol/webview';
 import { nodeStatus } from './actions';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
+import { statusIcon } from './statusIcons';
 
 type ThemeKind = 'light' | 'dark' | 'hc-dark' | 'hc-light';
 
@@ -112,10 +113,10 @@ export class GraphView {
   }
 
   /** Restyles the node drawing `stepId` in place. Returns false for a step not in the graph. */
-  setStatus(stepId: string, status: StepStatus): boolean {
+  setStatus(stepId: string, status: StepStatus, time?: string): boolean {
     const n = this.steps.get(stepId);
     if (!n) return false;
-    this.steps.set(stepId, { ...n, status });
+    this.steps.set(stepId, { ...n, status, ...(time !== undefined ? { time } : {}) });
     const g = this.elements.get(n.nodeId);
     if (g) this.styleNode(g, n.nodeId);
     return true;
@@ -226,6 +227,7 @@ export class GraphView {
       if (nodeId === undefined || !this.members.has(nodeId)) continue;
       this.elements.set(nodeId, g);
       unpaint(g);
+      addHalo(g);
     }
     this.decorate();
     this.panZoom.setContentSize(width, height);
@@ -249,8 +251,16 @@ export class GraphView {
   private styleNode(g: SVGGElement, nodeId: string): void {
     const ns = (this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)).filter((n) => n !== undefined);
     const status = nodeStatus(ns.map((n) => n.status));
+    // The time fills its place laid out under the name (empty before the step ran).
+    const timeSlot = g.querySelector('.braid-time');
+    const time = ns.length === 1 ? ns[0]!.time ?? '' : '';
+    if (timeSlot && timeSlot.textContent !== time) timeSlot.textContent = time;
     if (g.getAttribute('data-status') === status) return;
     g.setAttribute('data-status', status);
+    // The status icon fills its fixed place before the name: a change never re-lays the graph out.
+    const iconSlot = g.querySelector('.braid-status');
+    const icon = statusIcon(status);
+    if (iconSlot) iconSlot.replaceChildren(...(icon ? [icon] : []));
     // mermaid's classDefs (hex colours, from `class` lines) would fight the theme: data-status styles the node.
     g.classList.remove(...STATUS_CLASSES);
     const first = ns[0];
@@ -276,6 +286,21 @@ function unpaint(g: SVGGElement): void {
   for (const e of [g, ...Array.from(g.querySelectorAll<HTMLElement | SVGElement>('[style]'))]) {
     for (const p of PAINT) e.style.removeProperty(p);
   }
+}
+
+// The selection outline: a copy of the node's box a little larger, behind it, shown by CSS when
+// selected, so selecting never hides the node's own status outline.
+function addHalo(g: SVGGElement): void {
+  const box = g.querySelector(':scope > rect');
+  if (!(box instanceof SVGRectElement)) return;
+  const pad = 4;
+  const halo = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  halo.setAttribute('class', 'braid-halo');
+  for (const [k, d] of [['x', -pad], ['y', -pad], ['width', 2 * pad], ['height', 2 * pad]] as const) {
+    halo.setAttribute(k, String(Number(box.getAttribute(k) ?? 0) + d));
+  }
+  halo.setAttribute('rx', '4');
+  g.insertBefore(halo, g.firstChild);
 }
 
 // Our node id (`n3`) from mermaid's element id `<renderId>-flowchart-n3-<counter>` (or `data-id`, where kept).

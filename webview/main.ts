@@ -11,6 +11,7 @@ import { el } from './dom';
 import { GraphView } from './graph';
 import { LogModel } from './logModel';
 import { LogPane } from './logPane';
+import { ProblemsView } from './problems';
 import { findSteps, nextMatch } from './search';
 import { ActionRow, Toolbar } from './toolbar';
 import { vscodeApi } from './vscodeApi';
@@ -25,6 +26,7 @@ class App {
   private readonly stepRow: ActionRow;
   private readonly logPane: LogPane;
   private readonly stepTitle = el('h2', { class: 'step-title' });
+  private readonly problems = new ProblemsView((index) => this.post({ type: 'openProblem', index }));
   /** Graph and step pane; the pane shows only while a step is selected, so the graph has the room otherwise. */
   private readonly split: HTMLElement;
   private readonly stepMeta = el('div', { class: 'step-meta' });
@@ -59,7 +61,7 @@ class App {
     });
     const viewport = el('div', { class: 'graph-viewport', 'aria-label': 'Plan graph' });
     const side = el('aside', { class: 'side' }, this.hint, this.stepTitle, this.stepMeta, this.stepRow.root, this.logPane.root);
-    root.append(this.toolbar.root, this.split = el('div', { class: 'split' }, viewport, side));
+    root.append(this.toolbar.root, this.problems.root, this.split = el('div', { class: 'split' }, viewport, side));
     this.graph = new GraphView(viewport, {
       onSelect: (id) => this.select(id),
       onClear: () => this.clearSelection(),
@@ -88,6 +90,12 @@ class App {
   private receive(msg: HostMessage): void {
     switch (msg.type) {
       case 'graph': return this.onGraph(msg);
+      case 'problems': {
+        this.problems.show(msg);
+        this.split.hidden = this.hasGraph === false;
+        document.body.setAttribute('data-graph-state', 'problems');
+        return;
+      }
       case 'status': return this.onStatus(msg);
       case 'log': return this.onLog(msg);
       case 'logPage': {
@@ -111,6 +119,8 @@ class App {
     }
     this.runId = msg.runId;
     this.hasGraph = true;
+    this.problems.hide();
+    this.split.hidden = false;
     this.toolbar.setPlanName(msg.planName);
     this.graph.show(msg);
     if (this.selected !== undefined && !this.graph.node(this.selected)) this.selected = undefined;
@@ -122,8 +132,11 @@ class App {
   private onStatus(msg: StatusMessage): void {
     if (msg.runId !== undefined && this.runId !== undefined && msg.runId !== this.runId) return;
     for (const u of msg.updates) {
-      if (!this.graph.setStatus(u.stepId, u.status)) continue;
-      this.details.set(u.stepId, { ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}) });
+      const before = this.graph.node(u.stepId)?.status;
+      if (!this.graph.setStatus(u.stepId, u.status, u.time)) continue;
+      // A new status says everything anew; the same status (a time tick, agent progress) adds to it.
+      const kept = before === u.status ? this.details.get(u.stepId) : undefined;
+      this.details.set(u.stepId, { ...kept, ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}) });
     }
     this.refresh();
   }

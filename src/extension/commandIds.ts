@@ -35,6 +35,8 @@ export const Command = {
   /** A run held at its max-cost-usd: let it spend another budget's worth, or stop it there. */
   continueRun: 'braid.continueRun',
   stopRun: 'braid.stopRun',
+  /** Writes .github/workflows/braid-<plan>.yml and opens it; resolves with its uri. */
+  exportGithubActions: 'braid.exportGithubActions',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -68,6 +70,7 @@ export interface CommandArgs {
   [Command.resumeRun]: [runId?: string | RunRef];
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
+  [Command.exportGithubActions]: [uri?: vscode.Uri];
 }
 
 /** A code lens / tree item command object with typed arguments. */

@@ -10,10 +10,13 @@ import { Command, type CommandArgs, type CommandId } from './commandIds';
 import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
+import { exportPlanToGithubActions } from './exportCommand';
 import { GraphPanels } from './graphPanel';
+import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';
-import { RunCommands } from './runCommands';
+import { paletteContext } from './paletteContext';
+import { RETRYABLE, RunCommands } from './runCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -88,6 +91,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
+  sub(registerLanguageService({ selector: PLAN_SELECTOR, schemaPath: context.asAbsolutePath('out/plan.schema.json'), plans, runs }));
   sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
@@ -110,6 +114,19 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
+  register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
+
+  // Commands that no run could take stay out of the palette (package.json `when` clauses).
+  const contextSet = new Map<string, boolean>();
+  const updateContext = (): void => {
+    for (const [key, on] of Object.entries(paletteContext(runs.runs(), RETRYABLE))) {
+      if (contextSet.get(key) === on) continue;
+      contextSet.set(key, on);
+      void vscode.commands.executeCommand('setContext', key, on);
+    }
+  };
+  sub(runs.onDidChange(updateContext));
+  updateContext();
 
   // The runs of this workspace from their records; a live one means an engine to reattach to.
   const reattach = async (): Promise<void> => {

@@ -9,8 +9,8 @@ import type { EngineEvent, StepStatus } from '../core/engine/types';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
-import type { Graph } from '../core/plan/types';
-import { parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
+import type { Diagnostic, Graph } from '../core/plan/types';
+import { MAX_PROBLEMS, parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
 import type { RunRef } from './commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
@@ -18,7 +18,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import type { RunsModel, RunView } from './runsModel';
-import { formatCost } from './statusText';
+import { formatCost, stepTime } from './statusText';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
@@ -135,6 +135,18 @@ export class GraphPanel implements vscode.Disposable {
       vscode.workspace.onDidSaveTextDocument((doc) => { if (doc.uri.fsPath === plan.fsPath) void this.postGraph(); }),
       vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph(); }),
     );
+    // Running steps' times tick on their nodes, once a second, only while some step of the shown run runs.
+    this.ticker = setInterval(() => this.tick(), 1000);
+  }
+
+  private readonly ticker: ReturnType<typeof setInterval>;
+
+  private tick(): void {
+    const run = this.run();
+    if (!this.ready || !run || run.status !== 'running' || !this.panel.visible) return;
+    const now = Date.now();
+    const updates = [...run.steps.values()].filter((s) => s.status === 'running').map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
+    if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
   }
 
   get shownRun(): string | undefined { return this.runId; }
@@ -161,19 +173,35 @@ export class GraphPanel implements vscode.Disposable {
     return this.runId ? this.d.runs.get(this.runId) : undefined;
   }
 
-  /** The plan as the file says now (or as the run ran, when the file no longer compiles). */
-  private async currentGraph(): Promise<Graph | undefined> {
-    const { graph } = await this.d.plans.compile(this.plan).catch(() => ({ graph: undefined }));
-    if (graph) return graph;
+  /** The plan as the file says now (or as the run ran, when the file no longer compiles), else why it cannot be drawn. */
+  private async currentGraph(): Promise<{ graph?: Graph; diagnostics: readonly Diagnostic[] }> {
+    const compiled = await this.d.plans.compile(this.plan).catch((e: Error) => ({
+      graph: undefined,
+      diagnostics: [{ file: this.plan.fsPath, range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, severity: 'error' as const, code: 'unreadable', message: `cannot read plan: ${e.message}` }],
+    }));
+    if (compiled.graph) return compiled;
     const run = this.run();
-    if (!run) return undefined;
-    const rec = await new RunStore(run.workspace).load(run.id);
-    return rec ? graphFromSnapshot(rec.graph) : undefined;
+    const rec = run ? await new RunStore(run.workspace).load(run.id) : undefined;
+    return rec ? { graph: graphFromSnapshot(rec.graph), diagnostics: [] } : { diagnostics: compiled.diagnostics };
+  }
+
+  /** The problems last shown in place of the graph, for `openProblem`. */
+  private problems: readonly Diagnostic[] = [];
+
+  private postProblems(diagnostics: readonly Diagnostic[]): void {
+    const errors = [...diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
+    this.problems = errors.slice(0, MAX_PROBLEMS);
+    this.post({
+      type: 'problems', file: vscode.workspace.asRelativePath(this.plan),
+      problems: this.problems.map((d) => ({ line: d.range.start.line, column: d.range.start.column, severity: d.severity === 'error' ? 'error' : 'warning', message: d.message.slice(0, 4096) })),
+      more: errors.length - this.problems.length,
+    });
   }
 
   private async postGraph(): Promise<void> {
-    const graph = await this.currentGraph();
-    if (!graph) return;
+    const { graph, diagnostics } = await this.currentGraph();
+    if (!graph) { this.postProblems(diagnostics); return; }
+    this.problems = [];
     this.graph = graph;
     const run = this.run();
     const statuses = new Map<string, StepStatus>();
@@ -181,7 +209,7 @@ export class GraphPanel implements vscode.Disposable {
     const collapse = graph.order.length > COLLAPSE_AT;
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
-    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks });
+    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks, slots: true });
     // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
     // A rename re-lays the graph out; a status change never does.
     const structure = graph.order.map((id) => {
@@ -193,7 +221,8 @@ export class GraphPanel implements vscode.Disposable {
       ...(run ? { runId: run.id } : {}),
       nodes: graph.order.map((id) => {
         const s = graph.steps.get(id)!;
-        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}) };
+        const time = run?.steps.get(id) ? stepTime(run.steps.get(id)!) : undefined;
+        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}), ...(time ? { time } : {}) };
       }),
     });
   }
@@ -216,7 +245,8 @@ export class GraphPanel implements vscode.Disposable {
     if (e.type === 'step' || e.type === 'lock') {
       const step = this.run()?.steps.get(e.id);
       const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
-      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}) }] });
+      const time = step ? stepTime(step) : undefined;
+      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}), ...(time ? { time } : {}) }] });
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
         this.feed.flush();
         this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
@@ -292,6 +322,13 @@ export class GraphPanel implements vscode.Disposable {
         this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: await log.read(start, before) });
         return;
       }
+      case 'openProblem': {
+        const d = this.problems[msg.index];
+        if (!d) return dropped(msg, 'no such problem shown');
+        const pos = new vscode.Position(d.range.start.line, d.range.start.column);
+        await vscode.window.showTextDocument(this.plan, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+        return;
+      }
       case 'action':
         await this.action(msg);
     }
@@ -316,6 +353,7 @@ export class GraphPanel implements vscode.Disposable {
   dispose(): void {
     this.feed.dispose();
     clearTimeout(this.graphTimer);
+    clearInterval(this.ticker);
     for (const s of this.subs) s.dispose();
     this.panel.dispose();
   }

@@ -25,8 +25,8 @@ export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode
   return item?.uri;
 }
 
-/** A run among those that pass `filter`; the only active one is taken without asking. */
-export async function pickRun(runs: RunsModel, given: string | undefined, filter: (r: RunView) => boolean, title: string): Promise<RunView | undefined> {
+/** A run among those that pass `filter`; the only active one is taken without asking; `none` is said when no run passes. */
+export async function pickRun(runs: RunsModel, given: string | undefined, filter: (r: RunView) => boolean, title: string, none: string): Promise<RunView | undefined> {
   if (given) {
     const run = runs.get(given);
     if (!run) void vscode.window.showErrorMessage(`Braid: no run ${given} in this workspace.`);
@@ -36,7 +36,7 @@ export async function pickRun(runs: RunsModel, given: string | undefined, filter
   const live = candidates.filter(isActive);
   if (live.length === 1) return live[0];
   if (candidates.length === 1) return candidates[0];
-  if (candidates.length === 0) { void vscode.window.showInformationMessage(`Braid: no run to ${title.toLowerCase()}.`); return undefined; }
+  if (candidates.length === 0) { void vscode.window.showInformationMessage(none); return undefined; }
   const item = await vscode.window.showQuickPick(
     candidates.map((r) => ({ label: r.planName, description: `${r.status} · ${runProgress(r)}`, detail: `${r.id} · ${new Date(r.createdAt).toLocaleString()}`, run: r })),
     { title: `Braid: ${title}` },

@@ -25,7 +25,7 @@ export interface RunCommandDeps {
 }
 
 /** What a retry picks up by default (the engine's retry set also re-runs what these blocked). */
-const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
+export const RETRYABLE: ReadonlySet<StepStatus> = new Set(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
 
 /** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
 type Selection = { readonly only?: readonly string[]; readonly from?: string };
@@ -67,7 +67,7 @@ export class RunCommands {
 
   async retryStep(arg?: string | StepRef, stepArg?: string, options: RetryOptions = {}): Promise<RunSummary | undefined> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r), 'Retry Step');
+    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r), 'Retry Step', 'Braid: no ended run to retry a step of.');
     if (!run) return undefined;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : [...RETRYABLE], 'Retry Step');
     if (!stepId) return undefined;
@@ -82,7 +82,7 @@ export class RunCommands {
   }
 
   async retryFailed(arg?: string | RunRef, options: RetryOptions = {}): Promise<RunSummary | undefined> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps');
+    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps', 'Braid: no ended run has failed, canceled or skipped steps to retry.');
     if (!run) return undefined;
     let resume = options.resume;
     if (resume === undefined) {
@@ -114,19 +114,19 @@ export class RunCommands {
 
   /** Answers a run held at its budget; true when the engine took this answer. */
   async decideBudget(arg: string | RunRef | undefined, decision: 'continue' | 'stop'): Promise<boolean> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => r.budget !== undefined, decision === 'continue' ? 'Continue Past Budget' : 'Stop at Budget');
+    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => r.budget !== undefined, decision === 'continue' ? 'Continue Past Budget' : 'Stop at Budget', 'Braid: no run is waiting at its budget.');
     if (!run?.budget) return false;
     return this.d.engines.budgetDecision(run.id, decision);
   }
 
   async cancelRun(arg?: string | RunRef): Promise<void> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, isActive, 'Cancel Run');
+    const run = await pickRun(this.d.runs, refOf(arg).runId, isActive, 'Cancel Run', 'Braid: no run is going: nothing to cancel.');
     if (run) await this.d.engines.cancelRun(run.id);
   }
 
   async cancelStep(arg?: string | StepRef, stepArg?: string): Promise<void> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, isActive, 'Cancel Step');
+    const run = await pickRun(this.d.runs, ref.runId, isActive, 'Cancel Step', 'Braid: no run is going: nothing to cancel.');
     if (!run) return;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ['running', 'waiting', 'pending'], 'Cancel Step');
     if (stepId) await this.d.engines.cancelStep(run.id, stepId);

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
+import { endMessage } from './runEndText';
 import { readSettings, type BraidSettings } from './config';
 import { isActive, type RunsModel } from './runsModel';
 import { runProgress } from './stepsTree';
@@ -94,9 +95,16 @@ export class RunFeedback implements vscode.Disposable {
       return;
     }
     const failed = steps.filter(([, s]) => s === 'failed' || s === 'conflict').map(([id]) => id);
-    const what = failed.length > 0 ? `${failed.length} step${failed.length === 1 ? '' : 's'} failed: ${failed.slice(0, 3).join(', ')}${failed.length > 3 ? '…' : ''}` : end.status;
-    const pick = await vscode.window.showWarningMessage(`Braid: ${name} ${end.status} — ${what}.`, ...(failed.length > 0 ? ['Show Log'] : []), 'Retry');
-    if (pick === 'Show Log') await vscode.commands.executeCommand(Command.showLog, end.runId, failed[0]);
+    const message = endMessage(name, end.status, steps.map(([, s]) => s), failed, took);
+    const showLog = failed.length > 1 ? 'Show Failed Steps…' : 'Show Log';
+    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), 'Retry');
+    if (pick === showLog) {
+      const step = failed.length === 1 ? failed[0] : (await vscode.window.showQuickPick(
+        failed.map((id) => ({ label: id, description: end.steps[id] })),
+        { title: `Braid: ${name}: the log of which failed step?` },
+      ))?.label;
+      if (step !== undefined) await vscode.commands.executeCommand(Command.showLog, end.runId, step);
+    }
     if (pick === 'Retry') await vscode.commands.executeCommand(Command.retryFailed, end.runId);
   }
 

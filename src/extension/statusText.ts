@@ -41,6 +41,12 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
 }
 
+/** How long a step has run, as every view shows it: live while it runs, its recorded duration after. */
+export function stepTime(step: { readonly status: string; readonly startedAt?: number; readonly durationMs?: number }, now = Date.now()): string | undefined {
+  if (step.status === 'running' && step.startedAt !== undefined) return formatDuration(Math.max(0, now - step.startedAt));
+  return step.durationMs !== undefined ? formatDuration(step.durationMs) : undefined;
+}
+
 /** $0.042, $1.20, $12.3 */
 export function formatCost(usd: number): string {
   if (usd < 0.1) return `$${usd.toFixed(3)}`;

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { clockTime } from '../core/engine/scheduling/retry';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import { isActive, type RunsModel, type RunView, type StepView } from './runsModel';
-import { formatCost, formatDuration, statusIcon } from './statusText';
+import { formatCost, formatDuration, statusIcon, stepTime } from './statusText';
 
 export type BraidNode = RunNode | StepNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
@@ -32,8 +32,8 @@ export function stepDescription(step: StepView, now = Date.now()): string {
     const at = clockTime(step.retryAt);
     parts.push(step.reason?.startsWith('rate-limited') ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
   }
-  if (step.status === 'running' && step.startedAt !== undefined) parts.push(formatDuration(now - step.startedAt));
-  else if (step.durationMs !== undefined) parts.push(formatDuration(step.durationMs));
+  const time = stepTime(step, now);
+  if (time !== undefined) parts.push(time);
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
   if (step.costUsd !== undefined) parts.push(formatCost(step.costUsd));
   if (step.status === 'running' && step.lastLine) parts.push(step.lastLine);

@@ -27,7 +27,7 @@ export class ViewCommands {
 
   async showLog(arg?: string | StepRef, stepArg?: string): Promise<vscode.TextEditor | undefined> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, () => true, 'Show Log');
+    const run = await pickRun(this.d.runs, ref.runId, () => true, 'Show Log', 'Braid: no runs yet in this workspace.');
     if (!run) return undefined;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, undefined, 'Show Log');
     if (!stepId) return undefined;
@@ -57,7 +57,7 @@ export class ViewCommands {
 
   async cleanRun(arg?: string | RunRef): Promise<boolean> {
     if (!requireTrust('clean up a run')) return false;
-    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r), 'Clean Up Run');
+    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r), 'Clean Up Run', 'Braid: no ended run to clean up.');
     if (!run) return false;
     const kept = [...run.steps.values()].filter((s) => s.worktree).length;
     if (kept > 0) {
@@ -68,6 +68,8 @@ export class ViewCommands {
     return new Promise((resolve) => {
       execFile(process.execPath, [this.d.cliPath, 'clean', run.id, '--workspace', run.workspace], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }, (err, _out, stderr) => {
         if (err) void vscode.window.showErrorMessage(`Braid: clean-up of ${run.id} failed: ${stderr.trim() || err.message}`);
+        // The CLI's own sentence says what went (or that nothing was kept).
+        else void vscode.window.showInformationMessage(`Braid: ${run.planName} (${run.id}): ${stderr.trim() || 'cleaned up'}.`.replace(/\.\.$/, '.'));
         resolve(!err);
       });
     });
@@ -75,7 +77,7 @@ export class ViewCommands {
 
   async openWorktree(arg?: string | StepRef, stepArg?: string): Promise<void> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => [...r.steps.values()].some((s) => s.worktree), 'Open Worktree');
+    const run = await pickRun(this.d.runs, ref.runId, (r) => [...r.steps.values()].some((s) => s.worktree), 'Open Worktree', 'Braid: no run kept a worktree.');
     if (!run) return;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, undefined, 'Open Worktree');
     const wt = stepId ? run.steps.get(stepId)?.worktree : undefined;
@@ -85,7 +87,7 @@ export class ViewCommands {
 
   async revealStep(arg?: string | StepRef, stepArg?: string): Promise<void> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, () => true, 'Reveal in Plan');
+    const run = await pickRun(this.d.runs, ref.runId, () => true, 'Reveal in Plan', 'Braid: no runs yet in this workspace.');
     if (!run) return;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, undefined, 'Reveal in Plan');
     if (!stepId) return;

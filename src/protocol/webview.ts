@@ -34,6 +34,8 @@ const nodeId = z.string().regex(/^n\d{1,7}$/);
 const text = (max: number) => z.string().max(max);
 const MAX_LINES = 20_000;
 const MAX_LINE = 64 * 1024;
+/** Problems shown at most when a plan cannot be drawn; the Problems panel has them all. */
+export const MAX_PROBLEMS = 50;
 
 export const stepStatusSchema = z.enum(STEP_STATUSES);
 
@@ -61,7 +63,10 @@ export const openLogMessage = z.strictObject({ type: z.literal('openLog'), stepI
 /** webview → host: send the lines of the step's log just before line `beforeLine` (0-based). */
 export const requestLogPageMessage = z.strictObject({ type: z.literal('requestLogPage'), runId, stepId, beforeLine: lineNumber });
 
-export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage]);
+/** webview → host: reveal problem number `index` of the last `problems` message in the plan's editor. */
+export const openProblemMessage = z.strictObject({ type: z.literal('openProblem'), index: z.number().int().min(0).max(MAX_PROBLEMS - 1) });
+
+export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage, openProblemMessage]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** The message, typed, if `raw` is exactly one of the page's messages; otherwise undefined. */
@@ -81,6 +86,8 @@ export const graphNodeSchema = z.object({
   status: stepStatusSchema,
   /** Matrix group the step came from. */
   group: text(4096).optional(),
+  /** How long it has run (time spent running, not waiting), as the node shows it: "12.3s". */
+  time: text(64).optional(),
 });
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 
@@ -103,6 +110,8 @@ export const statusUpdateSchema = z.object({
   attempt: z.number().int().min(1).max(10_000).optional(),
   /** One human line, e.g. "exit 1", "timed out after 20m", "waiting for lock on src/**". */
   detail: text(4096).optional(),
+  /** As in GraphNode: how long it has run. Sent each second for running steps. */
+  time: text(64).optional(),
 });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 
@@ -145,7 +154,22 @@ export type WebviewState = z.infer<typeof webviewStateSchema>;
 /** host → webview: state a `WebviewPanelSerializer` restored; applied once the graph is drawn. */
 export const restoreMessage = z.object({ type: z.literal('restore'), state: webviewStateSchema });
 
-export const hostMessageSchema = z.union([graphMessage, statusMessage, logMessage, logPageMessage, restoreMessage]);
+/** host → webview: the plan cannot be drawn (it does not validate): its problems, located, in place of the graph. */
+export const problemsMessage = z.object({
+  type: z.literal('problems'),
+  file: text(4096),
+  problems: z.array(z.object({
+    line: lineNumber,
+    column: lineNumber,
+    severity: z.enum(['error', 'warning']),
+    message: text(4096),
+  })).max(MAX_PROBLEMS),
+  /** Problems left out past MAX_PROBLEMS. */
+  more: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+});
+export type ProblemsMessage = z.infer<typeof problemsMessage>;
+
+export const hostMessageSchema = z.union([graphMessage, statusMessage, logMessage, logPageMessage, restoreMessage, problemsMessage]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 export type GraphMessage = z.infer<typeof graphMessage>;
 export type StatusMessage = z.infer<typeof statusMessage>;

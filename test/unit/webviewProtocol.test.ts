@@ -63,6 +63,22 @@ describe('webview protocol: messages from the page (untrusted)', () => {
   });
 });
 
+describe('webview protocol: problems in place of the graph', () => {
+  it('the page may only pick a problem by its index, within the bound', () => {
+    assert.deepEqual(parseWebviewMessage({ type: 'openProblem', index: 3 }), { type: 'openProblem', index: 3 });
+    for (const bad of [{ type: 'openProblem', index: -1 }, { type: 'openProblem', index: 50 }, { type: 'openProblem', index: 1.5 },
+      { type: 'openProblem', index: 0, line: 3 }, { type: 'openProblem', file: '/etc/passwd', index: 0 }]) {
+      assert.equal(parseWebviewMessage(bad), undefined, JSON.stringify(bad));
+    }
+  });
+  it('the host sends located problems and a count of the rest', () => {
+    const msg = { type: 'problems', file: 'plans/x.braid.yaml', problems: [{ line: 3, column: 2, severity: 'error', message: 'unknown key "nedds"' }], more: 0 };
+    assert.deepEqual(parseHostMessage(msg), msg);
+    assert.equal(parseHostMessage({ ...msg, problems: Array.from({ length: 51 }, () => msg.problems[0]) }), undefined);
+    assert.equal(parseHostMessage({ ...msg, problems: [{ ...msg.problems[0], severity: 'fatal' }] }), undefined);
+  });
+});
+
 describe('webview protocol: messages from the host', () => {
   const node = { stepId: 'a', nodeId: 'n0', name: '<img src=x onerror=alert(1)>', status: 'pending' };
 

@@ -159,6 +159,8 @@ export class WarmLauncher {
 export class LauncherPool {
   private idle: WarmLauncher[] = [];
   private readonly dir: string;
+  /** The pool's folder of request files (gone once the pool is closed). */
+  get folder(): string { return this.dir; }
   private count = 0;
   private refilling = false;
   /** Launchers taken and not yet reported: a refill waits for them (see the class comment). */

@@ -13,6 +13,12 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   return d > 0 && d <= Math.max(2, Math.floor(word.length / 3)) && d * 2 < Math.max(word.length, best.length) ? best : undefined;
 }
 
+/** The did-you-mean text and the suggestion itself (for a quick fix), as reporter options take it. */
+export function hint(word: string, candidates: readonly string[]): { text: string; fix: { suggestion?: string } } {
+  const s = suggest(word, candidates);
+  return s === undefined ? { text: '', fix: {} } : { text: `; did you mean \`${s}\`?`, fix: { suggestion: s } };
+}
+
 /** `; did you mean \`x\`?` for a close candidate, else the empty string. */
 export function didYouMean(word: string, candidates: readonly string[]): string {
   const s = suggest(word, candidates);

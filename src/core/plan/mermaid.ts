@@ -12,7 +12,17 @@ export interface MermaidOptions {
   readonly collapseMatrix?: boolean;
   /** Steps the locks keep apart (lockPairs.ts): drawn as dotted, undirected `lock` links. */
   readonly lockPairs?: readonly { readonly a: string; readonly b: string }[];
+  /**
+   * Empty, fixed-size places in each step's label for its status icon and its time (the graph
+   * panel fills them as statuses change; their size is laid out once, so a change never re-lays).
+   */
+  readonly slots?: boolean;
 }
+
+/** The status icon's place, before the name. */
+export const STATUS_SLOT = "<span class='braid-status'></span>";
+/** The time's place, on a line of its own under the name. */
+export const TIME_SLOT = "<span class='braid-time'></span>";
 
 // Colours read on light and dark themes alike; status changes only swap a node's class.
 const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
@@ -47,12 +57,16 @@ export function mermaidLabel(text: string): string {
   return out;
 }
 
-const stepLabel = (s: GraphStep): string =>
-  s.kind === 'prompt' && s.agent !== undefined ? `${mermaidLabel(s.name)}<br>${mermaidLabel(s.agent)}` : mermaidLabel(s.name);
+const stepLabel = (s: GraphStep, slots: boolean): string => {
+  const name = mermaidLabel(s.name);
+  const agent = s.kind === 'prompt' && s.agent !== undefined ? `<br>${mermaidLabel(s.agent)}` : '';
+  return slots ? `${STATUS_SLOT}${name}${agent}<br>${TIME_SLOT}` : `${name}${agent}`;
+};
 
 /** The graph as a `flowchart LR`, with the mermaid node id of every step. */
 export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: string; nodeIds: ReadonlyMap<string, string> } {
   const collapse = opts.collapseMatrix === true;
+  const slots = opts.slots === true;
   const stepOf = (id: string): GraphStep => {
     const s = graph.steps.get(id);
     if (!s) throw new Error(`toMermaid: graph.order names unknown step "${id}"`);
@@ -76,7 +90,7 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
     if (group === undefined) {
       const n = `n${nodeCount++}`;
       nodeIds.set(id, n);
-      lines.push(`  ${n}["${stepLabel(step)}"]`);
+      lines.push(`  ${n}["${stepLabel(step, slots)}"]`);
       continue;
     }
     const ids = members.get(group) ?? [id];
@@ -84,14 +98,14 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
       const n = `n${nodeCount++}`;
       groupNode.set(group, n);
       for (const m of ids) nodeIds.set(m, n);
-      lines.push(`  ${n}["${mermaidLabel(group)}<br>${ids.length} ${ids.length === 1 ? 'step' : 'steps'}"]`);
+      lines.push(`  ${n}["${slots ? STATUS_SLOT : ''}${mermaidLabel(group)}<br>${ids.length} ${ids.length === 1 ? 'step' : 'steps'}"]`);
       continue;
     }
     lines.push(`  subgraph g${groupCount++} ["${mermaidLabel(group)}"]`);
     for (const m of ids) {
       const n = `n${nodeCount++}`;
       nodeIds.set(m, n);
-      lines.push(`    ${n}["${stepLabel(stepOf(m))}"]`);
+      lines.push(`    ${n}["${stepLabel(stepOf(m), slots)}"]`);
     }
     lines.push('  end');
   }

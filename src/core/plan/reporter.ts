@@ -14,6 +14,8 @@ export interface ReportOptions {
   readonly bare?: boolean;
   /** Point at `value.slice(start, end)` inside the string at the path (a template in a prompt). */
   readonly within?: { readonly value: string; readonly start: number; readonly end: number };
+  /** A replacement for the text at the range, when the message suggests one. */
+  readonly suggestion?: string;
 }
 
 export type Report = (path: KeyPath, message: string, code: string, opts?: ReportOptions) => void;
@@ -32,6 +34,7 @@ export function reporter(lp: LoadedPlan, out: Diagnostic[]): Report {
       file: lp.file, severity: opts.severity ?? 'error',
       range: opts.within ? rangeWithin(lp, path, opts.within.value, opts.within.start, opts.within.end) : rangeAt(lp, path, { key: opts.key ?? false }),
       message: opts.bare ? message : `${formatPath(path)}: ${message}`, code,
+      ...(opts.suggestion !== undefined ? { suggestion: opts.suggestion } : {}),
     });
   };
 }
@@ -71,7 +74,8 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
   if (next) {
     const errors = rest.filter((d) => d.severity === 'error').length;
     const what = errors === rest.length ? `${errors} more errors` : `${rest.length} more problems (${errors} errors)`;
-    shown.push({ ...next, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
+    // At the first one left out, without its quick fix (it is not that problem's message).
+    shown.push({ file: next.file, range: next.range, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
   }
   return shown;
 }

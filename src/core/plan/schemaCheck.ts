@@ -3,7 +3,7 @@
 // other step when one of them is broken.
 import type { z } from 'zod';
 import { hasOwnKey, ownValue } from './dict';
-import { didYouMean } from './didYouMean';
+import { didYouMean, hint } from './didYouMean';
 import type { LoadedPlan } from './load';
 import { reporter } from './reporter';
 import {
@@ -106,7 +106,11 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
     }
     switch (issue.code) {
       case 'unrecognized_keys':
-        for (const k of issue.keys) report([...path, k], unknownKeyMessage(path, k), 'unknown-key', true);
+        for (const k of issue.keys) {
+          const h = hint(k, keysAt(path));
+          const message = unknownKeyMessage(path, k);
+          add([...path, k], message, 'unknown-key', { key: true, ...(message.endsWith(h.text) ? h.fix : {}) });
+        }
         return;
       case 'invalid_union': {
         // A list with a bad element fails both `string` and `string[]`; the branch that got past

@@ -20,6 +20,8 @@ export interface Diagnostic {
   readonly message: string;
   /** Stable machine-readable kind, e.g. `unknown-key`, `cycle`, `template`. */
   readonly code: string;
+  /** A did-you-mean replacement for the text at `range` (quick fixes apply it). */
+  readonly suggestion?: string;
 }
 
 export type StepKind = 'run' | 'prompt';

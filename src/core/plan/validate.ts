@@ -4,7 +4,7 @@
 import { escapesWorkspace } from '../paths/containment';
 import { globProblem } from '../paths/glob';
 import { findCycles } from './cycles';
-import { didYouMean } from './didYouMean';
+import { hint } from './didYouMean';
 import { MAX_MATRIX_STEPS, MAX_PLAN_EDGES, MAX_PLAN_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
 import { fieldPath, type Report } from './reporter';
 import { topoOrder } from './topoOrder';
@@ -47,7 +47,10 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
     else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
     else if (p.kind === 'too-many') report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
     else if (p.kind === 'bad-glob') report(at, `\`${p.entry}\`: ${p.reason ?? 'not a usable glob'}`, 'glob');
-    else report(at, `unknown step \`${p.entry}\`${didYouMean(p.entry, [...model.groups.keys()])}`, 'unknown-need');
+    else {
+      const h = hint(p.entry, [...model.groups.keys()]);
+      report(at, `unknown step \`${p.entry}\`${h.text}`, 'unknown-need', h.fix);
+    }
   }
   const ids = [...model.byId.keys()];
   const { order, cyclic } = topoOrder(ids, model.needs);
@@ -70,7 +73,9 @@ function checkKind(inst: Instance, report: Report): void {
 function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
   if (inst.agent === undefined || model.table.known.has(inst.agent)) return;
   const path = inst.merged.agent === undefined ? ['steps', inst.group] : fieldPath(inst.group, inst.own, 'agent');
-  report(path, `unknown agent \`${inst.agent}\`${didYouMean(inst.agent, [...model.table.known])}`, 'unknown-agent');
+  const h = hint(inst.agent, [...model.table.known]);
+  // Without an `agent` written anywhere, the range is the step's key: nothing there to replace.
+  report(path, `unknown agent \`${inst.agent}\`${h.text}`, 'unknown-agent', inst.merged.agent === undefined ? {} : h.fix);
 }
 
 function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): void {

@@ -1,0 +1,62 @@
+// An agent step's command on a runner: the agent's argv with each element a shell word (plan
+// text and templates through env vars), the prompt built from its parts, the CLI's sandbox and
+// budget flags, and what the run step's env must hold (keys, parts, stream format).
+import { presetTable, type AgentPermission } from '../agents/presets';
+import { classifyRef, parseTemplates } from '../plan/templates';
+import type { AgentDef, GraphStep } from '../plan/types';
+import { agentSetup, secretEnv, type AgentSetup } from './agentInstall';
+import { ghLiteral } from './ghText';
+import { hasTemplates, shellWord, type RefVars } from './refVars';
+
+const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;
+
+export interface AgentCommand {
+  /** The command line after `braid_run` (shell words over variables). */
+  readonly command: string;
+  /** Lines before it: the prompt, the agent's templated env. */
+  readonly setup: readonly string[];
+  /** The run step's env: keys from secrets, plan text parts, BRAID_AGENT / BRAID_STDIN. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly install?: AgentSetup;
+  readonly notes: readonly string[];
+}
+
+/** How `step` runs `agent` at `permission`; `context` is the plan's. */
+export function agentCommand(step: GraphStep, agent: AgentDef, context: string | undefined, permission: AgentPermission, vars: RefVars): AgentCommand {
+  const env: Record<string, string> = {};
+  const setup: string[] = [];
+  const notes: string[] = [];
+  const install = agentSetup(agent);
+  if (install) Object.assign(env, secretEnv(install));
+  else notes.push(`${step.id}: agent ${agent.name} (${agent.command[0]}) is not installed by the workflow: make it available on the runner`);
+  if (agent.cwd !== undefined) notes.push(`${step.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
+
+  // The prompt as the local run builds it: the plan's context first unless the prompt places it.
+  const usesContext = parseTemplates(step.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
+  const lead = agent.context && !usesContext && context !== undefined && context.trim() !== '' ? [{ literal: `${context.trimEnd()}\n\n` }] : [];
+  setup.push(`braid_prompt=${shellWord(step.prompt ?? '', 'BRAID_PROMPT', vars, env, lead)}`);
+  for (const [k, v] of Object.entries(agent.env)) {
+    if (!hasTemplates(v)) env[k] = ghLiteral(v);
+    else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, env)}`);
+    else notes.push(`${step.id}: agent env ${JSON.stringify(k)} holds a template but is no shell name; not set`);
+  }
+  const stdinPrompt = agent.stdin === 'prompt';
+  if (stdinPrompt) env.BRAID_STDIN = 'prompt';
+  const words: string[] = [];
+  agent.command.forEach((el, i) => {
+    if (stdinPrompt && ONLY_PROMPT.test(el)) return;
+    words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, env));
+  });
+  const family = install?.family;
+  const preset = presetTable({ permission })[agent.name];
+  const isPreset = preset !== undefined && preset.command.join('\0') === agent.command.join('\0');
+  // The CLI's own sandbox where it has one: codex's is in its permission flags; gemini's runs in Docker.
+  if (isPreset && family === 'gemini' && permission !== 'full') words.push('--sandbox');
+  if (family === 'claude' && step.maxCostUsd !== undefined) words.push('--max-budget-usd', String(step.maxCostUsd));
+  else if (step.maxCostUsd !== undefined) notes.push(`${step.id}: max-cost-usd has no counterpart for ${agent.name}`);
+  // A structured stream: the failure it reports and its final answer (the output) are read with jq.
+  if (agent.format !== 'text' && (family === 'claude' || family === 'codex' || family === 'gemini')) env.BRAID_AGENT = family;
+  return { command: words.join(' '), setup, env, ...(install ? { install } : {}), notes };
+}
