@@ -55,6 +55,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(m.setup !== undefined ? { setup: m.setup } : {}),
       ...(m.check !== undefined ? { check: m.check } : {}),
       ...(inst.output !== undefined ? { output: inst.output } : {}),
+      ...(m.sandbox ? { sandbox: true } : {}),
     };
     steps.set(id, Object.freeze(step));
   }

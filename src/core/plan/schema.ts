@@ -79,6 +79,7 @@ export const STEP_FIELDS = {
   if: z.enum(['always', 'success', 'failure']),
   check: z.string(),
   output: z.string(),
+  sandbox: z.boolean(),
 };
 
 const matrixValue = z

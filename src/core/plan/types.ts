@@ -78,6 +78,8 @@ export interface GraphStep {
   readonly if: IfCondition;
   readonly check?: string;
   readonly output?: string;
+  /** Run confined by bubblewrap (exec/sandbox.ts): writable only its tree or its writes' folders. */
+  readonly sandbox?: boolean;
   /** Range of the step's key in the plan file (for code lenses and diagnostics). */
   readonly range: Range;
   /** Longest path (in steps, counting itself) from this step to a sink. */
