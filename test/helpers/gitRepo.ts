@@ -17,7 +17,11 @@ export interface TestRepo {
 }
 
 // Worktrees live in the user's cache (worktreeHome.ts): tests keep theirs in a folder of their own.
-process.env.BRAID_CACHE_DIR ??= mkdtempSync(join(tmpdir(), 'braid-test-cache-'));
+if (!process.env.BRAID_CACHE_DIR) {
+  const cache = mkdtempSync(join(tmpdir(), 'braid-test-cache-'));
+  process.env.BRAID_CACHE_DIR = cache;
+  process.on('exit', () => rmSync(cache, { recursive: true, force: true }));
+}
 
 const ENV = {
   ...process.env,

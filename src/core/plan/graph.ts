@@ -80,6 +80,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(m.check !== undefined ? { check: m.check } : {}),
       ...(inst.output !== undefined ? { output: inst.output } : {}),
       ...(inst.kind === 'prompt' ? agentAsks(inst) : {}),
+      ...(m.sandbox ? { sandbox: true } : {}),
     };
     steps.set(id, Object.freeze(step));
   }

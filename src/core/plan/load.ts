@@ -61,7 +61,7 @@ export function loadPlan(file: string, text: string): LoadedPlan {
     diagnostics.push({
       file, severity, range: offsetsToRange(lineCounter, e.pos[0], e.pos[1]),
       // The parser's messages can carry a source excerpt after the first line; the range shows where.
-      message: `YAML: ${e.message.split('\n')[0] ?? e.message}`, code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,
+      message: `YAML: ${e.message.split(/\r?\n/)[0] ?? e.message}`, code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,
     });
   const shape = inspect(doc);
   for (const e of doc.errors) {

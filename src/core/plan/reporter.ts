@@ -74,7 +74,8 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
   if (next) {
     const errors = rest.filter((d) => d.severity === 'error').length;
     const what = errors === rest.length ? `${errors} more errors` : `${rest.length} more problems (${errors} errors)`;
-    shown.push({ ...next, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
+    // At the first one left out, without its quick fix (it is not that problem's message).
+    shown.push({ file: next.file, range: next.range, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
   }
   return shown;
 }

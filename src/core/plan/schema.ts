@@ -89,6 +89,7 @@ export const STEP_FIELDS = {
     .transform((v) => (typeof v === 'string' ? [v] : v)),
   'retry-context': z.boolean(),
   'retry-resume': z.boolean(),
+  sandbox: z.boolean(),
 };
 
 const matrixValue = z

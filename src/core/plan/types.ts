@@ -90,6 +90,8 @@ export interface GraphStep {
   readonly retryContext?: boolean;
   /** `false`: a retry starts a new agent session instead of continuing the failed one's (default: it continues, where the CLI can). */
   readonly retryResume?: boolean;
+  /** Run confined by bubblewrap (exec/sandbox.ts): writable only its tree or its writes' folders. */
+  readonly sandbox?: boolean;
   /** Range of the step's key in the plan file (for code lenses and diagnostics). */
   readonly range: Range;
   /** Longest path (in steps, counting itself) from this step to a sink. */

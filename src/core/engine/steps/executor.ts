@@ -1,6 +1,6 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
 import { readFile, writeFile } from 'node:fs/promises';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { agentFamily } from '../../agents/presets';
 import { agentFailureReason, failureMessage } from '../../agents/failureReason';
@@ -8,10 +8,12 @@ import { launchOptions } from '../../agents/launchOptions';
 import { detectRateLimit } from '../../agents/rateLimit';
 import type { AgentSummary } from '../../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../../agents/which';
+import picomatch from 'picomatch';
 import { resolveInside } from '../../paths/containment';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { LauncherPool } from '../../exec/launcher';
 import { runProcess, type ProcessResult } from '../../exec/process';
+import { findBwrap, sandboxArgv } from '../../exec/sandbox';
 import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
@@ -21,6 +23,13 @@ import type { AttemptContext, AttemptResult, StepRunner } from '../types';
 import type { ChangeRecord } from '../isolation/changeRecord';
 
 const OUTPUT_MAX = 64 * 1024;
+
+// The folder a `writes` entry lets a sandboxed step write: a glob's literal folder (`out/**` →
+// `out`, `**` → the workspace), a file's own folder (`docs/schema.md` → `docs`).
+const writableFolder = (glob: string): string => {
+  const scan = picomatch.scan(glob);
+  return scan.isGlob ? scan.base || '.' : dirname(glob);
+};
 
 export interface ExecutorPaths {
   log(stepId: string): string;
@@ -83,6 +92,32 @@ export class StepExecutor implements StepRunner {
     return this.attempt(ctx, this.o.workspace);
   }
 
+  /**
+   * How a `sandbox: true` step is confined (exec/sandbox.ts): a worktree step may write its tree
+   * and its own git folder; a shared step the folders its `writes` name (the whole workspace for
+   * a catch-all such as `**`) and its output's; everything else, the workspace included, is read-only.
+   */
+  private sandboxFor(step: GraphStep, root: string, path: string | undefined):
+    { wrap: (argv: readonly string[], cwd: string) => string[] } | { error: string } {
+    const bwrap = findBwrap(path);
+    if (!bwrap) return { error: 'sandbox: true needs bubblewrap on Linux (Debian and Ubuntu: apt install bubblewrap), and bwrap is not on the PATH' };
+    const workspace = this.o.workspace;
+    const writable: string[] = [];
+    if (root !== workspace) {
+      writable.push(root);
+      const gitFile = join(root, '.git');
+      const gitDir = /^gitdir: (.+)$/m.exec(existsSync(gitFile) ? readFileSync(gitFile, 'utf8') : '')?.[1];
+      if (gitDir) writable.push(gitDir.trim());
+    } else {
+      const folders = [...step.writes.map(writableFolder), ...(step.output !== undefined ? [dirname(step.output)] : [])];
+      for (const f of folders) {
+        const abs = resolveInside(workspace, f);
+        if (abs) writable.push(abs);
+      }
+    }
+    return { wrap: (argv, cwd) => sandboxArgv(argv, { bwrap, readOnly: [workspace], writable, cwd }) };
+  }
+
   /** Writes a value too large for the step's environment beside its output; returns the path. */
   private valueFile(stepId: string, name: string, value: string): string {
     const out = this.o.paths.output(stepId);
@@ -129,6 +164,8 @@ export class StepExecutor implements StepRunner {
     }
     const runCwd = inv.cwd ? resolveInside(root, inv.cwd) : cwd;
     if (!runCwd) return fail('spawn-failed', `agent cwd ${inv.cwd} leaves the workspace`);
+    const confine = step.sandbox ? this.sandboxFor(step, root, inv.env.PATH) : undefined;
+    if (confine && 'error' in confine) return { ...fail('spawn-failed', confine.error), permanent: true };
     // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it
     // could not know before the run (a command made by a need, a PATH from a step's output).
     // Not retried: the next attempt would find the same nothing.
@@ -151,7 +188,7 @@ export class StepExecutor implements StepRunner {
     let summary: AgentSummary | undefined;
     try {
       res = await runProcess({
-        argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
+        argv: confine ? confine.wrap(inv.argv, runCwd) : inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
         // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
         ...(capture?.structured ? {} : { log: log.stream }),
         onOutput: capture ? capture.onOutput : onOutput,
@@ -192,7 +229,7 @@ export class StepExecutor implements StepRunner {
         log.stream.write(checkHeader(step.check));
         const check = shellInvocation(scope, step.check, stepEnv(scope));
         seen?.clear(); // the check's output, not the agent's, says why the check failed
-        const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
+        const c = await runProcess({ argv: confine ? confine.wrap(check.argv, cwd) : check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
         if (c.reason !== 'exit' || c.exitCode !== 0) {
           return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}), ...seen?.result() };
         }

@@ -91,7 +91,8 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
     }
   }
   const write = scope.valueFile;
-  if (!write) return { argv: shellArgv(script), env: out };
+  // The read-back lines are POSIX shell; cmd.exe keeps the environment as it is.
+  if (!write || process.platform === 'win32') return { argv: shellArgv(script), env: out };
   const fitted = spillLargeValues(script, out, movable, (name, value) => write(name, value));
   return { argv: shellArgv(fitted.script), env: fitted.env };
 }
