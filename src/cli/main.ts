@@ -169,7 +169,7 @@ async function run(args: string[], retry = false): Promise<number> {
   const events = json ? new JsonEventWriter(process.stdout) : undefined;
   const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
   const outcome = await runPlan({
-    planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(formatDiagnostic(d)),
+    planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(`${formatDiagnostic(d)}\n`),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),

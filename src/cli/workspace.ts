@@ -9,9 +9,15 @@ export class WorkspaceError extends Error {}
 /** The workspace, checked: its `.braid` must be a folder (or absent). */
 function checked(ws: string): string {
   const braid = join(ws, '.braid');
+  let link;
+  try { link = lstatSync(braid); } catch { return ws; }
+  // A link to a folder is a folder (`.braid` on another disk); to nothing or to a file, it is not.
   let s;
-  try { s = lstatSync(braid); } catch { return ws; }
-  if (!s.isDirectory()) throw new WorkspaceError(`${braid} is ${s.isSymbolicLink() ? 'a symbolic link' : 'a file'}, not a folder: Braid keeps its runs and locks there; move it away`);
+  try { s = statSync(braid); } catch { s = undefined; }
+  if (!s?.isDirectory()) {
+    const what = link.isSymbolicLink() ? (s ? 'a symbolic link to a file' : 'a symbolic link to nothing') : 'a file';
+    throw new WorkspaceError(`${braid} is ${what}, not a folder: Braid keeps its runs and locks there; move it away`);
+  }
   return ws;
 }
 

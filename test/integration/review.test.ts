@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runPlan, type RunOutcome, type RunRequest } from '../../src/core/engine/runPlan';
 import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore';
 import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
@@ -117,7 +117,7 @@ describe('review: true and the review commands', function () {
     assert.equal(a.reason, 'rejected');
     assert.equal(a.message, 'rejected: not what I asked');
     assert.equal(outcome.record.steps.b!.status, 'skipped');
-    assert.ok(a.worktree && existsSync(join(r.dir, a.worktree)), 'its worktree stays for the user');
+    assert.ok(a.worktree && existsSync(resolve(r.dir, a.worktree)), 'its worktree stays for the user'); // absolute: worktrees live in the user's cache
     assert.equal(existsSync(join(r.dir, 'a.txt')), false);
 
     // `braid retry` runs it again (and it waits for review again).
