@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Debian packages the integration tests need beyond Node and git: bubblewrap, for `sandbox: true`
+# (test/integration/sandbox.test.ts). Idempotent: returns at once when everything is there.
+set -euo pipefail
+log() { echo "[setup-system] $*"; }
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+command -v git >/dev/null 2>&1 || missing+=(git)
+if ((${#missing[@]} == 0)); then
+  log "Debian packages present (bubblewrap, git)"
+  exit 0
+fi
+log "installing Debian packages: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
