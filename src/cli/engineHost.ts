@@ -353,9 +353,12 @@ export class EngineHost {
   private updateIdle(): void {
     const idle = this.started && !this.stopping && this.connections.size === 0 && this.active.size === 0;
     if (!idle) {
+      if (this.idleTimer) this.o.log('idle clock stopped: a window or a run keeps the engine');
       clearTimeout(this.idleTimer);
       this.idleTimer = undefined;
     } else if (!this.idleTimer) {
+      // Said in the log, so a test (and a user reading engine.log) sees when the engine would stop.
+      this.o.log(`idle clock started: stopping in ${this.o.idleMs} ms unless a window connects or a run starts`);
       this.idleTimer = setTimeout(() => { void this.o.requestStop(`idle for ${this.o.idleMs} ms`); }, this.o.idleMs);
     }
   }

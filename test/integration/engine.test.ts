@@ -24,6 +24,19 @@ const CLI = join(scratch, 'cli.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
+/**
+ * A launcher's bash is blocked in read(2) for the engine's `go` (`read -r go <&3` reads through fd 0,
+ * a copy of fd 3 for the builtin): it has reported that it is up. Root reads /proc/PID/syscall.
+ */
+function waitsOnGo(pid: number): boolean {
+  try {
+    const [nr, fd] = readFileSync(`/proc/${pid}/syscall`, 'utf8').split(' ');
+    return nr === '0' && (fd === '0x0' || fd === '0x3');
+  } catch {
+    return false;
+  }
+}
+
 /** Polls until `pred` holds; the bail-out only turns a hang into a readable failure. */
 async function until(pred: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   for (const end = Date.now() + limitMs; !pred();) {
@@ -295,9 +308,14 @@ describe('engine process and client', function () {
     c.onDisconnect(() => { disconnected = true; });
     const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     assert.ok(existsSync(path));
-    await sleep(1500);
+    // A round trip: the engine has taken the connection. Its idle clock (started while nobody was
+    // connected) is stopped, not merely not run out yet: the log says which, in order.
+    await c.listRuns();
+    const idleLines = (): string[] => engineLog(w.dir).split('\n').filter((l) => /idle clock/.test(l));
+    assert.match(idleLines().at(-1) ?? '', /idle clock stopped/, idleLines().join('\n'));
     assert.ok(alive(pid) && !disconnected, 'a connected client keeps the engine');
     c.dispose();
+    await until(() => /idle clock started/.test(idleLines().at(-1) ?? ''), 'the idle clock to start once the window left');
     await until(() => !alive(pid), 'the idle engine to exit');
     assert.equal(existsSync(path), false, 'its socket is gone');
     assert.match(engineLog(w.dir), /stopping: idle/);
@@ -316,7 +334,9 @@ describe('engine process and client', function () {
     await pidOf();
     // The engine keeps a launcher a slot of its default concurrency (4), and one more.
     await until(() => launchersOf(c.pid).length === 5, 'the engine’s launchers to be made');
-    await sleep(1000); // and their bash to start (a few ms; generous for a loaded machine)
+    // And each is ready: its bash blocks reading the engine's `go` (launcher.ts), which it reaches
+    // only after reporting that it is up.
+    await until(() => launchersOf(c.pid).every(waitsOnGo), 'the launchers to wait for work');
     const idle = launchersOf(c.pid);
     const second = await pidOf();
     assert.ok(idle.includes(second), `step pid ${second} among the launchers made before the run: ${idle.join(', ')}`);
@@ -376,8 +396,9 @@ describe('engine process and client', function () {
       assert.equal(asked!.run, runId);
       assert.ok(near(asked!.spentUsd, 0.0246) && asked!.budgetUsd === 0.02, JSON.stringify(asked));
       await until(() => events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'succeeded'), 'b to finish');
-      // Held, the run starts nothing; the pause only gives a wrongly started step time to show.
-      await sleep(300);
+      // Held, the run starts nothing. The engine answers requests in order and starts a ready step
+      // in the same turn as its need ends, so after a round trip a wrongly started c would show.
+      await c.listRuns();
       assert.ok(!events.some((e) => e.type === 'step' && e.id === 'c' && e.status === 'running'), 'c waits for the decision');
 
       assert.deepEqual(await c.budgetDecision(runId, 'continue'), { accepted: true });
