@@ -153,6 +153,28 @@ describe('review: true and the review commands', function () {
     assert.equal(r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
   });
 
+  it('an approval killed after its merge-back landed but before its record was written is never applied twice', async () => {
+    const r = repo({ 'log.txt': 'start\n' });
+    const plan = planFile(['  a:', '    isolation: worktree', '    review: true', '    writes: [log.txt]', '    run: echo added >> log.txt']);
+    const ac = new AbortController();
+    const live = startRun(r, plan, ac.signal);
+    const ev = await live.step('a', 'review');
+    ac.abort();
+    assert.ok((await live.done).ok);
+    // What a kill -9 between the landing and the record's save leaves: the change in the
+    // workspace, the record still saying `review`.
+    const file = new RunStore(r.dir).paths(ev.run).runJson;
+    const before = readFileSync(file, 'utf8');
+    const first = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.deepEqual(first, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
+    assert.equal(r.read('log.txt'), 'start\nadded\n');
+    writeFileSync(file, before);
+    const again = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.ok(again.ok, JSON.stringify(again));
+    assert.equal(r.read('log.txt'), 'start\nadded\n', 'the append landed once');
+    assert.equal((await record(r, ev.run)).steps.a!.status, 'succeeded');
+  });
+
   it('refuses an unknown run or step and a wrong state with a message, changing nothing', async () => {
     const r = repo({ 'README.md': 'hi\n' });
     const { record: rec } = await run(r, planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']));
