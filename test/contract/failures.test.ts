@@ -22,7 +22,7 @@ function scenarioOf(req: RecordedRequest): Scenario {
   return { turns: [{ text: 'ok' }] };
 }
 
-interface StepEvent { type: string; id: string; status: string; reason?: string; retryAt?: string; time: string }
+interface StepEvent { type: string; id: string; status: string; reason?: string; message?: string; retryAt?: string; time: string }
 
 describe('failures and rate limits of the real agent CLIs (contract)', function () {
   this.timeout(180_000);
@@ -60,7 +60,9 @@ describe('failures and rate limits of the real agent CLIs (contract)', function 
       assert.match(s.message ?? '', reason[cli], `broken-${cli}: ${s.message}`);
       assert.match(s.message ?? '', /\(exit \d+\)$/, `broken-${cli}: the exit code beside the reason: ${s.message}`);
       const end = events.filter((e) => e.type === 'step' && e.id === `broken-${cli}` && e.status === 'failed').pop();
-      assert.match(end?.reason ?? '', reason[cli], 'the failed event carries it too');
+      // Events carry the record's own fields: the code in `reason`, the sentence in `message`.
+      assert.equal(end?.reason, 'exit');
+      assert.match(end?.message ?? '', reason[cli], 'the failed event carries it too');
       const log = await r.log(`broken-${cli}`);
       assert.doesNotMatch(log, /^\s+at .*\(file:/m, 'no stack trace in the readable log');
       assert.doesNotMatch(log, /256-color|Reading additional input from stdin|\[STARTUP\]/, 'no noise in the readable log');
@@ -74,7 +76,7 @@ describe('failures and rate limits of the real agent CLIs (contract)', function 
       assert.equal(s.status, 'succeeded', `${id}: ${s.message}\n${await r.log(id)}`);
       assert.equal(s.attempts[0]!.reason, 'rate-limited', `${id}: ${JSON.stringify(s.attempts[0])}`);
       const first429 = server.requests.find((q) => q.provider === PROVIDER[cli] && q.status === 429 && q.userTexts.join('\n').includes('SCENARIO limited-once'))!;
-      const wait = events.find((e) => e.type === 'step' && e.id === id && e.status === 'waiting' && /rate-limited/.test(e.reason ?? ''))!;
+      const wait = events.find((e) => e.type === 'step' && e.id === id && e.status === 'waiting' && e.reason === 'rate-limited')!;
       assert.ok(first429 && wait, `${id}: a 429 and a rate-limit wait`);
       const ms = Date.parse(wait.time) - first429.at;
       console.log(`      ${cli}: first 429 → Braid's rate-limit wait: ${(ms / 1000).toFixed(1)} s; wait until ${wait.retryAt}`);
