@@ -18,12 +18,12 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import type { RunsModel, RunView } from './runsModel';
+import { runHeader } from './runHeader';
 import { formatCost, stepTime } from './statusText';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
 const PAGE = 1000;
-const COLLAPSE_AT = 300; // matrix groups drawn as one node beyond this many steps
 const LAST_PLAN = 'braid.graph.lastPlan';
 /**
  * The selected step of each plan's panel, kept by the host too: a page's own state can be lost
@@ -108,6 +108,8 @@ export class GraphPanel implements vscode.Disposable {
   private runId: string | undefined;
   private selected: string | undefined;
   private graph: Graph | undefined;
+  /** Matrix groups the user expanded; every other group is drawn as one node with its counts. */
+  private expanded: ReadonlySet<string>;
   /** Messages posted (tests read them to see what the page was told). */
   readonly posted: HostMessage[] = [];
   /** The selected step's live output, batched for the page. */
@@ -119,6 +121,7 @@ export class GraphPanel implements vscode.Disposable {
 
   constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
     this.runId = state.runId ?? d.runs.latestOf(plan.fsPath)?.id;
+    this.expanded = new Set(state.expandedGroups ?? []);
     this.selected = state.selectedStepId ?? d.context.workspaceState.get<Record<string, string>>(SELECTION)?.[plan.fsPath];
     const web = panel.webview;
     const nonce = randomBytes(16).toString('base64');
@@ -146,7 +149,7 @@ export class GraphPanel implements vscode.Disposable {
     if (!this.ready || !run || run.status !== 'running' || !this.panel.visible) return;
     const now = Date.now();
     const updates = [...run.steps.values()].filter((s) => s.status === 'running').map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
-    if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
+    this.post({ type: 'status', runId: run.id, updates, run: runHeader(run, this.d.runs, now) });
   }
 
   get shownRun(): string | undefined { return this.runId; }
@@ -206,10 +209,12 @@ export class GraphPanel implements vscode.Disposable {
     const run = this.run();
     const statuses = new Map<string, StepStatus>();
     for (const id of graph.order) statuses.set(id, run?.steps.get(id)?.status ?? 'pending');
-    const collapse = graph.order.length > COLLAPSE_AT;
+    // Every matrix group is one node with its counts until the user expands it.
+    const groups = [...new Set(graph.order.map((id) => graph.steps.get(id)!.matrix?.group).filter((g) => g !== undefined))];
+    const collapseGroups = new Set(groups.filter((g) => !this.expanded.has(g)));
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
-    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks, slots: true });
+    const { text, nodeIds, clusterIds } = toMermaid(graph, { statuses, collapseGroups, lockPairs: locks, slots: true });
     // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
     // A rename re-lays the graph out; a status change never does.
     const structure = graph.order.map((id) => {
@@ -217,8 +222,9 @@ export class GraphPanel implements vscode.Disposable {
       return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}`;
     }).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
     this.post({
-      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${collapse ? 'c' : 'e'}:${hash(structure)}`,
-      ...(run ? { runId: run.id } : {}),
+      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${hash([...collapseGroups].join(','))}:${hash(structure)}`,
+      ...(run ? { runId: run.id, run: runHeader(run, this.d.runs) } : {}),
+      groups: groups.map((g) => ({ group: g, collapsed: collapseGroups.has(g), ...(clusterIds.has(g) ? { clusterId: clusterIds.get(g)! } : {}) })),
       nodes: graph.order.map((id) => {
         const s = graph.steps.get(id)!;
         const time = run?.steps.get(id) ? stepTime(run.steps.get(id)!) : undefined;
@@ -234,6 +240,14 @@ export class GraphPanel implements vscode.Disposable {
       if (this.d.runs.get(e.run)?.planFile === this.plan.fsPath && e.run !== this.runId) { this.runId = e.run; void this.postGraph().then(() => this.sendLogTail()); }
       return;
     }
+    if (e.type === 'run' && e.run === this.runId) {
+      // The header says how the run ended (after the runs model took the event in, whichever listener runs first).
+      setTimeout(() => {
+        const run = this.run();
+        if (run && run.id === e.run) this.post({ type: 'status', runId: run.id, updates: [], run: runHeader(run, this.d.runs) });
+      }, 0);
+      return;
+    }
     if (e.run !== this.runId) return;
     if (e.type === 'agent') {
       // An agent's progress: its cost and last activity beside the node, without a status change.
@@ -246,7 +260,11 @@ export class GraphPanel implements vscode.Disposable {
       const step = this.run()?.steps.get(e.id);
       const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
       const time = step ? stepTime(step) : undefined;
-      this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}), ...(time ? { time } : {}) }] });
+      const run = this.run();
+      this.post({
+        type: 'status', runId: e.run, ...(run ? { run: runHeader(run, this.d.runs) } : {}),
+        updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}), ...(time ? { time } : {}) }],
+      });
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {
         this.feed.flush();
         this.post({ type: 'log', runId: e.run, stepId: e.id, lines: [`──── attempt ${e.attempt} · ${step?.name ?? e.id} · ${e.time} ────`], attemptBoundary: e.attempt });
@@ -327,6 +345,14 @@ export class GraphPanel implements vscode.Disposable {
         if (!d) return dropped(msg, 'no such problem shown');
         const pos = new vscode.Position(d.range.start.line, d.range.start.column);
         await vscode.window.showTextDocument(this.plan, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+        return;
+      }
+      case 'expandGroups': {
+        const known = new Set(this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group));
+        const groups = msg.groups.filter((g) => known.has(g));
+        if (groups.length !== msg.groups.length) dropped(msg, 'unknown groups left out');
+        this.expanded = new Set(groups);
+        await this.postGraph();
         return;
       }
       case 'action':

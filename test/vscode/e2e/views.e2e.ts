@@ -1,0 +1,128 @@
+// The run as a user reads it: a matrix group is one node with its counts until clicked; the bar
+// over the graph says which run it shows, with its counts, a failed-only filter and a legend;
+// laying out a big graph shows progress. Everything is asserted from the page's DOM.
+import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
+import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
+import { openFile, runCommand } from './palette';
+import { openWorkbench, reportFailure, type Workbench } from './workbench';
+
+const TOOLS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+
+function matrixPlan(): string {
+  return ['version: 1', 'name: Research', 'concurrency: 4', 'steps:',
+    '  plan:', '    run: echo planned',
+    '  research:', '    needs: [plan]', '    matrix:', `      tool: [${TOOLS.join(', ')}]`,
+    `    run: 'if [ "\${{ matrix.tool }}" = c ]; then echo "c broke" >&2; exit 2; fi; echo "\${{ matrix.tool }} done"'`,
+    '  report:', '    needs: [research]', '    run: echo report', ''].join('\n');
+}
+
+function bigMatrixPlan(): string {
+  const items = Array.from({ length: 300 }, (_, i) => `i${i}`);
+  return ['version: 1', 'name: Wide', 'steps:', '  fan:', '    matrix:', `      item: [${items.join(', ')}]`, '    run: "true"',
+    '  join:', '    needs: [fan]', '    run: "true"', ''].join('\n');
+}
+
+describe('the run as a user reads it', function () {
+  this.bail(true);
+  let ws: FixtureWorkspace;
+  let wb: Workbench;
+  let graph: GraphFrame;
+
+  before(async function () {
+    this.timeout(120_000);
+    ws = makeFixtureWorkspace();
+    writeFileSync(join(ws.path, 'research.braid.yaml'), matrixPlan());
+    writeFileSync(join(ws.path, 'wide.braid.yaml'), bigMatrixPlan());
+    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
+  });
+
+  afterEach(async function () { await reportFailure(wb, this.currentTest, 'views'); });
+
+  after(async function () {
+    this.timeout(30_000);
+    await wb?.close();
+    ws?.remove();
+  });
+
+  const counts = (): Promise<string> => graph.frame.evaluate(() => document.querySelector('g.node[data-group="research"] .braid-counts')?.textContent ?? 'missing');
+
+  it('a matrix group is one node with its counts; they change in place as the run goes; the bar names the run', async function () {
+    this.timeout(150_000);
+    await openFile(wb, 'research.braid.yaml');
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 90_000);
+    assert.equal(await graph.frame.locator('g.node[data-group="research"]').count(), 1, 'one node for the ten instances');
+    assert.equal(await graph.frame.locator('g.node[data-step-id]').count(), 3, 'plan, research, report');
+    assert.equal(await counts(), '0/10 ✓');
+    assert.match((await graph.frame.locator('.run-summary').textContent()) ?? '', /No run yet/);
+    await graph.markDiagram();
+    await graph.button('run-plan').click();
+    await poll('the run to end', async () => (await graph.statuses()).report === 'skipped', 60_000);
+    assert.equal(await counts(), '9/10 ✓ · 1 ✗');
+    assert.ok(await graph.sameDiagram(), 'counts changed without laying the graph out again');
+    const summary = (await graph.frame.locator('.run-summary').textContent()) ?? '';
+    assert.match(summary, /^Run \S+ · started .+ · failed · \d/, summary);
+    assert.equal(await graph.frame.locator('.run-older').isVisible(), false, 'the latest run is not marked older');
+    assert.equal(await graph.frame.locator('.run-counts').textContent(), '10/12 ✓ · 1 ✗ · 1 ⊘');
+    await wb.screenshot('views-matrix-collapsed');
+  });
+
+  it('failed only dims every node that did not fail; the legend explains each icon', async function () {
+    this.timeout(60_000);
+    const opacity = (sel: string): Promise<number> => graph.frame.evaluate((s) => Number(getComputedStyle(document.querySelector(s)!).opacity), sel);
+    await graph.frame.locator('button[data-view="failed-only"]').click();
+    assert.equal(await graph.frame.locator('button[data-view="failed-only"]').getAttribute('aria-pressed'), 'true');
+    assert.ok((await opacity('g.node[data-step-id="report"]')) < 0.5, 'a skipped step fades');
+    assert.ok((await opacity('g.node[data-step-id="plan"]')) < 0.5, 'a succeeded step fades');
+    assert.equal(await opacity('g.node[data-group="research"]'), 1, 'the group holding the failure stays');
+    await graph.frame.locator('.legend > summary').click();
+    const items = await graph.frame.locator('.legend li').count();
+    const icons = await graph.frame.locator('.legend li svg').count();
+    assert.equal(items, 9);
+    assert.equal(icons, 9, 'each status with its icon');
+    await wb.screenshot('views-failed-only-legend');
+    await graph.frame.locator('.legend > summary').click();
+    await graph.frame.locator('button[data-view="failed-only"]').click();
+    assert.equal(await opacity('g.node[data-step-id="report"]'), 1);
+  });
+
+  it('a click expands the group into its instances; a click on its frame collapses it again', async function () {
+    this.timeout(60_000);
+    await graph.frame.locator('g.node[data-group="research"]').click();
+    await poll('ten instance nodes', async () => (await graph.frame.locator('g.node[data-step-id^="research-"]').count()) === 10, 30_000);
+    const s = await graph.statuses();
+    assert.equal(s['research-c'], 'failed');
+    assert.equal(s['research-a'], 'succeeded');
+    assert.equal(await graph.frame.locator('g.cluster[data-group="research"]').count(), 1, 'the group is a frame to collapse it by');
+    await wb.screenshot('views-matrix-expanded');
+    await graph.frame.locator('g.cluster[data-group="research"] .cluster-label').click();
+    await poll('one node again', async () => (await graph.frame.locator('g.node[data-group="research"]').count()) === 1, 30_000);
+    assert.equal(await counts(), '9/10 ✓ · 1 ✗');
+  });
+
+  it('laying out 300 instances shows progress while mermaid works', async function () {
+    this.timeout(180_000);
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, 'wide.braid.yaml');
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 90_000);
+    assert.equal(await graph.frame.locator('g.node[data-group="fan"] .braid-counts').textContent(), '0/300 ✓');
+    // Watch the progress element from before the click: shown while laying out, hidden after.
+    await graph.frame.evaluate(() => {
+      const w = window as unknown as { __progress: string[] };
+      w.__progress = [];
+      const p = document.querySelector('.graph-progress')!;
+      new MutationObserver(() => w.__progress.push(p.hasAttribute('hidden') ? 'hidden' : `shown:${p.textContent}`)).observe(p, { attributes: true, attributeFilter: ['hidden'] });
+    });
+    await graph.frame.locator('g.node[data-group="fan"]').click();
+    await poll('300 instance nodes', async () => (await graph.frame.locator('g.node[data-step-id^="fan-"]').count()) === 300, 120_000);
+    const seen = await graph.frame.evaluate(() => (window as unknown as { __progress: string[] }).__progress);
+    const ms = await graph.frame.evaluate(() => document.body.getAttribute('data-layout-ms'));
+    process.stdout.write(`      laying out 302 nodes took ${ms} ms; progress: ${seen.join(' → ')}\n`);
+    assert.deepEqual(seen, ['shown:Laying out 301 steps…', 'hidden']);
+    await wb.screenshot('views-wide-expanded');
+  });
+});
