@@ -37,6 +37,9 @@ export const Command = {
   stopRun: 'braid.stopRun',
   /** Writes .github/workflows/braid-<plan>.yml and opens it; resolves with its uri. */
   exportGithubActions: 'braid.exportGithubActions',
+  /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
+  showFailedOnly: 'braid.showFailedOnly',
+  showAllSteps: 'braid.showAllSteps',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -61,7 +64,8 @@ export interface CommandArgs {
   [Command.cancelRun]: [runId?: string | RunRef];
   [Command.cancelStep]: [runId?: string | StepRef, stepId?: string];
   [Command.showGraph]: [uri?: vscode.Uri | RunRef];
-  [Command.showLog]: [runId?: string | StepRef, stepId?: string];
+  /** `among`: the instances of a matrix step, to ask which one (the matrix lens's *Log*). */
+  [Command.showLog]: [runId?: string | StepRef, stepId?: string, among?: readonly string[]];
   [Command.validatePlan]: [uri?: vscode.Uri];
   [Command.newPlan]: [options?: NewPlanOptions];
   [Command.cleanRun]: [runId?: string | RunRef];
@@ -71,6 +75,8 @@ export interface CommandArgs {
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
   [Command.exportGithubActions]: [uri?: vscode.Uri];
+  [Command.showFailedOnly]: [];
+  [Command.showAllSteps]: [];
 }
 
 /** A code lens / tree item command object with typed arguments. */

@@ -103,6 +103,47 @@ describe('the run as a user reads it', function () {
     assert.equal(await counts(), '9/10 ✓ · 1 ✗');
   });
 
+  it('the lens of a matrix step sums up its instances; its Log asks which instance', async function () {
+    this.timeout(60_000);
+    const summary = await poll('the matrix lens', async () => {
+      const texts = await wb.page.locator('.monaco-editor .codelens-decoration').allTextContents();
+      return texts.find((t) => t.includes('9 ✓ · 1 ✗ · slowest'));
+    }, 20_000);
+    assert.match(summary, /9 ✓ · 1 ✗ · slowest \d/, summary);
+    const line = wb.page.locator('.monaco-editor .codelens-decoration', { hasText: '9 ✓ · 1 ✗' });
+    await line.locator('a', { hasText: /^Log$/ }).click();
+    const rows = wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
+    await poll('ten instances to pick from', async () => (await rows.count()) === 10 || ((await rows.count()) > 0 && (await rows.count())), 10_000);
+    const first = (await rows.first().textContent()) ?? '';
+    assert.match(first, /c.*failed/i, `the failed instance first: ${first}`);
+    await wb.screenshot('views-matrix-lens-log-picker');
+    await wb.page.keyboard.press('Escape');
+  });
+
+  it('the Runs tree groups the instances under their matrix step, with counts, and filters to failed only', async function () {
+    this.timeout(60_000);
+    await runCommand(wb, 'Braid: Focus on Runs View');
+    const rows = wb.page.locator('.pane-body .monaco-list-row');
+    const runRow = rows.filter({ hasText: 'Research' }).filter({ hasText: '10/12 ✓' });
+    await runRow.first().waitFor({ state: 'visible', timeout: 20_000 });
+    if ((await runRow.first().getAttribute('aria-expanded')) !== 'true') await runRow.first().click();
+    const group = rows.filter({ hasText: /^research9\/10 ✓ · 1 ✗/ });
+    await poll('the research group row', async () => (await group.count()) === 1, 20_000);
+    await poll('its ten instances under it', async () => (await rows.allTextContents()).filter((t) => t.startsWith('research-')).length === 10, 20_000);
+    const before = await rows.allTextContents();
+    assert.ok(before.some((t) => t.startsWith('plan')), before.join(' | '));
+    await wb.screenshot('views-tree-grouped');
+    await runCommand(wb, 'Braid: Show Failed Steps Only');
+    await poll('only the failure left', async () => !(await rows.allTextContents()).some((t) => t.startsWith('plan')), 10_000);
+    const after = await rows.allTextContents();
+    process.stdout.write(`      failed only: ${after.join(' | ')}\n`);
+    assert.ok(after.some((t) => /^research9\/10/.test(t)), 'the group holding the failure stays');
+    assert.ok(!after.some((t) => t.startsWith('report')), 'the skipped step goes');
+    await wb.screenshot('views-tree-failed-only');
+    await runCommand(wb, 'Braid: Show All Steps');
+    await poll('every step back', async () => (await rows.allTextContents()).some((t) => t.startsWith('plan')), 10_000);
+  });
+
   it('laying out 300 instances shows progress while mermaid works', async function () {
     this.timeout(180_000);
     await runCommand(wb, 'View: Close All Editors');
