@@ -1,5 +1,6 @@
 // While runs are active: a status bar item ("Braid 3/10 ▶2"), a progress notification per run
-// with Cancel, and a notification when a run ends (failed steps get "Show Log" and "Retry").
+// with Cancel only when `braid.progressNotification` asks for it (it would cover the graph's log
+// pane for the whole run), and a notification when a run ends (failures get "Show Log", "Retry").
 import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
@@ -73,6 +74,8 @@ export class RunFeedback implements vscode.Disposable {
     if (this.tracked.has(runId)) return;
     this.tracked.add(runId);
     void ended.finally(() => this.tracked.delete(runId)).catch(() => undefined);
+    ended.then((end) => this.notify(end, planName), () => undefined);
+    if (!readSettings().progressNotification) return;
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Braid: ${planName}`, cancellable: true },
       async (progress, token) => {
@@ -81,7 +84,6 @@ export class RunFeedback implements vscode.Disposable {
         try { await ended; } catch { /* the command that started it reports the failure */ } finally { sub.dispose(); }
       },
     );
-    ended.then((end) => this.notify(end, planName), () => undefined);
   }
 
   private async notify(end: RunEnded, name: string): Promise<void> {

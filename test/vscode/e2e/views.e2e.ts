@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
+import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
 import { openWorkbench, reportFailure, type Workbench } from './workbench';
 
@@ -13,7 +14,7 @@ const TOOLS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
 function matrixPlan(): string {
   return ['version: 1', 'name: Research', 'concurrency: 4', 'steps:',
-    '  plan:', '    run: echo planned',
+    '  plan:', '    run: sleep 1.5; echo planned',
     '  research:', '    needs: [plan]', '    matrix:', `      tool: [${TOOLS.join(', ')}]`,
     `    run: 'if [ "\${{ matrix.tool }}" = c ]; then echo "c broke" >&2; exit 2; fi; echo "\${{ matrix.tool }} done"'`,
     '  report:', '    needs: [research]', '    run: echo report', ''].join('\n');
@@ -59,8 +60,22 @@ describe('the run as a user reads it', function () {
     assert.equal(await counts(), '0/10 ✓');
     assert.match((await graph.frame.locator('.run-summary').textContent()) ?? '', /No run yet/);
     await graph.markDiagram();
+    await runCommand(wb, 'Notifications: Show Notifications');
+    await recordNotifications(wb.page);
+    await runCommand(wb, 'Notifications: Hide Notifications');
     await graph.button('run-plan').click();
+    // Progress where it hides nothing: the status bar and the run bar, no toast over the panel.
+    const bar = await poll('progress in the status bar', async () => {
+      const t = await wb.page.locator('.statusbar-item', { hasText: 'Braid' }).allTextContents();
+      return t.find((x) => /Braid \d+\/12/.test(x));
+    }, 15_000, 50);
+    const running = (await graph.frame.locator('.run-summary').textContent()) ?? '';
+    assert.match(running, / · running · /, running);
+    await wb.screenshot('views-running');
     await poll('the run to end', async () => (await graph.statuses()).report === 'skipped', 60_000);
+    const toasts = await seenNotifications(wb.page);
+    assert.ok(!toasts.some((t) => t.buttons.includes('Cancel')), `no progress toast by default: ${JSON.stringify(toasts)}`);
+    process.stdout.write(`      status bar during the run: ${bar}\n`);
     assert.equal(await counts(), '9/10 ✓ · 1 ✗');
     assert.ok(await graph.sameDiagram(), 'counts changed without laying the graph out again');
     const summary = (await graph.frame.locator('.run-summary').textContent()) ?? '';
