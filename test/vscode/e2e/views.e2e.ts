@@ -2,7 +2,7 @@
 // over the graph says which run it shows, with its counts, a failed-only filter and a legend;
 // laying out a big graph shows progress. Everything is asserted from the page's DOM.
 import { strict as assert } from 'node:assert';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
@@ -37,6 +37,9 @@ describe('the run as a user reads it', function () {
     ws = makeFixtureWorkspace();
     writeFileSync(join(ws.path, 'research.braid.yaml'), matrixPlan());
     writeFileSync(join(ws.path, 'wide.braid.yaml'), bigMatrixPlan());
+    // claude is not installed on the machines this runs on (the test checks that first).
+    writeFileSync(join(ws.path, 'agentless.braid.yaml'), ['version: 1', 'name: Agentless', 'steps:', '  prep:', '    run: echo prep',
+      '  draft:', '    needs: [prep]', '    prompt: write the draft', '    agent: claude', ''].join('\n'));
     wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
   });
 
@@ -180,5 +183,31 @@ describe('the run as a user reads it', function () {
     process.stdout.write(`      laying out 302 nodes took ${ms} ms; progress: ${seen.join(' → ')}\n`);
     assert.deepEqual(seen, ['shown:Laying out 301 steps…', 'hidden']);
     await wb.screenshot('views-wide-expanded');
+  });
+
+  it('a plan needing a CLI that is not installed: an error on its agent line before any run; Run says so whole, with Copy', async function () {
+    this.timeout(90_000);
+    const onPath = (process.env.PATH ?? '').split(':').some((d) => existsSync(join(d, 'claude')));
+    if (onPath) this.skip();
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, 'agentless.braid.yaml');
+    await runCommand(wb, 'View: Focus Problems (Errors, Warnings, Infos)');
+    const problem = await poll('the missing CLI in Problems', async () => {
+      const rows = await wb.page.locator('.markers-panel .monaco-list-row').allTextContents();
+      return rows.find((r) => r.includes('claude is not installed'));
+    }, 30_000);
+    assert.match(problem, /install it with npm install -g @anthropic-ai\/claude-code; needed by step draft/);
+    assert.match(problem, /\[Ln 9, Col 5\]/, `on the agent line: ${problem}`);
+    await runCommand(wb, 'Notifications: Show Notifications');
+    await recordNotifications(wb.page);
+    await runCommand(wb, 'Notifications: Hide Notifications');
+    await runCommand(wb, 'Braid: Run Plan');
+    const toast = await poll('the missing CLI notification', async () => (await seenNotifications(wb.page)).find((t) => t.text.includes('needs claude')), 20_000);
+    assert.match(toast.text, /Agentless needs claude, which is not installed\. Install it with: npm install -g @anthropic-ai\/claude-code/);
+    assert.ok(toast.buttons.includes('Copy Install Command'), JSON.stringify(toast.buttons));
+    await wb.screenshot('views-missing-cli');
+    await wb.page.locator('.notification-list-item .monaco-button', { hasText: 'Copy Install Command' }).first().click();
+    await poll('the copy confirmed', async () => (await seenNotifications(wb.page)).some((t) => t.text.includes('copied "npm install -g @anthropic-ai/claude-code"')), 10_000);
+    assert.ok(!(await wb.page.locator('.statusbar-item', { hasText: /Braid \d+\/2/ }).count()), 'no run started');
   });
 });
