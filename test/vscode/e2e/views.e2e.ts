@@ -131,7 +131,8 @@ describe('the run as a user reads it', function () {
     const line = wb.page.locator('.monaco-editor .codelens-decoration', { hasText: '9 ✓ · 1 ✗' });
     await line.locator('a', { hasText: /^Log$/ }).click();
     const rows = wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
-    await poll('ten instances to pick from', async () => (await rows.count()) === 10 || ((await rows.count()) > 0 && (await rows.count())), 10_000);
+    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Show Log of which instance?' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await poll('ten instances to pick from', async () => (await rows.count()) === 10, 10_000);
     const first = (await rows.first().textContent()) ?? '';
     assert.match(first, /c.*failed/i, `the failed instance first: ${first}`);
     await wb.screenshot('views-matrix-lens-log-picker');
@@ -209,5 +210,27 @@ describe('the run as a user reads it', function () {
     await wb.page.locator('.notification-list-item .monaco-button', { hasText: 'Copy Install Command' }).first().click();
     await poll('the copy confirmed', async () => (await seenNotifications(wb.page)).some((t) => t.text.includes('copied "npm install -g @anthropic-ai/claude-code"')), 10_000);
     assert.ok(!(await wb.page.locator('.statusbar-item', { hasText: /Braid \d+\/2/ }).count()), 'no run started');
+  });
+
+  it('New Plan with no agent CLI says so before asking the goal, and offers the template or an install command', async function () {
+    this.timeout(60_000);
+    const onPath = (process.env.PATH ?? '').split(':').some((d) => ['claude', 'codex', 'gemini'].some((c) => existsSync(join(d, c))));
+    if (onPath) this.skip();
+    await runCommand(wb, 'Braid: New Plan');
+    const draftRow = wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Draft with an agent' });
+    await draftRow.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match((await draftRow.textContent()) ?? '', /none is installed/);
+    await draftRow.click();
+    const offer = await poll('the offer', async () => (await seenNotifications(wb.page)).find((t) => t.text.includes('drafting a plan needs an agent CLI')), 10_000);
+    assert.deepEqual(offer.buttons.filter((b) => b !== ''), ['Start from Template', 'Copy Install Command']);
+    assert.match(offer.text, /Install claude with: npm install -g @anthropic-ai\/claude-code/);
+    await wb.screenshot('views-new-plan-no-agent');
+    assert.equal(await wb.page.locator('.quick-input-widget .quick-input-box input').isVisible(), false, 'no goal asked');
+    await wb.page.locator('.notification-list-item .monaco-button', { hasText: 'Start from Template' }).first().click();
+    const name = wb.page.locator('.quick-input-widget .quick-input-box input');
+    await name.waitFor({ state: 'visible', timeout: 10_000 });
+    await name.fill('fresh');
+    await wb.page.keyboard.press('Enter');
+    await poll('the template opened', async () => (await wb.page.locator('.tab', { hasText: 'fresh.braid.yaml' }).count()) > 0, 15_000);
   });
 });
