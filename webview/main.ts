@@ -162,9 +162,9 @@ class App {
       this.logs.delete(key);
       this.logs.set(key, m);
       this.evictLogs();
-      m.reset(msg.lines, msg.startLine ?? 0, msg.attemptBoundary);
+      m.reset(msg.lines, msg.startLine ?? 0, msg.attemptBoundary, msg.stderr);
     } else {
-      m.append(msg.lines, msg.startLine, msg.attemptBoundary);
+      m.append(msg.lines, msg.startLine, msg.attemptBoundary, msg.stderr);
     }
     if (msg.stepId === this.selected && msg.runId === this.runId) this.showStep();
     this.logPane.changed(m);

@@ -113,8 +113,8 @@ export class GraphPanel implements vscode.Disposable {
   /** Messages posted (tests read them to see what the page was told). */
   readonly posted: HostMessage[] = [];
   /** The selected step's live output, batched for the page. */
-  private readonly feed = new LogFeed((lines, startLine) => {
-    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}) });
+  private readonly feed = new LogFeed((lines, startLine, stderr) => {
+    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}), ...(stderr.length > 0 ? { stderr } : {}) });
   });
   private logIndex: LogLines | undefined;
   private readonly subs: vscode.Disposable[] = [];
@@ -271,7 +271,7 @@ export class GraphPanel implements vscode.Disposable {
         this.feed.counted(1);
       }
     } else if (e.type === 'output' && e.id === this.selected) {
-      this.feed.output(e.id, e.text, e.skippedLines);
+      this.feed.output(e.id, e.text, e.skippedLines, e.stream === 'stderr');
     }
   }
 

@@ -168,6 +168,8 @@ export const logMessage = z.object({
   startLine: lineNumber.optional(),
   /** `lines[0]` is the header line opening this attempt. */
   attemptBoundary: z.number().int().min(1).max(10_000).optional(),
+  /** Indexes into `lines` of those the step wrote to stderr (live output only: the file mixes them). */
+  stderr: z.array(z.number().int().min(0).max(MAX_LINES - 1)).max(MAX_LINES).optional(),
 });
 
 /** host → webview: the reply to `requestLogPage`: the lines `[startLine, beforeLine)`. */

@@ -37,6 +37,8 @@ describe('the run as a user reads it', function () {
     ws = makeFixtureWorkspace();
     writeFileSync(join(ws.path, 'research.braid.yaml'), matrixPlan());
     writeFileSync(join(ws.path, 'wide.braid.yaml'), bigMatrixPlan());
+    writeFileSync(join(ws.path, 'streams.braid.yaml'), ['version: 1', 'name: Streams', 'steps:', '  talk:',
+      `    run: 'sleep 2; echo "start $(printf "x%.0s" $(seq 1 400)) END"; echo "bad thing" >&2; echo fine; sleep 1'`, ''].join('\n'));
     // claude is not installed on the machines this runs on (the test checks that first).
     writeFileSync(join(ws.path, 'agentless.braid.yaml'), ['version: 1', 'name: Agentless', 'steps:', '  prep:', '    run: echo prep',
       '  draft:', '    needs: [prep]', '    prompt: write the draft', '    agent: claude', ''].join('\n'));
@@ -232,5 +234,35 @@ describe('the run as a user reads it', function () {
     await name.fill('fresh');
     await wb.page.keyboard.press('Enter');
     await poll('the template opened', async () => (await wb.page.locator('.tab', { hasText: 'fresh.braid.yaml' }).count()) > 0, 15_000);
+  });
+
+  it('the log pane marks what the step wrote to stderr and scrolls to the end of a long line', async function () {
+    this.timeout(90_000);
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, 'streams.braid.yaml');
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 60_000);
+    await graph.button('run-plan').click();
+    await poll('talk running', async () => (await graph.statuses()).talk === 'running', 30_000, 50);
+    await graph.node('talk').click();
+    const err = graph.frame.locator('.log-line[data-stream="stderr"]', { hasText: 'bad thing' });
+    await err.waitFor({ state: 'visible', timeout: 30_000 });
+    assert.equal(await graph.frame.locator('.log-line[data-stream="stderr"]').count(), 1, 'only the stderr line is marked');
+    const gutter = await err.evaluate((e) => getComputedStyle(e, '::before').content);
+    assert.equal(gutter, '"err"', 'marked by a word, not only a colour');
+    const long = await graph.frame.evaluate(() => {
+      const scroller = document.querySelector('.log-scroll')!;
+      const line = Array.from(document.querySelectorAll('.log-line')).find((l) => l.textContent?.includes(' END'))!;
+      scroller.scrollLeft = scroller.scrollWidth;
+      const s = scroller.getBoundingClientRect();
+      const range = document.createRange();
+      range.selectNodeContents(line);
+      const r = range.getBoundingClientRect();
+      return { scrollWidth: scroller.scrollWidth, clientWidth: scroller.clientWidth, endVisible: r.right <= s.right + 1 && r.right > s.left };
+    });
+    assert.ok(long.scrollWidth > long.clientWidth, `a long line scrolls sideways: ${JSON.stringify(long)}`);
+    assert.ok(long.endVisible, `its end can be scrolled into view: ${JSON.stringify(long)}`);
+    await graph.frame.evaluate(() => { document.querySelector('.log-scroll')!.scrollLeft = 0; });
+    await wb.screenshot('views-log-stderr');
   });
 });
