@@ -265,4 +265,41 @@ describe('the run as a user reads it', function () {
     await graph.frame.evaluate(() => { document.querySelector('.log-scroll')!.scrollLeft = 0; });
     await wb.screenshot('views-log-stderr');
   });
+
+  it('a graph of an older run says so in its bar; the bar and a collapsed group read in both high-contrast themes', async function () {
+    this.timeout(180_000);
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, 'research.braid.yaml');
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 60_000);
+    const shownRun = (): Promise<string> => graph.frame.evaluate(() => /Run (\S+)/.exec(document.querySelector('.run-summary')?.textContent ?? '')?.[1] ?? '');
+    const first = await shownRun();
+    await graph.button('run-plan').click();
+    const second = await poll('a newer run', async () => { const id = await shownRun(); return id !== first && id !== '' ? id : undefined; }, 30_000);
+    await poll('it to end', async () => / · failed · /.test((await graph.frame.locator('.run-summary').textContent()) ?? ''), 60_000);
+    assert.equal(await graph.frame.locator('.run-older').isVisible(), false);
+    await runCommand(wb, 'Braid: Focus on Runs View');
+    const runRows = wb.page.locator('.pane-body .monaco-list-row').filter({ hasText: /^Research\d+\/12 ✓/ });
+    await poll('two Research runs in the tree', async () => (await runRows.count()) >= 2, 20_000);
+    await runRows.nth(1).click({ button: 'right' });
+    await wb.page.locator('.monaco-menu .action-label', { hasText: 'Show Graph' }).first().click();
+    await poll('the older run in the graph', async () => (await shownRun()) === first, 20_000);
+    assert.equal(await graph.frame.locator('.run-older').isVisible(), true, 'marked as an older run');
+    assert.notEqual(first, second);
+    await wb.screenshot('views-older-run');
+    const kinds: Record<string, string> = { 'Dark High Contrast': 'vscode-high-contrast', 'Light High Contrast': 'vscode-high-contrast-light' };
+    for (const [theme, kind] of Object.entries(kinds)) {
+      const input = await wb.openCommandPalette();
+      await input.fill('>Preferences: Color Theme');
+      await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().click();
+      await wb.page.locator('.quick-input-widget .quick-input-box input').fill(theme);
+      await wb.page.locator('.quick-input-widget .quick-input-list .monaco-list-row .label-name').getByText(theme, { exact: true }).first().click({ timeout: 10_000 });
+      await wb.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 10_000 });
+      await poll(`the page in ${theme}`, async () => graph.frame.evaluate((k) => document.body.classList.contains(k) && (k !== 'vscode-high-contrast' || !document.body.classList.contains('vscode-high-contrast-light')), kind), 30_000);
+      await poll(`the graph redrawn for ${theme}`, async () => (await graph.frame.locator('body[data-graph-state="rendered"] g.node[data-group="research"] .braid-counts').count()) === 1, 30_000);
+      await graph.frame.locator('.legend > summary').click();
+      await wb.screenshot(`views-run-bar-${theme.replace(/ /g, '-').toLowerCase()}`);
+      await graph.frame.locator('.legend > summary').click();
+    }
+  });
 });
