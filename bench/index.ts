@@ -1,6 +1,7 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
 // BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions); BRAID_BENCH_WORKTREES=0 skips the git part.
-// `webview` needs a build (out/webview) and Chromium; `host` builds its own CLI bundle.
+// `webview` needs a build (out/webview) and Chromium; `workbench` a build and code-server
+// (scripts/setup-vscode.sh); `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
 import { benchBookkeeping } from './bookkeeping';
 import { benchExport } from './exportPlan';
@@ -18,6 +19,7 @@ import { benchPlanLoad } from './planLoad';
 import { benchRateLimits } from './rateLimits';
 import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
+import { workbenchLatencyBench } from './workbenchLatency';
 import { benchWorktrees } from './worktrees';
 
 // The parts that return their tables instead of printing them.
@@ -39,6 +41,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['orphans', benchOrphans],
   ['flood', benchJsonFlood],
   ['webview', printed(webviewBench)],
+  ['workbench', printed(workbenchLatencyBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],
 ];

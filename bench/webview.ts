@@ -105,6 +105,15 @@ window.__bench = {
       window.postMessage({ type: 'status', runId, updates: [{ stepId, status }] }, '*');
     });
   },
+  // One click on a zoom button: click -> the next frame drawn (its style, layout and paint).
+  zoomClick(view) {
+    return new Promise((resolve) => {
+      const b = document.querySelector('button[data-view="' + view + '"]');
+      const t0 = performance.now();
+      b.click();
+      requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+    });
+  },
   select(stepId) {
     document.querySelector('g.node[data-step-id="' + stepId + '"]').dispatchEvent(new MouseEvent('click', { bubbles: true }));
   },
@@ -205,12 +214,14 @@ export async function webviewBench(): Promise<string> {
   try {
     const renderRows: string[][] = [];
     const statusRows: string[][] = [];
+    const zoomRows: string[][] = [];
     for (const shape of process.env.BRAID_BENCH_WEBVIEW_RENDER === '0' ? [] : SHAPES) {
       const msg = graphMessage(shape.steps, 42, shape.groupOf);
       const firsts: number[] = [];
       const plain: number[] = [];
       const applied: number[] = [];
       const styled: number[] = [];
+      const zooms: number[] = [];
       let nodes = 0, renders = 0, sameSvg = true;
       for (let run = 0; run < shape.runs; run++) {
         const { page } = await openHarness(browser, dir);
@@ -223,6 +234,10 @@ export async function webviewBench(): Promise<string> {
         if (p.nodes !== r.nodes) throw new Error(`${shape.label}: plain mermaid drew ${p.nodes} nodes, Braid ${r.nodes}`);
         plain.push(p.ms);
         if (run === 0) {
+          // Zoom: in and out by the toolbar's buttons, each click to its frame on screen.
+          for (let i = 0; i < 10; i++) {
+            zooms.push((await page.evaluate((v) => (window as unknown as { __bench: { zoomClick(v: string): Promise<number> } }).__bench.zoomClick(v), i % 2 === 0 ? 'zoom-in' : 'zoom-out')) as number);
+          }
           // Statuses walk a few nodes through a run's life; each update is measured on its own.
           const targets = msg.nodes.filter((_, i) => i % Math.max(1, Math.floor(msg.nodes.length / 10)) === 0).slice(0, 10);
           for (const status of ['running', 'succeeded', 'failed', 'pending'] as const) {
@@ -241,6 +256,7 @@ export async function webviewBench(): Promise<string> {
       console.error(`[bench] webview ${shape.label}: first render ${firsts.map((f) => ms(f)).join(', ')}; plain mermaid ${plain.map((f) => ms(f)).join(', ')}`);
       renderRows.push([shape.label, String(nodes), String(msg.mermaid.length), goal(ms(first), shape.goalMs === undefined || first <= shape.goalMs, shape.goalText),
         `${ms(Math.min(...firsts))}–${ms(Math.max(...firsts))}`, ms(median(plain)), ratioCell(first / median(plain), shape), String(shape.runs)]);
+      zoomRows.push([shape.label, shape.steps === 300 && shape.groupOf === undefined ? goal(ms(median(zooms)), median(zooms) <= 50, '≤ 50 ms') : ms(median(zooms)), ms(Math.max(...zooms)), String(zooms.length)]);
       statusRows.push([shape.label, ms(median(applied)), goal(`${ms(median(styled))} (max ${ms(Math.max(...styled))})`, median(styled) <= 2, '≤ 2 ms'), goal(String(renders), renders === 0 && sameSvg, '0, same SVG'), String(applied.length)]);
     }
     out.push('### Graph webview: first render (graph message → body[data-graph-state=rendered]), headless Chromium');
@@ -251,6 +267,9 @@ export async function webviewBench(): Promise<string> {
     out.push('');
     out.push('### Graph webview: one status update (status message → node restyled in place)');
     out.push(mdTable(['graph', 'message → data-status', '+ style and layout, median', 're-renders', 'updates'], statusRows));
+    out.push('');
+    out.push('### Graph webview: one zoom click (toolbar + / − → the next frame drawn)');
+    out.push(mdTable(['graph', 'median', 'max', 'clicks'], zoomRows));
     out.push('');
     out.push(await logStress(browser, dir));
   } finally {

@@ -3,10 +3,11 @@
 // without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
 // render that finishes late is dropped, and an edit burst costs at most one extra layout.
 import mermaid from 'mermaid';
-import { nodeStatus, stepStatuses, type GraphMessage, type GraphNode, type StepStatus } from '../src/protocol/webview';
+import { groupCounts, groupCountsText, nodeStatus, stepStatuses, type GraphGroup, type GraphMessage, type GraphNode, type StepStatus } from '../src/protocol/webview';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
 import { statusIcon } from './statusIcons';
+import { addHalo, labelFontPx, nodeIdOf, scrub, unpaint } from './svgNodes';
 
 type ThemeKind = 'light' | 'dark' | 'hc-dark' | 'hc-light';
 
@@ -39,12 +40,19 @@ export interface GraphViewOptions {
   readonly onClear?: () => void;
   /** The diagram was drawn (after a structure change) or failed to draw. */
   readonly onRendered?: (ok: boolean) => void;
+  /** A collapsed group's node was clicked (expand it) or an expanded group's frame (collapse it). */
+  readonly onToggleGroup?: (group: string, expand: boolean) => void;
 }
+
+/** Laying out taking longer than this shows progress over the canvas. */
+const PROGRESS_AFTER_MS = 300;
 
 export class GraphView {
   readonly panZoom: PanZoom;
   private readonly content: HTMLElement;
   private readonly error: HTMLElement;
+  private readonly progress: HTMLElement;
+  private groups = new Map<string, GraphGroup>();
   private theme: ThemeKind = themeKind();
   private renderedKey: string | undefined;
   private renderedTheme: ThemeKind | undefined;
@@ -61,17 +69,29 @@ export class GraphView {
   constructor(private readonly viewport: HTMLElement, private readonly opts: GraphViewOptions) {
     this.content = el('div', { class: 'graph-content', id: 'graph' });
     this.error = el('div', { class: 'graph-error', role: 'alert', hidden: true });
-    viewport.append(this.content, this.error);
+    this.progress = el('div', { class: 'graph-progress', role: 'status', hidden: true });
+    viewport.append(this.content, this.error, this.progress);
     this.panZoom = new PanZoom(viewport, this.content);
     initMermaid(this.theme);
     viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
+      const group = this.groupAt(e.target);
+      if (group !== undefined) {
+        this.opts.onToggleGroup?.(group.group, group.collapsed);
+        return;
+      }
       const id = this.stepAt(e.target);
       if (id !== undefined) this.opts.onSelect(id);
       else this.opts.onClear?.();
     });
     this.content.addEventListener('keydown', (e) => {
       if (e.key !== 'Enter' && e.key !== ' ') return;
+      const group = this.groupAt(e.target);
+      if (group !== undefined) {
+        e.preventDefault();
+        this.opts.onToggleGroup?.(group.group, group.collapsed);
+        return;
+      }
       const id = this.stepAt(e.target);
       if (id === undefined) return;
       e.preventDefault();
@@ -99,6 +119,7 @@ export class GraphView {
   /** Takes a graph message: lays out again only if its structure key changed; otherwise restyles. */
   show(msg: GraphMessage): void {
     this.steps = new Map(msg.nodes.map((n) => [n.stepId, n]));
+    this.groups = new Map((msg.groups ?? []).map((g) => [g.group, g]));
     this.members = new Map();
     for (const n of msg.nodes) this.members.set(n.nodeId, [...(this.members.get(n.nodeId) ?? []), n.stepId]);
     this.wanted = { text: msg.mermaid, key: msg.structureKey };
@@ -154,6 +175,16 @@ export class GraphView {
     this.panZoom.fit();
   }
 
+  /** The group a click toggles: a collapsed group's node, or an expanded group's frame (not its instances). */
+  private groupAt(target: EventTarget | null): GraphGroup | undefined {
+    if (!(target instanceof Element)) return undefined;
+    const node = target.closest('g.node[data-group]');
+    if (node) return this.groups.get(node.getAttribute('data-group') ?? '');
+    if (target.closest('g.node')) return undefined;
+    const cluster = target.closest('g.cluster[data-group]');
+    return cluster ? this.groups.get(cluster.getAttribute('data-group') ?? '') : undefined;
+  }
+
   private stepAt(target: EventTarget | null): string | undefined {
     const g = target instanceof Element ? target.closest('[data-step-id]') : null;
     return g?.getAttribute('data-step-id') ?? undefined;
@@ -181,6 +212,18 @@ export class GraphView {
   private async render(text: string): Promise<boolean> {
     const id = `braid-graph-${++this.generation}`;
     document.body.setAttribute('data-graph-state', 'rendering');
+    // mermaid blocks the page while it lays out, so no timer could show progress then: it is put
+    // up now, invisible, and a compositor animation fades it in after PROGRESS_AFTER_MS (the
+    // page gets one frame to paint it before the layout starts).
+    const steps = this.steps.size;
+    this.progress.replaceChildren(el('span', { class: 'spinner', 'aria-hidden': 'true' }), `Laying out ${steps} ${steps === 1 ? 'step' : 'steps'}…`);
+    this.progress.style.animationDelay = `${PROGRESS_AFTER_MS}ms`;
+    this.progress.hidden = false;
+    await new Promise<void>((resolve) => {
+      requestAnimationFrame(() => setTimeout(resolve, 0));
+      setTimeout(resolve, 50); // no frames come while the page is not shown
+    });
+    const started = performance.now();
     try {
       // No separate mermaid.parse first: render parses anyway and throws the same errors, and a
       // second parse cost ~0.4 s of a 1,000-step graph's 7 s.
@@ -199,6 +242,8 @@ export class GraphView {
     } finally {
       // mermaid leaves its scratch container behind when rendering throws.
       document.getElementById(`d${id}`)?.remove();
+      this.progress.hidden = true;
+      document.body.setAttribute('data-layout-ms', String(Math.round(performance.now() - started)));
     }
   }
 
@@ -226,6 +271,11 @@ export class GraphView {
       unpaint(g);
       addHalo(g);
     }
+    this.clusters = new Map();
+    for (const c of Array.from(this.content.querySelectorAll<SVGGElement>('g.cluster'))) {
+      const id = c.getAttribute('data-id') ?? /(?:^|-)(g\d+)$/.exec(c.id)?.[1] ?? c.id;
+      this.clusters.set(id, c);
+    }
     this.decorate();
     this.panZoom.setContentSize(width, height);
     this.panZoom.minReadableScale = READABLE_LABEL_PX / labelFontPx(this.content);
@@ -233,11 +283,30 @@ export class GraphView {
   }
 
   // Everything a node carries for keyboard, screen readers and tests; cheap, so it runs on every graph message.
+  private clusters = new Map<string, SVGGElement>();
+
   private decorate(): void {
+    for (const group of this.groups.values()) {
+      const c = group.clusterId !== undefined ? this.clusters.get(group.clusterId) : undefined;
+      if (!c) continue;
+      c.setAttribute('data-group', group.group);
+      c.setAttribute('tabindex', '0');
+      c.setAttribute('role', 'button');
+      c.setAttribute('aria-label', `${group.group}: collapse into one node`);
+      c.setAttribute('aria-expanded', 'true');
+    }
     for (const [nodeId, g] of this.elements) {
       const ids = this.members.get(nodeId) ?? [];
       g.setAttribute('data-step-id', ids[0] ?? '');
-      if (ids.length > 1) g.setAttribute('data-step-count', String(ids.length));
+      const group = this.steps.get(ids[0] ?? '')?.group;
+      if (group !== undefined && this.groups.get(group)?.collapsed === true) {
+        g.setAttribute('data-group', group);
+        g.setAttribute('data-step-count', String(ids.length));
+        g.setAttribute('aria-expanded', 'false');
+      } else {
+        g.removeAttribute('data-group');
+        g.removeAttribute('aria-expanded');
+      }
       g.setAttribute('tabindex', '0');
       g.setAttribute('role', 'button');
       this.styleNode(g, nodeId);
@@ -252,6 +321,10 @@ export class GraphView {
     const timeSlot = g.querySelector('.braid-time');
     const time = ns.length === 1 ? ns[0]!.time ?? '' : '';
     if (timeSlot && timeSlot.textContent !== time) timeSlot.textContent = time;
+    // A collapsed group's counts fill their reserved place in the same way.
+    const countsSlot = g.querySelector('.braid-counts');
+    const counts = countsSlot ? groupCountsText(groupCounts(ns.map((n) => n.status))) : '';
+    if (countsSlot && countsSlot.textContent !== counts) countsSlot.textContent = counts;
     if (g.getAttribute('data-status') === status) return;
     g.setAttribute('data-status', status);
     // The status icon fills its fixed place before the name: a change never re-lays the graph out.
@@ -261,59 +334,11 @@ export class GraphView {
     // mermaid's classDefs (hex colours, from `class` lines) would fight the theme: data-status styles the node.
     g.classList.remove(...STATUS_CLASSES);
     const first = ns[0];
-    const name = ns.length > 1 ? `${first?.group ?? first?.name ?? ''} (${ns.length} steps)` : first?.name ?? '';
-    g.setAttribute('aria-label', `${name}${first?.agent !== undefined && ns.length === 1 ? `, ${first.agent}` : ''}: ${status}`);
+    const grouped = g.hasAttribute('data-group');
+    const name = grouped ? `${first?.group ?? first?.name ?? ''} (${ns.length} ${ns.length === 1 ? 'step' : 'steps'}: ${counts}; press to expand)` : first?.name ?? '';
+    g.setAttribute('aria-label', `${name}${first?.agent !== undefined && !grouped ? `, ${first.agent}` : ''}: ${status}`);
   }
 }
 
 /** The smallest label a user can read comfortably, in CSS px at the view's scale. */
 export const READABLE_LABEL_PX = 11.5;
-
-/** The font size of the drawn node labels (mermaid's `fontSize`, 16 by default). */
-function labelFontPx(content: HTMLElement): number {
-  const label = content.querySelector('g.node .nodeLabel, g.node .label');
-  const px = label ? Number.parseFloat(getComputedStyle(label).fontSize) : Number.NaN;
-  return Number.isFinite(px) && px > 0 ? px : 16;
-}
-
-// mermaid writes classDef colours as inline `!important` styles, which no stylesheet can beat:
-// drop the colour properties (layout ones stay) so data-status and the theme decide.
-const PAINT = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'color'] as const;
-function unpaint(g: SVGGElement): void {
-  for (const e of [g, ...Array.from(g.querySelectorAll<HTMLElement | SVGElement>('[style]'))]) {
-    for (const p of PAINT) e.style.removeProperty(p);
-  }
-}
-
-// The selection outline: a copy of the node's box a little larger, behind it, shown by CSS when
-// selected, so selecting never hides the node's own status outline.
-function addHalo(g: SVGGElement): void {
-  const box = g.querySelector(':scope > rect');
-  if (!(box instanceof SVGRectElement)) return;
-  const pad = 4;
-  const halo = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-  halo.setAttribute('class', 'braid-halo');
-  for (const [k, d] of [['x', -pad], ['y', -pad], ['width', 2 * pad], ['height', 2 * pad]] as const) {
-    halo.setAttribute(k, String(Number(box.getAttribute(k) ?? 0) + d));
-  }
-  halo.setAttribute('rx', '4');
-  g.insertBefore(halo, g.firstChild);
-}
-
-// Our node id (`n3`) from mermaid's element id `<renderId>-flowchart-n3-<counter>` (or `data-id`, where kept).
-function nodeIdOf(g: Element): string | undefined {
-  const data = g.getAttribute('data-id');
-  if (data !== null && /^n\d+$/.test(data)) return data;
-  return /-flowchart-(n\d+)-\d+$/.exec(g.id)?.[1];
-}
-
-// Defence in depth under the CSP: nothing executable survives, whatever mermaid let through.
-function scrub(root: Element): void {
-  for (const bad of Array.from(root.querySelectorAll('script, iframe, object, embed'))) bad.remove();
-  for (const e of [root, ...Array.from(root.querySelectorAll('*'))]) {
-    for (const a of Array.from(e.attributes)) {
-      const v = a.value.trim().toLowerCase();
-      if (a.name.toLowerCase().startsWith('on') || ((a.name === 'href' || a.name.endsWith(':href')) && v.startsWith('javascript:'))) e.removeAttribute(a.name);
-    }
-  }
-}

@@ -8,6 +8,8 @@ export interface LogLine {
   readonly text: string;
   /** Set on the header line that opens an attempt: the pane draws it as a separator. */
   readonly attempt?: number;
+  /** The step wrote it to stderr (known for live lines only). */
+  readonly stderr?: true;
 }
 
 /** Lines held per log; at the pane's line height this is far more than any screen shows. */
@@ -15,11 +17,12 @@ export const LOG_CAPACITY = 10_000;
 /** Longer lines are cut when stored (the full text is one "open in editor" away). */
 export const MAX_LINE_CHARS = 2_000;
 
-function toLine(text: string, attempt?: number): LogLine {
+function toLine(text: string, attempt?: number, stderr = false): LogLine {
   const cut = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} … (${text.length - MAX_LINE_CHARS} more characters)` : text;
   const found = ATTEMPT_HEADER.exec(text)?.[1];
   const header = attempt ?? (found !== undefined ? Number(found) : undefined);
-  return header !== undefined ? { text: cut, attempt: header } : { text: cut };
+  if (header !== undefined) return { text: cut, attempt: header };
+  return stderr ? { text: cut, stderr: true } : { text: cut };
 }
 
 export class LogModel {
@@ -49,16 +52,17 @@ export class LogModel {
   }
 
   /** Drops everything and holds `lines`, the first being line `startLine` of the file. */
-  reset(lines: readonly string[], startLine = 0, attemptBoundary?: number): void {
+  reset(lines: readonly string[], startLine = 0, attemptBoundary?: number, stderr?: readonly number[]): void {
     this.buffer.clear(startLine);
     this.detachedFromTail = false;
     this.pending = undefined;
     this.latest = startLine;
-    this.append(lines, startLine, attemptBoundary);
+    this.append(lines, startLine, attemptBoundary, stderr);
   }
 
   /** New output. `startLine` defaults to right after what is known; overlaps are not doubled, gaps jump. */
-  append(lines: readonly string[], startLine?: number, attemptBoundary?: number): void {
+  append(lines: readonly string[], startLine?: number, attemptBoundary?: number, stderr?: readonly number[]): void {
+    const err = new Set(stderr);
     const start = startLine ?? this.latest;
     this.latest = Math.max(this.latest, start + lines.length);
     if (this.detachedFromTail) return;
@@ -73,7 +77,7 @@ export class LogModel {
     const from = Math.max(skip, lines.length - this.buffer.capacity);
     if (from > skip) this.buffer.clear(start + from);
     const fresh: LogLine[] = [];
-    for (let i = from; i < lines.length; i++) fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined));
+    for (let i = from; i < lines.length; i++) fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined, err.has(i)));
     this.buffer.push(...fresh);
   }
 

@@ -179,7 +179,8 @@ function renderLine(line: LogLine, n: number): HTMLElement {
   if (line.attempt !== undefined) {
     return el('div', { class: 'log-line log-attempt', 'data-line': n, 'data-attempt': line.attempt, role: 'separator' }, stripAnsi(line.text));
   }
-  const row = el('div', { class: 'log-line', 'data-line': n });
+  // stderr is marked by a word in the gutter as well as a colour (CSS), so it reads without colour.
+  const row = el('div', { class: line.stderr ? 'log-line log-stderr' : 'log-line', 'data-line': n, 'data-stream': line.stderr ? 'stderr' : undefined, title: line.stderr ? 'written to stderr' : undefined });
   for (const seg of parseAnsi(line.text)) {
     const cls = styleClasses(seg.style);
     const colors = exactColors(seg.style);

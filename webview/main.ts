@@ -11,6 +11,7 @@ import { GraphView } from './graph';
 import { LogModel } from './logModel';
 import { LogPane } from './logPane';
 import { ProblemsView } from './problems';
+import { RunBar } from './runBar';
 import { findSteps, nextMatch } from './search';
 import { ActionRow, Toolbar } from './toolbar';
 import { vscodeApi } from './vscodeApi';
@@ -38,6 +39,10 @@ class App {
   private lastMatch: string | undefined;
   private readonly logs = new Map<string, LogModel>();
   private readonly details = new Map<string, { attempt?: number; detail?: string }>();
+  private readonly runBar = new RunBar((on) => this.setFailedOnly(on));
+  /** Matrix groups the user expanded (the host draws the others as one node each). */
+  private expanded = new Set<string>();
+  private failedOnly = false;
 
   constructor(root: HTMLElement) {
     const act = (action: WebviewAction, stepId: string | undefined): void => this.post({
@@ -60,12 +65,18 @@ class App {
     });
     const viewport = el('div', { class: 'graph-viewport', 'aria-label': 'Plan graph' });
     const side = el('aside', { class: 'side' }, this.hint, this.stepTitle, this.stepMeta, this.stepRow.root, this.logPane.root);
-    root.append(this.toolbar.root, this.problems.root, this.split = el('div', { class: 'split' }, viewport, side));
+    root.append(this.toolbar.root, this.runBar.root, this.problems.root, this.split = el('div', { class: 'split' }, viewport, side));
     this.graph = new GraphView(viewport, {
       onSelect: (id) => this.select(id),
       onClear: () => this.clearSelection(),
       onRendered: () => {
         if (this.query !== '') this.search(this.query);
+      },
+      onToggleGroup: (group, expand) => {
+        if (expand) this.expanded.add(group);
+        else this.expanded.delete(group);
+        this.post({ type: 'expandGroups', groups: [...this.expanded] });
+        this.persist();
       },
     });
     this.applyState(webviewStateSchema.safeParse(this.api.getState()).data ?? {});
@@ -121,6 +132,7 @@ class App {
     this.problems.hide();
     this.split.hidden = false;
     this.toolbar.setPlanName(msg.planName);
+    this.runBar.setRun(msg.run);
     this.graph.show(msg);
     if (this.selected !== undefined && !this.graph.node(this.selected)) this.selected = undefined;
     if (this.restoreSelection !== undefined) this.applySelection();
@@ -130,6 +142,7 @@ class App {
 
   private onStatus(msg: StatusMessage): void {
     if (msg.runId !== undefined && this.runId !== undefined && msg.runId !== this.runId) return;
+    if (msg.run) this.runBar.setRun(msg.run);
     for (const u of msg.updates) {
       const before = this.graph.node(u.stepId)?.status;
       if (!this.graph.setStatus(u.stepId, u.status, u.time)) continue;
@@ -148,9 +161,9 @@ class App {
       this.logs.delete(key);
       this.logs.set(key, m);
       this.evictLogs();
-      m.reset(msg.lines, msg.startLine ?? 0, msg.attemptBoundary);
+      m.reset(msg.lines, msg.startLine ?? 0, msg.attemptBoundary, msg.stderr);
     } else {
-      m.append(msg.lines, msg.startLine, msg.attemptBoundary);
+      m.append(msg.lines, msg.startLine, msg.attemptBoundary, msg.stderr);
     }
     if (msg.stepId === this.selected && msg.runId === this.runId) this.showStep();
     this.logPane.changed(m);
@@ -198,6 +211,8 @@ class App {
   private applyState(s: WebviewState): void {
     if (s.selectedStepId !== undefined) this.restoreSelection = s.selectedStepId;
     if (s.follow !== undefined) this.logPane.setFollow(s.follow);
+    if (s.expandedGroups !== undefined) this.expanded = new Set(s.expandedGroups);
+    if (s.failedOnly !== undefined) this.setFailedOnly(s.failedOnly, false);
     if (s.query !== undefined && s.query !== this.query) {
       this.toolbar.search.value = s.query;
       this.search(s.query);
@@ -210,6 +225,8 @@ class App {
       ...(this.runId !== undefined ? { runId: this.runId } : {}),
       follow: this.logPane.follow,
       ...(this.query !== '' ? { query: this.query } : {}),
+      ...(this.expanded.size > 0 ? { expandedGroups: [...this.expanded] } : {}),
+      ...(this.failedOnly ? { failedOnly: true } : {}),
     };
     this.api.setState(state);
   }
@@ -230,9 +247,18 @@ class App {
     this.graph.reveal(next);
   }
 
+  /** Failed only: the steps that did not fail are dimmed, so the failures stand out wherever they are. */
+  private setFailedOnly(on: boolean, save = true): void {
+    this.failedOnly = on;
+    this.runBar.setFailedOnly(on);
+    this.split.classList.toggle('failed-only', on);
+    if (save) this.persist();
+  }
+
   /** Buttons and the step panel, after anything that can change which apply. */
   private refresh(): void {
     const statuses: StepStatus[] = this.graph.nodes.map((n) => n.status);
+    this.runBar.setCounts(statuses);
     this.toolbar.runActions.set(runActions(statuses, this.runId !== undefined), undefined);
     this.showStep(isRunActive(statuses));
   }

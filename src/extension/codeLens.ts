@@ -3,6 +3,7 @@
 // ("Review changes", and "Approve · Reject" while its change waits for review).
 // They are computed from the editor's text, so they follow edits as the user types.
 import * as vscode from 'vscode';
+import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import type { GraphStep } from '../core/plan/types';
 import { asCommand, Command } from './commandIds';
 import { toRange } from './diagnostics';
@@ -67,6 +68,10 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       );
       const seen = last ? group.map((s) => last.steps.get(s.id)).filter((v): v is StepView => v !== undefined && v.status !== 'pending') : [];
       if (!last || seen.length === 0) continue;
+      if (first.matrix) {
+        lenses.push(...matrixLenses(range, last.id, group.map((s) => last.steps.get(s.id)).filter((v) => v !== undefined)));
+        continue;
+      }
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
       const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
       lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
@@ -93,4 +98,21 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
     this.sub.dispose();
     this.changed.dispose();
   }
+}
+
+/**
+ * A matrix step's lenses sum its instances up: "9 ✓ · 1 ✗ · slowest 2.1s" (opening the slowest
+ * instance's log), Retry when one instance failed, and *Log*, which asks which instance.
+ */
+function matrixLenses(range: vscode.Range, runId: string, instances: readonly StepView[]): vscode.CodeLens[] {
+  const counts = groupCountsText(groupCounts(instances.map((v) => v.status)), true);
+  const timed = instances.filter((v) => v.durationMs !== undefined);
+  const slowest = timed.reduce<StepView | undefined>((a, v) => (a === undefined || v.durationMs! > a.durationMs! ? v : a), undefined);
+  const failed = instances.filter((v) => v.status === 'failed' || v.status === 'conflict' || v.status === 'interrupted' || v.status === 'canceled');
+  const out = [new vscode.CodeLens(range, slowest
+    ? asCommand(Command.showLog, `${counts} · slowest ${formatDuration(slowest.durationMs!)}`, runId, slowest.id)
+    : asCommand(Command.showLog, counts, runId, undefined, instances.map((v) => v.id)))];
+  if (failed.length === 1) out.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', runId, failed[0]!.id)));
+  out.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', runId, undefined, instances.map((v) => v.id))));
+  return out;
 }

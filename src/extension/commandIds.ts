@@ -47,6 +47,9 @@ export const Command = {
   revertStep: 'braid.revertStep',
   /** The user's choice only: conflict markers written, resolved in the merge editor. */
   resolveInMergeEditor: 'braid.resolveInMergeEditor',
+  /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
+  showFailedOnly: 'braid.showFailedOnly',
+  showAllSteps: 'braid.showAllSteps',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -71,7 +74,8 @@ export interface CommandArgs {
   [Command.cancelRun]: [runId?: string | RunRef];
   [Command.cancelStep]: [runId?: string | StepRef, stepId?: string];
   [Command.showGraph]: [uri?: vscode.Uri | RunRef];
-  [Command.showLog]: [runId?: string | StepRef, stepId?: string];
+  /** `among`: the instances of a matrix step, to ask which one (the matrix lens's *Log*). */
+  [Command.showLog]: [runId?: string | StepRef, stepId?: string, among?: readonly string[]];
   [Command.validatePlan]: [uri?: vscode.Uri];
   [Command.newPlan]: [options?: NewPlanOptions];
   [Command.cleanRun]: [runId?: string | RunRef];
@@ -88,6 +92,8 @@ export interface CommandArgs {
   [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
   [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
+  [Command.showFailedOnly]: [];
+  [Command.showAllSteps]: [];
 }
 
 /** A code lens / tree item command object with typed arguments. */

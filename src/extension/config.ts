@@ -13,6 +13,8 @@ export interface BraidSettings {
   readonly notifications: 'all' | 'failures' | 'none';
   readonly agentPermission: AgentPermission;
   readonly keepTerminals: KeepTerminals;
+  /** A progress notification per active run (off: the status bar and the panel's run bar show progress). */
+  readonly progressNotification: boolean;
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -30,5 +32,6 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
     notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
+    progressNotification: c.get<boolean>('progressNotification', false) === true,
   };
 }

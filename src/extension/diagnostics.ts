@@ -2,6 +2,7 @@
 // (debounced) and for every plan in the workspace at start, so a broken plan shows unopened.
 import * as vscode from 'vscode';
 import type { Diagnostic, Range } from '../core/plan/types';
+import { missingAgentDiagnostics, missingFor } from './missingAgentNotice';
 import { isPlanUri, type Plans } from './plans';
 
 const DEBOUNCE_MS = 250;
@@ -46,7 +47,10 @@ export class PlanDiagnostics implements vscode.Disposable {
   /** Validates one plan now and returns its problems. */
   async refresh(uri: vscode.Uri): Promise<readonly Diagnostic[]> {
     try {
-      const { diagnostics } = await this.plans.compile(uri);
+      const { graph, diagnostics: found } = await this.plans.compile(uri);
+      // A valid plan whose agent CLI is missing says so on the `agent:` line, before any run.
+      const missing = graph ? missingFor(graph, await this.plans.workspaceOf(uri)) : [];
+      const diagnostics = missing.length === 0 ? found : [...found, ...missingAgentDiagnostics(graph!, await this.textOf(uri), missing)];
       this.collection.set(uri, diagnostics.map(toDiagnostic));
       return diagnostics;
     } catch (err) {
@@ -55,6 +59,11 @@ export class PlanDiagnostics implements vscode.Disposable {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       return [];
     }
+  }
+
+  private async textOf(uri: vscode.Uri): Promise<string> {
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    return open ? open.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
   }
 
   private schedule(doc: vscode.TextDocument, delay: number): void {

@@ -111,13 +111,15 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cancelRun, (run) => runCommands.cancelRun(run));
   register(Command.cancelStep, (run, step) => runCommands.cancelStep(run, step));
   register(Command.showGraph, (target) => graphs.show(target));
-  register(Command.showLog, (run, step) => viewCommands.showLog(run, step));
+  register(Command.showLog, (run, step, among) => viewCommands.showLog(run, step, among));
   register(Command.validatePlan, (uri) => viewCommands.validatePlan(uri));
   register(Command.newPlan, (options) => newPlan({ log, showGraph: (uri) => graphs.show(uri) }, options));
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
   register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
+  register(Command.showFailedOnly, () => tree.setFailedOnly(true));
+  register(Command.showAllSteps, () => tree.setFailedOnly(false));
 
   // Commands that no run could take stay out of the palette (package.json `when` clauses).
   const contextSet = new Map<string, boolean>();

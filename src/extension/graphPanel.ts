@@ -22,11 +22,11 @@ import { nodeUpdate } from './graphNodes';
 import { stepTime } from './treeText';
 import type { RunsModel, StepChange } from './runsModel';
 import type { RunView } from './runView';
+import { runHeader } from './runHeader';
 import type { ViewCommands } from './viewCommands';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
 const PAGE = 1000;
-const COLLAPSE_AT = 300; // matrix groups drawn as one node beyond this many steps
 const LAST_PLAN = 'braid.graph.lastPlan';
 /**
  * The selected step of each plan's panel, kept by the host too: a page's own state can be lost
@@ -111,11 +111,13 @@ export class GraphPanel implements vscode.Disposable {
   private runId: string | undefined;
   private selected: string | undefined;
   private graph: Graph | undefined;
+  /** Matrix groups the user expanded; every other group is drawn as one node with its counts. */
+  private expanded: ReadonlySet<string>;
   /** Messages posted (tests read them to see what the page was told). */
   readonly posted: HostMessage[] = [];
   /** The selected step's live output, batched for the page. */
-  private readonly feed = new LogFeed((lines, startLine) => {
-    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}) });
+  private readonly feed = new LogFeed((lines, startLine, stderr) => {
+    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}), ...(stderr.length > 0 ? { stderr } : {}) });
   });
   private logIndex: LogLines | undefined;
   /** The attempt whose header line the selected step's log got last (a running step is reported again while it waits for a lock). */
@@ -124,6 +126,7 @@ export class GraphPanel implements vscode.Disposable {
 
   constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
     this.runId = state.runId ?? d.runs.latestOf(plan.fsPath)?.id;
+    this.expanded = new Set(state.expandedGroups ?? []);
     this.selected = state.selectedStepId ?? d.context.workspaceState.get<Record<string, string>>(SELECTION)?.[plan.fsPath];
     const web = panel.webview;
     const nonce = randomBytes(16).toString('base64');
@@ -153,7 +156,7 @@ export class GraphPanel implements vscode.Disposable {
     if (!this.ready || !run || run.status !== 'running' || !this.panel.visible) return;
     const now = Date.now();
     const updates = [...run.steps.values()].filter((s) => s.status === 'running').map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
-    if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
+    this.post({ type: 'status', runId: run.id, updates, run: runHeader(run, this.d.runs, now) });
   }
 
   get shownRun(): string | undefined { return this.runId; }
@@ -213,10 +216,12 @@ export class GraphPanel implements vscode.Disposable {
     const run = this.run();
     const statuses = new Map<string, StepStatus>();
     for (const id of graph.order) statuses.set(id, run?.steps.get(id)?.status ?? 'pending');
-    const collapse = graph.order.length > COLLAPSE_AT;
+    // Every matrix group is one node with its counts until the user expands it.
+    const groups = [...new Set(graph.order.map((id) => graph.steps.get(id)!.matrix?.group).filter((g) => g !== undefined))];
+    const collapseGroups = new Set(groups.filter((g) => !this.expanded.has(g)));
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
-    const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: collapse, lockPairs: locks, slots: true });
+    const { text, nodeIds, clusterIds } = toMermaid(graph, { statuses, collapseGroups, lockPairs: locks, slots: true });
     // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
     // A rename re-lays the graph out; a status change never does.
     const structure = graph.order.map((id) => {
@@ -224,8 +229,9 @@ export class GraphPanel implements vscode.Disposable {
       return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}`;
     }).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
     this.post({
-      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${collapse ? 'c' : 'e'}:${hash(structure)}`,
-      ...(run ? { runId: run.id } : {}),
+      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${hash([...collapseGroups].join(','))}:${hash(structure)}`,
+      ...(run ? { runId: run.id, run: runHeader(run, this.d.runs) } : {}),
+      groups: groups.map((g) => ({ group: g, collapsed: collapseGroups.has(g), ...(clusterIds.has(g) ? { clusterId: clusterIds.get(g)! } : {}) })),
       nodes: graph.order.map((id) => {
         const s = graph.steps.get(id)!;
         const time = run?.steps.get(id) ? stepTime(run.steps.get(id)!) : undefined;
@@ -245,18 +251,18 @@ export class GraphPanel implements vscode.Disposable {
   private postStatuses(run: RunView): void {
     if (!this.ready || !this.graph) return;
     const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? [nodeUpdate(s)] : []; });
-    this.post({ type: 'status', runId: run.id, updates });
+    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates });
   }
 
   /** One step of the model changed: restyle its node; the selected step's output and attempts go to the log. */
   private onStepChanged({ run, step, event: e }: StepChange): void {
     if (!this.ready || run.id !== this.runId) return;
     if (e.type === 'output') {
-      if (e.id === this.selected) this.feed.output(e.id, e.text, e.skippedLines);
+      if (e.id === this.selected) this.feed.output(e.id, e.text, e.skippedLines, e.stream === 'stderr');
       return;
     }
     if (e.type === 'lock') return;
-    this.post({ type: 'status', runId: run.id, updates: [nodeUpdate(step)] });
+    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: [nodeUpdate(step)] });
     if (e.type !== 'step' || e.status !== 'running' || e.id !== this.selected) return;
     // Once an attempt: a running step is reported again while its merge-back waits for a lock.
     const attempt = `${run.id}/${e.id}/${e.attempt}`;
@@ -338,6 +344,14 @@ export class GraphPanel implements vscode.Disposable {
         if (!d) return dropped(msg, 'no such problem shown');
         const pos = new vscode.Position(d.range.start.line, d.range.start.column);
         await vscode.window.showTextDocument(this.plan, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+        return;
+      }
+      case 'expandGroups': {
+        const known = new Set(this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group));
+        const groups = msg.groups.filter((g) => known.has(g));
+        if (groups.length !== msg.groups.length) dropped(msg, 'unknown groups left out');
+        this.expanded = new Set(groups);
+        await this.postGraph();
         return;
       }
       case 'action':

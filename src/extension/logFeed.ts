@@ -8,12 +8,18 @@ export const LOG_TAIL = 2000;
 /** ~30 deliveries a second at most. */
 export const FLUSH_MS = 33;
 
-/** Sends a batch: `startLine` is set when lines were skipped before it (the page jumps the gap). */
-export type SendLines = (lines: string[], startLine: number | undefined) => void;
+/**
+ * Sends a batch: `startLine` is set when lines were skipped before it (the page jumps the gap);
+ * `stderr` lists the batch's lines that ended in the step's stderr (the log file does not keep
+ * streams apart, so only live lines are marked).
+ */
+export type SendLines = (lines: string[], startLine: number | undefined, stderr: number[]) => void;
 
 export class LogFeed {
   private readonly partial = new Map<string, string>();
   private pending: string[] = [];
+  /** Which pending lines came from stderr, parallel to `pending`. */
+  private pendingErr: boolean[] = [];
   /** Lines of the log the page has been told of, and pending lines dropped unsent. */
   private told = 0;
   private skipped = 0;
@@ -28,19 +34,21 @@ export class LogFeed {
    * engine left that many lines out before `text` (it caps each event): they, and what was
    * pending, become a gap the page can page in.
    */
-  output(stepId: string, text: string, skippedLines?: number): void {
+  output(stepId: string, text: string, skippedLines?: number, stderr = false): void {
     if (skippedLines !== undefined) {
       this.skipped += this.pending.length + skippedLines;
       this.pending = [];
+      this.pendingErr = [];
       this.partial.delete(stepId); // its line ended among the skipped ones (or goes on in `text`)
     }
     const lines = ((this.partial.get(stepId) ?? '') + text).split(/\r?\n/);
     this.partial.set(stepId, lines.pop() ?? '');
     // A loop, not push(...lines): a fast step's output can be more lines than a call has arguments.
-    for (const line of lines) this.pending.push(line);
+    for (const line of lines) { this.pending.push(line); this.pendingErr.push(stderr); }
     const over = this.pending.length - LOG_TAIL;
     if (over > 0) {
       this.pending.splice(0, over);
+      this.pendingErr.splice(0, over);
       this.skipped += over;
     }
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
@@ -52,10 +60,13 @@ export class LogFeed {
     this.timer = undefined;
     if (this.holding || this.pending.length === 0) return;
     const lines = this.pending;
+    const stderr: number[] = [];
+    this.pendingErr.forEach((err, i) => { if (err) stderr.push(i); });
     const skipped = this.skipped;
     this.pending = [];
+    this.pendingErr = [];
     this.skipped = 0;
-    this.send(lines, skipped > 0 ? this.told + skipped : undefined);
+    this.send(lines, skipped > 0 ? this.told + skipped : undefined, stderr);
     this.told += skipped + lines.length;
   }
 
@@ -80,6 +91,7 @@ export class LogFeed {
   /** The page was sent the log of `stepId` up to line `lines`: what was pending is in it. */
   reset(stepId: string, lines: number): void {
     this.pending = [];
+    this.pendingErr = [];
     this.skipped = 0;
     this.partial.delete(stepId);
     this.told = lines;

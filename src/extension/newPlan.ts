@@ -3,7 +3,7 @@
 // review; nothing runs until the user runs it.
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { findExecutable } from '../core/agents/which';
+import { findExecutable, installCommand } from '../core/agents/which';
 import { draftPlan, type DraftResult } from '../core/planning/draftPlan';
 import { PLANNING_PRESETS } from '../core/planning/planningAgent';
 import type { NewPlanOptions } from './commandIds';
@@ -39,17 +39,25 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) { void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.'); return undefined; }
   let goal = opts.goal;
+  // Which planning CLIs are installed is known before anything is asked: with none, the user is
+  // offered the template or an install command now, not after typing a goal and a name.
+  const installed = PLANNING_PRESETS.filter((p) => findExecutable(p, process.env.PATH, folder.uri.fsPath));
   if (opts.name === undefined && goal === undefined) {
     const how = await vscode.window.showQuickPick(
-      [{ label: '$(sparkle) Draft with an agent…', description: 'describe the goal; an agent writes the plan for you to review', draft: true },
+      [{ label: '$(sparkle) Draft with an agent…', description: installed.length > 0 ? 'describe the goal; an agent writes the plan for you to review' : `needs ${PLANNING_PRESETS.join(', ')} (none is installed)`, draft: true },
         { label: '$(new-file) Start from a template', description: 'shell steps you edit', draft: false }],
       { title: 'Braid: New Plan' },
     );
     if (!how) return undefined;
-    if (how.draft) {
+    if (how.draft && installed.length === 0 && opts.agent === undefined) {
+      if (!(await offerTemplate())) return undefined;
+    } else if (how.draft) {
       goal = await vscode.window.showInputBox({ title: 'Braid: New Plan — goal', prompt: 'What should the plan achieve? e.g. "Add dark mode: schema, API and settings page, with tests"', ignoreFocusOut: true });
       if (!goal) return undefined;
     }
+  } else if (goal !== undefined && installed.length === 0 && opts.agent === undefined) {
+    if (!(await offerTemplate())) return undefined;
+    goal = undefined;
   }
   const name = opts.name ?? (await vscode.window.showInputBox({
     title: 'Braid: New Plan', prompt: 'Plan name (the file becomes NAME.braid.yaml)', value: 'plan',
@@ -79,6 +87,25 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
   void vscode.window.showErrorMessage(`Braid: the agent's plan is not valid after ${result.attempts} tr${result.attempts === 1 ? 'y' : 'ies'}${first ? `: ${first.message}` : ''}.`, 'Show Log')
     .then((pick) => pick && deps.log.show());
   return existsSync(result.file) ? vscode.Uri.file(result.file) : undefined;
+}
+
+/**
+ * No planning CLI is installed: the template instead, or the first preset's install command on
+ * the clipboard. True when the user takes the template.
+ */
+async function offerTemplate(): Promise<boolean> {
+  const first = PLANNING_PRESETS[0]!;
+  const install = installCommand(first);
+  const copy = 'Copy Install Command';
+  const pick = await vscode.window.showWarningMessage(
+    `Braid: drafting a plan needs an agent CLI (${PLANNING_PRESETS.join(', ')}); none is installed.${install ? ` Install ${first} with: ${install}` : ''}`,
+    'Start from Template', ...(install ? [copy] : []),
+  );
+  if (pick === copy && install) {
+    await vscode.env.clipboard.writeText(install);
+    void vscode.window.showInformationMessage(`Braid: copied "${install}": run it in a terminal, then New Plan again.`);
+  }
+  return pick === 'Start from Template';
 }
 
 /** The installed planning agents; the only one is taken without asking. */

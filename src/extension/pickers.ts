@@ -4,9 +4,10 @@ import * as vscode from 'vscode';
 import type { StepStatus } from '../core/status';
 import { isPlanUri, type Plans } from './plans';
 import type { RunsModel } from './runsModel';
-import { isActive, type RunView } from './runView';
+import { isActive, type RunView, type StepView } from './runView';
 import { runProgress } from './treeText';
 import { STATUS_LABEL } from './statusText';
+import { formatDuration } from '../core/format';
 
 export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode.Uri | undefined> {
   if (given) return given;
@@ -65,4 +66,18 @@ export async function pickPlanStep(keys: readonly string[], given: string | unde
   if (given) return given;
   if (keys.length === 1) return keys[0];
   return vscode.window.showQuickPick([...keys], { title: `Braid: ${title}` });
+}
+
+/** One instance of a matrix step: the ones that need the user first, then the slowest. */
+export async function pickInstance(run: RunView, ids: readonly string[], title: string): Promise<string | undefined> {
+  const steps = ids.map((id) => run.steps.get(id)).filter((s) => s !== undefined);
+  if (steps.length === 0) { void vscode.window.showInformationMessage(`Braid: run ${run.id} has none of these steps.`); return undefined; }
+  if (steps.length === 1) return steps[0]!.id;
+  const rank = (s: StepView): number => (s.status === 'failed' || s.status === 'conflict' || s.status === 'interrupted' ? 0 : s.status === 'succeeded' ? 2 : 1);
+  steps.sort((a, b) => rank(a) - rank(b) || (b.durationMs ?? 0) - (a.durationMs ?? 0));
+  const item = await vscode.window.showQuickPick(
+    steps.map((s) => ({ label: s.name, description: [STATUS_LABEL[s.status], s.durationMs !== undefined ? formatDuration(s.durationMs) : ''].filter(Boolean).join(' · '), id: s.id })),
+    { title: `Braid: ${title}` },
+  );
+  return item?.id;
 }

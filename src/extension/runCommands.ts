@@ -1,7 +1,9 @@
 // Run, retry and cancel: user gestures turned into engine requests. Each run command resolves
 // when its run ends with { runId, status, steps }, so tests and other extensions can drive Braid.
 import * as vscode from 'vscode';
-import { RETRYABLE } from '../core/status';
+import { RETRYABLE, type StepStatus } from '../core/status';
+import { selectSteps } from '../core/engine/scheduling/selection';
+import { missingFor, noticeMissing } from './missingAgentNotice';
 import type { Graph } from '../core/plan/types';
 import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';
@@ -161,6 +163,13 @@ export class RunCommands {
       return undefined;
     }
     const workspace = await this.d.plans.workspaceOf(plan);
+    // A CLI the selected steps need is missing: say so (install command whole, Copy) and run nothing.
+    const missing = missingFor(graph, workspace, selectSteps(graph, sel));
+    if (missing.length > 0) {
+      await this.d.diagnostics.refresh(plan);
+      void noticeMissing(graph.plan.name, missing);
+      return undefined;
+    }
     const options = await this.d.plans.options(plan);
     const settings = readSettings(plan);
     const params: RequestParams<'run'> = {

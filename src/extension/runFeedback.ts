@@ -1,6 +1,8 @@
 // While runs are active: a status bar item ("Braid 3/10 ▶2"), a progress notification per run
-// with Cancel, a question when a step's change waits for review (Review Changes, Approve, Reject),
-// and a notification when a run ends (failed steps get "Show Log" and "Retry"; every run "Review Changes").
+// with Cancel only when `braid.progressNotification` asks for it (it would cover the graph's log
+// pane for the whole run), a question when a step's change waits for review (Review Changes,
+// Approve, Reject), and a notification when a run ends (failed steps get "Show Log" and "Retry";
+// every run "Review Changes").
 import * as vscode from 'vscode';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
@@ -99,6 +101,8 @@ export class RunFeedback implements vscode.Disposable {
     if (this.tracked.has(runId)) return;
     this.tracked.add(runId);
     void ended.finally(() => this.tracked.delete(runId)).catch(() => undefined);
+    ended.then((end) => this.notify(end, planName), () => undefined);
+    if (!readSettings().progressNotification) return;
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Braid: ${planName}`, cancellable: true },
       async (progress, token) => {
@@ -107,7 +111,6 @@ export class RunFeedback implements vscode.Disposable {
         try { await ended; } catch { /* the command that started it reports the failure */ } finally { sub.dispose(); }
       },
     );
-    ended.then((end) => this.notify(end, planName), () => undefined);
   }
 
   private async notify(end: RunEnded, name: string): Promise<void> {

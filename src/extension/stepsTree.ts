@@ -1,16 +1,29 @@
 // The "Runs" tree (`braid.steps`): runs, active first then recent, and their steps with status
 // icons, elapsed time, attempt and lock waits. Refreshed from the runs model's change events,
 // coalesced so an output storm does not repaint the tree more than a few times a second.
+// A matrix step's instances sit under one row for the group, with their counts, as in the graph;
+// "failed only" (a toggle, context key `braid.failedOnly`) keeps just the steps that failed.
 import * as vscode from 'vscode';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import type { RunsModel } from './runsModel';
 import { isActive } from './runView';
 import { statusIcon } from './statusText';
 import { runDescription, stepDescription } from './treeText';
+import type { StepStatus } from '../core/status';
+import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
+import { RunGroups } from './runGroups';
+import type { RunView } from './runView';
 
-export type BraidNode = RunNode | StepNode;
+export type BraidNode = RunNode | GroupNode | StepNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
+/** A matrix step's instances in a run. */
+export interface GroupNode extends RunRef { readonly kind: 'group'; readonly group: string }
 export interface StepNode extends StepRef { readonly kind: 'step' }
+
+/** What "failed only" keeps: steps that need the user. */
+const FAILED: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'conflict', 'interrupted']);
+/** A group row shows the status that most needs attention among its instances. */
+const PRIORITY: readonly StepStatus[] = ['failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded'];
 
 const REFRESH_MS = 150;
 
@@ -20,20 +33,68 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
   private timer: ReturnType<typeof setTimeout> | undefined;
   private ticker: ReturnType<typeof setInterval> | undefined;
   private readonly sub: vscode.Disposable;
+  private readonly groups = new RunGroups();
+  private failedOnlyOn = false;
 
   constructor(private readonly runs: RunsModel) {
     this.sub = runs.onDidChange(() => this.schedule());
+  }
+
+  get failedOnly(): boolean { return this.failedOnlyOn; }
+
+  /** Shows only the steps that failed (and the groups holding them), or every step again. */
+  setFailedOnly(on: boolean): void {
+    this.failedOnlyOn = on;
+    void vscode.commands.executeCommand('setContext', 'braid.failedOnly', on);
+    this.changed.fire(undefined);
+  }
+
+  private groupsOf(run: RunView): ReadonlyMap<string, string> | undefined {
+    return this.groups.groupsOf(run, () => this.changed.fire(undefined));
   }
 
   getChildren(node?: BraidNode): BraidNode[] {
     if (!node) return this.runs.runs().map((r) => ({ kind: 'run', runId: r.id }));
     if (node.kind === 'step') return [];
     const run = this.runs.get(node.runId);
-    return run ? run.order.map((stepId) => ({ kind: 'step', runId: run.id, stepId })) : [];
+    if (!run) return [];
+    const keep = (id: string): boolean => !this.failedOnlyOn || FAILED.has(run.steps.get(id)?.status ?? 'pending');
+    const groups = this.groupsOf(run);
+    if (node.kind === 'group') {
+      return run.order.filter((id) => groups?.get(id) === node.group && keep(id)).map((stepId) => ({ kind: 'step', runId: run.id, stepId }));
+    }
+    const out: BraidNode[] = [];
+    const seen = new Set<string>();
+    for (const stepId of run.order) {
+      const group = groups?.get(stepId);
+      if (group === undefined) {
+        if (keep(stepId)) out.push({ kind: 'step', runId: run.id, stepId });
+      } else if (!seen.has(group)) {
+        seen.add(group);
+        if (run.order.some((id) => groups?.get(id) === group && keep(id))) out.push({ kind: 'group', runId: run.id, group });
+      }
+    }
+    return out;
   }
 
   getParent(node: BraidNode): BraidNode | undefined {
-    return node.kind === 'step' ? { kind: 'run', runId: node.runId } : undefined;
+    if (node.kind === 'run') return undefined;
+    const run = this.runs.get(node.runId);
+    const group = node.kind === 'step' && run ? this.groupsOf(run)?.get(node.stepId) : undefined;
+    return group !== undefined ? { kind: 'group', runId: node.runId, group } : { kind: 'run', runId: node.runId };
+  }
+
+  private groupItem(run: RunView, group: string): vscode.TreeItem {
+    const groups = this.groupsOf(run);
+    const statuses = run.order.filter((id) => groups?.get(id) === group).map((id) => run.steps.get(id)?.status ?? 'pending');
+    const worst = PRIORITY.find((p) => statuses.includes(p)) ?? 'pending';
+    const item = new vscode.TreeItem(group, worst === 'failed' || this.failedOnlyOn ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    item.id = `${run.id}/group:${group}`;
+    item.description = groupCountsText(groupCounts(statuses));
+    item.iconPath = statusIcon(worst);
+    item.tooltip = `matrix step ${group}: ${statuses.length} instances`;
+    item.contextValue = 'group';
+    return item;
   }
 
   getTreeItem(node: BraidNode): vscode.TreeItem {
@@ -43,12 +104,13 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
       const active = isActive(run);
       const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
       item.id = run.id;
-      item.description = runDescription(run);
+      item.description = runDescription(run, Date.now(), groupCountsText(groupCounts([...run.steps.values()].map((st) => st.status))));
       item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
       item.iconPath = statusIcon(run.status);
       item.contextValue = active ? (run.budget ? 'run.active.budget' : 'run.active') : `run.${run.status}`;
       return item;
     }
+    if (node.kind === 'group') return this.groupItem(run, node.group);
     const step = run.steps.get(node.stepId);
     if (!step) return new vscode.TreeItem(node.stepId);
     const item = new vscode.TreeItem(step.name, vscode.TreeItemCollapsibleState.None);

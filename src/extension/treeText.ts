@@ -16,13 +16,13 @@ export function runProgress(run: RunView): string {
   return `${done}/${run.steps.size}${running ? ` ▶${running}` : ''}`;
 }
 
-/** A run's row: progress, status and time, cost, a held budget. */
-export function runDescription(run: RunView, now = Date.now()): string {
+/** A run's row: progress (or the given status counts), status and time, cost, a held budget. */
+export function runDescription(run: RunView, now = Date.now(), counts?: string): string {
   const active = isActive(run);
   const took = formatDuration((run.endedAt ?? now) - run.createdAt);
   const cost = run.costUsd !== undefined ? ` · ${formatUsd(run.costUsd)}` : '';
   const held = run.budget ? ` · budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
-  return `${runProgress(run)} · ${active ? took : `${run.status} ${took}`}${cost}${held}`;
+  return `${counts ?? runProgress(run)} · ${active ? took : `${run.status} ${took}`}${cost}${held}`;
 }
 
 /** What a step waits for, while it waits for a lock: before it starts, or (a worktree step) before its merge-back. */

@@ -8,7 +8,7 @@ import { RunStore } from '../core/engine/records/runStore';
 import type { RunRef, StepRef } from './commandIds';
 import type { PlanDiagnostics } from './diagnostics';
 import { toRange } from './diagnostics';
-import { pickPlan, pickRun, pickStep } from './pickers';
+import { pickInstance, pickPlan, pickRun, pickStep } from './pickers';
 import type { Plans } from './plans';
 import { refOf } from './runCommands';
 import type { RunsModel } from './runsModel';
@@ -26,11 +26,12 @@ export interface ViewCommandDeps {
 export class ViewCommands {
   constructor(private readonly d: ViewCommandDeps) {}
 
-  async showLog(arg?: string | StepRef, stepArg?: string): Promise<vscode.TextEditor | undefined> {
+  async showLog(arg?: string | StepRef, stepArg?: string, among?: readonly string[]): Promise<vscode.TextEditor | undefined> {
     const ref = refOf(arg);
     const run = await pickRun(this.d.runs, ref.runId, () => true, 'Show Log', 'Braid: no runs yet in this workspace.');
     if (!run) return undefined;
-    const stepId = await pickStep(run, ref.stepId ?? stepArg, undefined, 'Show Log');
+    const given = ref.stepId ?? stepArg;
+    const stepId = given === undefined && among !== undefined ? await pickInstance(run, among, 'Show Log of which instance?') : await pickStep(run, given, undefined, 'Show Log');
     if (!stepId) return undefined;
     const file = new RunStore(run.workspace).paths(run.id).log(stepId);
     if (!existsSync(file)) { void vscode.window.showInformationMessage(`Braid: ${stepId} has no log yet (it has not started).`); return undefined; }

@@ -48,6 +48,8 @@ export const activeStatuses: ReadonlySet<StepStatus> = ACTIVE;
 export const retryableStatuses: ReadonlySet<StepStatus> = RETRYABLE;
 /** The status one node shows for the steps it draws (a collapsed matrix group: what most needs attention). */
 export const nodeStatus: (statuses: readonly StepStatus[]) => StepStatus = groupStatus;
+/** A matrix group's counts in one line (`7/10 ✓ · 2 ▶ · 1 ✗`), as the tree and the lenses say them. */
+export { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 
 export const ACTIONS = [
   'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',
@@ -79,7 +81,13 @@ export const requestLogPageMessage = z.strictObject({ type: z.literal('requestLo
 /** webview → host: reveal problem number `index` of the last `problems` message in the plan's editor. */
 export const openProblemMessage = z.strictObject({ type: z.literal('openProblem'), index: z.number().int().min(0).max(MAX_PROBLEMS - 1) });
 
-export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage, openProblemMessage]);
+/** Matrix group ids (the matrix step's id) the page keeps expanded; every other group is one node. */
+const groupIds = z.array(stepId).max(10_000);
+
+/** webview → host: the user expanded or collapsed a matrix group; `groups` are all the expanded ones. */
+export const expandGroupsMessage = z.strictObject({ type: z.literal('expandGroups'), groups: groupIds });
+
+export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage, openProblemMessage, expandGroupsMessage]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** The message, typed, if `raw` is exactly one of the page's messages; otherwise undefined. */
@@ -104,6 +112,28 @@ export const graphNodeSchema = z.object({
 });
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 
+/** A matrix group as drawn: one node (collapsed) or a subgraph of its instances (`clusterId`). */
+export const graphGroupSchema = z.object({
+  group: stepId,
+  collapsed: z.boolean(),
+  /** The mermaid subgraph id of an expanded group: `g0`, `g1`, … */
+  clusterId: z.string().regex(/^g\d{1,7}$/).optional(),
+});
+export type GraphGroup = z.infer<typeof graphGroupSchema>;
+
+/** The run a graph shows, for the panel's header. */
+export const runHeaderSchema = z.object({
+  id: runId,
+  /** When it started, as epoch ms (the page formats it in the user's locale). */
+  startedAt: z.number().int().min(0),
+  status: text(32),
+  /** Wall time from start to end (or to now while it runs): "2m 5s". */
+  duration: text(64),
+  /** The plan has a newer run than this one. */
+  older: z.boolean(),
+});
+export type RunHeader = z.infer<typeof runHeaderSchema>;
+
 /** host → webview: the whole picture. Re-laid out only when `structureKey` changes. */
 export const graphMessage = z.object({
   type: z.literal('graph'),
@@ -115,6 +145,10 @@ export const graphMessage = z.object({
   planName: text(4096),
   /** Changes exactly when the mermaid text's structure does (steps, edges, grouping). */
   structureKey: text(1024),
+  /** The matrix groups and how each is drawn. */
+  groups: z.array(graphGroupSchema).max(100_000).optional(),
+  /** The run shown, for the header; absent before the first run. */
+  run: runHeaderSchema.optional(),
 });
 
 export const statusUpdateSchema = z.object({
@@ -129,7 +163,13 @@ export const statusUpdateSchema = z.object({
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 
 /** host → webview: some steps changed status; nodes are restyled in place. */
-export const statusMessage = z.object({ type: z.literal('status'), runId: runId.optional(), updates: z.array(statusUpdateSchema).max(100_000) });
+export const statusMessage = z.object({
+  type: z.literal('status'),
+  runId: runId.optional(),
+  updates: z.array(statusUpdateSchema).max(100_000),
+  /** The run's header anew (its status or duration changed). */
+  run: runHeaderSchema.optional(),
+});
 
 /** host → webview: new lines of a step's log (a batch, complete lines without their newline). */
 export const logMessage = z.object({
@@ -143,6 +183,8 @@ export const logMessage = z.object({
   startLine: lineNumber.optional(),
   /** `lines[0]` is the header line opening this attempt. */
   attemptBoundary: z.number().int().min(1).max(10_000).optional(),
+  /** Indexes into `lines` of those the step wrote to stderr (live output only: the file mixes them). */
+  stderr: z.array(z.number().int().min(0).max(MAX_LINES - 1)).max(MAX_LINES).optional(),
 });
 
 /** host → webview: the reply to `requestLogPage`: the lines `[startLine, beforeLine)`. */
@@ -161,6 +203,10 @@ export const webviewStateSchema = z.object({
   runId: runId.optional(),
   follow: z.boolean().optional(),
   query: text(256).optional(),
+  /** Matrix groups the user expanded (every other group is drawn as one node). */
+  expandedGroups: groupIds.optional(),
+  /** Show only the steps that failed (the others dimmed). */
+  failedOnly: z.boolean().optional(),
 });
 export type WebviewState = z.infer<typeof webviewStateSchema>;
 

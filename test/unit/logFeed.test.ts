@@ -23,6 +23,19 @@ describe('the graph panel\'s log feed', () => {
     assert.deepEqual(sent, [{ lines: ['one', 'two'], startLine: undefined }, { lines: ['three'], startLine: undefined }]);
   });
 
+  it('marks the lines the step wrote to stderr, by their index in the batch', () => {
+    const stderr: number[][] = [];
+    const f = new LogFeed((_lines, _start, err) => stderr.push(err), 1_000_000);
+    f.output('a', 'out 1\n');
+    f.output('a', 'err 1\nerr 2\n', undefined, true);
+    f.output('a', 'out 2\n');
+    f.flush();
+    f.output('a', 'out 3\n');
+    f.flush();
+    f.dispose();
+    assert.deepEqual(stderr, [[1, 2], []]);
+  });
+
   it('batches: everything within one interval goes in one message', async () => {
     const { f, sent } = feed(20);
     for (let i = 0; i < 50; i++) f.output('a', `l${i}\n`);

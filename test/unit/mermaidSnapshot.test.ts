@@ -80,6 +80,17 @@ describe('mermaid text snapshots', () => {
     assert.deepEqual([...nodeIds], [['plan', 'n0'], ['pkg-core', 'n1'], ['pkg-ui', 'n1'], ['pkg-cli', 'n1'], ['merge', 'n2']]);
   });
 
+  it('collapses only the groups asked for; with slots, a collapsed group leaves a place for its counts sized to its digits', () => {
+    const { text: t, clusterIds } = toMermaid(matrix(), { collapseGroups: new Set(['pkg']), slots: true });
+    assert.ok(t.includes(`  n1["<span class='braid-status'></span>pkg<br><span class='braid-counts braid-counts-d1'></span>"]`), t);
+    assert.ok(!t.includes('subgraph'), 'a collapsed group draws no subgraph');
+    assert.equal(clusterIds.size, 0);
+    const expanded = toMermaid(matrix(), { collapseGroups: new Set(), slots: true });
+    assert.ok(expanded.text.includes('  subgraph g0 ["pkg"]'), expanded.text);
+    assert.deepEqual([...expanded.clusterIds], [['pkg', 'g0']]);
+    assert.equal(new Set([...expanded.nodeIds.values()]).size, 5, 'each instance its own node');
+  });
+
   it('hostile names: markup, quotes, mermaid syntax, directives and line breaks stay inside their label', () => {
     const g = makeGraph([
       { id: 'a', name: '<img src=x onerror=alert(1)>', run: 'x' },

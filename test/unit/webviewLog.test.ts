@@ -64,6 +64,13 @@ describe('webview log model', () => {
     assert.equal(m.olderPageRequest(), undefined);
   });
 
+  it('keeps which live lines were stderr (and not for lines a batch repeats)', () => {
+    const m = new LogModel('r', 's', 100);
+    m.reset(['0', '1'], 0);
+    m.append(['1', 'oops', '3'], 1, undefined, [0, 1]);
+    assert.deepEqual(m.buffer.slice(0, 100).map((l) => l.stderr === true), [false, false, true, false]);
+  });
+
   it('does not double lines a batch repeats, and jumps over a gap', () => {
     const m = new LogModel('r', 's', 100);
     m.reset(['0', '1', '2']);

@@ -19,6 +19,8 @@ describe('webview protocol: messages from the page (untrusted)', () => {
       { type: 'openLog', stepId: 'build', runId: RUN },
       { type: 'requestLogPage', runId: RUN, stepId: 'build', beforeLine: 0 },
       { type: 'requestLogPage', runId: RUN, stepId: 'build', beforeLine: 123_456 },
+      { type: 'expandGroups', groups: [] },
+      { type: 'expandGroups', groups: ['research', 'pkg'] },
     ];
     for (const m of good) assert.deepEqual(parseWebviewMessage(m), m, JSON.stringify(m));
     const action = parseWebviewMessage({ type: 'action', action: 'retry', stepId: 'build' });
@@ -37,6 +39,8 @@ describe('webview protocol: messages from the page (untrusted)', () => {
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: 1.5 },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: '10' },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: Infinity },
+      { type: 'expandGroups' }, { type: 'expandGroups', groups: 'research' }, { type: 'expandGroups', groups: ['a b'] },
+      { type: 'expandGroups', groups: ['<img>'] }, { type: 'expandGroups', groups: [], extra: 1 },
     ];
     for (const m of bad) assert.equal(parseWebviewMessage(m), undefined, JSON.stringify(m));
   });

@@ -42,12 +42,17 @@ export function findExecutable(cmd: string, envPath: string | undefined, cwd: st
   return undefined;
 }
 
-/** The sentence shown when an agent's command is missing, with its install command when it is a preset's CLI. */
-export function notInstalledMessage(cmd: string): string {
+/** The command that installs the CLI `cmd` runs, when Braid knows it (by the executable's own name). */
+export function installCommand(cmd: string): string | undefined {
   // By the executable's own name, not the agent's: a preset whose command was replaced by a
   // wrapper must not be told to install the CLI it no longer runs.
   const name = (cmd.split(/[\\/]/).pop() ?? cmd).replace(/\.(cmd|exe|bat)$/i, '');
-  const hint = INSTALL_HINTS[name];
+  return INSTALL_HINTS[name];
+}
+
+/** The sentence shown when an agent's command is missing, with its install command when it is a preset's CLI. */
+export function notInstalledMessage(cmd: string): string {
+  const hint = installCommand(cmd);
   if (hint) return `${cmd} is not installed; install it with ${hint}`;
   const hasDir = cmd.includes('/') || (isWindows && cmd.includes('\\'));
   return `${cmd} is not installed (${hasDir ? 'no executable file there' : 'not found on PATH'})`;

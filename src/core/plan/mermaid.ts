@@ -8,8 +8,10 @@ import type { Graph, GraphStep } from './types';
 export interface MermaidOptions {
   /** Current statuses by step id; adds `class` lines (the classDefs are always there). */
   readonly statuses?: ReadonlyMap<string, StepStatus>;
-  /** Draw each matrix group as one node (views of hundreds of steps). */
+  /** Draw each matrix group as one node. */
   readonly collapseMatrix?: boolean;
+  /** Draw these matrix groups (by group id) as one node each; the others as a subgraph of their instances. */
+  readonly collapseGroups?: ReadonlySet<string>;
   /** Steps the locks keep apart (lockPairs.ts): drawn as dotted, undirected `lock` links. */
   readonly lockPairs?: readonly { readonly a: string; readonly b: string }[];
   /**
@@ -23,6 +25,11 @@ export interface MermaidOptions {
 export const STATUS_SLOT = "<span class='braid-status'></span>";
 /** The time's place, on a line of its own under the name. */
 export const TIME_SLOT = "<span class='braid-time'></span>";
+/**
+ * A collapsed group's counts (`7/10 ✓ · 2 ▶ · 1 ✗`), under its name: wide enough for the group's
+ * size (`d` digits a number), so counts change in place and never re-lay the graph out.
+ */
+export const countsSlot = (size: number): string => `<span class='braid-counts braid-counts-d${Math.min(5, String(size).length)}'></span>`;
 
 // Colours read on light and dark themes alike; status changes only swap a node's class.
 const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
@@ -60,8 +67,13 @@ const stepLabel = (s: GraphStep, slots: boolean): string => {
 };
 
 /** The graph as a `flowchart LR`, with the mermaid node id of every step. */
-export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: string; nodeIds: ReadonlyMap<string, string> } {
-  const collapse = opts.collapseMatrix === true;
+export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
+  text: string;
+  nodeIds: ReadonlyMap<string, string>;
+  /** The subgraph id (`g0`, …) of each group drawn expanded. */
+  clusterIds: ReadonlyMap<string, string>;
+} {
+  const collapsed = (group: string): boolean => opts.collapseMatrix === true || (opts.collapseGroups?.has(group) ?? false);
   const slots = opts.slots === true;
   const stepOf = (id: string): GraphStep => {
     const s = graph.steps.get(id);
@@ -76,6 +88,7 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
 
   const nodeIds = new Map<string, string>();
   const groupNode = new Map<string, string>();
+  const clusterIds = new Map<string, string>();
   const lines = ['flowchart LR'];
   let nodeCount = 0;
   let groupCount = 0;
@@ -90,14 +103,17 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
       continue;
     }
     const ids = members.get(group) ?? [id];
-    if (collapse) {
+    if (collapsed(group)) {
       const n = `n${nodeCount++}`;
       groupNode.set(group, n);
       for (const m of ids) nodeIds.set(m, n);
-      lines.push(`  ${n}["${slots ? STATUS_SLOT : ''}${mermaidLabel(group)}<br>${ids.length} ${ids.length === 1 ? 'step' : 'steps'}"]`);
+      const count = slots ? countsSlot(ids.length) : `${ids.length} ${ids.length === 1 ? 'step' : 'steps'}`;
+      lines.push(`  ${n}["${slots ? STATUS_SLOT : ''}${mermaidLabel(group)}<br>${count}"]`);
       continue;
     }
-    lines.push(`  subgraph g${groupCount++} ["${mermaidLabel(group)}"]`);
+    const cluster = `g${groupCount++}`;
+    clusterIds.set(group, cluster);
+    lines.push(`  subgraph ${cluster} ["${mermaidLabel(group)}"]`);
     for (const m of ids) {
       const n = `n${nodeCount++}`;
       nodeIds.set(m, n);
@@ -127,7 +143,7 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): { text: stri
 
   for (const status of STEP_STATUSES) lines.push(`  classDef ${status} ${CLASS_DEFS[status]}`);
   if (opts.statuses) lines.push(...classLines(graph, nodeIds, groupNode, members, opts.statuses));
-  return { text: `${lines.join('\n')}\n`, nodeIds };
+  return { text: `${lines.join('\n')}\n`, nodeIds, clusterIds };
 }
 
 function classLines(

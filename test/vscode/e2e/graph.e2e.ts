@@ -55,7 +55,7 @@ describe('graph panel in the workbench', function () {
     this.timeout(120_000);
     ws = makeFixtureWorkspace();
     writeFileSync(join(ws.path, PLAN_FILE), planText(join(ws.path, '..', 'flaky.flag')));
-    wb = await openWorkbench({ workspace: ws.path });
+    wb = await openWorkbench({ workspace: ws.path, settings: { 'braid.progressNotification': true } });
     wb.page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss().catch(() => {});

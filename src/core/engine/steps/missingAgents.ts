@@ -17,6 +17,12 @@ class Unknowns<V> extends Map<string, V> {
 // Steps named in one message; a matrix of 50 names its first few.
 const NAMED_STEPS = 5;
 
+/** A missing executable and the selected steps that would start it, in plan order. */
+export interface MissingAgent {
+  readonly command: string;
+  readonly steps: readonly GraphStep[];
+}
+
 /**
  * One error a missing executable among the agent commands of `selected` steps, at the first step
  * needing it, naming the install command and the steps. Only what is certain counts: a command
@@ -26,6 +32,16 @@ const NAMED_STEPS = 5;
 export function missingAgents(
   graph: Graph, selected: ReadonlySet<string>, workspace: string, baseEnv: Readonly<Record<string, string | undefined>>,
 ): Diagnostic[] {
+  return missingAgentCommands(graph, selected, workspace, baseEnv).map(({ command, steps }) => ({
+    file: graph.plan.file, range: steps[0]!.range, severity: 'error', code: 'agent-missing',
+    message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
+  }));
+}
+
+/** The missing executables of `missingAgents`, as data (the editor places and words them its own way). */
+export function missingAgentCommands(
+  graph: Graph, selected: ReadonlySet<string>, workspace: string, baseEnv: Readonly<Record<string, string | undefined>>,
+): MissingAgent[] {
   const byCommand = new Map<string, GraphStep[]>();
   const looked = new Map<string, boolean>(); // command and PATH → missing; a matrix looks once
   for (const id of graph.order) {
@@ -43,10 +59,7 @@ export function missingAgents(
     const steps = byCommand.get(planned.command);
     if (steps) steps.push(step); else byCommand.set(planned.command, [step]);
   }
-  return [...byCommand].map(([command, steps]) => ({
-    file: graph.plan.file, range: steps[0]!.range, severity: 'error', code: 'agent-missing',
-    message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
-  }));
+  return [...byCommand].map(([command, steps]) => ({ command, steps }));
 }
 
 /** The executable and PATH the step's first attempt would use; undefined when only the run can tell. */
@@ -77,7 +90,7 @@ function inside(root: string, file: string): boolean {
   return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
 }
 
-function stepList(steps: readonly GraphStep[]): string {
+export function stepList(steps: readonly GraphStep[]): string {
   const ids = steps.slice(0, NAMED_STEPS).map((s) => s.id).join(', ');
   const more = steps.length > NAMED_STEPS ? ` and ${steps.length - NAMED_STEPS} more` : '';
   return `${steps.length === 1 ? 'step' : 'steps'} ${ids}${more}`;
