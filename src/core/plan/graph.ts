@@ -1,9 +1,10 @@
 // The last phase: a checked, expanded, acyclic model becomes the immutable Graph the engine runs,
 // with each step's critical-path length (the scheduler starts the longest chains first).
 import { basename } from 'node:path';
-import type { PlanModel } from './expand';
+import { isBestOf, type PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
-import type { Graph, GraphStep, PlanInfo } from './types';
+import type { StepDoc } from './schema';
+import type { AlternativeDef, BestOf, Graph, GraphStep, PlanInfo } from './types';
 
 const DEFAULT_RETRY_DELAY_MS = 2000;
 
@@ -22,6 +23,17 @@ export function criticalPath(order: readonly string[], dependents: ReadonlyMap<s
     depth.set(id, below + 1);
   }
   return depth;
+}
+
+function bestOfOf(own: StepDoc): BestOf {
+  const entries: NonNullable<StepDoc['alternatives']> = own.alternatives ?? Array.from({ length: own['best-of'] ?? 2 }, () => ({}));
+  const alternatives = entries.map((e, i): AlternativeDef => Object.freeze({
+    index: i + 1, env: e.env ?? {},
+    ...(e.agent !== undefined ? { agent: e.agent } : {}),
+    ...(e.model !== undefined ? { model: e.model } : {}),
+    ...(e.prompt !== undefined ? { prompt: e.prompt } : {}),
+  }));
+  return Object.freeze({ pick: own.pick ?? 'first', alternatives: Object.freeze(alternatives) });
 }
 
 /** Builds the Graph; `order` must be a topological order of every id in the model. */
@@ -54,6 +66,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(m.setup !== undefined ? { setup: m.setup } : {}),
       ...(m.check !== undefined ? { check: m.check } : {}),
       ...(inst.output !== undefined ? { output: inst.output } : {}),
+      ...(isBestOf(inst.own) ? { bestOf: bestOfOf(inst.own) } : {}),
     };
     steps.set(id, Object.freeze(step));
   }

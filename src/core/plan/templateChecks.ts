@@ -30,6 +30,7 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   };
   push(['steps', inst.group, 'run'], inst.own.run, true);
   push(['steps', inst.group, 'prompt'], inst.own.prompt, false);
+  inst.own.alternatives?.forEach((alt, i) => push(['steps', inst.group, 'alternatives', i, 'prompt'], alt.prompt, false));
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   const agent = inst.agent === undefined ? undefined : model.table.agents[inst.agent];
   if (agent && inst.agent !== undefined) {
@@ -84,7 +85,7 @@ export function checkStepRefs(queries: readonly StepRefQuery[], reach: Reach): v
 function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, ids: readonly string[]): string | { ancestor: string } | undefined {
   const c = classifyRef(r.path);
   const shown = `\${{ ${r.expr} }}`;
-  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`;
+  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id or alternative.index`;
   switch (c.kind) {
     case 'prompt': return f.agentCommand ? undefined : `${shown} is only for agent commands`;
     case 'matrix': {
@@ -92,6 +93,7 @@ function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, 
       if (!inst.values) return `${shown}: the step has no matrix`;
       return key in inst.values ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
     }
+    case 'alternative-index': return inst.own['best-of'] !== undefined || inst.own.alternatives !== undefined ? undefined : `${shown}: the step has no \`best-of\` or \`alternatives\``;
     case 'step-output': case 'step-status': {
       const key = c.key ?? '';
       if (key === inst.id || key === inst.group) return `${shown}: a step cannot read its own ${c.kind === 'step-output' ? 'output' : 'status'}`;

@@ -16,7 +16,7 @@ export interface TemplateError {
   readonly message: string;
 }
 
-export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id';
+export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id' | 'alternative-index';
 
 const OPEN = '${{';
 const CLOSE = '}}';
@@ -64,6 +64,7 @@ export function classifyRef(path: readonly string[]): { kind: RefKind; key?: str
   if (path.length === 2 && head === 'env' && second !== undefined) return { kind: 'env', key: second };
   if (path.length === 2 && head === 'plan' && second === 'name') return { kind: 'plan-name' };
   if (path.length === 2 && head === 'run' && second === 'id') return { kind: 'run-id' };
+  if (path.length === 2 && head === 'alternative' && second === 'index') return { kind: 'alternative-index' };
   if (path.length >= 3 && head === 'steps') {
     const last = path[path.length - 1];
     const id = path.slice(1, -1).join('.');
@@ -101,6 +102,7 @@ export function envNameFor(path: readonly string[]): string {
     case 'step-status': return `BRAID_STEPS_${envPart(c.key ?? '')}_STATUS`;
     case 'plan-name': return 'BRAID_PLAN_NAME';
     case 'run-id': return 'BRAID_RUN_ID';
+    case 'alternative-index': return 'BRAID_ALTERNATIVE';
     case undefined: return `BRAID_${envPart(path.join('_'))}`;
   }
 }

@@ -2,6 +2,7 @@
 // depends on (unknown or self needs, duplicate ids, cycles) and where it may touch (paths leaving
 // the workspace, worktrees outside git). Every problem is reported; nothing stops at the first.
 import { escapesWorkspace } from '../paths/containment';
+import { checkBestOf } from './bestOfChecks';
 import { findCycles } from './cycles';
 import { hint } from './didYouMean';
 import { MAX_MATRIX_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
@@ -19,6 +20,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
       if (inst.mapping) checkKind(inst, report);
       checkAgent(model, inst, report);
       checkIsolation(inst, opts, report);
+      checkBestOf(model, inst, opts, report);
     }
     checkPaths(inst, report);
   }

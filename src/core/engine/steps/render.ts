@@ -1,11 +1,14 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
 import { agentInvocation, promptWithContext } from '../../agents/invocation';
+import { agentFamily, type AgentFamily } from '../../agents/presets';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
 import type { Graph, GraphStep } from '../../plan/types';
 import { classifyRef, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
 import { shellArgv } from '../../exec/process';
 import type { StepStatus } from '../types';
+
+const MODEL_FLAG: ReadonlySet<AgentFamily> = new Set(['claude', 'codex', 'gemini']);
 
 export interface RenderScope {
   readonly graph: Graph;
@@ -37,6 +40,7 @@ export function lookupRef(scope: RenderScope, env: Readonly<Record<string, strin
     case 'step-status': return scope.statuses.get(c.key!) ?? '';
     case 'plan-name': return scope.graph.plan.name;
     case 'run-id': return scope.runId;
+    case 'alternative-index': return String(scope.step.alternative?.index ?? '');
     default: throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
   }
 }
@@ -49,7 +53,9 @@ export function stepEnv(scope: RenderScope): Record<string, string> {
     for (const [k, v] of Object.entries(layer)) env[k] = renderTemplate(v, (r) => lookupRef(scope, env, r));
   }
   env.BRAID_RUN_ID = scope.runId;
-  env.BRAID_STEP_ID = scope.step.id;
+  env.BRAID_STEP_ID = scope.step.alternative?.of ?? scope.step.id;
+  if (scope.step.alternative) env.BRAID_ALTERNATIVE = String(scope.step.alternative.index);
+  if (scope.step.model !== undefined) env.BRAID_MODEL = scope.step.model;
   env.BRAID_PLAN_NAME = scope.graph.plan.name;
   return env;
 }
@@ -83,5 +89,7 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   const usesContext = parseTemplates(source).refs.some((r) => classifyRef(r.path)?.kind === 'context');
   const prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   const inv = agentInvocation(agent, render, prompt);
+  // An alternative's `model`: the three CLIs that take `--model` get it; every agent sees BRAID_MODEL.
+  if (step.model !== undefined && MODEL_FLAG.has(agentFamily(agent))) inv.argv.push('--model', step.model);
   return { ...inv, env: { ...env, ...inv.env } };
 }
