@@ -33,6 +33,8 @@ export interface AttemptResult {
   readonly permanent?: boolean;
   /** With reason `rate-limited`: the agent hit its rate or usage limit (requeued, not failed). */
   readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
+  /** The last number the step's `check` printed (a best-of step's `pick: check` ranks by it). */
+  readonly score?: number;
 }
 
 /** An agent's session and spending as it reported them; a field is absent when it never said. */
@@ -64,11 +66,22 @@ export interface AttemptContext {
   onOutput(stream: OutputStream, text: string): void;
   /** An agent attempt's progress, whenever its session, usage or activity changes (the scheduler throttles events). */
   onAgent?(progress: AgentProgress): void;
+  /**
+   * Set for one alternative of a best-of step (scheduling/alternatives.ts): once it has succeeded
+   * (check included) and committed its change, the isolator asks before merging back; true lands it,
+   * false drops it (another alternative won, or the race was canceled).
+   */
+  settle?(result: AttemptResult): Promise<boolean>;
 }
 
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */
 export interface StepRunner {
   execute(ctx: AttemptContext): Promise<AttemptResult>;
+  /**
+   * A best-of step ended: `winner` (an alternative's step id) gives the step its output; when the
+   * step succeeded, what the `losers` left (failed alternatives' worktrees) is removed.
+   */
+  alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], succeeded: boolean): Promise<void>;
 }
 
 interface EventBase {

@@ -112,7 +112,7 @@ export class WorktreeIsolator implements Isolator {
    */
   async prepare(stepId: string): Promise<boolean> {
     const step = this.o.graph.steps.get(stepId);
-    if (!step || step.isolation !== 'worktree' || this.attempted.has(stepId) || this.preparing.has(stepId)) return false;
+    if (!step || step.bestOf || step.isolation !== 'worktree' || this.attempted.has(stepId) || this.preparing.has(stepId)) return false;
     if (step.setup !== undefined && envNeedsResults(this.o.graph, step)) return false;
     const abort = new AbortController();
     const done = this.prepareTree(step, abort.signal).catch(() => undefined);
@@ -192,6 +192,8 @@ export class WorktreeIsolator implements Isolator {
       if (r.status === 'canceled') return await this.drop(step.id, r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
+      // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
+      if (ctx.settle && !(await ctx.settle(r))) return await this.drop(step.id, { ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
       // A worktree step without `writes` may change anything: its whole tree is its set.
       const writes = step.writes.length > 0 ? step.writes : ['**'];
       const lock = await this.mergeLock(step, writes, ctx.signal);
@@ -204,12 +206,19 @@ export class WorktreeIsolator implements Isolator {
         const status = m.kind === 'conflict' ? 'conflict' : 'failed';
         return this.keep(step.id, path, { ...r, status, reason: m.kind, message: m.message });
       }
-      this.results.set(step.id, c.sha);
+      // Dependents merge in the best-of step's result, which is its winner's.
+      this.results.set(step.alternative?.of ?? step.id, c.sha);
       return await this.drop(step.id, r);
     } catch (e) {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
     }
+  }
+
+  /** Removes what an attempt of `stepId` kept for the user (a losing alternative's worktree, once its step succeeded). */
+  async release(stepId: string): Promise<void> {
+    if (!this.kept.delete(stepId)) return;
+    await this.remove(stepId);
   }
 
   /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */

@@ -27,6 +27,13 @@ export interface StepRecord {
   worktree?: string;
   /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
   costUsd?: number; sessionId?: string;
+  /** A best-of step's alternatives (a failed one's kept worktree with it), and the winner's index and why it won. */
+  alternatives?: AlternativeRecord[];
+  winner?: number; winnerWhy?: string;
+}
+
+export interface AlternativeRecord {
+  index: number; status: string; attempts: number; costUsd?: number; score?: number; message?: string; worktree?: string;
 }
 
 export interface RunRecord {

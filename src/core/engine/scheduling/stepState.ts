@@ -1,5 +1,6 @@
 // What the scheduler knows of one step in one run; the run store folds it into the step's record.
 import type { AgentUsage, StepStatus } from '../types';
+import type { AlternativeState, Winner } from './alternatives';
 
 export interface StepState {
   readonly id: string;
@@ -31,5 +32,8 @@ export interface StepState {
   activity?: string;
   /** The usage the last ended attempt reported (what its attempt record keeps). */
   lastUsage?: AgentUsage;
+  /** A best-of step's alternatives as they race, and the winner once one is chosen (alternatives.ts). */
+  alternatives?: AlternativeState[];
+  winner?: Winner;
 }
 

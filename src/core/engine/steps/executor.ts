@@ -9,6 +9,7 @@ import { resolveInside } from '../../paths/containment';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { LauncherPool } from '../../exec/launcher';
 import { runProcess, type ProcessResult } from '../../exec/process';
+import { lastNumber } from '../scheduling/alternatives';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
 import { appendLog, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
@@ -29,6 +30,8 @@ export interface Isolator {
   around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
   /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
   keptWorktree?(stepId: string): string | undefined;
+  /** Removes the worktree an attempt of the step kept for the user, if any. */
+  release?(stepId: string): Promise<void>;
 }
 
 export interface ExecutorOptions {
@@ -94,6 +97,7 @@ export class StepExecutor implements StepRunner {
     const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
+    let score: number | undefined;
     try {
       res = await runProcess({
         argv: inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
@@ -130,6 +134,7 @@ export class StepExecutor implements StepRunner {
         log.stream.write(`──── check: ${step.check} ────\n`);
         const check = shellInvocation(scope, step.check, stepEnv(scope));
         const c = await runProcess({ argv: check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput: ctx.onOutput });
+        score = lastNumber(c.stdoutTail);
         if (c.reason !== 'exit' || c.exitCode !== 0) {
           return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}) };
         }
@@ -151,7 +156,16 @@ export class StepExecutor implements StepRunner {
     const outPath = this.o.paths.output(step.id);
     await this.dirs.ensure(dirname(outPath));
     await writeFile(outPath, output);
-    return { ...base, status: 'succeeded', output };
+    return { ...base, status: 'succeeded', output, ...(score !== undefined ? { score } : {}) };
+  }
+
+  /** A best-of step ended: it gets its winner's output file; when it succeeded, the losers' kept worktrees go. */
+  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], succeeded: boolean): Promise<void> {
+    if (winner !== undefined) {
+      const text = await readFile(this.o.paths.output(winner), 'utf8').catch(() => undefined);
+      if (text !== undefined) await writeFile(this.o.paths.output(stepId), text);
+    }
+    if (succeeded) await Promise.all(losers.map((id) => this.o.isolator?.release?.(id)));
   }
 
   /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */
