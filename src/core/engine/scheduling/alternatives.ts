@@ -224,7 +224,9 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
         }
       }
       r.state.status = res.status;
+      const w = winnerNow();
       if (res.message !== undefined) r.state.message = res.message;
+      else if (w?.index === r.def.index) r.state.message = `won: ${w.why}`;
       break;
     }
     report();
