@@ -1,4 +1,4 @@
-// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, plan, export.
+// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, pick, plan, export.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -7,12 +7,13 @@ import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
+import { pickProblem, writePick } from '../core/engine/records/pickRequest';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent, StepStatus } from '../core/engine/types';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { toMermaid } from '../core/plan/mermaid';
-import type { Diagnostic } from '../core/plan/types';
+import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { serve } from './serve';
@@ -38,6 +39,7 @@ usage:
                                                (--resume: agent steps continue their last session)
   braid logs RUN-ID STEP                       a step's log, every attempt
   braid clean RUN-ID                           remove a run's kept worktrees and branches
+  braid pick RUN-ID STEP N                     land alternative N of a best-of step waiting on pick: review
 ${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
@@ -167,12 +169,27 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   for (const id of g.order) {
     const s = g.steps.get(id)!;
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
+    if (s.bestOf) out(alternativesLine(s));
   }
   // The agents' commands, so the permission flags a run would pass are visible before it.
-  const used = [...new Set(g.order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
+  const used = [...new Set(g.order.flatMap((id) => {
+    const s = g.steps.get(id)!;
+    return [s.agent, ...(s.bestOf?.alternatives.map((a) => a.agent) ?? [])];
+  }).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
   return code;
+}
+
+/** `    best-of 3 (pick first, one slot each): 1 · claude, 2 · codex --model o3, 3 · gemini` */
+function alternativesLine(s: GraphStep): string {
+  const b = s.bestOf!;
+  const parts = b.alternatives.map((a) => {
+    const what = [a.agent ?? s.agent, a.model !== undefined ? `--model ${a.model}` : undefined, a.prompt !== undefined ? 'own prompt' : undefined,
+      ...Object.entries(a.env).map(([k, v]) => `${k}=${v}`)].filter((x) => x !== undefined);
+    return what.length > 0 ? `${a.index} · ${what.join(' ')}` : `${a.index}`;
+  });
+  return `    best-of ${b.alternatives.length} (pick ${b.pick}, one slot each): ${parts.join(', ')}\n`;
 }
 
 async function retryStatuses(workspace: string, runId: string): Promise<Map<string, StepStatus>> {
@@ -212,6 +229,22 @@ async function clean(args: string[]): Promise<number> {
   return 0;
 }
 
+async function pick(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
+  const [runId, step, which] = positionals;
+  const n = Number(which);
+  if (!runId || !step || positionals.length !== 3 || !Number.isInteger(n)) throw new Usage('pick needs RUN-ID, STEP and the number N of an alternative');
+  const store = new RunStore(workspaceForCwd(values.workspace));
+  await store.markInterrupted();
+  const rec = await store.load(runId);
+  if (!rec) { err(`braid: unknown run ${runId}\n`); return 1; }
+  const problem = pickProblem(rec, step, n);
+  if (problem) { err(`braid: ${problem}\n`); return 1; }
+  await writePick(store.paths(runId).dir, step, n);
+  err(`picked alternative ${n} of ${step}; the run lands it\n`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
@@ -228,6 +261,7 @@ export async function main(argv: string[]): Promise<number> {
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve': return await serve(rest);
       case 'clean': return await clean(rest);
+      case 'pick': return await pick(rest);
       case 'plan': return await planCommand(rest);
       case 'export': return await exportCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;

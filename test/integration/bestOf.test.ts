@@ -5,6 +5,8 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { main } from '../../src/cli/main';
+import { RunStore } from '../../src/core/engine/records/runStore';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { goneSoon } from '../helpers/processes';
 import { assertNoLeftovers, runInRepo, userState } from '../helpers/runInRepo';
@@ -78,5 +80,38 @@ describe('best-of with real processes', function () {
     const kept = step.alternatives!.map((a) => a.worktree);
     assert.equal(kept.length, 2);
     for (const [i, wt] of kept.entries()) assert.equal(repo.read(join(wt!, 'f.txt')), `try ${i + 1}\n`);
+  });
+
+  it('pick review: the step waits; `braid pick` from another terminal refuses a failed alternative and lands a passed one', async () => {
+    repo = makeRepo({
+      'p.braid.yaml': [
+        'version: 1', 'steps:', '  race:', '    pick: review', '    best-of: 3',
+        '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt; echo "alt $BRAID_ALTERNATIVE"; [ "$BRAID_ALTERNATIVE" != 2 ]', '',
+      ].join('\n'),
+    });
+    let runId = '';
+    const running = runInRepo(repo, join(repo.dir, 'p.braid.yaml'), { onStart: (id) => { runId = id; } });
+    const store = new RunStore(repo.dir);
+    // Liveness bound, not a timing claim: until every alternative has ended and the step waits.
+    for (let i = 0; i < 200; i++) {
+      const rec = runId ? await store.load(runId) : undefined;
+      if (rec?.steps.race?.alternatives?.every((a) => a.status === 'succeeded' || a.status === 'failed')) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const stderr: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => { stderr.push(String(chunk)); return true; }) as typeof process.stderr.write;
+    let refused: number, picked: number;
+    try {
+      refused = await main(['pick', runId, 'race', '2', '--workspace', repo.dir]);
+      picked = await main(['pick', runId, 'race', '3', '--workspace', repo.dir]);
+    } finally { process.stderr.write = write; }
+    assert.equal(refused, 1);
+    assert.match(stderr.join(''), /alternative 2 of race did not pass \(it is failed\)/);
+    assert.equal(picked, 0);
+    const { record } = await running;
+    assert.equal(record.steps.race!.winner, 3);
+    assert.equal(record.steps.race!.winnerWhy, 'picked');
+    assert.equal(repo.read('pick.txt'), 'from 3\n');
   });
 });

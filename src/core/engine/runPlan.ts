@@ -12,6 +12,7 @@ import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
 import { historyWeight } from './scheduling/priority';
+import { waitForPick } from './records/pickRequest';
 import { RunRecorder } from './records/runRecorder';
 import { DEFAULT_CONCURRENCY, Scheduler, type LockGate, type RunResult } from './scheduling/scheduler';
 import { missingAgents } from './steps/missingAgents';
@@ -195,6 +196,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
       onState: (st) => recorder.onState(st),
+      waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
     req.onStart?.(runId, scheduler, graph);
