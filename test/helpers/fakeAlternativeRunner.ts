@@ -20,7 +20,7 @@ export class FakeAlternativeRunner implements StepRunner {
   readonly log: Array<{ id: string; attempt: number; start: number; end: number; status: string; abortReason?: unknown }> = [];
   readonly landed: string[] = [];
   readonly dropped: string[] = [];
-  readonly settledCalls: Array<{ stepId: string; winner: string | undefined; losers: readonly string[]; succeeded: boolean }> = [];
+  readonly settledCalls: Array<{ stepId: string; winner: string | undefined; losers: readonly string[]; keep: 'all' | 'none' }> = [];
   running = 0;
   maxRunning = 0;
 
@@ -66,8 +66,8 @@ export class FakeAlternativeRunner implements StepRunner {
     return b.conflict ? { ...passed, status: 'conflict', reason: 'conflict', message: 'merge-back conflict in a.txt' } : passed;
   }
 
-  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], succeeded: boolean): Promise<void> {
-    this.settledCalls.push({ stepId, winner, losers, succeeded });
+  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void> {
+    this.settledCalls.push({ stepId, winner, losers, keep });
   }
 
   endOf(id: string, attempt = 1): number | undefined { return this.log.find((l) => l.id === id && l.attempt === attempt)?.end; }

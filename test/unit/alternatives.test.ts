@@ -42,7 +42,7 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.equal(runner.endOf('a.alt3'), 10);
     assert.equal(runner.log.find((l) => l.id === 'a.alt1')!.abortReason, 'lost');
     assert.equal(runner.log.find((l) => l.id === 'b')!.start, 10, 'the dependent starts once the winner landed');
-    assert.deepEqual(runner.settledCalls, [{ stepId: 'a', winner: 'a.alt2', losers: ['a.alt1', 'a.alt3'], succeeded: true }]);
+    assert.deepEqual(runner.settledCalls, [{ stepId: 'a', winner: 'a.alt2', losers: ['a.alt1', 'a.alt3'], keep: 'none' }]);
   });
 
   it('every alternative takes a slot: the cap and a pool bound the race and the steps beside it', async () => {
@@ -102,7 +102,7 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.equal(a.attempt, 1);
     for (const i of [1, 2, 3]) assert.equal(runner.attempts(`a.alt${i}`), 2, 'each alternative used its own retry');
     assert.equal(r.steps.get('b')!.status, 'skipped');
-    assert.deepEqual(runner.settledCalls[0]!.succeeded, false);
+    assert.equal(runner.settledCalls[0]!.keep, 'all');
     assert.equal(a.winner, undefined);
   });
 

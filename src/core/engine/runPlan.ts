@@ -201,6 +201,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
     req.onStart?.(runId, scheduler, graph);
     result = await scheduler.run();
+    await isolator?.idle?.(); // best-of alternatives' worktrees, removed after their steps ended
   } finally {
     ownLaunchers?.close();
     await ahead?.close();

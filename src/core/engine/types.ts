@@ -78,10 +78,10 @@ export interface AttemptContext {
 export interface StepRunner {
   execute(ctx: AttemptContext): Promise<AttemptResult>;
   /**
-   * A best-of step ended: `winner` (an alternative's step id) gives the step its output; when the
-   * step succeeded, what the `losers` left (failed alternatives' worktrees) is removed.
+   * A best-of step ended: `winner` (an alternative's step id) gives the step its output; the
+   * alternatives' worktrees are removed (`none` kept), or all kept for a look when the step failed.
    */
-  alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], succeeded: boolean): Promise<void>;
+  alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void>;
 }
 
 interface EventBase {

@@ -86,6 +86,7 @@ export class WorktreeIsolator implements Isolator {
   private readonly preparing = new Map<string, Preparation>();
   /** Steps whose first attempt began: a preparation for them comes too late. */
   private readonly attempted = new Set<string>();
+  private readonly removing = new Set<Promise<void>>();
 
   constructor(private readonly o: WorktreeIsolatorOptions) {}
 
@@ -134,6 +135,9 @@ export class WorktreeIsolator implements Isolator {
     const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult =>
       ({ status, exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
     const canceled = (): AttemptResult => end('canceled', 'canceled', 'canceled');
+    // An alternative's tree goes only once the race is settled (release): the winner's merge-back
+    // then never competes with the losers' clean-up, and the step's end never waits for it.
+    const dropTree = (r: AttemptResult): Promise<AttemptResult> => (step.alternative ? Promise.resolve(this.keep(step.id, path, r)) : this.drop(step.id, r));
     this.kept.delete(step.id);
     this.results.delete(step.id);
     this.attempted.add(step.id);
@@ -181,23 +185,23 @@ export class WorktreeIsolator implements Isolator {
         tree = { path: wt.path, head };
       }
       let head = tree.head;
-      if (ctx.signal.aborted) return await this.drop(step.id, canceled());
+      if (ctx.signal.aborted) return await dropTree(canceled());
       if (step.setup && !setUp) {
         const s = await this.setup(step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
-        if (s) return s.status === 'canceled' ? await this.drop(step.id, s) : this.keep(step.id, path, s);
+        if (s) return s.status === 'canceled' ? await dropTree(s) : this.keep(step.id, path, s);
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
       }
       const r = await body(tree.path);
-      if (r.status === 'canceled') return await this.drop(step.id, r);
+      if (r.status === 'canceled') return await dropTree(r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})` });
       // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
-      if (ctx.settle && !(await ctx.settle(r))) return await this.drop(step.id, { ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
+      if (ctx.settle && !(await ctx.settle(r))) return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
       // A worktree step without `writes` may change anything: its whole tree is its set.
       const writes = step.writes.length > 0 ? step.writes : ['**'];
       const lock = await this.mergeLock(step, writes, ctx.signal);
-      if (!lock) return await this.drop(step.id, canceled());
+      if (!lock) return await dropTree(canceled());
       let m: Awaited<ReturnType<typeof mergeBack>>;
       try {
         m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: head, result: c.sha, writes }));
@@ -208,17 +212,25 @@ export class WorktreeIsolator implements Isolator {
       }
       // Dependents merge in the best-of step's result, which is its winner's.
       this.results.set(step.alternative?.of ?? step.id, c.sha);
-      return await this.drop(step.id, r);
+      return await dropTree(r);
     } catch (e) {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
     }
   }
 
-  /** Removes what an attempt of `stepId` kept for the user (a losing alternative's worktree, once its step succeeded). */
-  async release(stepId: string): Promise<void> {
-    if (!this.kept.delete(stepId)) return;
-    await this.remove(stepId);
+  /** Removes, in the background, what attempts of these steps kept (a best-of step's alternatives, once it settled); `idle` waits for it. */
+  release(stepIds: readonly string[]): void {
+    for (const id of stepIds) {
+      if (!this.kept.delete(id)) continue;
+      const p = this.remove(id).catch(() => {}).finally(() => this.removing.delete(p));
+      this.removing.add(p);
+    }
+  }
+
+  /** Resolves once every removal `release` began has ended (the run's end waits for it). */
+  async idle(): Promise<void> {
+    while (this.removing.size > 0) await Promise.all([...this.removing]);
   }
 
   /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */

@@ -246,7 +246,9 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const won = winner ? racers.find((r) => r.def.index === winner!.index) : undefined;
   const wonResult = won?.result;
   const ok = wonResult?.status === 'succeeded';
-  await runner.alternativesSettled?.(step.id, won?.step.id, racers.filter((r) => r !== won).map((r) => r.step.id), ok).catch(() => {});
+  // Kept for a look when the step failed (every alternative failed, or the winner's merge-back did).
+  const keep = ok || (!wonResult && ctx.signal.aborted) ? 'none' : 'all';
+  await runner.alternativesSettled?.(step.id, won?.step.id, racers.filter((r) => r !== won).map((r) => r.step.id), keep).catch(() => {});
   const durationMs = o.clock.now() - started;
   if (won && wonResult) {
     const message = ok ? `alternative ${won.def.index} won: ${winner!.why}` : `alternative ${won.def.index} won (${winner!.why}) but ${wonResult.message ?? wonResult.status}`;

@@ -30,8 +30,9 @@ export interface Isolator {
   around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
   /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
   keptWorktree?(stepId: string): string | undefined;
-  /** Removes the worktree an attempt of the step kept for the user, if any. */
-  release?(stepId: string): Promise<void>;
+  /** Removes, in the background, the worktrees attempts of these steps kept, if any; `idle` waits for that. */
+  release?(stepIds: readonly string[]): void;
+  idle?(): Promise<void>;
 }
 
 export interface ExecutorOptions {
@@ -159,13 +160,13 @@ export class StepExecutor implements StepRunner {
     return { ...base, status: 'succeeded', output, ...(score !== undefined ? { score } : {}) };
   }
 
-  /** A best-of step ended: it gets its winner's output file; when it succeeded, the losers' kept worktrees go. */
-  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], succeeded: boolean): Promise<void> {
+  /** A best-of step ended: it gets its winner's output file; its alternatives' worktrees go unless kept for a look. */
+  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void> {
     if (winner !== undefined) {
       const text = await readFile(this.o.paths.output(winner), 'utf8').catch(() => undefined);
       if (text !== undefined) await writeFile(this.o.paths.output(stepId), text);
     }
-    if (succeeded) await Promise.all(losers.map((id) => this.o.isolator?.release?.(id)));
+    if (keep === 'none') this.o.isolator?.release?.([...(winner !== undefined ? [winner] : []), ...losers]);
   }
 
   /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */
