@@ -244,7 +244,9 @@ export class GraphPanel implements vscode.Disposable {
     }
     if (e.type === 'step' || e.type === 'lock') {
       const step = this.run()?.steps.get(e.id);
-      const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
+      // A best-of step's node names the alternative that landed (the tree lists them all).
+      const won = e.type === 'step' && e.winner !== undefined ? `alternative ${e.winner} of ${e.alternatives?.length ?? '?'} won` : undefined;
+      const detail = e.type === 'lock' ? `waiting for ${e.waitingFor}: ${e.paths.join(', ')}` : won ?? e.reason ?? (e.exitCode ? `exit ${e.exitCode}` : undefined);
       const time = step ? stepTime(step) : undefined;
       this.post({ type: 'status', runId: e.run, updates: [{ stepId: e.id, status: e.type === 'lock' ? 'waiting' : e.status, ...(step?.attempt ? { attempt: step.attempt } : {}), ...(detail ? { detail } : {}), ...(time ? { time } : {}) }] });
       if (e.type === 'step' && e.status === 'running' && e.id === this.selected) {

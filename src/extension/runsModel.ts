@@ -3,7 +3,7 @@
 // the terminals and the graph panel; it changes only on events, never by polling.
 import * as vscode from 'vscode';
 import { RunStore, type RunRecord } from '../core/engine/records/runStore';
-import { TERMINAL, type EngineEvent, type RunStatus, type StepStatus } from '../core/engine/types';
+import { TERMINAL, type AlternativeSummary, type EngineEvent, type RunStatus, type StepStatus } from '../core/engine/types';
 
 export interface StepView {
   readonly id: string;
@@ -24,6 +24,9 @@ export interface StepView {
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
+  /** A best-of step's alternatives once it ended, and the one that landed. */
+  alternatives?: readonly AlternativeSummary[];
+  winner?: number;
 }
 
 export interface RunView {
@@ -80,6 +83,8 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.worktree ? { worktree: r.worktree } : {}),
       ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
       ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
+      ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
+      ...(r?.winner !== undefined ? { winner: r.winner } : {}),
     });
   }
   const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
@@ -104,6 +109,8 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       if (e.retryAt) step.retryAt = Date.parse(e.retryAt);
       if (e.reason) step.reason = e.reason;
       if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (e.alternatives) step.alternatives = e.alternatives;
+      if (e.winner !== undefined) step.winner = e.winner;
       if (TERMINAL.has(e.status)) {
         step.endedAt = at;
         if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;

@@ -145,6 +145,10 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
     exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(), reason: z.string().optional(),
     retryAt: z.string().optional(), costUsd: cost.optional(),
+    alternatives: z.array(z.object({
+      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
+    })).readonly().optional(),
+    winner: z.number().int().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),

@@ -1,7 +1,9 @@
 // Best-of steps in the scheduler (simulated clock, a fake runner that settles like the worktree
 // isolator): every pick policy, the slots alternatives take, and every way a race can fail.
 import { strict as assert } from 'node:assert';
-import { lastNumber } from '../../src/core/engine/scheduling/alternatives';
+import { PRESETS } from '../../src/core/agents/presets';
+import { alternativeStep, lastNumber } from '../../src/core/engine/scheduling/alternatives';
+import { stepInvocation } from '../../src/core/engine/steps/render';
 import { SimClock } from '../../src/core/engine/scheduling/clock';
 import { Scheduler, type SchedulerOptions } from '../../src/core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../../src/core/engine/types';
@@ -43,6 +45,31 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.equal(runner.log.find((l) => l.id === 'a.alt1')!.abortReason, 'lost');
     assert.equal(runner.log.find((l) => l.id === 'b')!.start, 10, 'the dependent starts once the winner landed');
     assert.deepEqual(runner.settledCalls, [{ stepId: 'a', winner: 'a.alt2', losers: ['a.alt1', 'a.alt3'], keep: 'none' }]);
+  });
+
+  it("the step's end event carries its alternatives and the winner (the views' tree and graph read them)", async () => {
+    const { events, run } = setup([race(2)], { 'a.alt1': { durationMs: 20 }, 'a.alt2': { fail: true } });
+    await run();
+    const end = events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'succeeded');
+    assert.ok(end && end.type === 'step');
+    assert.equal(end.winner, 1);
+    assert.deepEqual(end.alternatives!.map((x) => [x.index, x.status]), [[1, 'succeeded'], [2, 'failed']]);
+    assert.equal(events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'running' && e.alternatives), undefined, 'not on every change');
+  });
+
+  it("an alternative runs as its own step: its agent, model, prompt and env over the step's, BRAID_ALTERNATIVE set", () => {
+    const graph = makeGraph([{ id: 'fix', kind: 'prompt', prompt: 'fix it', agent: 'claude', env: { A: '1', B: '1' } }], { agents: PRESETS });
+    const step = graph.steps.get('fix')!;
+    const alt = alternativeStep(step, { index: 2, agent: 'codex', model: 'o3', prompt: 'fix it #${{ alternative.index }}', env: { B: '2' } });
+    assert.equal(alt.id, 'fix.alt2');
+    const inv = stepInvocation({ graph, step: alt, runId: 'r', outputs: new Map(), statuses: new Map(), baseEnv: {} });
+    assert.equal(inv.argv[0], 'codex');
+    assert.deepEqual(inv.argv.slice(-2), ['--model', 'o3']);
+    assert.ok(inv.argv.includes('fix it #2'), inv.argv.join(' '));
+    assert.equal(inv.env.BRAID_ALTERNATIVE, '2');
+    assert.equal(inv.env.BRAID_STEP_ID, 'fix', 'the step it belongs to');
+    assert.equal(inv.env.BRAID_MODEL, 'o3');
+    assert.deepEqual([inv.env.A, inv.env.B], ['1', '2']);
   });
 
   it('every alternative takes a slot: the cap and a pool bound the race and the steps beside it', async () => {

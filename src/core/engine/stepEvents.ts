@@ -16,6 +16,10 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.reason !== undefined) ev.reason = st.message ?? st.reason;
   if (st.status === 'waiting' && st.retryAt !== undefined) ev.retryAt = new Date(st.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
+  if (TERMINAL.has(st.status) && st.alternatives) {
+    ev.alternatives = st.alternatives.map((a) => ({ ...a }));
+    if (st.winner) ev.winner = st.winner.index;
+  }
   return ev;
 }
 

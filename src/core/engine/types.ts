@@ -84,6 +84,12 @@ export interface StepRunner {
   alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void>;
 }
 
+/** One alternative of a best-of step as events and run.json show it. */
+export interface AlternativeSummary {
+  readonly index: number; readonly status: string; readonly attempts: number;
+  readonly costUsd?: number; readonly score?: number; readonly message?: string;
+}
+
 interface EventBase {
   readonly time: string;
   readonly run: string;
@@ -105,6 +111,9 @@ export type EngineEvent =
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */
       readonly costUsd?: number;
+      /** Terminal events of best-of steps: each alternative's end, and the winner's index when one landed. */
+      readonly alternatives?: readonly AlternativeSummary[];
+      readonly winner?: number;
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */
