@@ -37,7 +37,7 @@ usage:
   braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
-  braid logs RUN-ID STEP                       a step's log, every attempt
+  braid logs RUN-ID STEP                       a step's log, every attempt (best-of: each alternative's)
   braid clean RUN-ID                           remove a run's kept worktrees and branches
   braid pick RUN-ID STEP N                     land alternative N of a best-of step waiting on pick: review
 ${PLAN_HELP}${EXPORT_HELP}
@@ -215,8 +215,20 @@ async function logs(args: string[]): Promise<number> {
   const [runId, step] = positionals;
   if (!runId || !step) throw new Usage('logs needs RUN-ID and STEP');
   const store = new RunStore(workspaceForCwd(values.workspace));
-  if (!(await store.load(runId))) { err(`braid: unknown run ${runId}\n`); return 1; }
-  try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
+  const rec = await store.load(runId);
+  if (!rec) { err(`braid: unknown run ${runId}\n`); return 1; }
+  // A best-of step's alternatives log as steps of their own (`<step>.alt<i>`): each in turn.
+  const alts = rec.steps[step]?.alternatives;
+  const parts = alts ? alts.map((a) => ({ id: `${step}.alt${a.index}`, head: `════ alternative ${a.index} · ${a.status}${rec.steps[step]!.winner === a.index ? ' · won' : ''} ════\n` })) : [{ id: step, head: '' }];
+  let shown = 0;
+  for (const p of parts) {
+    const text = await readFile(store.paths(runId).log(p.id), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    out(p.head + text);
+    shown++;
+  }
+  if (shown === 0) { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
+  return 0;
 }
 
 async function clean(args: string[]): Promise<number> {

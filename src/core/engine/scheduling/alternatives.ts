@@ -40,7 +40,7 @@ export interface RaceOptions {
 export function alternativeStep(step: GraphStep, def: AlternativeDef): GraphStep {
   const { bestOf: _bestOf, ...rest } = step;
   return Object.freeze({
-    ...rest, id: alternativeId(step.id, def.index), alternative: { of: step.id, index: def.index },
+    ...rest, id: alternativeId(step.id, def.index), name: `${step.name} · alternative ${def.index}`, alternative: { of: step.id, index: def.index },
     env: { ...step.env, ...def.env },
     ...(def.agent !== undefined ? { agent: def.agent } : {}),
     ...(def.prompt !== undefined ? { prompt: def.prompt } : {}),
@@ -104,8 +104,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   let deciding = false;
   const queue = [...racers];
   const lanes: Promise<void>[] = [];
-  // eslint-disable-next-line prefer-const -- assigned once runOne exists (they call each other)
-  let lane: () => Promise<void>;
+  // A lane runs queued alternatives one after the other; a passed one waiting for the pick opens another.
+  async function lane(): Promise<void> { for (let r = queue.shift(); r; r = queue.shift()) await runOne(r); }
   const changed = () => o.onChange(racers.map((r) => r.state), winner);
   const stopAll = (why: unknown) => { for (const r of racers) r.abort.abort(why); };
   const onParentAbort = () => stopAll(ctx.signal.reason);
@@ -234,7 +234,6 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
     await maybeDecide();
   };
 
-  lane = async () => { for (let r = queue.shift(); r; r = queue.shift()) await runOne(r); };
   // At most `slots` alternatives at once; the next starts when one ends (or passes and waits).
   for (let i = 0; i < Math.max(1, Math.min(o.slots, racers.length)); i++) lanes.push(lane());
   for (let i = 0; i < lanes.length; i++) await lanes[i];
@@ -252,7 +251,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const durationMs = o.clock.now() - started;
   if (won && wonResult) {
     const message = ok ? `alternative ${won.def.index} won: ${winner!.why}` : `alternative ${won.def.index} won (${winner!.why}) but ${wonResult.message ?? wonResult.status}`;
-    return { ...wonResult, ...agent, message, durationMs };
+    // A failed merge-back is the race's end too: a retry of the step would race them all again.
+    return { ...wonResult, ...agent, message, durationMs, ...(ok ? {} : { permanent: true }) };
   }
   const base = { exitCode: null, signal: null, durationMs, ...agent };
   if (ctx.signal.aborted) return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled while its alternatives raced' };
