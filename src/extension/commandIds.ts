@@ -37,6 +37,8 @@ export const Command = {
   stopRun: 'braid.stopRun',
   /** Writes .github/workflows/braid-<plan>.yml and opens it; resolves with its uri. */
   exportGithubActions: 'braid.exportGithubActions',
+  /** A best-of step with `pick: review` waits: land one of its passed alternatives; resolves with its index. */
+  pickAlternative: 'braid.pickAlternative',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -71,6 +73,7 @@ export interface CommandArgs {
   [Command.continueRun]: [runId?: string | RunRef];
   [Command.stopRun]: [runId?: string | RunRef];
   [Command.exportGithubActions]: [uri?: vscode.Uri];
+  [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];
 }
 
 /** A code lens / tree item command object with typed arguments. */
