@@ -83,6 +83,18 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.equal(pooled.runner.log.find((l) => l.id === 'c')!.start, 20, 'c waited for the pool the race held');
   });
 
+  it('a best-of step waiting for its slots holds back the steps ranked below it (no starvation by one-slot steps)', async () => {
+    // Cap 2: b runs 0–100; r (best-of 2, ranked first through its tail) is ready at 10 with one slot free.
+    const cs = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, needs: ['a'] }));
+    const { runner, run } = setup([{ id: 'a' }, { id: 'b' }, { ...race(2), id: 'r', needs: ['a'] }, { id: 'tail', needs: ['r'] }, ...cs],
+      { a: { durationMs: 10 }, b: { durationMs: 100 } }, {
+        concurrency: 2, weight: (s) => (s.id === 'b' ? 100 : s.id === 'tail' ? 500 : 10),
+      });
+    await run();
+    assert.equal(runner.log.find((l) => l.id === 'r.alt1')!.start, 100, 'r starts when b frees the second slot');
+    assert.ok(runner.log.filter((l) => l.id.startsWith('c')).every((l) => l.start >= 110), 'no c took the slot r waited for');
+  });
+
   it('pick check: all run to the end; the highest score wins, ties to the earliest', async () => {
     const { runner, run } = setup([race(3, 'check', { check: 'score' })],
       { 'a.alt1': { durationMs: 10, score: 0.5 }, 'a.alt2': { durationMs: 40, score: 0.93 }, 'a.alt3': { durationMs: 20, score: 0.93 } });

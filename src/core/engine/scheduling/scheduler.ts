@@ -224,7 +224,10 @@ export class Scheduler {
         for (let i = 0; i < this.ready.length && this.busy < this.cap && this.budget.open;) {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
-          if (!this.poolHasRoom(step) || this.busy + this.slotsOf(step) > this.cap) { this.hold(id, undefined); i++; continue; }
+          if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          // A best-of step waits for slots enough for its alternatives; what ranks below it waits
+          // too, or a stream of one-slot steps would keep it from ever starting.
+          if (this.busy + this.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
           let grant: LockGrant = NO_LOCKS;
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
