@@ -47,6 +47,8 @@ export const Command = {
   revertStep: 'braid.revertStep',
   /** The user's choice only: conflict markers written, resolved in the merge editor. */
   resolveInMergeEditor: 'braid.resolveInMergeEditor',
+  /** A best-of step with `pick: review` waits: land one of its passed alternatives; resolves with its index. */
+  pickAlternative: 'braid.pickAlternative',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -88,6 +90,7 @@ export interface CommandArgs {
   [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
   [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
+  [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];
 }
 
 /** A code lens / tree item command object with typed arguments. */

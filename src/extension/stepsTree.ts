@@ -4,15 +4,31 @@
 import * as vscode from 'vscode';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import type { RunsModel } from './runsModel';
-import { isActive } from './runView';
+import { isActive, type RunView, type StepView } from './runView';
 import { statusIcon } from './statusText';
-import { runDescription, stepDescription } from './treeText';
+import { alternativeDescription, runDescription, stepDescription } from './treeText';
 
-export type BraidNode = RunNode | StepNode;
+export type BraidNode = RunNode | StepNode | AlternativeNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
 export interface StepNode extends StepRef { readonly kind: 'step' }
+/** One alternative of a best-of step, under it. */
+export interface AlternativeNode extends StepRef { readonly kind: 'alternative'; readonly index: number }
 
 const REFRESH_MS = 150;
+
+/** "alternative 2" · "won" / "canceled · alternative 1 won"; its log on click. */
+function alternativeItem(run: RunView, step: StepView, index: number): vscode.TreeItem {
+  const alt = step.alternatives?.find((a) => a.index === index);
+  const won = step.winner === index;
+  const item = new vscode.TreeItem(`alternative ${index}`, vscode.TreeItemCollapsibleState.None);
+  item.id = `${run.id}/${step.id}/alt${index}`;
+  item.description = alternativeDescription(step, index);
+  item.iconPath = won ? new vscode.ThemeIcon('star-full') : statusIcon(alt?.status === 'succeeded' || alt?.status === 'failed' || alt?.status === 'canceled' ? alt.status : 'pending');
+  item.contextValue = 'alternative';
+  // Each alternative logs as its own step, `<step>.alt<i>` (alternatives.ts).
+  item.command = asCommand(Command.showLog, 'Show Log', run.id, `${step.id}.alt${index}`);
+  return item;
+}
 
 export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<BraidNode | undefined>();
@@ -27,12 +43,17 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
 
   getChildren(node?: BraidNode): BraidNode[] {
     if (!node) return this.runs.runs().map((r) => ({ kind: 'run', runId: r.id }));
-    if (node.kind === 'step') return [];
+    if (node.kind === 'alternative') return [];
+    if (node.kind === 'step') {
+      const alts = this.runs.get(node.runId)?.steps.get(node.stepId)?.alternatives ?? [];
+      return alts.map((a) => ({ kind: 'alternative', runId: node.runId, stepId: node.stepId, index: a.index }));
+    }
     const run = this.runs.get(node.runId);
     return run ? run.order.map((stepId) => ({ kind: 'step', runId: run.id, stepId })) : [];
   }
 
   getParent(node: BraidNode): BraidNode | undefined {
+    if (node.kind === 'alternative') return { kind: 'step', runId: node.runId, stepId: node.stepId };
     return node.kind === 'step' ? { kind: 'run', runId: node.runId } : undefined;
   }
 
@@ -51,7 +72,8 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     }
     const step = run.steps.get(node.stepId);
     if (!step) return new vscode.TreeItem(node.stepId);
-    const item = new vscode.TreeItem(step.name, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === 'alternative') return alternativeItem(run, step, node.index);
+    const item = new vscode.TreeItem(step.name, step.alternatives ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `${run.id}/${step.id}`;
     item.description = stepDescription(step);
     item.iconPath = statusIcon(step.status);
