@@ -225,8 +225,8 @@ export class WorktreeIsolator implements Isolator {
       // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
       if (ctx.settle && !(await ctx.settle(r))) return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
       const pending: PendingLanding = { step, result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
-      // Nothing changed: nothing to look at before it lands. (An alternative never waits: its pick was the review.)
-      if (step.review && !step.alternative && change.files.length > 0) {
+      // Nothing changed: nothing to look at before it lands. (A best-of step's winner waits as its step.)
+      if (step.review && change.files.length > 0) {
         this.pending.set(step.id, pending);
         return this.keep(step.id, path, { ...r, status: 'review' });
       }
@@ -260,6 +260,7 @@ export class WorktreeIsolator implements Isolator {
   /** A rejected step's change does not land; its worktree stays for the user. */
   reject(stepId: string): void {
     this.pending.delete(stepId);
+    for (const [id, p] of this.pending) if (p.step.alternative?.of === stepId) this.pending.delete(id);
   }
 
   /** The merge-back of a committed change (`inAttempt`: at the end of its attempt); undefined when canceled while waiting for its locks. */
@@ -297,7 +298,8 @@ export class WorktreeIsolator implements Isolator {
   /** Removes, in the background, what attempts of these steps kept (a best-of step's alternatives, once it settled); `idle` waits for it. */
   release(stepIds: readonly string[]): void {
     for (const id of stepIds) {
-      if (!this.kept.delete(id)) continue;
+      // A winner whose change waits in `review` keeps its tree until it is decided (`land` removes it).
+      if (this.pending.has(id) || !this.kept.delete(id)) continue;
       const p = this.remove(id).catch(() => {}).finally(() => this.removing.delete(p));
       this.removing.add(p);
     }

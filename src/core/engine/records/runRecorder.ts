@@ -32,7 +32,9 @@ export class RunRecorder {
     const rec = toRecord(prev, st, this.before.get(st.id) ?? 0);
     if (st.status === 'running') { delete rec.worktree; delete rec.changes; delete rec.revertedAt; }
     else if (TERMINAL.has(st.status) || st.status === 'review') {
-      const kept = this.keptWorktree(st.id);
+      // A best-of step's winner waiting in `review` (or conflicted) keeps its tree as the step's.
+      const winner = st.winner && st.status !== 'succeeded' ? alternativeId(st.id, st.winner.index) : undefined;
+      const kept = this.keptWorktree(st.id) ?? (winner !== undefined ? this.keptWorktree(winner) : undefined);
       if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
       // A best-of step's change is its winner's (the alternative that landed, or whose landing conflicted).
       const change = this.changeOf(st.id) ?? (st.winner ? this.changeOf(alternativeId(st.id, st.winner.index)) : undefined);

@@ -251,7 +251,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const agent = Object.keys(usage).length > 0 ? { agent: usage } : {};
   const won = winner ? racers.find((r) => r.def.index === winner!.index) : undefined;
   const wonResult = won?.result;
-  const ok = wonResult?.status === 'succeeded';
+  // `review`: the winner's change waits for approval as the step's (a `review: true` step).
+  const ok = wonResult?.status === 'succeeded' || wonResult?.status === 'review';
   // Kept for a look when the step failed (every alternative failed, or the winner's merge-back did).
   const keep = ok || (!wonResult && ctx.signal.aborted) ? 'none' : 'all';
   await runner.alternativesSettled?.(step.id, won?.step.id, racers.filter((r) => r !== won).map((r) => r.step.id), keep).catch(() => {});
