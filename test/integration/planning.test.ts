@@ -196,9 +196,9 @@ describe('planning: draftPlan with a fake agent', function () {
     });
     assert.equal(r.ok, true, JSON.stringify(r.diagnostics));
     const argv = seen!.argv;
-    assert.deepEqual([argv[0], argv[1]], ['claude', '-p']);
-    assert.equal(argv[2], r.prompts[0]);
-    assert.deepEqual(argv.slice(3), ['--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits']);
+    // The prompt comes last, after `--` (presets.ts: a prompt starting with `-` is never an option).
+    assert.deepEqual(argv.slice(0, -1), ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--']);
+    assert.equal(argv[argv.length - 1], r.prompts[0]);
     assert.equal(seen!.cwd, dir);
     assert.equal(seen!.env.BRAID_PLAN_FILE, join(dir, 'plan.braid.yaml'));
     assert.ok(r.log.includes('Writing the plan.'), r.log.join('\n'));
