@@ -1,8 +1,9 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
-// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions); BRAID_BENCH_WORKTREES=0 skips the git part.
+// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes); BRAID_BENCH_WORKTREES=0 skips the git part.
 // `webview` needs a build (out/webview) and Chromium; `workbench` a build and code-server
 // (scripts/setup-vscode.sh); `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
+import { benchBestOf } from './bestOf';
 import { benchBookkeeping } from './bookkeeping';
 import { benchExport } from './exportPlan';
 import { benchForkThread } from './forkThread';
@@ -40,6 +41,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['export', benchExport],
   ['orphans', benchOrphans],
   ['flood', benchJsonFlood],
+  ['bestof', benchBestOf],
   ['webview', printed(webviewBench)],
   ['workbench', printed(workbenchLatencyBench)],
   ['host', printed(hostBlockBench)],

@@ -1,5 +1,5 @@
-// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, plan, export, and
-// the review commands (diff, approve, reject, revert, merge).
+// The `braid` command (cli.md): validate, graph, run, status, retry, logs, clean, pick, plan, export,
+// and the review commands (diff, approve, reject, revert, merge).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,8 @@ import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
+import { pickProblem, writePick } from '../core/engine/records/pickRequest';
+import { alternativeStep } from '../core/engine/scheduling/alternatives';
 import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, type StepStatus } from '../core/status';
@@ -17,7 +19,7 @@ import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { formatDiagnostic } from '../core/format';
 import { toMermaid } from '../core/plan/mermaid';
-import type { Diagnostic } from '../core/plan/types';
+import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
@@ -50,10 +52,11 @@ usage:
                                                (--resume: agent steps continue their last session)
   braid retry --last [STEP...] [options]       the same for the newest run
   braid runs [--json]                          every run, newest first, with the worktrees and braid/* branches it kept
-  braid logs RUN-ID STEP                       a step's log, every attempt
+  braid logs RUN-ID STEP                       a step's log, every attempt (best-of: each alternative's)
   braid clean RUN-ID | --all | --older-than DURATION
                                                remove kept worktrees, branches and recorded changes (of one run, all, or runs ended
                                                longer ago than 7d, 12h…); records and logs stay
+  braid pick RUN-ID STEP N                     land alternative N of a best-of step waiting on pick: review
 ${REVIEW_HELP}${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
@@ -201,19 +204,37 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   for (const id of order) {
     const s = g.steps.get(id)!;
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
+    if (s.bestOf) out(alternativesLine(s));
   }
   // The agents' commands, so the permission flags a run would pass are visible before it.
-  const used = [...new Set(order.map((id) => g.steps.get(id)!.agent).filter((a): a is string => a !== undefined))];
+  const used = [...new Set(order.flatMap((id) => {
+    const s = g.steps.get(id)!;
+    return [s.agent, ...(s.bestOf?.alternatives.map((a) => a.agent) ?? [])];
+  }).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
   // And each step's own flags (model, max-turns, permission, tools) where it adds some.
-  for (const id of g.order) {
-    const s = g.steps.get(id)!;
-    const agent = s.agent === undefined ? undefined : g.agents[s.agent];
-    const own = agent && stepAgent(agent, stepAgentOptions(s));
-    if (agent && own !== agent) out(`  ${s.agent} for ${id}: ${own!.command.join(' ')}\n`);
+  // (A best-of step's alternatives each: their agent and model may differ from the step's.)
+  for (const id of order) {
+    const whole = g.steps.get(id)!;
+    for (const s of whole.bestOf && whole.kind === 'prompt' ? whole.bestOf.alternatives.map((a) => alternativeStep(whole, a)) : [whole]) {
+      const agent = s.agent === undefined ? undefined : g.agents[s.agent];
+      const own = agent && stepAgent(agent, stepAgentOptions(s));
+      if (agent && own !== agent) out(`  ${s.agent} for ${s.id}: ${own!.command.join(' ')}\n`);
+    }
   }
   return code;
+}
+
+/** `    best-of 3 (pick first, one slot each): 1 · claude, 2 · codex model o3, 3 · gemini` */
+function alternativesLine(s: GraphStep): string {
+  const b = s.bestOf!;
+  const parts = b.alternatives.map((a) => {
+    const what = [a.agent ?? s.agent, a.model !== undefined ? `model ${a.model}` : undefined, a.prompt !== undefined ? 'own prompt' : undefined,
+      ...Object.entries(a.env).map(([k, v]) => `${k}=${v}`)].filter((x) => x !== undefined);
+    return what.length > 0 ? `${a.index} · ${what.join(' ')}` : `${a.index}`;
+  });
+  return `    best-of ${b.alternatives.length} (pick ${b.pick}, one slot each): ${parts.join(', ')}\n`;
 }
 
 async function retryStatuses(workspace: string, runId: string): Promise<Map<string, StepStatus>> {
@@ -247,12 +268,40 @@ async function logs(args: string[]): Promise<number> {
   const [runId, step] = positionals;
   if (!runId || !step) throw new Usage('logs needs RUN-ID and STEP');
   const store = new RunStore(workspaceForCwd(values.workspace));
-  if (!(await store.load(runId))) { err(`braid: unknown run ${runId}\n`); return 1; }
-  try { out(await readFile(store.paths(runId).log(step), 'utf8')); return 0; } catch { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
+  const rec = await store.load(runId);
+  if (!rec) { err(`braid: unknown run ${runId}\n`); return 1; }
+  // A best-of step's alternatives log as steps of their own (`<step>.alt<i>`): each in turn.
+  const alts = rec.steps[step]?.alternatives;
+  const parts = alts ? alts.map((a) => ({ id: `${step}.alt${a.index}`, head: `════ alternative ${a.index} · ${a.status}${rec.steps[step]!.winner === a.index ? ' · won' : ''} ════\n` })) : [{ id: step, head: '' }];
+  let shown = 0;
+  for (const p of parts) {
+    const text = await readFile(store.paths(runId).log(p.id), 'utf8').catch(() => undefined);
+    if (text === undefined) continue;
+    out(p.head + text);
+    shown++;
+  }
+  if (shown === 0) { err(`braid: no log for ${step} in ${runId}\n`); return 1; }
+  return 0;
 }
 
 function reviewIo(): ReviewIo {
   return { out, err, color: process.stdout.isTTY === true && !process.env.NO_COLOR };
+}
+
+async function pick(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
+  const [runId, step, which] = positionals;
+  const n = Number(which);
+  if (!runId || !step || positionals.length !== 3 || !Number.isInteger(n)) throw new Usage('pick needs RUN-ID, STEP and the number N of an alternative');
+  const store = new RunStore(workspaceForCwd(values.workspace));
+  await store.markInterrupted();
+  const rec = await store.load(runId);
+  if (!rec) { err(`braid: unknown run ${runId}\n`); return 1; }
+  const problem = pickProblem(rec, step, n);
+  if (problem) { err(`braid: ${problem}\n`); return 1; }
+  await writePick(store.paths(runId).dir, step, n);
+  err(`picked alternative ${n} of ${step}; the run lands it\n`);
+  return 0;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -272,6 +321,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'serve': return await serve(rest);
       case 'clean': return await cleanCommand(rest, { out, err });
       case 'runs': return await runsCommand(rest, { out, err });
+      case 'pick': return await pick(rest);
       case 'diff': return await diffCommand(rest, reviewIo());
       case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo());
       case 'plan': return await planCommand(rest);

@@ -50,6 +50,8 @@ export const Command = {
   /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
   showFailedOnly: 'braid.showFailedOnly',
   showAllSteps: 'braid.showAllSteps',
+  /** A best-of step with `pick: review` waits: land one of its passed alternatives; resolves with its index. */
+  pickAlternative: 'braid.pickAlternative',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -94,6 +96,7 @@ export interface CommandArgs {
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
   [Command.showFailedOnly]: [];
   [Command.showAllSteps]: [];
+  [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];
 }
 
 /** A code lens / tree item command object with typed arguments. */

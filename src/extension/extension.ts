@@ -24,6 +24,7 @@ import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
 import { StepsTree } from './stepsTree';
+import { pickAlternative } from './pickAlternative';
 import { PlanTaskProvider } from './taskProvider';
 import { ViewCommands } from './viewCommands';
 
@@ -116,6 +117,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.newPlan, (options) => newPlan({ log, showGraph: (uri) => graphs.show(uri) }, options));
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
+  register(Command.pickAlternative, (run, step, index) => pickAlternative(runs, run, step, index));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
   register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
   register(Command.showFailedOnly, () => tree.setFailedOnly(true));

@@ -2,7 +2,7 @@
 // a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
 // the record's own fields, so a view shows the same thing live and after a reload. Pure: no
 // `vscode`, tested in plain mocha.
-import type { EngineEvent } from '../core/engine/types';
+import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
 import type { RunRecord } from '../core/engine/records/runStore';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
 
@@ -31,6 +31,9 @@ export interface StepView {
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
+  /** A best-of step's alternatives once it ended, and the one that landed. */
+  alternatives?: readonly AlternativeSummary[];
+  winner?: number;
 }
 
 export interface RunView {
@@ -89,6 +92,8 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
       ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
       ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
+      ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
+      ...(r?.winner !== undefined ? { winner: r.winner } : {}),
     });
   }
   const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
@@ -115,7 +120,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       const starts = e.status === 'running' && (step.status !== 'running' || e.attempt !== step.attempt);
       step.status = e.status;
       step.attempt = Math.max(step.attempt, e.attempt);
-      if (starts) { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.lastLine; delete step.activity; }
+      if (starts) { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; }
       set(step, 'exitCode', e.exitCode);
       set(step, 'signal', e.signal);
       set(step, 'reason', e.reason);
@@ -123,6 +128,9 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
       if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      // Only a best-of step's end carries its alternatives (stepEvents.ts).
+      if (e.alternatives) step.alternatives = e.alternatives;
+      if (e.winner !== undefined) step.winner = e.winner;
       if (TERMINAL.has(e.status)) {
         step.endedAt = at;
         if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;

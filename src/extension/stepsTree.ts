@@ -6,19 +6,20 @@
 import * as vscode from 'vscode';
 import { asCommand, Command, type RunRef, type StepRef } from './commandIds';
 import type { RunsModel } from './runsModel';
-import { isActive } from './runView';
+import { isActive, type RunView, type StepView } from './runView';
 import { statusIcon } from './statusText';
-import { runDescription, stepDescription } from './treeText';
+import { alternativeDescription, runDescription, stepDescription } from './treeText';
 import type { StepStatus } from '../core/status';
 import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import { RunGroups } from './runGroups';
-import type { RunView } from './runView';
 
-export type BraidNode = RunNode | GroupNode | StepNode;
+export type BraidNode = RunNode | GroupNode | StepNode | AlternativeNode;
 export interface RunNode extends RunRef { readonly kind: 'run' }
 /** A matrix step's instances in a run. */
 export interface GroupNode extends RunRef { readonly kind: 'group'; readonly group: string }
 export interface StepNode extends StepRef { readonly kind: 'step' }
+/** One alternative of a best-of step, under it. */
+export interface AlternativeNode extends StepRef { readonly kind: 'alternative'; readonly index: number }
 
 /** What "failed only" keeps: steps that need the user. */
 const FAILED: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'conflict', 'interrupted']);
@@ -26,6 +27,20 @@ const FAILED: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'conflict
 const PRIORITY: readonly StepStatus[] = ['failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded'];
 
 const REFRESH_MS = 150;
+
+/** "alternative 2" · "won" / "canceled · alternative 1 won"; its log on click. */
+function alternativeItem(run: RunView, step: StepView, index: number): vscode.TreeItem {
+  const alt = step.alternatives?.find((a) => a.index === index);
+  const won = step.winner === index;
+  const item = new vscode.TreeItem(`alternative ${index}`, vscode.TreeItemCollapsibleState.None);
+  item.id = `${run.id}/${step.id}/alt${index}`;
+  item.description = alternativeDescription(step, index);
+  item.iconPath = won ? new vscode.ThemeIcon('star-full') : statusIcon(alt?.status === 'succeeded' || alt?.status === 'failed' || alt?.status === 'canceled' ? alt.status : 'pending');
+  item.contextValue = 'alternative';
+  // Each alternative logs as its own step, `<step>.alt<i>` (alternatives.ts).
+  item.command = asCommand(Command.showLog, 'Show Log', run.id, `${step.id}.alt${index}`);
+  return item;
+}
 
 export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<BraidNode | undefined>();
@@ -55,7 +70,11 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
 
   getChildren(node?: BraidNode): BraidNode[] {
     if (!node) return this.runs.runs().map((r) => ({ kind: 'run', runId: r.id }));
-    if (node.kind === 'step') return [];
+    if (node.kind === 'alternative') return [];
+    if (node.kind === 'step') {
+      const alts = this.runs.get(node.runId)?.steps.get(node.stepId)?.alternatives ?? [];
+      return alts.map((a) => ({ kind: 'alternative', runId: node.runId, stepId: node.stepId, index: a.index }));
+    }
     const run = this.runs.get(node.runId);
     if (!run) return [];
     const keep = (id: string): boolean => !this.failedOnlyOn || FAILED.has(run.steps.get(id)?.status ?? 'pending');
@@ -79,6 +98,7 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
 
   getParent(node: BraidNode): BraidNode | undefined {
     if (node.kind === 'run') return undefined;
+    if (node.kind === 'alternative') return { kind: 'step', runId: node.runId, stepId: node.stepId };
     const run = this.runs.get(node.runId);
     const group = node.kind === 'step' && run ? this.groupsOf(run)?.get(node.stepId) : undefined;
     return group !== undefined ? { kind: 'group', runId: node.runId, group } : { kind: 'run', runId: node.runId };
@@ -113,7 +133,8 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     if (node.kind === 'group') return this.groupItem(run, node.group);
     const step = run.steps.get(node.stepId);
     if (!step) return new vscode.TreeItem(node.stepId);
-    const item = new vscode.TreeItem(step.name, vscode.TreeItemCollapsibleState.None);
+    if (node.kind === 'alternative') return alternativeItem(run, step, node.index);
+    const item = new vscode.TreeItem(step.name, step.alternatives ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `${run.id}/${step.id}`;
     item.description = stepDescription(step);
     item.iconPath = statusIcon(step.status);

@@ -53,6 +53,18 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   return parts.join(' · ');
 }
 
+/** An alternative's row under its best-of step: won, or its status, then score, attempts, cost and why. */
+export function alternativeDescription(step: StepView, index: number): string {
+  const alt = step.alternatives?.find((a) => a.index === index);
+  const won = step.winner === index;
+  const parts = [won ? 'won' : alt?.status ?? 'pending'];
+  if (alt?.score !== undefined) parts.push(`score ${alt.score}`);
+  if (alt && alt.attempts > 1) parts.push(`attempt ${alt.attempts}`);
+  if (alt?.costUsd !== undefined) parts.push(formatUsd(alt.costUsd));
+  if (!won && alt?.message) parts.push(alt.message);
+  return parts.join(' · ');
+}
+
 /** How long a step has run, as every view shows it: live while it runs, its recorded duration after. */
 export function stepTime(step: { readonly status: string; readonly startedAt?: number; readonly durationMs?: number }, now = Date.now()): string | undefined {
   if (step.status === 'running' && step.startedAt !== undefined) return formatDuration(Math.max(0, now - step.startedAt));

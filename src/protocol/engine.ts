@@ -168,6 +168,10 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
     waitingFor: z.object({ holder: z.string(), paths: z.array(z.string()).readonly() }).readonly().optional(),
     retryAt: z.string().optional(), costUsd: cost.optional(),
+    alternatives: z.array(z.object({
+      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
+    })).readonly().optional(),
+    winner: z.number().int().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),

@@ -103,6 +103,44 @@ describe('review: true and the review commands', function () {
     assert.equal(outcome.record.steps.a!.worktree, undefined, 'the worktree went once it landed');
   });
 
+  it('a best-of step with `review: true`: its winner waits in `review` as the step, and approve lands only its change', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const live = startRun(r, planFile([
+      '  a:', '    best-of: 2', '    review: true', '    writes: [a.txt]',
+      '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt; [ "$BRAID_ALTERNATIVE" = 2 ] || sleep 5',
+      '  b:', '    needs: [a]', '    run: cat a.txt > b.txt', '    writes: [b.txt]',
+    ]));
+    const ev = await live.step('a', 'review');
+    assert.equal(existsSync(join(r.dir, 'a.txt')), false, 'nothing landed yet');
+    const rec = await recordWhen(r, ev.run, (x) => x.steps.a!.status === 'review');
+    assert.equal(rec.steps.a!.winner, 2);
+    assert.deepEqual(rec.steps.a!.changes!.files.map((f) => f.path), ['a.txt'], "the step's change is its winner's");
+    assert.ok(rec.steps.a!.worktree && existsSync(rec.steps.a!.worktree), "the winner's worktree is there to look at");
+
+    const res = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
+    assert.deepEqual(res, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
+    const outcome = await live.done;
+    assert.ok(outcome.ok);
+    assert.equal(outcome.record.status, 'succeeded');
+    assert.equal(r.read('a.txt'), 'from 2\n');
+    assert.equal(r.read('b.txt'), 'from 2\n', 'the dependent ran on the landed change');
+    assert.equal(outcome.record.steps.a!.worktree, undefined, 'the worktree went once it landed');
+  });
+
+  it("a best-of step's winner rejected: the step fails (rejected), nothing lands, the winner's worktree stays", async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const live = startRun(r, planFile(['  a:', '    best-of: 2', '    review: true', '    writes: [a.txt]', '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt']));
+    const ev = await live.step('a', 'review');
+    const res = await reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'] });
+    assert.ok(res.ok && res.results[0]!.ok);
+    const outcome = await live.done;
+    assert.ok(outcome.ok);
+    const a = outcome.record.steps.a!;
+    assert.deepEqual([a.status, a.reason], ['failed', 'rejected']);
+    assert.equal(existsSync(join(r.dir, 'a.txt')), false);
+    assert.ok(a.worktree && existsSync(a.worktree), "the winner's worktree stays for the user");
+  });
+
   it('reject ends the step failed (rejected), skips its dependent, keeps its worktree; retry runs it again', async () => {
     const r = repo({ 'README.md': 'hi\n' });
     const plan = planFile(REVIEWED);

@@ -33,7 +33,7 @@ describe('planJsonSchema()', () => {
     assert.deepEqual(props(schema), Object.keys(planSchema.shape).sort());
     const steps = obj(obj(schema.properties).steps);
     assert.deepEqual(props(steps.additionalProperties), Object.keys(stepSchema.shape).sort());
-    const defaults = Object.keys(stepSchema.shape).filter((k) => !['needs', 'run', 'prompt', 'matrix'].includes(k)).sort();
+    const defaults = Object.keys(stepSchema.shape).filter((k) => !(k in STEP_ONLY_FIELDS)).sort();
     assert.deepEqual(props(obj(schema.properties).defaults), defaults);
     assert.deepEqual(props(obj(obj(schema.properties).agents).additionalProperties), Object.keys(agentSchema.shape).sort());
     assert.equal(schema.additionalProperties, false, 'unknown top-level keys are flagged in editors too');
@@ -54,6 +54,10 @@ describe('planJsonSchema()', () => {
       ['an agent without command', { version: 1, agents: { r: { env: {} } }, steps: { a: { prompt: 'x', agent: 'r' } } }, false],
       ['a bad step id', { version: 1, steps: { '9a': { run: 'x' } } }, false],
       ['retries out of range', { version: 1, steps: { a: { run: 'x', retries: 11 } } }, false],
+      ['best-of with named alternatives', { version: 1, steps: { a: { prompt: 'x', pick: 'check', check: 'y', alternatives: [{ agent: 'codex' }, { model: 'm', env: { A: 1 } }] } } }, true],
+      ['best-of out of range', { version: 1, steps: { a: { run: 'x', 'best-of': 11 } } }, false],
+      ['an unknown key in an alternative', { version: 1, steps: { a: { run: 'x', alternatives: [{ agnt: 'x' }, {}] } } }, false],
+      ['best-of in defaults', { version: 1, defaults: { 'best-of': 2 }, steps: { a: { run: 'x' } } }, false],
     ];
     for (const [why, plan, good] of cases) {
       assert.equal(planSchema.safeParse(plan).success, good, `zod: ${why}`);

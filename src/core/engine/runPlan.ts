@@ -14,6 +14,7 @@ import type { LockDirOptions } from './locks/lockDir';
 import { lockingOnly } from './locks/lockGate';
 import { sharedLocks } from './locks/sharedLocks';
 import { historyWeight } from './scheduling/priority';
+import { waitForPick } from './records/pickRequest';
 import { RunRecorder } from './records/runRecorder';
 import { DEFAULT_CONCURRENCY, Scheduler, type LockGate, type RunResult } from './scheduling/scheduler';
 import { missingAgents } from './steps/missingAgents';
@@ -239,6 +240,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
       onState: (st) => recorder.onState(st),
+      waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
@@ -246,6 +248,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
+    await isolator?.idle?.(); // best-of alternatives' worktrees, removed after their steps ended
   } finally {
     await inbox?.close();
     if (claim?.ok) claim.release();

@@ -22,6 +22,10 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
+  if (TERMINAL.has(st.status) && st.alternatives) {
+    ev.alternatives = st.alternatives.map((a) => ({ ...a }));
+    if (st.winner) ev.winner = st.winner.index;
+  }
   return ev;
 }
 

@@ -23,6 +23,8 @@ export interface AttemptResult {
   readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
   /** A failed agent attempt: the end of what the failure printed (its `check`'s output, else its own), for the next attempt. */
   readonly failureOutput?: string;
+  /** The last number the step's `check` printed (a best-of step's `pick: check` ranks by it). */
+  readonly score?: number;
 }
 
 /** Why an agent step's previous attempt failed, which its next attempt is told (retryPrompt.ts). */
@@ -67,6 +69,12 @@ export interface AttemptContext {
   onOutput(stream: OutputStream, text: string): void;
   /** An agent attempt's progress, whenever its session, usage or activity changes (the scheduler throttles events). */
   onAgent?(progress: AgentProgress): void;
+  /**
+   * Set for one alternative of a best-of step (scheduling/alternatives.ts): once it has succeeded
+   * (check included) and committed its change, the isolator asks before merging back; true lands it,
+   * false drops it (another alternative won, or the race was canceled).
+   */
+  settle?(result: AttemptResult): Promise<boolean>;
 }
 
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */
@@ -76,6 +84,17 @@ export interface StepRunner {
   land?(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined>;
   /** A step in `review` was rejected: its change is dropped from what may land (its worktree stays). */
   reject?(stepId: string): void;
+  /**
+   * A best-of step ended: `winner` (an alternative's step id) gives the step its output; the
+   * alternatives' worktrees are removed (`none` kept), or all kept for a look when the step failed.
+   */
+  alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void>;
+}
+
+/** One alternative of a best-of step as events and run.json show it. */
+export interface AlternativeSummary {
+  readonly index: number; readonly status: string; readonly attempts: number;
+  readonly costUsd?: number; readonly score?: number; readonly message?: string;
 }
 
 interface EventBase {
@@ -103,6 +122,9 @@ export type EngineEvent =
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */
       readonly costUsd?: number;
+      /** Terminal events of best-of steps: each alternative's end, and the winner's index when one landed. */
+      readonly alternatives?: readonly AlternativeSummary[];
+      readonly winner?: number;
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */

@@ -20,5 +20,9 @@ export function planNotes(graph: Graph): string[] {
       + '(a claude step with its own max-cost-usd gets --max-budget-usd)');
   }
   if (plan.base !== undefined) notes.push(`base: ${plan.base} is not mapped: every job starts from the commit the workflow runs on`);
+  for (const id of graph.order) {
+    const b = graph.steps.get(id)!.bestOf;
+    if (b) notes.push(`${id}: best-of ${b.alternatives.length} (pick ${b.pick}) has no counterpart: the job runs the step once, as its first alternative would without its own agent, model, prompt or env`);
+  }
   return notes;
 }

@@ -71,6 +71,8 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
 
   const stepId = plan.matrix ? per.field('braid-id', (s) => s.id) : first.id;
   jobEnv.BRAID_STEP_ID = stepId;
+  // A best-of step runs once there, as its first alternative (notes.ts says so).
+  if (first.bestOf) jobEnv.BRAID_ALTERNATIVE = '1';
   for (const k of per.userKeys) jobEnv[envNameFor(['matrix', k])] = ghExpr(`matrix.${k}`);
   const artifact = plan.matrix ? `braid-${stepId}` : artifactName(first.id);
 

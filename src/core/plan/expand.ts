@@ -57,6 +57,8 @@ export interface Instance {
   readonly agent?: string;
   /** `model` with its matrix values (a matrix may compare models). */
   readonly model?: string;
+  /** Each entry of `alternatives`: its `model`, with its matrix values, as `model` is. */
+  readonly alternativeModels?: readonly (string | undefined)[];
   readonly isolation: Isolation;
 }
 
@@ -124,6 +126,9 @@ export function resolveIsolation(kind: StepKind, planValue: Isolation | undefine
   return wanted === 'worktree' && !opts.isGit ? 'shared' : wanted;
 }
 
+/** Whether the step races alternatives (`best-of` or `alternatives`). */
+export const isBestOf = (own: StepDoc): boolean => own['best-of'] !== undefined || own.alternatives !== undefined;
+
 function combinations(matrix: Readonly<Record<string, readonly string[]>>): Record<string, string>[] {
   let acc: Record<string, string>[] = [{}];
   for (const [k, vals] of Object.entries(matrix)) acc = acc.flatMap((a) => vals.map((v) => ({ ...a, [k]: v })));
@@ -168,11 +173,13 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
         name: sub(merged.name ?? id),
         writes: (merged.writes ?? []).map(sub), reads: (merged.reads ?? []).map(sub),
         copy: (merged.copy ?? []).map(sub), symlink: (merged.symlink ?? []).map(sub), sparse: (merged.sparse ?? []).map(sub),
-        isolation: resolveIsolation(kind, merged.isolation, opts),
+        // Alternatives each need a worktree of their own: best-of makes one the default in git.
+        isolation: resolveIsolation(kind, merged.isolation, isBestOf(own) && opts.isGit ? { ...opts, defaultIsolation: 'worktree' } : opts),
         ...(values ? { values } : {}),
         ...(merged.cwd !== undefined ? { cwd: sub(merged.cwd) } : {}),
         ...(merged.output !== undefined ? { output: sub(merged.output) } : {}),
         ...(merged.model !== undefined ? { model: sub(merged.model) } : {}),
+        ...(own.alternatives ? { alternativeModels: own.alternatives.map((a) => (a.model === undefined ? undefined : sub(a.model))) } : {}),
         ...(kind === 'prompt' ? { agent: merged.agent ?? DEFAULT_AGENT } : {}),
       });
     }

@@ -3,9 +3,10 @@
 // deepest first). The scheduler's own priority weighs that chain by expected durations.
 import { basename } from 'node:path';
 import { dict, ownValue } from './dict';
-import type { Instance, PlanModel } from './expand';
+import { isBestOf, type Instance, type PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
-import type { Graph, GraphStep, PlanInfo } from './types';
+import type { StepDoc } from './schema';
+import type { AlternativeDef, BestOf, Graph, GraphStep, PlanInfo } from './types';
 
 const DEFAULT_RETRY_DELAY_MS = 2000;
 
@@ -49,6 +50,18 @@ function agentAsks(inst: Instance): Partial<GraphStep> {
   };
 }
 
+function bestOfOf(inst: Instance): BestOf {
+  const own = inst.own;
+  const entries: NonNullable<StepDoc['alternatives']> = own.alternatives ?? Array.from({ length: own['best-of'] ?? 2 }, () => ({}));
+  const alternatives = entries.map((e, i): AlternativeDef => Object.freeze({
+    index: i + 1, env: dict(e.env),
+    ...(e.agent !== undefined ? { agent: e.agent } : {}),
+    ...(inst.alternativeModels?.[i] !== undefined ? { model: inst.alternativeModels[i] } : {}),
+    ...(e.prompt !== undefined ? { prompt: e.prompt } : {}),
+  }));
+  return Object.freeze({ pick: own.pick ?? 'first', alternatives: Object.freeze(alternatives) });
+}
+
 /** Builds the Graph; `order` must be a topological order of every id in the model. */
 export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly string[]): Graph {
   const dependents = new Map<string, string[]>(order.map((id) => [id, []]));
@@ -81,6 +94,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       ...(inst.output !== undefined ? { output: inst.output } : {}),
       ...(inst.kind === 'prompt' ? agentAsks(inst) : {}),
       ...(m.sandbox ? { sandbox: true } : {}),
+      ...(isBestOf(inst.own) ? { bestOf: bestOfOf(inst) } : {}),
     };
     steps.set(id, Object.freeze(step));
   }

@@ -96,6 +96,17 @@ const matrixValue = z
   .union([z.string(), z.number(), z.boolean()], { error: (iss) => `expected a string or number${got(iss)}` })
   .transform(String);
 
+/** How a best-of step chooses among its alternatives (plan-format.md, "Best of N"). */
+export const PICK_POLICIES = ['first', 'check', 'review'] as const;
+
+/** The keys one `alternatives` entry takes; what it leaves out comes from the step. */
+export const ALTERNATIVE_FIELDS = {
+  agent: nonEmpty('an agent name'),
+  model: nonEmpty('a model name'),
+  prompt: z.string(),
+  env: envMap,
+};
+
 /** Fields only a step itself may set (never `defaults`). */
 export const STEP_ONLY_FIELDS = {
   needs: pathList('a step id or glob'),
@@ -108,6 +119,12 @@ export const STEP_ONLY_FIELDS = {
         .min(1, { error: 'a matrix key needs at least one value' }),
     )
     .refine((m) => Object.keys(m).length > 0, { error: 'a matrix needs at least one key' }),
+  'best-of': intRange(2, 10),
+  alternatives: z
+    .array(z.strictObject(ALTERNATIVE_FIELDS).partial(), { error: (iss) => `expected a list of alternatives${got(iss)}` })
+    .min(2, { error: 'alternatives: expected from 2 to 10 entries' })
+    .max(10, { error: 'alternatives: expected from 2 to 10 entries' }),
+  pick: z.enum(PICK_POLICIES, { error: (iss) => `expected first, check or review${got(iss)}` }),
 };
 
 export const stepSchema = z.strictObject({ ...STEP_FIELDS, ...STEP_ONLY_FIELDS }).partial();
@@ -172,6 +189,7 @@ export function keysAt(path: readonly PropertyKey[]): string[] {
   if (path.length === 1 && path[0] === 'defaults') return Object.keys(STEP_FIELDS);
   if (path.length === 2 && path[0] === 'steps') return [...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)];
   if (path.length === 2 && path[0] === 'agents') return Object.keys(AGENT_FIELDS);
+  if (path.length === 4 && path[0] === 'steps' && path[2] === 'alternatives') return Object.keys(ALTERNATIVE_FIELDS);
   return [];
 }
 

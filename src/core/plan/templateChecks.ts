@@ -4,7 +4,7 @@
 import { shellScriptOf } from '../agents/shellScript';
 import { hasOwnKey, ownValue } from './dict';
 import { didYouMean } from './didYouMean';
-import type { Instance, PlanModel } from './expand';
+import { isBestOf, type Instance, type PlanModel } from './expand';
 import { fieldPath, type KeyPath, type Report } from './reporter';
 import type { Reach } from './reachability';
 import { classifyRef, parseTemplates, singleQuotedRefs, type TemplateRef } from './templates';
@@ -40,6 +40,13 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   const script = agent ? shellScriptOf(agent) : undefined;
   push(['steps', inst.group, 'run'], inst.own.run, true);
   if (inst.own.prompt !== undefined) out.push({ path: ['steps', inst.group, 'prompt'], text: inst.own.prompt, shell: script !== undefined, agentCommand: false, prompt: true });
+  inst.own.alternatives?.forEach((alt, i) => {
+    // An alternative's prompt goes to its own agent, which may run it as shell source where the step's does not.
+    const altAgent = alt.agent === undefined ? agent : ownValue(model.table.agents, alt.agent);
+    const altShell = altAgent ? shellScriptOf(altAgent) !== undefined : false;
+    if (alt.prompt !== undefined) out.push({ path: ['steps', inst.group, 'alternatives', i, 'prompt'], text: alt.prompt, shell: altShell, agentCommand: false, prompt: true });
+    for (const [k, v] of Object.entries(alt.env ?? {})) push(['steps', inst.group, 'alternatives', i, 'env', k], v, false);
+  });
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   // `setup` runs in the step's worktree as `run` does; env values are rendered for the step.
   push(fieldPath(inst.group, inst.own, 'setup'), inst.merged.setup, true);
@@ -121,7 +128,7 @@ export function checkStepRefs(queries: readonly StepRefQuery[], reach: Reach): v
 function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, ids: readonly string[]): string | { ancestor: string } | undefined {
   const c = classifyRef(r.path);
   const shown = `\${{ ${r.expr} }}`;
-  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id or attempt.previous.reason/output`;
+  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id, attempt.previous.reason/output or alternative.index`;
   switch (c.kind) {
     case 'prompt': return f.agentCommand ? undefined : `${shown} is only for agent commands`;
     case 'attempt-reason': case 'attempt-output': return f.prompt ? undefined : `${shown} is only for prompts (a retry is told why the attempt before it failed)`;
@@ -130,6 +137,7 @@ function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, 
       if (!inst.values) return `${shown}: the step has no matrix`;
       return hasOwnKey(inst.values, key) ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
     }
+    case 'alternative-index': return isBestOf(inst.own) ? undefined : `${shown}: the step has no \`best-of\` or \`alternatives\``;
     case 'step-output': case 'step-status': {
       const key = c.key ?? '';
       if (key === inst.id || key === inst.group) return `${shown}: a step cannot read its own ${c.kind === 'step-output' ? 'output' : 'status'}`;

@@ -17,7 +17,7 @@ export interface TemplateError {
 }
 
 export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id'
-  | 'attempt-reason' | 'attempt-output';
+  | 'attempt-reason' | 'attempt-output' | 'alternative-index';
 
 const OPEN = '${{';
 const CLOSE = '}}';
@@ -73,6 +73,7 @@ export function classifyRef(path: readonly string[]): { kind: RefKind; key?: str
     if (path[2] === 'reason') return { kind: 'attempt-reason' };
     if (path[2] === 'output') return { kind: 'attempt-output' };
   }
+  if (path.length === 2 && head === 'alternative' && second === 'index') return { kind: 'alternative-index' };
   if (path.length >= 3 && head === 'steps') {
     const last = path[path.length - 1];
     const id = path.slice(1, -1).join('.');
@@ -112,6 +113,7 @@ export function envNameFor(path: readonly string[]): string {
     case 'run-id': return 'BRAID_RUN_ID';
     case 'attempt-reason': return 'BRAID_ATTEMPT_PREVIOUS_REASON';
     case 'attempt-output': return 'BRAID_ATTEMPT_PREVIOUS_OUTPUT';
+    case 'alternative-index': return 'BRAID_ALTERNATIVE';
     case undefined: return `BRAID_${envPart(path.join('_'))}`;
   }
 }

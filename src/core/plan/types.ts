@@ -43,6 +43,24 @@ export interface AgentDef {
   readonly format: 'text' | 'claude-stream-json' | 'codex-json' | 'gemini-json';
 }
 
+export type PickPolicy = 'first' | 'check' | 'review';
+
+/** One alternative of a best-of step: what it changes from the step (unset: the step's). */
+export interface AlternativeDef {
+  /** 1…N, as `${{ alternative.index }}` and BRAID_ALTERNATIVE. */
+  readonly index: number;
+  readonly agent?: string;
+  readonly model?: string;
+  readonly prompt?: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** A step that runs as N alternatives racing in their own worktrees; one lands. */
+export interface BestOf {
+  readonly pick: PickPolicy;
+  readonly alternatives: readonly AlternativeDef[];
+}
+
 /** One concrete step of the expanded graph (a matrix step yields several). Immutable. */
 export interface GraphStep {
   readonly id: string;
@@ -81,7 +99,7 @@ export interface GraphStep {
   readonly if: IfCondition;
   readonly check?: string;
   readonly output?: string;
-  /** Agent steps: what the step asks its agent's CLI for, as flags (agents/stepAgent.ts); absent: the agent's own. */
+  /** Agent steps: what the step asks its agent's CLI for, as flags (agents/stepAgent.ts); absent: the agent's own (an alternative's `model` overrides the step's). */
   readonly model?: string;
   readonly maxTurns?: number;
   readonly permission?: AgentPermission;
@@ -92,6 +110,10 @@ export interface GraphStep {
   readonly retryResume?: boolean;
   /** Run confined by bubblewrap (exec/sandbox.ts): writable only its tree or its writes' folders. */
   readonly sandbox?: boolean;
+  /** `best-of` / `alternatives`: the step runs as racing alternatives (engine/scheduling/alternatives.ts). */
+  readonly bestOf?: BestOf;
+  /** Set on the step an alternative runs as: the best-of step it belongs to and its index. */
+  readonly alternative?: { readonly of: string; readonly index: number };
   /** Range of the step's key in the plan file (for code lenses and diagnostics). */
   readonly range: Range;
   /** Longest path (in steps, counting itself) from this step to a sink. */

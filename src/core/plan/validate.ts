@@ -4,6 +4,7 @@
 import { stepAgentProblems } from '../agents/stepAgent';
 import { escapesWorkspace } from '../paths/containment';
 import { globProblem } from '../paths/glob';
+import { checkBestOf } from './bestOfChecks';
 import { findCycles } from './cycles';
 import { hint } from './didYouMean';
 import { MAX_MATRIX_STEPS, MAX_PLAN_EDGES, MAX_PLAN_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
@@ -21,6 +22,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
       if (inst.mapping) checkKind(inst, report);
       checkAgent(model, inst, report);
       checkIsolation(inst, opts, report);
+      checkBestOf(model, inst, opts, report);
     }
     checkPaths(inst, report);
     checkAgentAsks(model, inst, report);

@@ -7,7 +7,9 @@
 // Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed and conflicted
 // ones stay for the user (`braid clean`). Every committed change is recorded (changeRecord.ts);
 // a `review: true` step's waits, its worktree kept, until `land` (approve) or `reject`, and a
-// conflicted one can `land` again (`braid merge`) without running the step again.
+// conflicted one can `land` again (`braid merge`) without running the step again. An alternative
+// of a best-of step asks `settle` before it lands, lands as its step, and its tree goes only once
+// the race settled (`release`).
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync, rmSync } from 'node:fs';
@@ -57,7 +59,7 @@ export interface WorktreeIsolatorOptions {
 type Base = { ok: true; sha: string } | { ok: false; message: string };
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
-interface PendingLanding { readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
+interface PendingLanding { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
 
 /** A worktree made ahead of its step's attempt: created from `from`, set up, now at `head`. */
 interface PreparedTree { readonly path: string; readonly from: string; readonly head: string }
@@ -98,6 +100,7 @@ export class WorktreeIsolator implements Isolator {
   private readonly preparing = new Map<string, Preparation>();
   /** Steps whose first attempt began: a preparation for them comes too late. */
   private readonly attempted = new Set<string>();
+  private readonly removing = new Set<Promise<void>>();
 
   constructor(private readonly o: WorktreeIsolatorOptions) {}
 
@@ -123,7 +126,7 @@ export class WorktreeIsolator implements Isolator {
    */
   async prepare(stepId: string): Promise<boolean> {
     const step = this.o.graph.steps.get(stepId);
-    if (!step || step.isolation !== 'worktree' || this.attempted.has(stepId) || this.preparing.has(stepId)) return false;
+    if (!step || step.bestOf || step.isolation !== 'worktree' || this.attempted.has(stepId) || this.preparing.has(stepId)) return false;
     if (step.setup !== undefined && envNeedsResults(this.o.graph, step)) return false;
     const abort = new AbortController();
     const done = this.prepareTree(step, abort.signal).catch(() => undefined);
@@ -145,6 +148,9 @@ export class WorktreeIsolator implements Isolator {
     const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult =>
       ({ status, exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
     const canceled = (): AttemptResult => end('canceled', 'canceled', 'canceled');
+    // An alternative's tree goes only once the race is settled (release): the winner's merge-back
+    // then never competes with the losers' clean-up, and the step's end never waits for it.
+    const dropTree = (r: AttemptResult): Promise<AttemptResult> => (step.alternative ? Promise.resolve(this.keep(step.id, path, r)) : this.drop(step.id, r));
     this.kept.delete(step.id);
     this.results.delete(step.id);
     this.changes.delete(step.id);
@@ -196,16 +202,16 @@ export class WorktreeIsolator implements Isolator {
         tree = { path: wt.path, head };
       }
       let head = tree.head;
-      if (ctx.signal.aborted) return await this.drop(step.id, canceled());
+      if (ctx.signal.aborted) return await dropTree(canceled());
       if (step.setup && !setUp) {
         const s = await this.setup(step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
-        if (s) return s.status === 'canceled' ? await this.drop(step.id, s) : this.keep(step.id, path, s);
+        if (s) return s.status === 'canceled' ? await dropTree(s) : this.keep(step.id, path, s);
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
       }
       const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
       let r = await body(tree.path);
-      if (r.status === 'canceled') return await this.drop(step.id, r);
+      if (r.status === 'canceled') return await dropTree(r);
       if (r.status !== 'succeeded') return this.keep(step.id, path, r);
       const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
       if (extra.notLanded.length > 0) {
@@ -216,14 +222,16 @@ export class WorktreeIsolator implements Isolator {
       const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land, summary: true });
       const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
       this.changes.set(step.id, change);
-      const pending: PendingLanding = { result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
-      // Nothing changed: nothing to look at before it lands.
+      // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
+      if (ctx.settle && !(await ctx.settle(r))) return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
+      const pending: PendingLanding = { step, result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
+      // Nothing changed: nothing to look at before it lands. (A best-of step's winner waits as its step.)
       if (step.review && change.files.length > 0) {
         this.pending.set(step.id, pending);
         return this.keep(step.id, path, { ...r, status: 'review' });
       }
-      const landed = await this.landPending(step, pending, ctx.signal);
-      return landed ?? await this.drop(step.id, canceled());
+      const landed = await this.landPending(pending, ctx.signal, true);
+      return landed ?? await dropTree(canceled());
     } catch (e) {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
@@ -241,21 +249,25 @@ export class WorktreeIsolator implements Isolator {
    * its attempt. Undefined when the step has no change waiting here; `signal` aborts a lock wait.
    */
   async land(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined> {
-    const step = this.o.graph.steps.get(stepId);
-    const pending = this.pending.get(stepId);
-    if (!step || !pending) return undefined;
+    // A best-of step's change waiting here is its winner's (whose merge-back conflicted).
+    const pending = this.pending.get(stepId) ?? [...this.pending.values()].find((p) => p.step.alternative?.of === stepId);
+    if (!pending) return undefined;
     const started = Date.now();
-    const landed = await this.landPending(step, pending, signal);
+    const landed = await this.landPending(pending, signal, false);
     return landed ?? { ...pending.result, status: 'canceled', reason: 'canceled', message: 'canceled while waiting for its locks to land', durationMs: Date.now() - started };
   }
 
   /** A rejected step's change does not land; its worktree stays for the user. */
   reject(stepId: string): void {
     this.pending.delete(stepId);
+    for (const [id, p] of this.pending) if (p.step.alternative?.of === stepId) this.pending.delete(id);
   }
 
-  /** The merge-back of a committed change; undefined when canceled while waiting for its locks. */
-  private async landPending(step: GraphStep, p: PendingLanding, signal: AbortSignal): Promise<AttemptResult | undefined> {
+  /** The merge-back of a committed change (`inAttempt`: at the end of its attempt); undefined when canceled while waiting for its locks. */
+  private async landPending(p: PendingLanding, signal: AbortSignal, inAttempt: boolean): Promise<AttemptResult | undefined> {
+    const step = p.step;
+    // A best-of step's winner lands as the step: its mark and its result (which dependents merge in) are the step's.
+    const as = step.alternative?.of ?? step.id;
     // A worktree step without `writes` may change anything: its whole tree is its set.
     const writes = step.writes.length > 0 ? step.writes : ['**'];
     const lock = await this.mergeLock(step, writes, signal);
@@ -264,7 +276,7 @@ export class WorktreeIsolator implements Isolator {
     try {
       // The landing's durable mark (records/landed): a crash after it finishes the merge on recovery, never re-runs the step.
       const landed = this.o.landed
-        ? { file: this.o.landed(step.id), record: { run: this.o.runId, step: step.id, attempt: p.attempt, result: p.commit } }
+        ? { file: this.o.landed(as), record: { run: this.o.runId, step: as, attempt: p.attempt, result: p.commit } }
         : undefined;
       m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes, ...(landed ? { landed } : {}) }));
     } finally { lock.release(); }
@@ -275,9 +287,27 @@ export class WorktreeIsolator implements Isolator {
       return this.keep(step.id, p.path, { ...p.result, status, reason: m.kind, message: m.message });
     }
     this.pending.delete(step.id);
+    this.results.set(as, p.commit);
+    const r: AttemptResult = { ...p.result, status: 'succeeded' };
+    // An alternative's tree goes once the race settled (release), never while its step ends.
+    if (step.alternative && inAttempt) return this.keep(step.id, p.path, r);
     this.kept.delete(step.id);
-    this.results.set(step.id, p.commit);
-    return await this.drop(step.id, { ...p.result, status: 'succeeded' });
+    return await this.drop(step.id, r);
+  }
+
+  /** Removes, in the background, what attempts of these steps kept (a best-of step's alternatives, once it settled); `idle` waits for it. */
+  release(stepIds: readonly string[]): void {
+    for (const id of stepIds) {
+      // A winner whose change waits in `review` keeps its tree until it is decided (`land` removes it).
+      if (this.pending.has(id) || !this.kept.delete(id)) continue;
+      const p = this.remove(id).catch(() => {}).finally(() => this.removing.delete(p));
+      this.removing.add(p);
+    }
+  }
+
+  /** Resolves once every removal `release` began has ended (the run's end waits for it). */
+  async idle(): Promise<void> {
+    while (this.removing.size > 0) await Promise.all([...this.removing]);
   }
 
   /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */

@@ -1,6 +1,7 @@
 // Keeps a run's record current at every state change of a step, for the run store to save. A
 // change costs O(that step's attempts) whatever the size of the plan; the run's cost is re-summed
 // only when a step's cost changed, and only over the steps that have one (agent steps).
+import { alternativeId } from '../scheduling/alternatives';
 import type { StepState } from '../scheduling/stepState';
 import type { RunRecord, StepRecord } from './runStore';
 import { TERMINAL } from '../../status';
@@ -31,9 +32,12 @@ export class RunRecorder {
     const rec = toRecord(prev, st, this.before.get(st.id) ?? 0);
     if (st.status === 'running') { delete rec.worktree; delete rec.changes; delete rec.revertedAt; }
     else if (TERMINAL.has(st.status) || st.status === 'review') {
-      const kept = this.keptWorktree(st.id);
+      // A best-of step's winner waiting in `review` (or conflicted) keeps its tree as the step's.
+      const winner = st.winner && st.status !== 'succeeded' ? alternativeId(st.id, st.winner.index) : undefined;
+      const kept = this.keptWorktree(st.id) ?? (winner !== undefined ? this.keptWorktree(winner) : undefined);
       if (kept !== undefined) rec.worktree = kept; else delete rec.worktree;
-      const change = this.changeOf(st.id);
+      // A best-of step's change is its winner's (the alternative that landed, or whose landing conflicted).
+      const change = this.changeOf(st.id) ?? (st.winner ? this.changeOf(alternativeId(st.id, st.winner.index)) : undefined);
       if (change) {
         rec.changes = change;
         // The attempt that just ended made it: it keeps its own, whatever a later attempt does.
@@ -41,6 +45,13 @@ export class RunRecorder {
         if (prev?.status === 'running' && last) last.changes = change;
       }
     }
+    if (st.alternatives) {
+      rec.alternatives = st.alternatives.map((a) => {
+        const kept = TERMINAL.has(st.status) ? this.keptWorktree(alternativeId(st.id, a.index)) : undefined;
+        return { ...a, ...(kept !== undefined ? { worktree: kept } : {}) };
+      });
+    }
+    if (st.winner) { rec.winner = st.winner.index; rec.winnerWhy = st.winner.why; } else { delete rec.winner; delete rec.winnerWhy; }
     this.record.steps[st.id] = rec;
     if (rec.costUsd !== prev?.costUsd) {
       if (rec.costUsd !== undefined) this.costs.set(st.id, rec.costUsd); else this.costs.delete(st.id);

@@ -41,6 +41,13 @@ export interface StepRecord {
   changes?: ChangeRecord;
   /** When `braid revert` took its landed change back out of the workspace. */
   revertedAt?: string;
+  /** A best-of step's alternatives (a failed one's kept worktree with it), and the winner's index and why it won. */
+  alternatives?: AlternativeRecord[];
+  winner?: number; winnerWhy?: string;
+}
+
+export interface AlternativeRecord {
+  index: number; status: string; attempts: number; costUsd?: number; score?: number; message?: string; worktree?: string;
 }
 
 export interface RunRecord {

@@ -5,6 +5,7 @@
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import { foldProgress, foldUsage } from '../steps/agentProgress';
+import { alternativeSlots, raceAlternatives, type RaceOptions } from './alternatives';
 import { RunBudget, type BudgetAsk } from './budget';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
@@ -69,6 +70,8 @@ export interface SchedulerOptions {
   /** Asked when the run's spending reaches its budget; without it the run stops there. */
   readonly onBudget?: BudgetAsk;
   readonly maxRateLimitRequeues?: number;
+  /** A best-of step with `pick: review`: resolves to the alternative the user picked (`braid pick`). */
+  readonly waitForPick?: RaceOptions['waitForPick'];
 }
 
 export interface RunResult {
@@ -102,6 +105,9 @@ export class Scheduler {
   private readonly statuses = new FieldView(this.states, (s) => s.status);
   private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
   private readonly poolUse = new Map<string, number>();
+  /** Slots in use: one a running step, one an alternative of a best-of step (alternatives.ts). */
+  private busy = 0;
+  private readonly slotsHeld = new Map<string, number>();
   private readonly clock: Clock;
   private readonly batcher: OutputBatcher;
   private readonly progress: ChangeBatcher;
@@ -288,10 +294,13 @@ export class Scheduler {
     try {
       do {
         this.again = false;
-        for (let i = 0; i < this.ready.length && this.running.size < this.cap && this.budget.open;) {
+        for (let i = 0; i < this.ready.length && this.busy < this.cap && this.budget.open;) {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
           if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          // A best-of step waits for slots enough for its alternatives; what ranks below it waits
+          // too, or a stream of one-slot steps would keep it from ever starting.
+          if (this.busy + this.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
           let grant: LockGrant = NO_LOCKS;
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
@@ -320,7 +329,26 @@ export class Scheduler {
   private poolHasRoom(step: GraphStep): boolean {
     if (!step.pool) return true;
     const cap = this.pools.cap(step.pool);
-    return cap === undefined || (this.poolUse.get(step.pool) ?? 0) < cap;
+    return cap === undefined || (this.poolUse.get(step.pool) ?? 0) + this.slotsOf(step) <= cap;
+  }
+
+  private slotsOf(step: GraphStep): number {
+    return step.bestOf ? alternativeSlots(step, this.cap, step.pool ? this.pools.cap(step.pool) : undefined) : 1;
+  }
+
+  /** A best-of step's attempt: its alternatives race (alternatives.ts), reported into its state. */
+  private race(ctx: RunningAttempt, slots: number) {
+    const st = this.states.get(ctx.step.id)!;
+    return raceAlternatives({
+      ctx, runner: this.o.runner, slots, clock: this.clock,
+      going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
+      onChange: (alternatives, winner) => {
+        st.alternatives = alternatives.map((a) => ({ ...a }));
+        if (winner) st.winner = winner; else delete st.winner;
+        this.o.onState?.(st);
+      },
+      ...(this.o.waitForPick ? { waitForPick: this.o.waitForPick } : {}),
+    });
   }
 
   /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
@@ -340,16 +368,19 @@ export class Scheduler {
     const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink, this.failures.get(step.id));
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
-    if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + 1);
+    const slots = this.slotsOf(step);
+    this.busy += slots;
+    this.slotsHeld.set(step.id, slots);
+    if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + slots);
     st.status = 'running';
     // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
     st.current = { number: st.attempt, startedAt: this.clock.now() };
     st.outcome = undefined;
     st.waitingFor = undefined;
     this.changed(st);
-    // Slots are counted by `running` and ready steps ordered by ReadyList: the attempt starts now
+    // Slots are counted by `busy` and ready steps ordered by ReadyList: the attempt starts now
     // (a runner that throws at once fails the attempt as one that rejects does).
-    void new Promise<AttemptResult>((resolve) => resolve(this.o.runner.execute(ctx))).then(
+    void new Promise<AttemptResult>((resolve) => resolve(step.bestOf ? this.race(ctx, slots) : this.o.runner.execute(ctx))).then(
       (r) => this.attemptEnded(step, r, ctl, release),
       (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
@@ -378,7 +409,9 @@ export class Scheduler {
 
   private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
     this.running.delete(step.id);
-    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - 1);
+    const slots = this.slotsHeld.get(step.id) ?? 1;
+    this.busy -= slots;
+    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - slots);
     this.progress.flush(step.id);
     this.batcher.flush(step.id);
     const st = this.states.get(step.id)!;

@@ -4,6 +4,7 @@
 // step's record.
 import type { AgentUsage } from '../types';
 import type { ReasonCode, StepStatus } from '../../status';
+import type { AlternativeState, Winner } from './alternatives';
 
 /** A lock a step waits for: before its start, or (a worktree step) before its merge-back. */
 export interface LockWait {
@@ -58,4 +59,7 @@ export interface StepState {
   sessionId?: string;
   /** The usage the last ended attempt reported (what its attempt record keeps). */
   lastUsage?: AgentUsage;
+  /** A best-of step's alternatives as they race, and the winner once one is chosen (alternatives.ts). */
+  alternatives?: AlternativeState[];
+  winner?: Winner;
 }

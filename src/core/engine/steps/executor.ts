@@ -14,6 +14,7 @@ import type { Graph, GraphStep } from '../../plan/types';
 import type { LauncherPool } from '../../exec/launcher';
 import { runProcess, type ProcessResult } from '../../exec/process';
 import { findBwrap, sandboxArgv } from '../../exec/sandbox';
+import { lastNumber } from '../scheduling/alternatives';
 import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { AgentCapture, usageOf } from './agentCapture';
@@ -51,6 +52,9 @@ export interface Isolator {
   reject?(stepId: string): void;
   /** The change the step's last attempt committed, for its record. */
   changeOf?(stepId: string): ChangeRecord | undefined;
+  /** Removes, in the background, the worktrees attempts of these steps kept, if any; `idle` waits for that. */
+  release?(stepIds: readonly string[]): void;
+  idle?(): Promise<void>;
 }
 
 export interface ExecutorOptions {
@@ -186,6 +190,7 @@ export class StepExecutor implements StepRunner {
     const onSpawn = this.o.onSpawn;
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
+    let score: number | undefined;
     try {
       res = await runProcess({
         argv: confine ? confine.wrap(inv.argv, runCwd) : inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
@@ -230,6 +235,7 @@ export class StepExecutor implements StepRunner {
         const check = shellInvocation(scope, step.check, stepEnv(scope));
         seen?.clear(); // the check's output, not the agent's, says why the check failed
         const c = await runProcess({ argv: confine ? confine.wrap(check.argv, cwd) : check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
+        score = lastNumber(c.stdoutTail);
         if (c.reason !== 'exit' || c.exitCode !== 0) {
           return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}), ...seen?.result() };
         }
@@ -253,7 +259,16 @@ export class StepExecutor implements StepRunner {
     const tail = capture?.structured ? summary?.finalText ?? capture.readableTail : res.stdoutTail;
     const output = await this.readOutput(step, cwd, tail);
     await this.o.paths.writeOutput(step.id, output);
-    return { ...base, status: 'succeeded', output };
+    return { ...base, status: 'succeeded', output, ...(score !== undefined ? { score } : {}) };
+  }
+
+  /** A best-of step ended: it gets its winner's output file; its alternatives' worktrees go unless kept for a look. */
+  async alternativesSettled(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void> {
+    if (winner !== undefined) {
+      const text = await readFile(this.o.paths.output(winner), 'utf8').catch(() => undefined);
+      if (text !== undefined) await this.o.paths.writeOutput(stepId, text);
+    }
+    if (keep === 'none') this.o.isolator?.release?.([...(winner !== undefined ? [winner] : []), ...losers]);
   }
 
   /** The raw stream's file, opened for appending; each attempt opens with a JSON line of its own. */

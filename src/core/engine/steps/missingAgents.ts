@@ -1,6 +1,7 @@
 // Before a run: the agent executables its steps will start, looked up as the executor looks them
 // up (the same rendering, PATH and which.ts), so a missing CLI is one sentence naming its install
 // command before anything is made, not a spawn failure a step and a retry after the worktrees.
+import { alternativeStep } from '../scheduling/alternatives';
 import { delimiter, isAbsolute, relative, sep } from 'node:path';
 import { findExecutable, notInstalledMessage } from '../../agents/which';
 import type { Diagnostic, Graph, GraphStep } from '../../plan/types';
@@ -45,19 +46,23 @@ export function missingAgentCommands(
   const byCommand = new Map<string, GraphStep[]>();
   const looked = new Map<string, boolean>(); // command and PATH → missing; a matrix looks once
   for (const id of graph.order) {
-    const step = graph.steps.get(id)!;
-    if (step.kind !== 'prompt' || !selected.has(id)) continue;
-    const planned = plannedCommand(graph, step, baseEnv);
-    if (!planned) continue;
-    const key = `${planned.command}\u0000${planned.path ?? ''}`;
-    let missing = looked.get(key);
-    if (missing === undefined) {
-      missing = !findExecutable(planned.command, planned.path, workspace) && treeIndependent(planned.command, planned.path, workspace);
-      looked.set(key, missing);
+    const whole = graph.steps.get(id)!;
+    if (whole.kind !== 'prompt' || !selected.has(id)) continue;
+    // A best-of step's alternatives may each run another agent (claude against codex against gemini).
+    for (const step of whole.bestOf ? whole.bestOf.alternatives.map((a) => alternativeStep(whole, a)) : [whole]) {
+      const planned = plannedCommand(graph, step, baseEnv);
+      if (!planned) continue;
+      const key = `${planned.command}\u0000${planned.path ?? ''}`;
+      let missing = looked.get(key);
+      if (missing === undefined) {
+        missing = !findExecutable(planned.command, planned.path, workspace) && treeIndependent(planned.command, planned.path, workspace);
+        looked.set(key, missing);
+      }
+      if (!missing) continue;
+      const steps = byCommand.get(planned.command);
+      if (steps?.[steps.length - 1] === whole) continue; // two alternatives of one step on one agent
+      if (steps) steps.push(whole); else byCommand.set(planned.command, [whole]);
     }
-    if (!missing) continue;
-    const steps = byCommand.get(planned.command);
-    if (steps) steps.push(step); else byCommand.set(planned.command, [step]);
   }
   return [...byCommand].map(([command, steps]) => ({ command, steps }));
 }

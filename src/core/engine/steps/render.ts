@@ -49,6 +49,7 @@ export function lookupRef(scope: RenderScope, env: Readonly<Record<string, strin
     case 'run-id': return scope.runId;
     case 'attempt-reason': return scope.previous?.reason ?? '';
     case 'attempt-output': return scope.previous?.output ?? '';
+    case 'alternative-index': return String(scope.step.alternative?.index ?? '');
     default: throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
   }
 }
@@ -61,7 +62,8 @@ export function stepEnv(scope: RenderScope): Record<string, string> {
     for (const [k, v] of Object.entries(layer)) env[k] = renderTemplate(v, (r) => lookupRef(scope, env, r));
   }
   env.BRAID_RUN_ID = scope.runId;
-  env.BRAID_STEP_ID = scope.step.id;
+  env.BRAID_STEP_ID = scope.step.alternative?.of ?? scope.step.id;
+  if (scope.step.alternative) env.BRAID_ALTERNATIVE = String(scope.step.alternative.index);
   env.BRAID_PLAN_NAME = scope.graph.plan.name;
   return env;
 }
