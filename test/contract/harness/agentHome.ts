@@ -4,14 +4,21 @@
 //
 //   const home = await agentHome(server.url);   // home.env: the environment for `braid run`
 //   … ; await home.dispose();
+import { statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
 export const AGENTS_CACHE = process.env.BRAID_AGENTS_CACHE ?? join(ROOT, '.vscode-test', 'agents');
 export const AGENTS_BIN = join(AGENTS_CACHE, 'node_modules', '.bin');
-const HOMES = join(AGENTS_CACHE, 'homes');
+/**
+ * Where the private homes go. Not under /tmp, nor anywhere below a world-writable folder: codex
+ * refuses to set up its helpers in a temporary folder and gemini ignores settings below a
+ * world-writable one. The checkout itself may be anywhere (CI clones it into a temporary folder),
+ * so the homes live in the user's own cache unless BRAID_CONTRACT_HOMES names a place.
+ */
+const HOMES = process.env.BRAID_CONTRACT_HOMES ?? join(homedir(), '.cache', 'braid-contract', 'homes');
 
 /** The provider id codex's config names the model server by (what `-c model_providers.<id>.…` takes). */
 export const CODEX_PROVIDER = 'braidtest';
@@ -32,9 +39,9 @@ export interface AgentHomeOptions {
 }
 
 export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}): Promise<AgentHome> {
-  // Not under /tmp: codex refuses to set up its helpers in a temporary folder, and gemini ignores
-  // settings below a world-writable one.
   await mkdir(HOMES, { recursive: true, mode: 0o700 });
+  const insecure = worldWritableAncestor(HOMES);
+  if (insecure) throw new Error(`the contract suite's agent homes (${HOMES}) sit below ${insecure}, which anyone may write: codex and gemini refuse that; set BRAID_CONTRACT_HOMES`);
   const dir = await mkdtemp(join(HOMES, 'home-'));
   await chmod(dir, 0o700);
   const home = join(dir, 'home');
@@ -75,7 +82,7 @@ export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}
     TMPDIR: tmpdir(),
     LANG: 'C.UTF-8',
     NO_COLOR: '1',
-    // The homes sit inside the project's checkout: git must not take it for the workspace's repository.
+    // A home may sit inside some git checkout: git must not take that for the workspace's repository.
     GIT_CEILING_DIRECTORIES: HOMES,
     // claude
     ANTHROPIC_BASE_URL: modelUrl,
@@ -98,4 +105,12 @@ export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}
 async function put(path: string, text: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   await writeFile(path, text, { mode: 0o600 });
+}
+
+/** The nearest folder above `dir` that anyone may write to (not sticky-safe for the CLIs), if any. */
+function worldWritableAncestor(dir: string): string | undefined {
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    try { if ((statSync(d).mode & 0o002) !== 0) return d; } catch { /* not there yet */ }
+    if (dirname(d) === d) return undefined;
+  }
 }
