@@ -1,32 +1,14 @@
 // Every worktree step's change recorded: the commit under refs/braid/runs/<run>/<step>, its files
 // in run.json; against real git in throwaway repositories.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { changeRef, parseRawNumstat } from '../../src/core/engine/isolation/changeRecord';
 import { cleanRun } from '../../src/core/engine/isolation/cleanRun';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { numbered, throwaway } from '../helpers/throwaway';
 import { runInRepo as run } from '../helpers/runInRepo';
 
-const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
+const { repo, planFile } = throwaway('braid-change-plan-');
 
-function repo(files: Record<string, string>): TestRepo {
-  const r = makeRepo(files);
-  cleanup.push(() => r.cleanup());
-  return r;
-}
-
-function planFile(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-change-plan-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
-}
-
-const body = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+const body = numbered;
 
 describe('change record', function () {
   this.timeout(60_000);

@@ -1,37 +1,21 @@
 // Worktree isolation through runPlan, against a real git in throwaway repositories: shell `run`
 // steps with `isolation: worktree`, their results merged back (or not) into the workspace.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/records/runStore';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { numbered, throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
-const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
-
-function repo(files: Record<string, string>): TestRepo {
-  const r = makeRepo(files);
-  cleanup.push(() => r.cleanup());
-  return r;
-}
-
-// Plans live outside the workspace, so they are no part of what is compared.
-function planFile(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-iso-plan-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
-}
+const { repo, planFile, cleanup } = throwaway('braid-iso-plan-');
 
 
 
-const lines = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+const lines = numbered;
 
 describe('worktree isolation through runPlan', function () {
   this.timeout(60_000);

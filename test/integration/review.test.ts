@@ -10,27 +10,13 @@ import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore
 import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
 import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { type TestRepo } from '../helpers/gitRepo';
+import { numbered, throwaway } from '../helpers/throwaway';
 import { runInRepo as run, userState } from '../helpers/runInRepo';
 
-const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
+const { repo, planFile, cleanup } = throwaway('braid-review-plan-');
 
-function repo(files: Record<string, string>): TestRepo {
-  const r = makeRepo(files);
-  cleanup.push(() => r.cleanup());
-  return r;
-}
-
-function planFile(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-review-plan-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
-}
-
-const body = (n: number, tag = 'line') => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+const body = numbered;
 
 /** A run started in the background, with a promise for the first event matching a test. */
 function startRun(r: TestRepo, plan: string, signal?: AbortSignal, extra: Partial<RunRequest> = {}) {

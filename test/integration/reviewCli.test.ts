@@ -2,32 +2,17 @@
 // one and `braid diff | approve | reject | revert | merge` from another, with their exit codes.
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { type TestRepo } from '../helpers/gitRepo';
+import { throwaway } from '../helpers/throwaway';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
 const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 
-const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
-
-function repo(files: Record<string, string>): TestRepo {
-  const r = makeRepo(files);
-  cleanup.push(() => r.cleanup());
-  return r;
-}
-
-function planFile(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-review-cli-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
-}
+const { repo, planFile, cleanup } = throwaway('braid-review-cli-');
 
 /** `braid run --json` in the background: its events as they come, and its exit. */
 function runInBackground(r: TestRepo, plan: string) {

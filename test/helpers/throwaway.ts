@@ -1,0 +1,40 @@
+// Throwaway git repositories and plan files for one test file, all removed after it: the set-up
+// the worktree, change-record and review tests share. Plans live outside the repository, so they
+// are no part of what a test compares.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeRepo, type TestRepo } from './gitRepo';
+
+export interface Throwaway {
+  /** A new repository with these files committed. */
+  repo(files: Record<string, string>): TestRepo;
+  /** A plan file of these step lines (under `steps:`), outside any repository. */
+  planFile(lines: readonly string[]): string;
+  /** What else a test makes and wants gone after the file's tests (run in order, after theirs). */
+  readonly cleanup: Array<() => void>;
+}
+
+/** Call at the top of a test file: what it makes is removed after the file's tests. */
+export function throwaway(prefix: string): Throwaway {
+  const cleanup: Array<() => void> = [];
+  after(() => { for (const c of cleanup.splice(0)) c(); });
+  return {
+    cleanup,
+    repo(files) {
+      const r = makeRepo(files);
+      cleanup.push(() => r.cleanup());
+      return r;
+    },
+    planFile(lines) {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+      const file = join(dir, 'p.braid.yaml');
+      writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
+      return file;
+    },
+  };
+}
+
+/** `n` numbered lines (`line 1` …), each ending in a newline: file contents whose edits are easy to place. */
+export const numbered = (n: number, tag = 'line'): string => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
