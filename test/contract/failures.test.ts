@@ -4,11 +4,11 @@
 // hint the CLI printed is honoured, and the retried step succeeds; gemini's generic "Resource has
 // been exhausted" 429 is a rate limit too. One run: every step at once.
 import { strict as assert } from 'node:assert';
-import { agentHome, type AgentHome } from './harness/agentHome';
+import { type AgentHome } from './harness/agentHome';
 import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
-import { ensureAgents } from './harness/ensureAgents';
 import type { Scenario } from './modelServer/scenario';
-import { startModelServer, type ModelServer, type RecordedRequest } from './modelServer/server';
+import type { ModelServer, RecordedRequest } from './modelServer/server';
+import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 const PROVIDER = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const;
@@ -29,16 +29,7 @@ describe('failures and rate limits of the real agent CLIs (contract)', function 
   let server: ModelServer;
   let home: AgentHome;
 
-  before(async function () {
-    this.timeout(15 * 60_000);
-    ensureAgents();
-    server = await startModelServer({ scenario: scenarioOf });
-    home = await agentHome(server.url);
-  });
-  after(async () => {
-    await server?.close();
-    await home?.dispose();
-  });
+  withModelAndHome({ scenario: scenarioOf }, (s, h) => { server = s; home = h; });
 
   it('500: the agent\'s reason and exit code; 429: Braid waits within 30 s, honours the hint, the retry succeeds', async () => {
     const ws = await makeWorkspace(home.dir, { git: false });

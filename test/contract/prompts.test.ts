@@ -4,11 +4,11 @@
 // bypassPermissions refuses root unless told the machine is a sandbox). One run covers all:
 // six agent steps at once, in a plain folder, with full permission.
 import { strict as assert } from 'node:assert';
-import { agentHome, type AgentHome } from './harness/agentHome';
+import { type AgentHome } from './harness/agentHome';
 import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
-import { ensureAgents } from './harness/ensureAgents';
 import { scenarios } from './modelServer/scenario';
-import { startModelServer, type ModelServer } from './modelServer/server';
+import type { ModelServer } from './modelServer/server';
+import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 const BULLETS = '- add a unit test for parse()\n- keep the public API as it is\n';
@@ -18,16 +18,7 @@ describe('prompts and places users give the real agent CLIs (contract)', functio
   let server: ModelServer;
   let home: AgentHome;
 
-  before(async function () {
-    this.timeout(15 * 60_000);
-    ensureAgents();
-    server = await startModelServer({ scenario: scenarios.answer('Done.') });
-    home = await agentHome(server.url);
-  });
-  after(async () => {
-    await server?.close();
-    await home?.dispose();
-  });
+  withModelAndHome({ scenario: scenarios.answer('Done.') }, (s, h) => { server = s; home = h; });
 
   it('a bullet-list prompt and a prompt of exactly --help reach the model on every preset, outside git, with --permission full (as root here)', async () => {
     const ws = await makeWorkspace(home.dir, { git: false });

@@ -3,11 +3,11 @@
 // worktree step writes a file through the agent's own tool, it merges back, the answer flows to
 // a dependent, session and tokens are recorded.
 import { strict as assert } from 'node:assert';
-import { agentHome, type AgentHome } from './harness/agentHome';
+import { type AgentHome } from './harness/agentHome';
 import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
-import { ensureAgents } from './harness/ensureAgents';
 import { scenarios } from './modelServer/scenario';
-import { startModelServer, type ModelServer } from './modelServer/server';
+import type { ModelServer } from './modelServer/server';
+import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 
@@ -16,16 +16,7 @@ describe('real agent CLIs through braid run (contract)', function () {
   let server: ModelServer;
   let home: AgentHome;
 
-  before(async function () {
-    this.timeout(15 * 60_000);
-    ensureAgents();
-    server = await startModelServer({ scenario: scenarios.answer('unused') });
-    home = await agentHome(server.url);
-  });
-  after(async () => {
-    await server?.close();
-    await home?.dispose();
-  });
+  withModelAndHome({ scenario: scenarios.answer('unused') }, (s, h) => { server = s; home = h; });
 
   for (const cli of CLIS) {
     it(`${cli}: a worktree step writes a file with the agent's tool, it merges back, its answer reaches a dependent`, async () => {

@@ -4,11 +4,11 @@
 // reported" for cost, and claude gets a step's max-cost-usd as --max-budget-usd, stops itself
 // there and its tokens are still recorded.
 import { strict as assert } from 'node:assert';
-import { agentHome, type AgentHome } from './harness/agentHome';
+import { type AgentHome } from './harness/agentHome';
 import { braid, makeWorkspace, runPlan, stepOf } from './harness/braidRun';
-import { ensureAgents } from './harness/ensureAgents';
 import { scenarios } from './modelServer/scenario';
-import { startModelServer, type ModelServer } from './modelServer/server';
+import type { ModelServer } from './modelServer/server';
+import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 
@@ -17,16 +17,7 @@ describe('sessions, tokens and budgets of the real agent CLIs (contract)', funct
   let server: ModelServer;
   let home: AgentHome;
 
-  before(async function () {
-    this.timeout(15 * 60_000);
-    ensureAgents();
-    server = await startModelServer({ scenario: scenarios.answer('Answered.') });
-    home = await agentHome(server.url);
-  });
-  after(async () => {
-    await server?.close();
-    await home?.dispose();
-  });
+  withModelAndHome({ scenario: scenarios.answer('Answered.') }, (s, h) => { server = s; home = h; });
 
   it('retry --resume continues each CLI\'s session in the same folder; codex\'s resumed tokens are its own; no cost reads "not reported"', async () => {
     server.serve(scenarios.answer('Answered.'));

@@ -9,11 +9,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { presetTable } from '../../src/core/agents/presets';
 import { canResume } from '../../src/core/agents/resume';
-import { agentHome, type AgentHome } from './harness/agentHome';
+import { type AgentHome } from './harness/agentHome';
 import { makeWorkspace, runPlan, stepOf, type RunResult } from './harness/braidRun';
-import { ensureAgents } from './harness/ensureAgents';
 import { scenarios, type Scenario } from './modelServer/scenario';
-import { startModelServer, type ModelServer, type RecordedRequest } from './modelServer/server';
+import type { ModelServer, RecordedRequest } from './modelServer/server';
+import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 const q = (s: string) => JSON.stringify(s);
@@ -32,16 +32,7 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
   let server: ModelServer;
   let home: AgentHome;
 
-  before(async function () {
-    this.timeout(15 * 60_000);
-    ensureAgents();
-    server = await startModelServer({ scenario: scenarios.answer('unused') });
-    home = await agentHome(server.url);
-  });
-  after(async () => {
-    await server?.close();
-    await home?.dispose();
-  });
+  withModelAndHome({ scenario: scenarios.answer('unused') }, (s, h) => { server = s; home = h; });
 
   const explain = async (r: RunResult, step: string) => `${r.stdout}\n${r.stderr}\n${await r.log(step)}`;
   const conversation = (from: number) => server.requests.slice(from).filter((x) => x.conversation && x.status === 200);

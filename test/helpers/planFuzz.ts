@@ -4,18 +4,10 @@
 // the known attacks (#22): deep nesting, alias-shared matrices, backtracking globs, thousands of
 // unclosed templates, keys named like Object.prototype members. Same seed, same corpus.
 
-/** A small fast PRNG (mulberry32): the corpus must not depend on Math.random. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The corpus must not depend on Math.random: the same seeded generator as jittered back-off. */
+export const rng = seededRandom;
 
+import { seededRandom } from '../../src/core/agents/backoff';
 import { main } from '../../src/cli/main';
 
 /** The corpus the unit suite and the bench run. */
@@ -37,7 +29,6 @@ const STEP_KEYS = [
   'name', 'agent', 'cwd', 'env', 'writes', 'reads', 'isolation', 'timeout', 'idle-timeout', 'pool', 'max-cost-usd', 'setup',
   'copy', 'symlink', 'sparse', 'retries', 'retry-delay', 'continue-on-error', 'if', 'check', 'output', 'needs', 'run', 'prompt', 'matrix',
 ];
-const TOP_KEYS = ['version', 'name', 'concurrency', 'context', 'env', 'defaults', 'agents', 'pools', 'max-cost-usd', 'base', 'steps'];
 const AGENTS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'mine', 'nope', ...PROTO];
 const TEMPLATES = [
   '${{ context }}', '${{ prompt }}', '${{ matrix.k }}', '${{ matrix.nope }}', '${{ env.HOME }}', '${{ env.my-var }}',
