@@ -11,8 +11,5 @@ if ((${#missing[@]} == 0)); then
   exit 0
 fi
 log "installing Debian packages: ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+source "$(dirname "$0")/lib/apt.sh"
+apt_install "${missing[@]}"

@@ -21,11 +21,8 @@ dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 if ((${#missing[@]})); then
   log "installing Debian packages: ${missing[*]}"
-  SUDO=""
-  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -q
-  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
+  source "$ROOT/scripts/lib/apt.sh"
+  apt_install "${missing[@]}"
 else
   log "Debian packages present (ripgrep, libkrb5-dev, chromium)"
 fi
