@@ -18,12 +18,13 @@ export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agen
       --out FILE        the plan to write (default: plan.braid.yaml in the workspace)
       --force           overwrite FILE (and drafts of an earlier --best-of) if it exists
       --workspace DIR   where the agent works (default: the current git root, else this folder)
-      --best-of N       N drafts (2–10) at once, each into FILE's scratch twin (plan.draft-1.braid.yaml…),
-                        each validated; the valid ones are compared (steps, critical path, parallelism)
-                        and one is kept as FILE: asked on a terminal, else by --keep or --judge
-      --keep N          keep draft N (with --best-of); with no GOAL: keep draft N of an earlier --best-of
-      --judge AGENT     an agent reads the valid drafts and picks one, saying why
+      --best-of N       N drafts (2–10) at once, each into its own file beside FILE (plan.draft-1.braid.yaml,
+                        …) and validated; the valid ones are shown side by side (agent, steps, critical
+                        path, parallelism) and one becomes FILE: asked on a terminal, else --keep or --judge
+      --keep N          keep draft N (with --best-of, or alone, with no GOAL: from an earlier --best-of)
+      --judge AGENT     an agent (preset or command; it only reads) picks one valid draft and says why
       --keep-drafts     leave the drafts not kept on disk (default: removed once one is kept)
+  braid plan --keep N [--out FILE] [--force]   keep draft N of an earlier --best-of left on disk
 `;
 
 export type PlanIo = BestOfIo;
