@@ -1,14 +1,13 @@
 // `braid plan GOAL --best-of N`: N drafts at once (draftRace), shown side by side, then one kept —
 // by --keep, by a --judge agent, by the user on a terminal — or left on disk with the command that
 // keeps one later (`braid plan --keep N`, no GOAL).
-import { existsSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { formatDiagnostic } from '../core/format';
 import { compilePlanFile } from '../core/plan/compile';
 import { isGitWorkspace } from '../core/engine/runPlan';
 import { comparisonTable, draftShape, type ComparedDraft } from '../core/planning/compareDrafts';
-import { draftFile, findDrafts, keepDraft } from '../core/planning/draftFiles';
+import { findDrafts, keepDraft } from '../core/planning/draftFiles';
 import type { DraftProgress } from '../core/planning/draftPlan';
 import { draftRace, type RaceDraft } from '../core/planning/draftRace';
 import { judgeAgent, judgeDrafts } from '../core/planning/judge';
@@ -100,12 +99,13 @@ export async function planBestOf(r: BestOfRequest, io: BestOfIo): Promise<number
     const j = judgeAgent(r.judge, { cwd: r.workspace, envPath: env.PATH });
     if ('error' in j) { io.err(`braid: ${j.error}\n`); return 2; }
   }
-  for (let i = 1; i <= r.count; i++) {
-    const f = draftFile(r.file, i);
-    if (!existsSync(f)) continue;
-    if (!r.force) { io.err(`braid: ${f} exists (a draft of an earlier braid plan?); keep one with: ${keepCommand(r, 'N')}, remove it, or pass --force\n`); return 2; }
-    await unlink(f);
+  // Drafts an earlier run left are the user's to keep or drop: never mixed with this run's.
+  const stale = await findDrafts(r.file);
+  if (stale.length > 0 && !r.force) {
+    io.err(`braid: ${stale[0]!.file}${stale.length > 1 ? ` and ${plural(stale.length - 1, 'other draft')}` : ''} exist${stale.length > 1 ? '' : 's'} (left by an earlier braid plan --best-of); keep one with: ${keepCommand(r, 'N')}, remove them, or pass --force\n`);
+    return 2;
   }
+  for (const d of stale) await unlink(d.file);
   const agents = new Map<number, string>();
   const race = await draftRace({ goal: r.goal, workspace: r.workspace, file: r.file, count: r.count, agents: r.agents, signal: r.signal, onProgress: progress(io, agents) });
   if (race.problem) { io.err(`braid: ${race.problem.message}\n`); return 2; }

@@ -115,7 +115,7 @@ describe('planning by competition: braid plan --best-of', function () {
     assert.deepEqual(drafts(dir), ['plan.draft-1.braid.yaml', 'plan.draft-2.braid.yaml']);
     const again = await braidPlan(['g', '--best-of', '2', '--agent', planner, '--workspace', dir, '--keep', '1'], plannerEnv(dir, 'valid'));
     assert.equal(again.code, 2, 'drafts of an earlier run are not overwritten without --force');
-    assert.match(again.stderr, /plan\.draft-1\.braid\.yaml exists .*keep one with: braid plan --keep N --out/);
+    assert.match(again.stderr, /plan\.draft-1\.braid\.yaml and 1 other draft exist \(left by an earlier braid plan --best-of\); keep one with: braid plan --keep N --out/);
     const kept = await braidPlan(['g', '--best-of', '2', '--agent', planner, '--workspace', dir, '--keep', '1', '--keep-drafts', '--force'], plannerEnv(dir, 'valid'));
     assert.equal(kept.code, 0, kept.stderr);
     assert.deepEqual(drafts(dir), ['plan.draft-2.braid.yaml']);
