@@ -1,7 +1,8 @@
 // *New Plan*, best of N: the drafts are made at once (draftRace), each valid one opens in its own
 // editor column so they read side by side, and a quick pick (steps · critical path · parallelism ·
-// agent) keeps one: it becomes the plan file and opens with its graph; the other drafts are
-// deleted. Dismissed, the drafts stay, with a button that deletes them.
+// agent, and a Show Graph button a row) keeps one: it becomes the plan file and opens with its
+// graph; the other drafts are deleted. Dismissed, the drafts stay, with a button that deletes them.
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { findDrafts, keepDraft, removeDrafts } from '../core/planning/draftFiles';
 import { draftRace, type RaceDraft } from '../core/planning/draftRace';
@@ -49,10 +50,33 @@ async function race(deps: BestOfDeps, r: BestOfDraftRequest): Promise<readonly R
   );
 }
 
-/** Closes the editor tabs showing any of `files`. */
+const GRAPH_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('type-hierarchy'), tooltip: 'Show Graph' };
+
+/** The quick pick that keeps one: a row a valid draft (agent, steps, critical path, parallelism), each with a Show Graph button. */
+function pickDraft(deps: BestOfDeps, valid: readonly RaceDraft[], title: string): Promise<RaceDraft | undefined> {
+  type Item = vscode.QuickPickItem & { readonly draft: RaceDraft };
+  const qp = vscode.window.createQuickPick<Item>();
+  qp.title = title;
+  qp.placeholder = 'The drafts are open side by side; the one picked becomes the plan, the others are deleted';
+  qp.ignoreFocusOut = true;
+  qp.items = valid.map((d) => ({
+    label: `Draft ${d.index} · ${d.agent}`, description: shapeText(d), detail: vscode.workspace.asRelativePath(d.result.file), buttons: [GRAPH_BUTTON], draft: d,
+  }));
+  return new Promise((resolve) => {
+    let picked: RaceDraft | undefined;
+    qp.onDidTriggerItemButton((e) => { void deps.showGraph(vscode.Uri.file(e.item.draft.result.file)); });
+    qp.onDidAccept(() => { picked = qp.selectedItems[0]?.draft ?? qp.activeItems[0]?.draft; qp.hide(); });
+    qp.onDidHide(() => { qp.dispose(); resolve(picked); });
+    qp.show();
+  });
+}
+
+/** Closes the editor tabs showing any of `files`, and their graphs (titled `Graph: NAME` by graphPanel.ts). */
 async function closeTabs(files: readonly string[]): Promise<void> {
-  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs)
-    .filter((t) => t.input instanceof vscode.TabInputText && files.includes(t.input.uri.fsPath));
+  const graphTitles = new Set(files.map((f) => `Graph: ${basename(f)}`));
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) =>
+    (t.input instanceof vscode.TabInputText && files.includes(t.input.uri.fsPath))
+    || (t.input instanceof vscode.TabInputWebview && graphTitles.has(t.label)));
   if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
 }
 
@@ -85,10 +109,7 @@ export async function bestOfDrafts(deps: BestOfDeps, r: BestOfDraftRequest): Pro
   }
   if (!keep) {
     const dropped = invalid.length === 0 ? '' : ` (${invalid.map((d) => `draft ${d.index} not valid`).join(', ')})`;
-    const item = await vscode.window.showQuickPick(valid.map((d) => ({
-      label: `Draft ${d.index} · ${d.agent}`, description: shapeText(d), detail: rel(d.result.file), draft: d,
-    })), { title: `Braid: keep which draft as ${rel(r.uri.fsPath)}?${dropped}`, placeHolder: 'The drafts are open side by side; the others are deleted', ignoreFocusOut: true });
-    keep = item?.draft;
+    keep = await pickDraft(deps, valid, `Braid: keep which draft as ${rel(r.uri.fsPath)}?${dropped}`);
   }
   const files = drafts.map((d) => d.result.file);
   if (!keep) {
