@@ -2,30 +2,60 @@
 // CLI prints progress on stderr, then the path and any problems as `braid validate` does.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { DEFAULT_AGENT } from '../core/agents/presets';
 import { DEFAULT_PLAN_FILE, draftPlan, type DraftProgress } from '../core/planning/draftPlan';
+import { MAX_DRAFTS, MIN_DRAFTS } from '../core/planning/draftRace';
+import { PLANNING_PRESETS } from '../core/planning/planningAgent';
 import { formatDiagnostic } from '../core/format';
+import { keepFromDisk, planBestOf, shellWord, type BestOfIo } from './planBestOf';
 import { workspaceForCwd, workspaceForPlan } from './workspace';
 
-/** `p` as one shell word (quoted only when it needs to be), for a command the user copies. */
-function shellWord(p: string): string {
-  return /^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`;
-}
-
 export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agent drafts a plan file for GOAL (nothing runs)
-      --agent NAME      claude (default), codex, gemini, aider, or a command ("mytool --flag")
+      --agent NAME      claude (default), codex, gemini, aider, or a command ("mytool --flag");
+                        with --best-of, presets separated by commas (claude,codex,gemini) draft in turn
       --out FILE        the plan to write (default: plan.braid.yaml in the workspace)
-      --force           overwrite FILE if it exists
+      --force           overwrite FILE (and drafts of an earlier --best-of) if it exists
       --workspace DIR   where the agent works (default: the current git root, else this folder)
+      --best-of N       N drafts (2–10) at once, each into its own file beside FILE (plan.draft-1.braid.yaml,
+                        …) and validated; the valid ones are shown side by side (agent, steps, critical
+                        path, parallelism) and one becomes FILE: asked on a terminal, else --keep or --judge
+      --keep N          keep draft N (with --best-of, or alone, with no GOAL: from an earlier --best-of)
+      --judge AGENT     an agent (preset or command; it only reads) picks one valid draft and says why
+      --keep-drafts     leave the drafts not kept on disk (default: removed once one is kept)
+  braid plan --keep N [--out FILE] [--force]   keep draft N of an earlier --best-of left on disk
 `;
 
-export interface PlanIo {
-  readonly out: (s: string) => void;
-  readonly err: (s: string) => void;
+export type PlanIo = BestOfIo;
+
+/** Asks on stderr and reads a line from stdin; only when both are a terminal. */
+async function askTty(question: string): Promise<string | undefined> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    // Ctrl-C or end of input at the question keeps no draft (readline would only pause).
+    rl.on('SIGINT', () => rl.close());
+    const closed = new Promise<undefined>((res) => rl.once('close', () => res(undefined)));
+    return await Promise.race([rl.question(question), closed]);
+  } finally {
+    rl.close();
+  }
 }
 
-const stdio: PlanIo = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) };
+const stdio: PlanIo = {
+  out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s),
+  ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askTty } : {}),
+};
+
+/** The drafting agents of `--agent`: a comma list of presets is one agent a draft in turn; anything else is one agent. */
+export function agentList(value: string): string[] {
+  const parts = value.split(',').map((p) => p.trim());
+  return parts.length > 1 && parts.every((p) => PLANNING_PRESETS.includes(p)) ? parts : [value];
+}
+
+function positiveInt(v: string | undefined): number | undefined {
+  return v !== undefined && /^\d+$/.test(v.trim()) ? Number(v) : undefined;
+}
 
 const usage = (io: PlanIo, message: string): number => {
   io.err(`braid: ${message}\n\nusage:\n${PLAN_HELP}`);
@@ -50,9 +80,26 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
     options: {
       agent: { type: 'string', default: DEFAULT_AGENT }, out: { type: 'string' },
       workspace: { type: 'string' }, force: { type: 'boolean', default: false },
+      'best-of': { type: 'string' }, keep: { type: 'string' }, judge: { type: 'string' },
+      'keep-drafts': { type: 'boolean', default: false },
     },
   });
+  const bestOf = positiveInt(values['best-of']);
+  const keep = positiveInt(values.keep);
+  if (values['best-of'] !== undefined && (bestOf === undefined || bestOf < MIN_DRAFTS || bestOf > MAX_DRAFTS)) return usage(io, `--best-of takes a number of drafts ${MIN_DRAFTS}–${MAX_DRAFTS}, got ${values['best-of']}`);
+  if (values.keep !== undefined && (keep === undefined || keep < 1)) return usage(io, `--keep takes a draft number, got ${values.keep}`);
+  if (values.judge !== undefined && values.keep !== undefined) return usage(io, '--keep and --judge both choose the draft; give one');
+  if (bestOf === undefined && positionals.length > 0) {
+    for (const flag of ['keep', 'judge', 'keep-drafts'] as const) if (values[flag] !== undefined && values[flag] !== false) return usage(io, `--${flag} goes with --best-of N`);
+  }
+  if (positionals.length === 0 && keep !== undefined && bestOf === undefined && values.judge === undefined) {
+    const workspace = workspaceForCwd(values.workspace);
+    const file = values.out !== undefined ? resolve(values.out) : resolve(workspace, DEFAULT_PLAN_FILE);
+    if (existsSync(file) && !values.force) return usage(io, `${file} exists; pass --force to overwrite it`);
+    return keepFromDisk({ file, workspace, keep, force: values.force, keepDrafts: values['keep-drafts'] }, io);
+  }
   if (positionals.length === 0) return usage(io, 'plan needs a GOAL');
+  if (bestOf === undefined && agentList(values.agent).length > 1) return usage(io, `a list of agents (--agent ${values.agent}) goes with --best-of N`);
   if (positionals.length > 1) return usage(io, `plan takes one GOAL (quote it), got ${positionals.length} words`);
   const goal = positionals[0]!;
   if (goal.trim() === '') return usage(io, 'the GOAL is empty');
@@ -66,6 +113,17 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   const onSignal = (): void => { io.err('\nbraid: canceling…\n'); ac.abort(); };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  if (bestOf !== undefined) {
+    try {
+      return await planBestOf({
+        goal, workspace, file, count: bestOf, agents: agentList(values.agent), force: values.force, keepDrafts: values['keep-drafts'], signal: ac.signal,
+        ...(keep !== undefined ? { keep } : {}), ...(values.judge !== undefined ? { judge: values.judge } : {}),
+      }, io);
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  }
   let result;
   try {
     result = await draftPlan({ goal, workspace, agent: values.agent, file, signal: ac.signal, onProgress: progress(io) });

@@ -13,6 +13,12 @@ export interface NewPlanOptions {
   readonly goal?: string;
   /** A preset name or an argv (custom agent); default: asked, or claude. */
   readonly agent?: string | readonly string[];
+  /** How many drafts: 1 (default from code), or 2–10 drafted at once and compared side by side. */
+  readonly drafts?: number;
+  /** With drafts > 1: the drafting agents, used in turn (default: `agent` for every draft). */
+  readonly agents?: readonly (string | readonly string[])[];
+  /** With drafts > 1: the draft to keep, instead of asking. */
+  readonly keep?: number;
 }
 
 export const Command = {

@@ -1,12 +1,15 @@
 // "New Plan": start from a template, or have an agent draft a plan for a goal (planning mode).
 // The draft is validated (problems fed back to the agent once) and opened with its graph for
-// review; nothing runs until the user runs it.
+// review; nothing runs until the user runs it. Best of 3 drafts three at once and keeps the one
+// the user picks after reading them side by side (newPlanBestOf.ts).
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { findExecutable, installCommand } from '../core/agents/which';
 import { draftPlan, type DraftResult } from '../core/planning/draftPlan';
 import { PLANNING_PRESETS } from '../core/planning/planningAgent';
+import { MAX_DRAFTS, MIN_DRAFTS } from '../core/planning/draftRace';
 import type { NewPlanOptions } from './commandIds';
+import { bestOfDrafts } from './newPlanBestOf';
 import { requireTrust } from './trust';
 
 /** Arguments from code (tests, other extensions); the palette asks for each instead. */
@@ -39,6 +42,8 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
   const folder = vscode.workspace.workspaceFolders?.[0];
   if (!folder) { void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.'); return undefined; }
   let goal = opts.goal;
+  let drafts = opts.drafts ?? 1;
+  let sameAgent = true;
   // Which planning CLIs are installed is known before anything is asked: with none, the user is
   // offered the template or an install command now, not after typing a goal and a name.
   const installed = PLANNING_PRESETS.filter((p) => findExecutable(p, process.env.PATH, folder.uri.fsPath));
@@ -54,8 +59,11 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
     } else if (how.draft) {
       goal = await vscode.window.showInputBox({ title: 'Braid: New Plan — goal', prompt: 'What should the plan achieve? e.g. "Add dark mode: schema, API and settings page, with tests"', ignoreFocusOut: true });
       if (!goal) return undefined;
+      const count = await pickDrafts(installed);
+      if (!count) return undefined;
+      ({ drafts, sameAgent } = count);
     }
-  } else if (goal !== undefined && installed.length === 0 && opts.agent === undefined) {
+  } else if (goal !== undefined && installed.length === 0 && opts.agent === undefined && opts.agents === undefined) {
     if (!(await offerTemplate())) return undefined;
     goal = undefined;
   }
@@ -73,8 +81,18 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
     return uri;
   }
   if (!requireTrust('run an agent to draft a plan')) return undefined;
+  if (drafts !== 1 && (!Number.isInteger(drafts) || drafts < MIN_DRAFTS || drafts > MAX_DRAFTS)) {
+    void vscode.window.showErrorMessage(`Braid: drafts must be 1, or ${MIN_DRAFTS}–${MAX_DRAFTS} to compare; got ${drafts}.`);
+    return undefined;
+  }
+  if (drafts > 1 && (opts.agents !== undefined || !sameAgent)) {
+    const agents = opts.agents ?? installed;
+    if (agents.length === 0) return undefined;
+    return bestOfDrafts(deps, { workspace: folder.uri.fsPath, uri, goal, count: drafts, agents, ...(opts.keep !== undefined ? { keep: opts.keep } : {}) });
+  }
   const agent = opts.agent ?? (await pickAgent(folder.uri.fsPath));
   if (!agent) return undefined;
+  if (drafts > 1) return bestOfDrafts(deps, { workspace: folder.uri.fsPath, uri, goal, count: drafts, agents: [agent], ...(opts.keep !== undefined ? { keep: opts.keep } : {}) });
   const result = await draft(deps, folder.uri.fsPath, uri, goal, agent);
   if (!result) return undefined;
   if (existsSync(result.file)) await vscode.window.showTextDocument(vscode.Uri.file(result.file));
@@ -106,6 +124,19 @@ async function offerTemplate(): Promise<boolean> {
     void vscode.window.showInformationMessage(`Braid: copied "${install}": run it in a terminal, then New Plan again.`);
   }
   return pick === 'Start from Template';
+}
+
+const BEST_OF = 3;
+
+/** One draft, or the best of three by one agent or by the installed agents in turn. */
+async function pickDrafts(installed: readonly string[]): Promise<{ drafts: number; sameAgent: boolean } | undefined> {
+  const items = [
+    { label: '$(file) One draft', description: 'one agent drafts the plan', drafts: 1, sameAgent: true },
+    { label: `$(split-horizontal) Best of ${BEST_OF} — compare side by side`, description: 'one agent drafts three plans at once; keep one', drafts: BEST_OF, sameAgent: true },
+    ...(installed.length > 1 ? [{ label: `$(organization) Best of ${BEST_OF} — ${installed.slice(0, BEST_OF).join(' vs ')}`, description: 'each installed agent drafts in turn; keep one', drafts: BEST_OF, sameAgent: false }] : []),
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: 'Braid: New Plan — how many drafts?' });
+  return pick ? { drafts: pick.drafts, sameAgent: pick.sameAgent } : undefined;
 }
 
 /** The installed planning agents; the only one is taken without asking. */

@@ -3,28 +3,23 @@
 // CLI, the extension) decides how to show it.
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { agentInvocation } from '../agents/invocation';
 import { presetTable } from '../agents/presets';
 import { type AgentPermission } from '../agents/permission';
-import { createAgentStream } from '../agents/streams/createStream';
 import type { AgentSummary, ParsedLine } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
-import { runProcess, type ProcessResult, type SpawnSpec } from '../exec/process';
+import type { ProcessResult, SpawnSpec } from '../exec/process';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { AgentDef, Diagnostic, Graph } from '../plan/types';
 import { DEFAULT_MAX_PATHS, workspaceLayout } from './layout';
 import { choosePlanningAgent, PLANNING_PRESETS, type PlanningAgentSpec } from './planningAgent';
 import { formatDiagnostic } from '../format';
 import { fileProblem } from './problems';
+import { runPlanningAgent } from './planningRun';
 import { draftPrompt, repairPrompt, type AgentInfo, type DraftContext } from './prompt';
 
 /** The most attempts: the first draft and one repair. */
 export const MAX_ATTEMPTS = 2;
 export const DEFAULT_PLAN_FILE = 'plan.braid.yaml';
-const DEFAULT_TIMEOUT_MS = 20 * 60_000;
-const DEFAULT_HEARTBEAT_MS = 15_000;
-const STDERR_TAIL = 4096;
 
 /** What a long wait reports, as it happens. */
 export type DraftProgress =
@@ -75,6 +70,8 @@ export interface DraftResult {
   readonly prompts: readonly string[];
   /** The compiled plan when ok (for showing its graph). */
   readonly graph?: Graph;
+  /** The drafting agent's name, once one was chosen. */
+  readonly agent?: string;
   /** Summed over attempts, when the agent reports its cost. */
   readonly costUsd?: number;
 }
@@ -99,13 +96,16 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
   const prompts: string[] = [];
   let attempts = 0;
   let cost: number | undefined;
+  let agentName: string | undefined;
   const done = (ok: boolean, diagnostics: readonly Diagnostic[], graph?: Graph): DraftResult => ({
     ok, file, diagnostics, attempts, log, prompts, ...(graph ? { graph } : {}), ...(cost !== undefined ? { costUsd: cost } : {}),
+    ...(agentName !== undefined ? { agent: agentName } : {}),
   });
 
   const choice = choosePlanningAgent(o.agent, { cwd: workspace, envPath: env.PATH, ...(o.permission ? { permission: o.permission } : {}) });
   if ('error' in choice) return done(false, [fileProblem(file, 'agent-invalid', choice.error)]);
   const agent = choice.agent;
+  agentName = agent.name;
   if (!o.runAgent && !findExecutable(agent.command[0]!, env.PATH, workspace)) {
     return done(false, [fileProblem(file, 'agent-missing', notInstalledMessage(agent.command[0]!))]);
   }
@@ -163,54 +163,24 @@ function availableAgents(envPath: string | undefined, cwd: string): AgentInfo[] 
 interface AttemptScope { readonly workspace: string; readonly file: string; readonly env: Record<string, string>; readonly log: string[] }
 
 async function runAttempt(o: DraftPlanOptions, agent: AgentDef, prompt: string, attempt: number, s: AttemptScope): Promise<Attempt> {
-  // Only `${{ prompt }}` means something in a planning agent's command; other text stays as written.
-  const inv = agentInvocation(agent, (t) => t, prompt);
-  const stream = createAgentStream(agent.format);
   s.log.push(`── attempt ${attempt}: ${agent.name} ──`);
   o.onProgress?.({ kind: 'attempt', attempt, agent: agent.name });
-  const emit = (lines: readonly ParsedLine[]): void => {
-    for (const line of lines) {
-      s.log.push(line.text);
-      o.onProgress?.({ kind: 'output', attempt, line });
-    }
-  };
-  let stderr = '';
-  let partial = '';
-  const started = performance.now();
-  let lastOutput = started;
-  const heartbeat = o.onProgress ? setInterval(() => {
-    const now = performance.now();
-    const quietMs = now - lastOutput;
-    if (quietMs >= (o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS)) o.onProgress!({ kind: 'waiting', attempt, elapsedMs: Math.round(now - started), quietMs: Math.round(quietMs) });
-  }, o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS) : undefined;
-  heartbeat?.unref();
-  const spec: SpawnSpec = {
-    argv: inv.argv,
-    cwd: inv.cwd !== undefined ? resolve(s.workspace, inv.cwd) : s.workspace,
+  const run = await runPlanningAgent({
+    agent, prompt, workspace: s.workspace,
     // BRAID_PLAN_FILE lets a custom planning command find the file without parsing the prompt.
-    env: { ...s.env, ...inv.env, BRAID_PLAN_FILE: s.file },
-    timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
+    env: { ...s.env, BRAID_PLAN_FILE: s.file },
+    ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.idleTimeoutMs !== undefined ? { idleTimeoutMs: o.idleTimeoutMs } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    onOutput(which, text) {
-      lastOutput = performance.now();
-      if (which === 'stdout') { emit(stream.push(text)); return; }
-      stderr = (stderr + text).slice(-STDERR_TAIL);
-      const lines = (partial + text).split('\n');
-      partial = lines.pop() ?? '';
-      emit(lines.filter((l) => l.trim() !== '').map((text) => ({ kind: 'raw' as const, text })));
+    ...(o.heartbeatMs !== undefined ? { heartbeatMs: o.heartbeatMs } : {}),
+    ...(o.runAgent ? { runAgent: o.runAgent } : {}),
+    onLine: (line) => {
+      s.log.push(line.text);
+      o.onProgress?.({ kind: 'output', attempt, line });
     },
-  };
-  let result: ProcessResult;
-  try {
-    result = await (o.runAgent ?? runProcess)(spec);
-  } finally {
-    clearInterval(heartbeat);
-  }
-  emit(stream.end());
-  if (partial.trim() !== '') emit([{ kind: 'raw', text: partial }]);
-  return { result, summary: stream.summary, stderr };
+    ...(o.onProgress ? { onWaiting: (elapsedMs: number, quietMs: number) => o.onProgress!({ kind: 'waiting', attempt, elapsedMs, quietMs }) } : {}),
+  });
+  return { result: run.result, summary: run.summary, stderr: run.stderr };
 }
 
 function failureMessage(agent: AgentDef, a: Attempt, shown: string): string {

@@ -41,4 +41,43 @@ describe('new plans', function () {
       delete process.env.FAKE_PLANNER_MODE;
     }
   });
+
+  it('best of 3: the valid drafts open side by side, the quick pick keeps one, it becomes the plan with its graph and the other drafts are deleted', async () => {
+    const api = await braidApi();
+    const planner = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'fake-planner.mjs');
+    const root = workspaceRoot();
+    process.env.FAKE_PLANNER_STATE = join(root, '.raced-state');
+    process.env.FAKE_PLANNER_MODE = 'invalid,wide,valid'; // draft 1 stays invalid after its repair
+    const draftsOnDisk = () => readdirSync(root).filter((n) => n.startsWith('raced.draft-'));
+    try {
+      const done = vscode.commands.executeCommand('braid.newPlan', {
+        name: 'raced', goal: 'Lint and test, then build', agent: [process.execPath, planner, '${{ prompt }}'], drafts: 3,
+      }) as Thenable<vscode.Uri | undefined>;
+      let result: unknown = null;
+      void done.then((u) => { result = u; });
+      // Side by side: the two valid drafts in two editor columns before anything is kept.
+      const columns = await waitFor('the valid drafts open side by side', () => {
+        const shown = vscode.window.visibleTextEditors.filter((e) => /raced\.draft-[23]\.braid\.yaml$/.test(e.document.uri.fsPath));
+        return shown.length === 2 ? shown.map((e) => e.viewColumn) : undefined;
+      }, 40_000);
+      assert.equal(new Set(columns).size, 2, `two columns: ${JSON.stringify(columns)}`);
+      assert.deepEqual(draftsOnDisk().sort(), ['raced.draft-1.braid.yaml', 'raced.draft-2.braid.yaml', 'raced.draft-3.braid.yaml']);
+      // The quick pick lists the valid drafts in order: accepting its first item keeps draft 2.
+      await waitFor('a draft kept', async () => {
+        if (result !== null) return true;
+        await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+        return false;
+      });
+      const uri = result as vscode.Uri | undefined;
+      assert.ok(uri, 'a plan was kept');
+      assert.equal(uri.fsPath, join(root, 'raced.braid.yaml'));
+      assert.match(readFileSync(uri.fsPath, 'utf8'), /name: Planned draft 2\n[\s\S]*needs: \[lint, test\]/);
+      assert.deepEqual(draftsOnDisk(), [], 'the other drafts (valid and invalid) are deleted');
+      await waitFor('the graph panel of the kept plan', () => api.graphs.panelOf(uri.fsPath));
+      assert.equal(vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.includes('raced.draft-')), false, 'the drafts\' editors are closed');
+    } finally {
+      delete process.env.FAKE_PLANNER_STATE;
+      delete process.env.FAKE_PLANNER_MODE;
+    }
+  });
 });
