@@ -304,8 +304,15 @@ async function pick(args: string[]): Promise<number> {
   return 0;
 }
 
+/** `braid run --help`: a help flag anywhere before `--` asks for the help, not for a run. */
+function asksHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd !== undefined && cmd !== 'serve' && asksHelp(rest)) { out(HELP); return 0; }
   try {
     switch (cmd) {
       case 'validate': return await validate(rest);

@@ -52,6 +52,18 @@ describe('braid CLI', function () {
     assert.equal(braid(['run', w.plan, '--only', 'nope'], w.dir).status, 2);
   });
 
+  it('CMD --help prints the help and exits 0, running nothing; after -- it is an argument', () => {
+    const w = workspace('version: 1\nsteps:\n  a:\n    run: touch ran\n');
+    for (const args of [['run', w.plan, '--help'], ['plan', '--help'], ['status', '-h'], ['validate', '--help'], ['export', 'github-actions', '--help']]) {
+      const r = braid(args, w.dir);
+      assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, /^braid — run a plan/, args.join(' '));
+      assert.equal(r.stderr, '', args.join(' '));
+    }
+    assert.equal(existsSync(join(w.dir, 'ran')), false, 'nothing ran');
+    assert.equal(braid(['validate', '--', '--help'], w.dir).status, 1, 'a file named --help is checked');
+  });
+
   it('run --json: events in order, outputs flow to dependents as data, exit 0; status and logs read the record', () => {
     const w = workspace([
       'version: 1', 'steps:',
