@@ -48,19 +48,25 @@ export interface TimeFacts {
 /** Wall time shown apart only when it is this much (and reads) longer than the running time. */
 const WALL_APART_MS = 1000;
 
+/** Time a step has spent running: its ended attempts, plus the running one so far; undefined before it ever ran. */
+export function runningMs(f: TimeFacts, now: number): number | undefined {
+  if (f.ranMs === undefined && f.attemptStartedAt === undefined) return undefined;
+  const live = f.status === 'running' && f.attemptStartedAt !== undefined ? Math.max(0, now - f.attemptStartedAt) : 0;
+  return (f.ranMs ?? 0) + live;
+}
+
 /**
- * A step's time as every view shows it: `time` is time spent running (its ended attempts, plus the
- * running one so far); `wall` ("wall 2m 33s") is set when the wall time from its first start is
- * visibly longer (retry delays, rate limits, a review). Undefined before it ever ran.
+ * A step's time as every view shows it: `time` is time spent running (runningMs); `wall`
+ * ("wall 2m 33s") is set when the wall time from its first start is visibly longer (retry delays,
+ * rate limits, a review). Undefined before it ever ran.
  */
 export function stepTimeText(f: TimeFacts, now: number): { time: string; wall?: string } | undefined {
-  const live = f.status === 'running' && f.attemptStartedAt !== undefined ? Math.max(0, now - f.attemptStartedAt) : 0;
-  if (f.ranMs === undefined && f.attemptStartedAt === undefined) return undefined;
-  const runningMs = (f.ranMs ?? 0) + live;
-  const time = formatDuration(runningMs);
+  const ran = runningMs(f, now);
+  if (ran === undefined) return undefined;
+  const time = formatDuration(ran);
   const end = f.endedAt ?? (f.status === 'running' || f.status === 'waiting' ? now : undefined);
   if (f.startedAt === undefined || end === undefined) return { time };
   const wallMs = Math.max(0, end - f.startedAt);
   const wall = formatDuration(wallMs);
-  return wallMs - runningMs >= WALL_APART_MS && wall !== time ? { time, wall: `wall ${wall}` } : { time };
+  return wallMs - ran >= WALL_APART_MS && wall !== time ? { time, wall: `wall ${wall}` } : { time };
 }

@@ -174,7 +174,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
       index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
     winner: z.number().int().optional(),
-    reused: z.object({ run: runId, durationMs: z.number().nonnegative().optional() }).readonly().optional(),
+    reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),

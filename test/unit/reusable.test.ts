@@ -48,7 +48,7 @@ describe('reusable needs', () => {
     assert.equal(found.get('b')!.output, `b@${r1}`);
     assert.equal(found.get('b')!.run, r1);
     const rec = reusedRecord(found.get('b')!);
-    assert.deepEqual([rec.status, rec.attempts, rec.reused, rec.message], ['succeeded', [], { run: r1, durationMs: 2000 }, `reused from run ${r1}`]);
+    assert.deepEqual([rec.status, rec.attempts, rec.reused, rec.message], ['succeeded', [], { run: r1, endedAt: at(0, 3), durationMs: 2000 }, `reused from run ${r1}`]);
   });
 
   it('the newest run that ran the step decides: a later failure is not hidden by an older success', async () => {

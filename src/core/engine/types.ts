@@ -126,7 +126,7 @@ export type EngineEvent =
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
       /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */
-      readonly reused?: { readonly run: string; readonly durationMs?: number };
+      readonly reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */

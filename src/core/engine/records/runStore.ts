@@ -48,9 +48,9 @@ export interface StepRecord {
   contentKey?: string;
   /**
    * Not run here: the result of the run that ran it with the same content key was reused (`--only`);
-   * `durationMs` is the time that run spent running it.
+   * when it ended there and the time it spent running there.
    */
-  reused?: { run: string; durationMs?: number };
+  reused?: { run: string; endedAt?: string; durationMs?: number };
 }
 
 export interface AlternativeRecord {

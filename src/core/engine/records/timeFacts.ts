@@ -27,7 +27,7 @@ export function timeFactsOf(rec: StepRecord): TimeFacts {
   };
 }
 
-/** The time a record's step spent running (its attempts'), for a reuse marker and sorting. */
+/** The time a record's step spent running (its attempts'), for a reuse marker. */
 export function runningMsOf(rec: StepRecord): number | undefined {
   return timeFactsOf(rec).ranMs;
 }

@@ -63,17 +63,18 @@ function reusable(s: StepRecord, key: string): boolean {
   return s.status === 'succeeded' && s.contentKey === key && s.revertedAt === undefined;
 }
 
-/** The record of a reused step in the run that reuses it. */
+/**
+ * The record of a reused step in the run that reuses it: succeeded, no attempt of its own (it did
+ * not start here, so no start or end time either); the marker names the run that ran it, when that
+ * ended and how long it spent running.
+ */
 export function reusedRecord(r: ReusedStep): StepRecord {
   const e = r.record;
   const ranMs = runningMsOf(e);
   return {
     id: r.id, status: 'succeeded', attempts: [], contentKey: r.key,
-    reused: { run: r.run, ...(ranMs !== undefined ? { durationMs: ranMs } : {}) },
+    reused: { run: r.run, ...(e.endedAt !== undefined ? { endedAt: e.endedAt } : {}), ...(ranMs !== undefined ? { durationMs: ranMs } : {}) },
     message: `reused from run ${r.run}`,
-    ...(e.startedAt !== undefined ? { startedAt: e.startedAt } : {}),
-    ...(e.endedAt !== undefined ? { endedAt: e.endedAt } : {}),
-    ...(e.durationMs !== undefined ? { durationMs: e.durationMs } : {}),
     ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
   };
 }
