@@ -14,6 +14,9 @@ import { RETRYABLE } from '../core/status';
 import { formatDuration, runningMs, stepTimeText } from '../core/format';
 import { STATUS_LABEL } from './statusText';
 
+/** What *Run step* does with the needs, and where the other way is. */
+const RUN_STEP_TIP = 'Run this step and what it needs; a need that already succeeded, defined as it is now, is reused. "Braid: Run Step Fresh" runs the needs again too.';
+
 export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
@@ -63,7 +66,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const key = first.matrix?.group ?? first.id;
       const range = toRange(first.range);
       lenses.push(
-        new vscode.CodeLens(range, asCommand(Command.runStep, '$(play) Run step', doc.uri, key)),
+        new vscode.CodeLens(range, { ...asCommand(Command.runStep, '$(play) Run step', doc.uri, key), tooltip: RUN_STEP_TIP }),
         new vscode.CodeLens(range, asCommand(Command.runFrom, 'Run from here', doc.uri, key)),
       );
       const seen = last ? group.map((s) => last.steps.get(s.id)).filter((v): v is StepView => v !== undefined && v.status !== 'pending') : [];

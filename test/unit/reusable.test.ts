@@ -76,6 +76,15 @@ describe('reusable needs', () => {
     assert.deepEqual([...(await find()).keys()], ['a'], 'b\'s change never landed');
     await run({ a: ok('a'), b: ok('b') }, ['a']);
     assert.deepEqual([...(await find()).keys()], ['a'], 'b\'s output is gone');
+    // A change landed in one run, reused by the next, then reverted in the first: not in the workspace.
+    const landed = await run({ a: ok('a'), b: ok('b') });
+    await run({ a: reusedRecord({ id: 'a', run: landed, record: ok('a'), output: 'a', key: keys.get('a')! }), b: reusedRecord({ id: 'b', run: landed, record: ok('b'), output: 'b', key: keys.get('b')! }) });
+    assert.deepEqual([...(await find()).keys()], ['a', 'b'], 'reused from a reuse');
+    const first = (await store.load(landed))!;
+    first.steps['b']!.revertedAt = at(n, 7);
+    await store.save(first);
+    await store.flush();
+    assert.deepEqual([...(await find()).keys()], ['a'], 'b\'s change was reverted where it landed');
   });
 
   it('a run still going is not history yet; another plan\'s runs are not this plan\'s', async () => {

@@ -35,6 +35,9 @@ export async function findReusable(store: RunStore, planFile: string, graph: Gra
     if (!step.needs.every((n) => out.has(n))) continue;
     const last = lastRan(runs, id);
     if (!last || !reusable(last.step, keys.get(id)!)) continue;
+    // A reuse of a reuse: the change is the first run's, and `braid revert` marks it there.
+    const origin = last.step.reused ? runs.find((r) => r.id === last.step.reused!.run)?.steps[id] : undefined;
+    if (origin?.revertedAt !== undefined) continue;
     const output = await store.readOutput(last.run.id, id).catch(() => undefined);
     if (output === undefined) continue;
     out.set(id, { id, run: last.step.reused?.run ?? last.run.id, record: last.step, output, key: keys.get(id)! });
