@@ -5,12 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import type { RunRecord } from '../../src/core/engine/records/runStore';
+import { throwaway } from '../helpers/throwaway';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
 const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const runOf = (stdout: string) => String(events(stdout)[0]!.run);
 
 /** a → b → c; each counts its runs in `<id>.count` and prints a line its dependent gets as data. */
 function plan(bCommand = 'echo "b saw $A"'): string[] {
@@ -30,7 +34,6 @@ describe('run --only reuses what its needs did', function () {
   const counts = () => ({ a: count('a'), b: count('b'), c: count('c') });
   const write = (lines: string[]) => writeFileSync(file, lines.join('\n') + '\n');
   const record = (runId: string) => JSON.parse(readFileSync(join(dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as RunRecord;
-  const runOf = (stdout: string) => String(events(stdout)[0]!.run);
 
   before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
   beforeEach(() => {
@@ -122,5 +125,56 @@ describe('run --only reuses what its needs did', function () {
     assert.equal(from.status, 0, from.stderr);
     assert.deepEqual(counts(), { a: 2, b: 3, c: 3 }, '--from keeps a as it was and runs b and c');
     assert.ok(!events(from.stdout).some((e) => e.reused !== undefined));
+  });
+});
+
+describe('run --only and worktree needs', function () {
+  this.timeout(60_000);
+  const { repo, planFile } = throwaway('braid-reuse-wt-');
+  const inRepo = (args: string[], dir: string) => braid([...args, '--workspace', dir], dir);
+  const wouldReuse = (plan: string, dir: string) =>
+    (JSON.parse(inRepo(['run', plan, '--only', 'b', '--dry-run', '--json'], dir).stdout) as { reused: Array<{ id: string }> }).reused.map((r) => r.id);
+
+  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+
+  it('a need whose change landed is reused (its change is in the workspace); once reverted, it runs again', () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const plan = planFile([
+      '  a:', '    isolation: worktree', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
+      '  b:', '    needs: [a]', '    run: cat a.txt',
+    ]);
+    const first = inRepo(['run', plan, '--json'], r.dir);
+    assert.equal(first.status, 0, first.stderr);
+    const runId = runOf(first.stdout);
+    assert.equal(r.read('a.txt'), 'from a\n', 'landed');
+    assert.deepEqual(wouldReuse(plan, r.dir), ['a']);
+    const only = inRepo(['run', plan, '--only', 'b', '--json'], r.dir);
+    assert.equal(only.status, 0, only.stderr);
+    assert.deepEqual(events(only.stdout).filter((e) => e.reused !== undefined).map((e) => e.id), ['a']);
+    assert.ok(!events(only.stdout).some((e) => e.type === 'step' && e.id === 'a' && e.status === 'running'));
+
+    const revert = braid(['revert', runId, 'a'], r.dir);
+    assert.equal(revert.status, 0, revert.stderr);
+    assert.equal(existsSync(join(r.dir, 'a.txt')), false);
+    assert.deepEqual(wouldReuse(plan, r.dir), [], 'its change is no longer in the workspace');
+  });
+
+  it('a need whose change was rejected in review is not reused', async () => {
+    const r = repo({ 'README.md': 'hi\n' });
+    const plan = planFile([
+      '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
+      '  b:', '    needs: [a]', '    run: cat a.txt',
+    ]);
+    const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1' } });
+    const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+    const runId = await new Promise<string>((done) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        const e = JSON.parse(line) as Record<string, unknown>;
+        if (e.type === 'step' && e.id === 'a' && e.status === 'review') done(String(e.run));
+      });
+    });
+    assert.equal(braid(['reject', runId, 'a'], r.dir).status, 0);
+    assert.equal(await exited, 1);
+    assert.deepEqual(wouldReuse(plan, r.dir), []);
   });
 });
