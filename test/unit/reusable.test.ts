@@ -77,9 +77,12 @@ describe('reusable needs', () => {
     await run({ a: ok('a'), b: ok('b') }, ['a']);
     assert.deepEqual([...(await find()).keys()], ['a'], 'b\'s output is gone');
     // A change landed in one run, reused by the next, then reverted in the first: not in the workspace.
-    const landed = await run({ a: ok('a'), b: ok('b') });
-    await run({ a: reusedRecord({ id: 'a', run: landed, record: ok('a'), output: 'a', key: keys.get('a')! }), b: reusedRecord({ id: 'b', run: landed, record: ok('b'), output: 'b', key: keys.get('b')! }) });
-    assert.deepEqual([...(await find()).keys()], ['a', 'b'], 'reused from a reuse');
+    const landedSteps = { a: ok('a'), b: ok('b') };
+    const landed = await run(landedSteps);
+    await run({ a: reusedRecord({ id: 'a', run: landed, record: landedSteps.a, output: 'a', key: keys.get('a')! }), b: reusedRecord({ id: 'b', run: landed, record: landedSteps.b, output: 'b', key: keys.get('b')! }) });
+    const again = await find();
+    assert.deepEqual([...again.keys()], ['a', 'b'], 'reused from a reuse');
+    assert.deepEqual(reusedRecord(again.get('b')!).reused, { run: landed, endedAt: landedSteps.b.endedAt, durationMs: 2000 }, 'named after the run that ran it, with its end and time');
     const first = (await store.load(landed))!;
     first.steps['b']!.revertedAt = at(n, 7);
     await store.save(first);

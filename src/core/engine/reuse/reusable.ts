@@ -12,7 +12,7 @@ export interface ReusedStep {
   readonly id: string;
   /** The run that ran it (a reuse of a reuse names the first). */
   readonly run: string;
-  /** The earlier record (its times and cost are shown again) and its output. */
+  /** The earlier record (its running time is shown again) and its output. */
   readonly record: StepRecord;
   readonly output: string;
   readonly key: string;
@@ -74,9 +74,10 @@ function reusable(s: StepRecord, key: string): boolean {
 export function reusedRecord(r: ReusedStep): StepRecord {
   const e = r.record;
   const ranMs = runningMsOf(e);
+  const endedAt = e.reused?.endedAt ?? e.endedAt; // a reuse of a reuse: when the first run ended it
   return {
     id: r.id, status: 'succeeded', attempts: [], contentKey: r.key,
-    reused: { run: r.run, ...(e.endedAt !== undefined ? { endedAt: e.endedAt } : {}), ...(ranMs !== undefined ? { durationMs: ranMs } : {}) },
+    reused: { run: r.run, ...(endedAt !== undefined ? { endedAt } : {}), ...(ranMs !== undefined ? { durationMs: ranMs } : {}) },
     message: `reused from run ${r.run}`,
     ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
   };
