@@ -72,7 +72,7 @@ interface ActiveRun {
 }
 
 type RunParams = {
-  planFile: string; only?: readonly string[]; from?: string; concurrency?: number;
+  planFile: string; only?: readonly string[]; from?: string; fresh?: boolean; concurrency?: number;
   compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
@@ -181,7 +181,7 @@ export class EngineHost {
       case 'hello': return this.hello(conn, m);
       case 'run': return this.reportStart(conn, m.id, 'run', await this.startRun({
         planFile: resolve(this.o.workspace, m.planFile),
-        ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}),
+        ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}), ...(m.fresh ? { fresh: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
       }));
       case 'retry': return this.retry(conn, m);
@@ -266,7 +266,7 @@ export class EngineHost {
       run.done = runPlan({
         planFile: p.planFile, workspace: this.o.workspace, signal: run.abort.signal,
         compile: { ...p.compile, isGit: this.o.isGit },
-        ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}),
+        ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}), ...(p.fresh ? { fresh: true } : {}),
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
         ...(p.resume ? { resume: true } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),

@@ -13,11 +13,14 @@ import { selectSteps, unknownSteps, type Selection } from '../core/engine/schedu
 import { pickProblem, writePick } from '../core/engine/records/pickRequest';
 import { alternativeStep } from '../core/engine/scheduling/alternatives';
 import { RunStore } from '../core/engine/records/runStore';
+import { contentKeys } from '../core/engine/reuse/contentKey';
+import { reusableNeeds, type ReusedStep } from '../core/engine/reuse/reusable';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, type StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
-import { formatDiagnostic } from '../core/format';
+import { formatDiagnostic, stepTimeText } from '../core/format';
+import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
@@ -38,7 +41,9 @@ usage:
   braid graph FILE [--format mermaid|json|dot] print the expanded DAG
   braid run FILE [options]                     run a plan
       --concurrency N   most steps at once (overrides the plan)
-      --only STEP...    those steps and what they need
+      --only STEP...    those steps and what they need; a need that succeeded the last time
+                        it ran here, defined as it is now, is reused (not run again)
+      --fresh           with --only: run the needs again too, reusing nothing
       --from STEP       that step and all that depend on it
       --json            events on stdout, one JSON object a line (a step's
                         reason is a code, its message the sentence)
@@ -99,7 +104,7 @@ async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Pro
     return 2;
   }
   if (!json) {
-    view?.summary(outcome.result, Object.keys(outcome.record.steps));
+    view?.summary(outcome.result, outcome.record);
     out(await failureReport(outcome.record, new Set(outcome.ran)));
   }
   if (outcome.result.status === 'canceled') return 130;
@@ -113,6 +118,7 @@ async function run(args: string[], retry = false): Promise<number> {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
       resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
     },
   });
   const permission = values.permission;
@@ -122,6 +128,7 @@ async function run(args: string[], retry = false): Promise<number> {
   const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
   if (values.last && !retry) throw new Usage('--last is for retry');
+  if (values.fresh && (retry || !values.only)) throw new Usage('--fresh goes with --only (a whole run, --from and retry never reuse)');
   const latest = values.last ? (await new RunStore(workspaceForCwd(values.workspace)).latest())?.id : undefined;
   if (values.last && !latest) { err('braid: no runs here\n'); return 1; }
   const retryId = retry ? latest ?? given[0] : undefined;
@@ -152,7 +159,7 @@ async function run(args: string[], retry = false): Promise<number> {
     const selection: Selection = retryId
       ? { retry: { previous: await retryStatuses(workspace, retryId), ...(steps.length > 0 ? { steps } : {}) } }
       : { ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}) };
-    return dryRun(planFile, workspace, values.json, compile, selection);
+    return dryRun(planFile, workspace, values.json, compile, selection, values.fresh);
   }
   const json = values.json;
   const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -174,7 +181,7 @@ async function run(args: string[], retry = false): Promise<number> {
   const outcome = await runPlan({
     planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(`${formatDiagnostic(d)}\n`),
     ...(concurrency !== undefined ? { concurrency } : {}),
-    ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}),
+    ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}), ...(values.fresh ? { fresh: true } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
@@ -183,7 +190,7 @@ async function run(args: string[], retry = false): Promise<number> {
   return interrupted ? 130 : code;
 }
 
-async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection): Promise<number> {
+async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection, fresh: boolean): Promise<number> {
   const r = await compilePlanFile(planFile, { ...compile, isGit: await isGitWorkspace(workspace) });
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`);
@@ -194,11 +201,17 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   if (unknown.length > 0) throw new Usage(`unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   // What `run` would refuse, the dry run reports too (and fails the same way).
   const selected = selectSteps(g, selection);
+  // What `--only` would reuse rather than run (as run decides it, from the runs recorded here).
+  const reused = selection.only && selection.only.length > 0 && !fresh
+    ? await reusableNeeds(new RunStore(workspace), planFile, g, selected, selection.only, contentKeys(g))
+    : new Map<string, ReusedStep>();
+  for (const id of reused.keys()) selected.delete(id);
   const missing = missingAgents(g, selected, workspace, process.env);
   for (const d of missing) err(`${formatDiagnostic(d)}\n`);
   const code = missing.length > 0 ? 2 : 0;
   const order = g.order.filter((id) => selected.has(id));
-  if (json) { out(JSON.stringify({ ...toJson(g), selected: order }) + '\n'); return code; }
+  const reusing = g.order.filter((id) => reused.has(id)).map((id) => ({ id, run: reused.get(id)!.run }));
+  if (json) { out(JSON.stringify({ ...toJson(g), selected: order, reused: reusing }) + '\n'); return code; }
   const of = order.length === g.order.length ? '' : ` of ${g.order.length}`;
   out(`would run ${order.length}${of} steps of ${g.plan.name} (concurrency ${g.plan.concurrency ?? 4}), longest paths first:\n`);
   for (const id of order) {
@@ -206,6 +219,7 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
     out(`  ${id}${s.needs.length ? ` after ${s.needs.join(', ')}` : ''}${s.writes.length ? ` · writes ${s.writes.join(' ')}` : ''}\n`);
     if (s.bestOf) out(alternativesLine(s));
   }
+  if (reusing.length > 0) out(`would reuse ${reusing.length} (--fresh runs them again):\n${reusing.map((r) => `  ${r.id} · from run ${r.run}\n`).join('')}`);
   // The agents' commands, so the permission flags a run would pass are visible before it.
   const used = [...new Set(order.flatMap((id) => {
     const s = g.steps.get(id)!;
@@ -256,9 +270,13 @@ async function status(args: string[]): Promise<number> {
   if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
   if (values.json) { out(JSON.stringify({ id: rec.id, plan: rec.planName, status: rec.status, steps: rec.steps }, null, 2) + '\n'); return 0; }
   out(`run ${rec.id} · ${rec.planName} · ${rec.status}\n`);
+  const now = Date.now();
   for (const s of Object.values(rec.steps)) {
     const why = endSentence(s);
-    out(`  ${s.status.padEnd(11)} ${s.id}${s.attempts.length > 1 ? ` (${s.attempts.length} attempts)` : ''}${why ? ` · ${why}` : ''}\n`);
+    // Time spent running; the wall time apart when retry delays or waits made it longer.
+    const t = stepTimeText(timeFactsOf(s), now);
+    const time = t ? ` · ${t.time}${t.wall ? ` (${t.wall})` : ''}` : '';
+    out(`  ${s.status.padEnd(11)} ${s.id}${time}${s.attempts.length > 1 ? ` · ${s.attempts.length} attempts` : ''}${why ? ` · ${why}` : ''}\n`);
   }
   return 0;
 }

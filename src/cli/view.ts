@@ -1,6 +1,8 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
-import { formatDuration, formatUsd } from '../core/format';
+import { formatDuration, formatUsd, stepTimeText } from '../core/format';
+import type { RunRecord, StepRecord } from '../core/engine/records/runStore';
+import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { RunResult } from '../core/engine/scheduling/scheduler';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence } from '../core/status';
@@ -87,20 +89,24 @@ export class HumanView {
     }
   }
 
-  summary(result: RunResult, order: readonly string[]): void {
+  /** The table at the end, from the run's record: time is time spent running, wall time apart where it is longer. */
+  summary(result: RunResult, record: RunRecord): void {
     if (this.timer) clearInterval(this.timer);
     this.clear();
+    const order = Object.keys(record.steps);
+    const now = Date.now();
     // An agent that reported usage but no cost (codex, gemini) says so: "$0" would be a claim.
-    const agentRan = (s: { sessionId?: string; inputTokens?: number }) => s.sessionId !== undefined || s.inputTokens !== undefined;
-    const costs = order.some((id) => { const s = result.steps.get(id); return s !== undefined && (s.costUsd !== undefined || agentRan(s)); });
+    const agentRan = (s: StepRecord) => s.sessionId !== undefined || s.attempts.some((a) => a.inputTokens !== undefined);
+    const costs = order.some((id) => { const s = record.steps[id]!; return s.costUsd !== undefined || agentRan(s); });
+    const times = new Map(order.map((id) => [id, stepTimeText(timeFactsOf(record.steps[id]!), now)] as const));
+    const walls = [...times.values()].some((t) => t?.wall !== undefined);
     const rows = order.map((id) => {
-      const s = result.steps.get(id)!;
-      const startedAt = s.current?.startedAt, endedAt = s.outcome?.endedAt;
-      const dur = startedAt !== undefined && endedAt !== undefined ? formatDuration(endedAt - startedAt) : '';
+      const s = record.steps[id]!;
+      const t = times.get(id);
       const cost = costs ? [s.costUsd !== undefined ? formatUsd(s.costUsd) : agentRan(s) ? 'not reported' : ''] : [];
-      return [id, s.status, String(s.attempt), dur, ...cost, endSentence(s.outcome ?? {}) ?? ''];
+      return [id, s.status, s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
     });
-    const head = ['step', 'status', 'tries', 'time', ...(costs ? ['cost'] : []), 'note'];
+    const head = ['step', 'status', 'tries', 'time', ...(walls ? ['wall'] : []), ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;
     const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();

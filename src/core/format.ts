@@ -32,3 +32,41 @@ export function formatDiagnostic(d: Diagnostic, base?: string): string {
   }
   return `${file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}`;
 }
+
+/** What a step's times are made of, from its record or a live view of it (ms since epoch). */
+export interface TimeFacts {
+  readonly status: string;
+  /** Time spent in its attempts that ended. */
+  readonly ranMs?: number;
+  /** While an attempt runs: when that attempt started. */
+  readonly attemptStartedAt?: number;
+  /** First start and end: wall time, retry delays and waits between attempts included. */
+  readonly startedAt?: number;
+  readonly endedAt?: number;
+}
+
+/** Wall time shown apart only when it is this much (and reads) longer than the running time. */
+const WALL_APART_MS = 1000;
+
+/** Time a step has spent running: its ended attempts, plus the running one so far; undefined before it ever ran. */
+export function runningMs(f: TimeFacts, now: number): number | undefined {
+  if (f.ranMs === undefined && f.attemptStartedAt === undefined) return undefined;
+  const live = f.status === 'running' && f.attemptStartedAt !== undefined ? Math.max(0, now - f.attemptStartedAt) : 0;
+  return (f.ranMs ?? 0) + live;
+}
+
+/**
+ * A step's time as every view shows it: `time` is time spent running (runningMs); `wall`
+ * ("wall 2m 33s") is set when the wall time from its first start is visibly longer (retry delays,
+ * rate limits, a review). Undefined before it ever ran.
+ */
+export function stepTimeText(f: TimeFacts, now: number): { time: string; wall?: string } | undefined {
+  const ran = runningMs(f, now);
+  if (ran === undefined) return undefined;
+  const time = formatDuration(ran);
+  const end = f.endedAt ?? (f.status === 'running' || f.status === 'waiting' ? now : undefined);
+  if (f.startedAt === undefined || end === undefined) return { time };
+  const wallMs = Math.max(0, end - f.startedAt);
+  const wall = formatDuration(wallMs);
+  return wallMs - ran >= WALL_APART_MS && wall !== time ? { time, wall: `wall ${wall}` } : { time };
+}

@@ -11,8 +11,11 @@ import type { Plans } from './plans';
 import type { RunsModel } from './runsModel';
 import type { StepView } from './runView';
 import { RETRYABLE } from '../core/status';
-import { formatDuration } from '../core/format';
+import { formatDuration, runningMs, stepTimeText } from '../core/format';
 import { STATUS_LABEL } from './statusText';
+
+/** What *Run step* does with the needs, and where the other way is. */
+const RUN_STEP_TIP = 'Run this step and what it needs; a need that already succeeded, defined as it is now, is reused. "Braid: Run Step Fresh" runs the needs again too.';
 
 export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -63,7 +66,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const key = first.matrix?.group ?? first.id;
       const range = toRange(first.range);
       lenses.push(
-        new vscode.CodeLens(range, asCommand(Command.runStep, '$(play) Run step', doc.uri, key)),
+        new vscode.CodeLens(range, { ...asCommand(Command.runStep, '$(play) Run step', doc.uri, key), tooltip: RUN_STEP_TIP }),
         new vscode.CodeLens(range, asCommand(Command.runFrom, 'Run from here', doc.uri, key)),
       );
       const seen = last ? group.map((s) => last.steps.get(s.id)).filter((v): v is StepView => v !== undefined && v.status !== 'pending') : [];
@@ -73,8 +76,12 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
         continue;
       }
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
-      const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
-      lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
+      // Time spent running; the wall time, when waits made it longer, in the lens's tooltip.
+      const times = stepTimeText(worst, Date.now());
+      const dur = (times ? ` ${times.time}` : '') + (worst.reused ? ' (reused)' : '');
+      const status = asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id);
+      const tip = [times?.wall, worst.reused ? `reused from run ${worst.reused.run}` : undefined].filter((t) => t !== undefined);
+      lenses.push(new vscode.CodeLens(range, tip.length > 0 ? { ...status, tooltip: tip.join(' · ') } : status));
       if (worst.status === 'review') {
         lenses.push(
           new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)),
@@ -106,11 +113,13 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
  */
 function matrixLenses(range: vscode.Range, runId: string, instances: readonly StepView[]): vscode.CodeLens[] {
   const counts = groupCountsText(groupCounts(instances.map((v) => v.status)), true);
-  const timed = instances.filter((v) => v.durationMs !== undefined);
-  const slowest = timed.reduce<StepView | undefined>((a, v) => (a === undefined || v.durationMs! > a.durationMs! ? v : a), undefined);
+  const now = Date.now();
+  const timed = instances.map((v) => ({ v, ms: runningMs(v, now) })).filter((t): t is { v: StepView; ms: number } => t.ms !== undefined);
+  const slowestTimed = timed.reduce<{ v: StepView; ms: number } | undefined>((a, t) => (a === undefined || t.ms > a.ms ? t : a), undefined);
+  const slowest = slowestTimed?.v;
   const failed = instances.filter((v) => v.status === 'failed' || v.status === 'conflict' || v.status === 'interrupted' || v.status === 'canceled');
   const out = [new vscode.CodeLens(range, slowest
-    ? asCommand(Command.showLog, `${counts} · slowest ${formatDuration(slowest.durationMs!)}`, runId, slowest.id)
+    ? asCommand(Command.showLog, `${counts} · slowest ${formatDuration(slowestTimed!.ms)}`, runId, slowest.id)
     : asCommand(Command.showLog, counts, runId, undefined, instances.map((v) => v.id)))];
   if (failed.length === 1) out.push(new vscode.CodeLens(range, asCommand(Command.retryStep, 'Retry', runId, failed[0]!.id)));
   out.push(new vscode.CodeLens(range, asCommand(Command.showLog, 'Log', runId, undefined, instances.map((v) => v.id))));

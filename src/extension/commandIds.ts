@@ -23,7 +23,10 @@ export interface NewPlanOptions {
 
 export const Command = {
   runPlan: 'braid.runPlan',
+  /** A step and what it needs; a need that succeeded the last time with the same content is reused. */
   runStep: 'braid.runStep',
+  /** The same, reusing nothing: its needs run again too. */
+  runStepFresh: 'braid.runStepFresh',
   runFrom: 'braid.runFrom',
   retryStep: 'braid.retryStep',
   retryFailed: 'braid.retryFailed',
@@ -76,6 +79,7 @@ export interface RunRef { readonly runId: string }
 export interface CommandArgs {
   [Command.runPlan]: [uri?: vscode.Uri];
   [Command.runStep]: [uri?: vscode.Uri, stepId?: string];
+  [Command.runStepFresh]: [uri?: vscode.Uri, stepId?: string];
   [Command.runFrom]: [uri?: vscode.Uri, stepId?: string];
   [Command.retryStep]: [runId?: string | StepRef, stepId?: string, options?: RetryOptions];
   [Command.retryFailed]: [runId?: string | RunRef, options?: RetryOptions];

@@ -103,6 +103,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   };
   register(Command.runPlan, (uri) => runCommands.runPlan(uri));
   register(Command.runStep, (uri, step) => runCommands.runStep(uri, step));
+  register(Command.runStepFresh, (uri, step) => runCommands.runStep(uri, step, { fresh: true }));
   register(Command.runFrom, (uri, step) => runCommands.runFrom(uri, step));
   register(Command.retryStep, (run, step, options) => runCommands.retryStep(run, step, options));
   register(Command.retryFailed, (run, options) => runCommands.retryFailed(run, options));

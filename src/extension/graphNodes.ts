@@ -1,10 +1,10 @@
 // How a step shows on the graph panel: its node's status and one line beside it, a projection of
 // the runs model's step (the same fields the tree reads), posted as the protocol's StatusUpdate.
-import { formatUsd } from '../core/format';
+import { formatUsd, stepTimeText } from '../core/format';
 import { endSentence } from '../core/status';
 import type { StatusUpdate } from '../protocol/webview';
 import type { StepView } from './runView';
-import { lockNote, stepTime } from './treeText';
+import { lockNote } from './treeText';
 
 /** The node's status update: a lock wait, a running agent's cost and activity, or how the step ended. */
 export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
@@ -14,7 +14,10 @@ export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
   if (detail === undefined && step.status === 'running') {
     detail = [step.costUsd !== undefined ? formatUsd(step.costUsd) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
   } else detail ??= endSentence(step);
-  const time = stepTime(step, now);
+  // Time spent running on the node; the wall time, when waits made it longer, beside the detail.
+  const times = stepTimeText(step, now);
+  if (times?.wall) detail = detail ? `${detail} · ${times.wall}` : times.wall;
+  const time = times?.time;
   return {
     stepId: step.id, status: step.status,
     ...(step.attempt > 0 ? { attempt: Math.min(step.attempt, 10_000) } : {}),

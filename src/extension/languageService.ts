@@ -10,6 +10,7 @@ import { keyDocsFromSchema } from '../core/language/schemaDocs';
 import type { CompletionItem, CompletionKind, ServiceContext } from '../core/language/types';
 import type { KeyDocs } from '../core/plan/keyDocs';
 import type { Position } from '../core/plan/types';
+import { runningMs } from '../core/format';
 import { readSettings } from './config';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
@@ -57,7 +58,8 @@ export function registerLanguageService(deps: LanguageDeps): vscode.Disposable {
     agents: Object.keys(readSettings(doc.uri).agents),
     lastRun: (id) => {
       const s = deps.runs.latestOf(doc.uri.fsPath)?.steps.get(id);
-      return s ? { status: s.status, ...(s.durationMs !== undefined ? { durationMs: s.durationMs } : {}) } : undefined;
+      const ran = s ? runningMs(s, Date.now()) : undefined;
+      return s ? { status: s.status, ...(ran !== undefined ? { durationMs: ran } : {}) } : undefined;
     },
     schemaServed: doc.languageId === 'json' || doc.languageId === 'jsonc' || vscode.extensions.getExtension(YAML_EXTENSION) !== undefined,
   });

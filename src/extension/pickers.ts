@@ -7,7 +7,7 @@ import type { RunsModel } from './runsModel';
 import { isActive, type RunView, type StepView } from './runView';
 import { runProgress } from './treeText';
 import { STATUS_LABEL } from './statusText';
-import { formatDuration } from '../core/format';
+import { formatDuration, runningMs } from '../core/format';
 
 export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode.Uri | undefined> {
   if (given) return given;
@@ -74,9 +74,11 @@ export async function pickInstance(run: RunView, ids: readonly string[], title: 
   if (steps.length === 0) { void vscode.window.showInformationMessage(`Braid: run ${run.id} has none of these steps.`); return undefined; }
   if (steps.length === 1) return steps[0]!.id;
   const rank = (s: StepView): number => (s.status === 'failed' || s.status === 'conflict' || s.status === 'interrupted' ? 0 : s.status === 'succeeded' ? 2 : 1);
-  steps.sort((a, b) => rank(a) - rank(b) || (b.durationMs ?? 0) - (a.durationMs ?? 0));
+  const now = Date.now();
+  const ran = (s: StepView) => runningMs(s, now);
+  steps.sort((a, b) => rank(a) - rank(b) || (ran(b) ?? 0) - (ran(a) ?? 0));
   const item = await vscode.window.showQuickPick(
-    steps.map((s) => ({ label: s.name, description: [STATUS_LABEL[s.status], s.durationMs !== undefined ? formatDuration(s.durationMs) : ''].filter(Boolean).join(' · '), id: s.id })),
+    steps.map((s) => ({ label: s.name, description: [STATUS_LABEL[s.status], ran(s) !== undefined ? formatDuration(ran(s)!) : ''].filter(Boolean).join(' · '), id: s.id })),
     { title: `Braid: ${title}` },
   );
   return item?.id;

@@ -28,7 +28,7 @@ export interface RunCommandDeps {
 }
 
 /** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
-type Selection = { readonly only?: readonly string[]; readonly from?: string };
+type Selection = { readonly only?: readonly string[]; readonly from?: string; readonly fresh?: boolean };
 
 /** Step keys as written in the plan: a matrix step once, by its key. */
 export function stepKeys(graph: Graph): string[] {
@@ -56,8 +56,10 @@ export class RunCommands {
     return plan ? this.start(plan, {}) : undefined;
   }
 
-  async runStep(uri?: vscode.Uri, key?: string): Promise<RunSummary | undefined> {
-    return this.withStep(uri, key, 'Run Step', (graph, k) => ({ only: stepsOfKey(graph, k) }));
+  /** The step and what it needs; needs that already succeeded with the same content are reused unless `fresh`. */
+  async runStep(uri?: vscode.Uri, key?: string, options: { readonly fresh?: boolean } = {}): Promise<RunSummary | undefined> {
+    const fresh = options.fresh === true;
+    return this.withStep(uri, key, fresh ? 'Run Step Fresh' : 'Run Step', (graph, k) => ({ only: stepsOfKey(graph, k), ...(fresh ? { fresh } : {}) }));
   }
 
   async runFrom(uri?: vscode.Uri, key?: string): Promise<RunSummary | undefined> {
@@ -176,6 +178,7 @@ export class RunCommands {
       planFile: plan.fsPath,
       ...(sel.only ? { only: sel.only } : {}),
       ...(sel.from ? { from: sel.from } : {}),
+      ...(sel.fresh ? { fresh: true } : {}),
       // The plan's own concurrency wins over the setting.
       ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
       compile: engineCompileOptions(options),

@@ -4,6 +4,7 @@
 // `vscode`, tested in plain mocha.
 import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
 import type { RunRecord } from '../core/engine/records/runStore';
+import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
 
 export interface StepView {
@@ -11,9 +12,14 @@ export interface StepView {
   readonly name: string;
   status: StepStatus;
   attempt: number;
+  /** Its first start and its end (wall time); format.ts's `stepTimeText` reads these with the two below. */
   startedAt?: number;
   endedAt?: number;
-  durationMs?: number;
+  /** Time spent in its attempts that ended, and the running attempt's start: time spent running. */
+  ranMs?: number;
+  attemptStartedAt?: number;
+  /** A need `--only` did not run: the run that ran it, and the time it spent running there. */
+  reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
   exitCode?: number | null;
   signal?: string | null;
   /** The record's code (`exit`, `timeout`, …) and sentence; status.ts's `endSentence` reads them. */
@@ -76,13 +82,11 @@ export function viewOf(record: RunRecord): RunView {
   const steps = new Map<string, StepView>();
   for (const id of order) {
     const r = record.steps[id];
-    const started = r?.startedAt ? Date.parse(r.startedAt) : undefined;
-    const ended = r?.endedAt ? Date.parse(r.endedAt) : undefined;
+    const { status: _s, ...times } = r ? timeFactsOf(r) : { status: 'pending' };
     steps.set(id, {
       id, name: names.get(id) ?? id, status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
-      ...(started !== undefined ? { startedAt: started } : {}),
-      ...(ended !== undefined ? { endedAt: ended } : {}),
-      ...(r?.durationMs !== undefined ? { durationMs: r.durationMs } : {}),
+      ...times,
+      ...(r?.reused ? { reused: r.reused } : {}),
       ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
       ...(r?.signal !== undefined ? { signal: r.signal } : {}),
       ...(r?.reason ? { reason: r.reason } : {}),
@@ -118,9 +122,18 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
     case 'step': {
       // A new attempt, not another report of the running one (a merge-back's lock wait and grant).
       const starts = e.status === 'running' && (step.status !== 'running' || e.attempt !== step.attempt);
+      // The running attempt ended (a retry's next one, a wait, review, the end): its time is spent.
+      if (step.status === 'running' && (starts || e.status !== 'running') && step.attemptStartedAt !== undefined) {
+        step.ranMs = (step.ranMs ?? 0) + Math.max(0, at - step.attemptStartedAt);
+        delete step.attemptStartedAt;
+      }
       step.status = e.status;
       step.attempt = Math.max(step.attempt, e.attempt);
-      if (starts) { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; }
+      if (starts) {
+        step.startedAt ??= at;
+        step.attemptStartedAt = at;
+        delete step.endedAt; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; delete step.reused;
+      }
       set(step, 'exitCode', e.exitCode);
       set(step, 'signal', e.signal);
       set(step, 'reason', e.reason);
@@ -131,9 +144,13 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       // Only a best-of step's end carries its alternatives (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
+      if (e.reused) {
+        // Not run here: the time it spent running where it ran.
+        step.reused = e.reused;
+        if (e.reused.durationMs !== undefined) step.ranMs = e.reused.durationMs;
+      }
       if (TERMINAL.has(e.status)) {
         step.endedAt = at;
-        if (step.startedAt !== undefined) step.durationMs = at - step.startedAt;
         delete step.activity;
       }
       return;

@@ -1,7 +1,7 @@
 // How a run and its steps read in the Runs tree (and the pickers and status bar that reuse it):
 // projections of the runs model, pure, so they are table-tested in plain mocha.
 import { clockTime } from '../core/engine/scheduling/retry';
-import { formatDuration, formatUsd } from '../core/format';
+import { formatDuration, formatUsd, stepTimeText, type TimeFacts } from '../core/format';
 import { endSentence } from '../core/status';
 import { isActive, type RunView, type StepView } from './runView';
 
@@ -39,8 +39,11 @@ export function stepDescription(step: StepView, now = Date.now()): string {
     const at = clockTime(step.retryAt);
     parts.push(step.reason === 'rate-limited' ? `rate-limited, retrying at ${at}` : `retrying at ${at}`);
   }
-  const time = stepTime(step, now);
-  if (time !== undefined) parts.push(time);
+  // Time spent running; the wall time apart when waits between attempts made it longer.
+  const time = stepTimeText(step, now);
+  if (time !== undefined) parts.push(time.time);
+  if (time?.wall !== undefined) parts.push(time.wall);
+  if (step.reused) parts.push('reused');
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
   if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
   // An agent with a session but no cost (codex, gemini report none): not "$0", which would be a claim.
@@ -65,8 +68,7 @@ export function alternativeDescription(step: StepView, index: number): string {
   return parts.join(' · ');
 }
 
-/** How long a step has run, as every view shows it: live while it runs, its recorded duration after. */
-export function stepTime(step: { readonly status: string; readonly startedAt?: number; readonly durationMs?: number }, now = Date.now()): string | undefined {
-  if (step.status === 'running' && step.startedAt !== undefined) return formatDuration(Math.max(0, now - step.startedAt));
-  return step.durationMs !== undefined ? formatDuration(step.durationMs) : undefined;
+/** How long a step has run, as every view shows it: time spent running (format.ts stepTimeText), live while it runs. */
+export function stepTime(step: TimeFacts, now = Date.now()): string | undefined {
+  return stepTimeText(step, now)?.time;
 }

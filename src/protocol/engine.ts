@@ -50,6 +50,8 @@ const run = z.object({
   planFile: z.string().min(1),
   only: z.array(stepId).readonly().optional(),
   from: stepId.optional(),
+  /** With `only`: run its needs again rather than reuse what they did before with the same content. */
+  fresh: z.boolean().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
 });
@@ -172,6 +174,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
       index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
     winner: z.number().int().optional(),
+    reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),

@@ -2,12 +2,20 @@
 // engine emits, and the CLI's view shows cost and activity (live line, summary table).
 import { strict as assert } from 'node:assert';
 import type { RunResult } from '../../src/core/engine/scheduling/scheduler';
-import type { StepState } from '../../src/core/engine/scheduling/stepState';
+import type { RunRecord, StepRecord } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { engineEventSchema } from '../../src/protocol/engine';
 import { HumanView } from '../../src/cli/view';
 
 const base = { time: '2026-12-03T14:00:00.000Z', run: '20261203-140000-abcd' };
+const iso = (ms: number) => new Date(Date.parse(base.time) + ms).toISOString();
+
+function recordWith(steps: Record<string, StepRecord>): RunRecord {
+  return {
+    version: 1, id: base.run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'succeeded', createdAt: base.time,
+    host: { pid: 1, hostname: 'h' }, graph: { plan: { file: '/w/p.braid.yaml', name: 'p', version: 1, env: {}, pools: {} }, agents: {}, steps: [] }, steps,
+  };
+}
 
 function sink(): { out: NodeJS.WriteStream; text: () => string } {
   let buf = '';
@@ -37,23 +45,41 @@ describe('agent events', () => {
   it('the summary has a cost column and the run’s total when any step reported one', () => {
     const s = sink();
     const view = new HumanView(s.out, false);
-    const steps = new Map<string, StepState>([
-      ['a', { id: 'a', status: 'succeeded', attempt: 1, current: { number: 1, startedAt: 0, endedAt: 1000 }, outcome: { endedAt: 1000 }, costUsd: 0.0123 }],
-      ['b', { id: 'b', status: 'canceled', attempt: 0, outcome: { reason: 'budget', message: 'not started: the run reached its budget' } }],
-    ]);
-    const result: RunResult = { status: 'failed', steps, costUsd: 0.0123, reason: 'budget' };
-    view.summary(result, ['a', 'b']);
+    const record = recordWith({
+      a: { id: 'a', status: 'succeeded', attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(1000), durationMs: 1000, costUsd: 0.0123 }], startedAt: iso(0), endedAt: iso(1000), durationMs: 1000, costUsd: 0.0123 },
+      b: { id: 'b', status: 'canceled', attempts: [], reason: 'budget', message: 'not started: the run reached its budget' },
+    });
+    const result: RunResult = { status: 'failed', steps: new Map(), costUsd: 0.0123, reason: 'budget' };
+    view.summary(result, record);
     const text = s.text();
     assert.match(text, /step\s+status\s+tries\s+time\s+cost\s+note/);
-    assert.match(text, /a\s+succeeded\s+1\s+\S+\s+\$0\.0123/);
+    assert.match(text, /a\s+succeeded\s+1\s+1\.0s\s+\$0\.0123/);
     assert.match(text, /run failed · stopped at its budget · \$0\.0123/);
   });
 
   it('without costs the summary has no cost column', () => {
     const s = sink();
-    new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map([['a', { id: 'a', status: 'succeeded', attempt: 1 }]]) }, ['a']);
+    const record = recordWith({ a: { id: 'a', status: 'succeeded', attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(10), durationMs: 10 }] } });
+    new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
     assert.doesNotMatch(s.text(), /cost/);
     assert.match(s.text(), /run succeeded\n$/);
+  });
+
+  it('the summary\'s time is time spent running; the wall time of a step retried after a delay is a column apart', () => {
+    const s = sink();
+    const record = recordWith({
+      // Two 2-second attempts a minute apart (its retry delay), then one quick step.
+      flaky: { id: 'flaky', status: 'succeeded', startedAt: iso(0), endedAt: iso(64_000), durationMs: 64_000, attempts: [
+        { attempt: 1, startedAt: iso(0), endedAt: iso(2000), durationMs: 2000, status: 'failed' },
+        { attempt: 2, startedAt: iso(62_000), endedAt: iso(64_000), durationMs: 2000, status: 'succeeded' },
+      ] },
+      quick: { id: 'quick', status: 'succeeded', startedAt: iso(0), endedAt: iso(500), durationMs: 500, attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(500), durationMs: 500 }] },
+    });
+    new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
+    const text = s.text();
+    assert.match(text, /step\s+status\s+tries\s+time\s+wall\s+note/);
+    assert.match(text, /flaky\s+succeeded\s+2\s+4\.0s\s+1m 04s/);
+    assert.match(text, /quick\s+succeeded\s+1\s+500ms\n/, 'no wall time where it is the running time');
   });
 
   it('prints rate-limit waits and the budget stop as lines', () => {

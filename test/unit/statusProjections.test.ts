@@ -45,7 +45,7 @@ describe('status projections: a record, as the tree and the graph show it', () =
     ['failed with a message', { status: 'failed', attempts: [attempt(1)], durationMs: 2000, exitCode: 1, reason: 'exit', message: 'exited with code 1' }, '2.0s · exited with code 1', 'exited with code 1'],
     ['failed, code only', { status: 'failed', attempts: [attempt(1)], durationMs: 2000, exitCode: 2, reason: 'exit' }, '2.0s · exited with code 2', 'exited with code 2'],
     ['killed, code only', { status: 'failed', attempts: [attempt(1)], durationMs: 2000, exitCode: null, signal: 'SIGKILL', reason: 'exit' }, '2.0s · killed by SIGKILL', 'killed by SIGKILL'],
-    ['timed out', { status: 'failed', attempts: [attempt(1), attempt(2)], durationMs: 2000, reason: 'timeout', message: 'timed out after 20m' }, '2.0s · attempt 2 · timed out after 20m', 'timed out after 20m'],
+    ['timed out', { status: 'failed', attempts: [attempt(1, 1000), attempt(2, 1000)], durationMs: 2000, reason: 'timeout', message: 'timed out after 20m' }, '2.0s · attempt 2 · timed out after 20m', 'timed out after 20m'],
     ['canceled, code only', { status: 'canceled', attempts: [], reason: 'canceled' }, 'canceled', 'canceled'],
     ['skipped', { status: 'skipped', reason: 'skipped', message: 'b failed' }, 'b failed', 'b failed'],
     ['not selected', { status: 'skipped', reason: 'not-selected', message: 'not selected for this run' }, 'not selected for this run', 'not selected for this run'],
@@ -73,9 +73,9 @@ describe('status projections: a record, as the tree and the graph show it', () =
     const clock = `${String(new Date(at).getHours()).padStart(2, '0')}:${String(new Date(at).getMinutes()).padStart(2, '0')}`;
     const step = viewOf(recordOf(oneStep, { a: { status: 'waiting', attempts: [attempt(1)], reason: 'rate-limited', message: 'rate-limited, retrying at …' } })).steps.get('a')!;
     step.retryAt = at;
-    assert.equal(stepDescription(step, T0), `rate-limited, retrying at ${clock}`);
+    assert.equal(stepDescription(step, T0), `rate-limited, retrying at ${clock} · 2.0s`);
     step.reason = 'retry-delay';
-    assert.equal(stepDescription(step, T0), `retrying at ${clock}`);
+    assert.equal(stepDescription(step, T0), `retrying at ${clock} · 2.0s`);
   });
 });
 
@@ -108,7 +108,7 @@ describe('status projections: events fold the model forward', () => {
       { ...base, type: 'step', id: 'a', status: 'running', attempt: 1 },
       { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, exitCode: 1, reason: 'retry-delay', message: 'exited with code 1; retrying in 500 ms', retryAt: iso(10_000) },
       { ...base, time: iso(1000), type: 'step', id: 'a', status: 'running', attempt: 2 },
-    ], 'running', '4.0s · attempt 2', undefined],
+    ], 'running', '4.0s · wall 5.0s · attempt 2', 'wall 5.0s'],
   ];
   for (const [name, events, status, row, detail] of rows) {
     it(name, () => {
@@ -116,7 +116,7 @@ describe('status projections: events fold the model forward', () => {
       for (const e of events) if (e.type !== 'run' && e.type !== 'budget') applyStepEvent(step, e, Date.parse(e.time));
       assert.equal(step.status, status);
       assert.equal(stepDescription(step, T0 + 5000), row);
-      assert.equal(nodeUpdate(step).detail, detail);
+      assert.equal(nodeUpdate(step, T0 + 5000).detail, detail);
     });
   }
 });
@@ -176,15 +176,16 @@ describe('status projections: one model, live or reloaded', () => {
         applyStepEvent(step, e, Date.parse(e.time));
         if (e.type !== 'step') return;
         const reloaded = viewOf(structuredClone(record)).steps.get(e.id)!;
-        const now = Date.now();
-        const facts = (s: StepView) => ({
+        // Events are stamped by the wall clock, states by the run's: each model is read at its own now.
+        const [now, simNow] = [Date.now(), clock.now()];
+        const facts = (s: StepView, at: number) => ({
           status: s.status, attempt: s.attempt, reason: s.reason, message: s.message, exitCode: s.exitCode,
           // The node's time is elapsed time: compared with the row's, below.
-          waitingFor: s.waitingFor, end: endSentence(s), lock: lockNote(s), node: { ...nodeUpdate(s), time: undefined },
+          waitingFor: s.waitingFor, end: endSentence(s), lock: lockNote(s), node: { ...nodeUpdate(s, at), time: undefined },
         });
-        assert.deepEqual(facts(step), facts(reloaded), `${e.id} ${e.status}`);
-        // Rows agree but for elapsed times (events are stamped by the wall clock, states by the run's clock).
-        assert.equal(elapsed(stepDescription(step, now)), elapsed(stepDescription(reloaded, now)));
+        assert.deepEqual(facts(step, now), facts(reloaded, simNow), `${e.id} ${e.status}`);
+        // Rows agree but for elapsed times.
+        assert.equal(elapsed(stepDescription(step, now)), elapsed(stepDescription(reloaded, simNow)));
         seen.push(`${e.id}:${e.status}${e.waitingFor ? ' (waiting for lock)' : ''}`);
       },
     });

@@ -22,6 +22,8 @@ import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
 import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
 import { claimRun } from './records/runClaim';
+import { contentKeys } from './reuse/contentKey';
+import { reusableNeeds, reusedEvent, reusedRecord, type ReusedStep } from './reuse/reusable';
 import type { EngineEvent, PreviousAttempt } from './types';
 import type { StepStatus } from '../status';
 import { FAILURE_TAIL_CHARS, failureTail } from '../agents/retryPrompt';
@@ -39,6 +41,12 @@ export interface RunRequest {
   readonly concurrency?: number;
   readonly only?: readonly string[];
   readonly from?: string;
+  /**
+   * With `only`: run the needs again too. Without it, a need whose content is what it succeeded
+   * with the last time it ran here is reused, not run (reuse/reusable.ts); `from`, a whole run and
+   * a retry never reuse.
+   */
+  readonly fresh?: boolean;
   /** Retry this run in place: its failed/canceled/skipped/interrupted steps (or `steps`) and what they block. */
   readonly retry?: { readonly runId: string; readonly steps?: readonly string[] };
   readonly signal?: AbortSignal;
@@ -78,8 +86,8 @@ export interface RunRequest {
 }
 
 export type RunOutcome =
-  /** `ran`: the steps this run selected (the others were kept from before or not selected). */
-  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[] }
+  /** `ran`: the steps this run selected (the others were kept from before, reused, or not selected); `reused`: needs reused from earlier runs. */
+  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[]; readonly reused: readonly string[] }
   /** `busy`: refused because another live process runs that run (`usage` says which). */
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true };
 
@@ -118,6 +126,12 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     ...(req.only ? { only: req.only } : {}), ...(req.from ? { from: req.from } : {}),
     ...(req.retry ? { retry: { previous: new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const)), ...(req.retry.steps ? { steps: req.retry.steps } : {}) } } : {}),
   });
+  // `--only`: what the named steps need and already did with the same content is reused, not run.
+  const keys = contentKeys(graph);
+  const reused = req.only && req.only.length > 0 && !req.fresh && !req.retry
+    ? await reusableNeeds(store, req.planFile, graph, selected, req.only, keys)
+    : new Map<string, ReusedStep>();
+  for (const id of reused.keys()) selected.delete(id);
   // A missing agent CLI refuses the run here, before its record, worktrees or any step: one
   // message a missing executable, not one a step and an attempt.
   const missing = missingAgents(graph, selected, req.workspace, process.env);
@@ -152,7 +166,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     const steps: Record<string, StepRecord> = {};
     for (const id of graph.order) {
       const old = previous?.steps[id];
-      if (selected.has(id)) { steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [] }; continue; }
+      if (selected.has(id)) {
+        steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [], contentKey: keys.get(id)! };
+        delete steps[id].reused; // a reused step retried runs here
+        continue;
+      }
+      const reuse = reused.get(id);
+      if (reuse) { keep.set(id, { status: 'succeeded', output: reuse.output }); steps[id] = reusedRecord(reuse); continue; }
       // Not selected: what it needs already ran (keep its output), or it simply does not run now.
       const output = old ? await store.readOutput(previous!.id, id) : undefined;
       const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
@@ -176,6 +196,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     }
 
     const paths = store.paths(runId);
+    // The run keeps what it reused, as if it had run it: a retry or a later reuse reads it here.
+    await Promise.all([...reused.values()].map((r) => store.writeOutput(runId, r.id, r.output)));
     ownLocks = req.locks ? undefined : sharedLocks({ root: req.workspace, runId, ...req.lockFiles });
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
@@ -243,6 +265,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
+    for (const id of reused.keys()) emit(reusedEvent(record.steps[id]!, runId));
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
     const [rec, sched] = [record, scheduler];
     inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
@@ -267,7 +290,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
-  return { ok: true, runId, result, record, ran: [...selected] };
+  return { ok: true, runId, result, record, ran: [...selected], reused: [...reused.keys()] };
 }
 
 /** A review request for this run, carried out by its own scheduler (revert: on the workspace and record). */

@@ -125,6 +125,8 @@ export type EngineEvent =
       /** Terminal events of best-of steps: each alternative's end, and the winner's index when one landed. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
+      /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */
+      readonly reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */

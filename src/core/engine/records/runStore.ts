@@ -44,6 +44,13 @@ export interface StepRecord {
   /** A best-of step's alternatives (a failed one's kept worktree with it), and the winner's index and why it won. */
   alternatives?: AlternativeRecord[];
   winner?: number; winnerWhy?: string;
+  /** What the step was defined as when this run ran it (reuse/contentKey.ts). */
+  contentKey?: string;
+  /**
+   * Not run here: the result of the run that ran it with the same content key was reused (`--only`);
+   * when it ended there and the time it spent running there.
+   */
+  reused?: { run: string; endedAt?: string; durationMs?: number };
 }
 
 export interface AlternativeRecord {
@@ -297,10 +304,15 @@ export class RunStore {
     }
   }
 
+  /** The plan's readable runs in this workspace, newest first. */
+  async runsOfPlan(planFile: string): Promise<RunRecord[]> {
+    const file = resolve(planFile);
+    return (await this.loadAll()).filter((r) => resolve(r.planFile) === file);
+  }
+
   /** Median duration (ms) of each step's succeeded attempts over the plan's last `limit` runs. */
   async durationHistory(planFile: string, limit = 10): Promise<Map<string, number>> {
-    const file = resolve(planFile);
-    const runs = (await this.loadAll()).filter((r) => resolve(r.planFile) === file).slice(0, limit);
+    const runs = (await this.runsOfPlan(planFile)).slice(0, limit);
     const samples = new Map<string, number[]>();
     for (const run of runs) {
       for (const step of Object.values(run.steps)) {
