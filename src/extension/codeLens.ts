@@ -13,6 +13,8 @@ import type { StepView } from './runView';
 import { RETRYABLE } from '../core/status';
 import { formatDuration } from '../core/format';
 import { STATUS_LABEL } from './statusText';
+import { bestOfText } from './bestOfText';
+import { pickable } from './pickText';
 
 export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -34,7 +36,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
 
   private signature(): string {
     // Whole words: first letters collide (succeeded and skipped, canceled and conflict).
-    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => s.status).join(',')}`).join('|');
+    // A best-of step's alternatives change its lens while the step stays `running`.
+    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => (s.alternatives ? `${s.status}[${s.alternatives.map((a) => a.status).join(',')}]${s.winner ?? ''}` : s.status)).join(',')}`).join('|');
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
@@ -74,7 +77,14 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       }
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
       const dur = worst.durationMs !== undefined ? ` ${formatDuration(worst.durationMs)}` : '';
-      lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id)));
+      // A best-of step: the winner (or the race so far) in place of the bare status.
+      const race = bestOfText(worst);
+      const label = race === undefined ? `${STATUS_LABEL[worst.status]}${dur}`
+        : worst.status === 'succeeded' && worst.winner !== undefined ? `✓ ${race}${dur}` : `${STATUS_LABEL[worst.status]} · ${race}${dur}`;
+      lenses.push(new vscode.CodeLens(range, asCommand(Command.showLog, label, last.id, worst.id)));
+      if (worst.alternatives?.some((a) => pickable(worst, a))) {
+        lenses.push(new vscode.CodeLens(range, asCommand(Command.pickAlternative, 'Pick alternative', last.id, worst.id)));
+      }
       if (worst.status === 'review') {
         lenses.push(
           new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)),

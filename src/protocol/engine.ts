@@ -171,7 +171,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     alternatives: z.array(z.object({
       index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
-    winner: z.number().int().optional(),
+    winner: z.number().int().optional(), winnerWhy: z.string().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),

@@ -25,7 +25,7 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   // A best-of step's alternatives on every event of its race (each alternative's change is one), and at its end.
   if (st.alternatives) {
     ev.alternatives = st.alternatives.map((a) => ({ ...a }));
-    if (st.winner) ev.winner = st.winner.index;
+    if (st.winner) { ev.winner = st.winner.index; ev.winnerWhy = st.winner.why; }
   }
   return ev;
 }

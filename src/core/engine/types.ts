@@ -125,6 +125,8 @@ export type EngineEvent =
       /** Best-of steps: each alternative as it stands (a `running` event at each change of one), and the winner's index once chosen. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
+      /** Why it won: `first to pass`, `score 0.93`, `picked`. */
+      readonly winnerWhy?: string;
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */
