@@ -112,7 +112,8 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
       const altIds = alts.map((a) => opts.alternatives!.id(id, a.index));
       if (!opts.alternatives.expanded.has(id)) {
         for (const a of altIds) nodeIds.set(a, n);
-        const count = slots ? `${countsSlot(alts.length)}<br>${TIME_SLOT}` : `${alts.length} alternatives`;
+        // Counts with room for the winner (`★ 2 won · 1/3 ✓ · 2 ⊘`): a two-digit group's place.
+        const count = slots ? `${countsSlot(10)}<br>${TIME_SLOT}` : `${alts.length} alternatives`;
         lines.push(`  ${n}["${slots ? STATUS_SLOT : ''}${mermaidLabel(step.name)}<br>${count}"]`);
         continue;
       }
