@@ -35,8 +35,9 @@ export async function openAlternativeChanges(runs: RunsModel, arg?: string | Ste
   if (!found.ok) { void vscode.window.showInformationMessage(`Braid: ${found.message}.`); return 0; }
   if (found.change.files.length === 0) { void vscode.window.showInformationMessage(`Braid: alternative ${n} of ${stepId} changed nothing.`); return 0; }
   const alt = rec.steps[stepId]?.alternatives?.find((a) => a.index === n);
-  const won = rec.steps[stepId]?.winner === n ? 'won' : alt?.status ?? '';
+  // How it stands, in the engine's words: "passed; waiting for the pick", "passed (score 10); alternative 2 won", "won".
+  const stands = rec.steps[stepId]?.winner === n ? 'won' : alt?.message ?? alt?.status ?? '';
   const resources = changeResources(run.workspace, stepId, found.change, (p) => vscode.Uri.file(join(run.workspace, p)));
-  await vscode.commands.executeCommand('vscode.changes', `Braid: ${stepId} · alternative ${n} of ${rec.steps[stepId]?.alternatives?.length ?? '?'} (${won}) · ${run.planName}`, resources);
+  await vscode.commands.executeCommand('vscode.changes', `Braid: ${stepId} · alternative ${n} of ${rec.steps[stepId]?.alternatives?.length ?? '?'} (${stands}) · ${run.planName}`, resources);
   return resources.length;
 }

@@ -74,7 +74,7 @@ describe('best-of in the workbench', function () {
     // Each alternative's own change in the multi-file diff editor.
     for (const n of [1, 2]) {
       assert.equal(await vscode.commands.executeCommand('braid.openAlternativeChanges', { kind: 'alternative', runId: run.id, stepId: 'choose', index: n }), 1);
-      await waitFor(`the diff of alternative ${n}`, () => vscode.window.tabGroups.activeTabGroup.activeTab?.label.startsWith(`Braid: choose · alternative ${n} of 3 (succeeded)`));
+      await waitFor(`the diff of alternative ${n}`, () => vscode.window.tabGroups.activeTabGroup.activeTab?.label.startsWith(`Braid: choose · alternative ${n} of 3 (passed; waiting for the pick)`));
     }
     await requestScreenshot('bestof-alternative-diff');
     // The right side of each, as the diff editor reads it: that alternative's commit.

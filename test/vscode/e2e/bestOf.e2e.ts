@@ -1,0 +1,108 @@
+// A best-of step on the graph, as a user sees it: one node with its alternatives' counts that
+// change in place while they race and then name the winner; a click expands it into its
+// alternatives (the winner starred) racing into the step, whose frame collapses it again; an
+// alternative's node offers its change, which opens in the multi-file diff editor. Asserted
+// from the page's DOM; screenshots of the collapsed, expanded and diff views.
+import { strict as assert } from 'node:assert';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
+import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
+import { openFile, runCommand } from './palette';
+import { openWorkbench, reportFailure, type Workbench } from './workbench';
+
+const PLAN_FILE = 'best-of-e2e.braid.yaml';
+
+/** pick: check over three shell alternatives: 3 fails at once, 1 passes, 2 passes once the gate opens and scores highest. */
+function planText(gate: string): string {
+  return ['version: 1', 'name: Best of e2e', 'steps:',
+    '  choose:', '    best-of: 3', '    pick: check', `    env: { GATE: ${JSON.stringify(gate)} }`, '    run: |',
+    '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi',
+    '      if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi',
+    '      printf "answer from alternative %s\\n" "$BRAID_ALTERNATIVE" > best-of-answer.txt',
+    '    check: echo "score $((BRAID_ALTERNATIVE * 10))"',
+    '  report:', '    needs: [choose]', '    run: cat best-of-answer.txt', ''].join('\n');
+}
+
+describe('a best-of step on the graph', function () {
+  this.bail(true);
+  let ws: FixtureWorkspace;
+  let wb: Workbench;
+  let graph: GraphFrame;
+  let gate: string;
+
+  before(async function () {
+    this.timeout(120_000);
+    ws = makeFixtureWorkspace();
+    gate = join(ws.path, '..', 'best-of-gate');
+    writeFileSync(join(ws.path, PLAN_FILE), planText(gate));
+    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
+  });
+
+  afterEach(async function () { await reportFailure(wb, this.currentTest, 'bestof'); });
+
+  after(async function () {
+    this.timeout(30_000);
+    await wb?.close();
+    ws?.remove();
+  });
+
+  const counts = (): Promise<string> => graph.frame.evaluate(() => document.querySelector('g.node[data-group="choose"] .braid-counts')?.textContent ?? 'missing');
+
+  it("is one node whose alternatives' counts change in place during the race, then name the winner", async function () {
+    this.timeout(150_000);
+    await openFile(wb, PLAN_FILE);
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 90_000);
+    assert.equal(await graph.frame.locator('g.node[data-group="choose"]').count(), 1, 'one node for the step and its three alternatives');
+    assert.equal(await graph.frame.locator('g.node[data-step-id]').count(), 2, 'choose, report');
+    assert.equal(await counts(), '0/3 ✓');
+    await graph.markDiagram();
+    await graph.button('run-plan').click();
+    await poll('the race half run', async () => (await counts()) === '1/3 ✓ · 1 ▶ · 1 ✗', 60_000, 50);
+    assert.equal(await graph.node('choose').getAttribute('data-status'), 'running', "the node's status is the step's");
+    assert.equal(await graph.frame.locator('.run-counts').textContent(), '0/2 ✓ · 1 ▶', "the run's counts are its steps', not the alternatives'");
+    await wb.screenshot('bestof-graph-racing');
+    writeFileSync(gate, '');
+    await poll('the run to end', async () => (await graph.statuses()).report === 'succeeded', 60_000);
+    assert.equal(await counts(), '★ 2 won · 2/3 ✓ · 1 ✗');
+    assert.equal(await graph.node('choose').getAttribute('data-status'), 'succeeded');
+    assert.ok(await graph.sameDiagram(), 'the counts changed without laying the graph out again');
+    await wb.screenshot('bestof-graph-collapsed');
+  });
+
+  it('a click expands it into its alternatives racing into the step; the winner is starred; its frame collapses it', async function () {
+    this.timeout(60_000);
+    await graph.frame.locator('g.node[data-group="choose"]').click();
+    await poll('three alternative nodes', async () => (await graph.frame.locator('g.node[data-step-id^="choose.alt"]').count()) === 3, 30_000);
+    const s = await graph.statuses();
+    assert.deepEqual([s['choose.alt1'], s['choose.alt2'], s['choose.alt3'], s.choose], ['succeeded', 'succeeded', 'failed', 'succeeded']);
+    assert.equal(await graph.frame.locator('g.node[data-step-id="choose.alt2"] .braid-time').textContent(), '★ won');
+    assert.equal(await graph.frame.locator('g.node[data-step-id="choose.alt1"] .braid-time').textContent(), '');
+    assert.equal(await graph.frame.locator('g.cluster[data-group="choose"]').count(), 1, 'the alternatives are a frame to collapse them by');
+    assert.equal(await graph.frame.locator('g.node[data-step-id="choose"]').count(), 1, "the step keeps its own node (its log, its change)");
+    await wb.screenshot('bestof-graph-expanded');
+  });
+
+  it("an alternative's node offers its change, which opens in the multi-file diff editor", async function () {
+    this.timeout(60_000);
+    await graph.node('choose.alt1').click();
+    await graph.button('review-changes', 'choose.alt1').waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await graph.button('retry', 'choose.alt1').count(), 0, 'no step actions on an alternative');
+    await graph.button('review-changes', 'choose.alt1').click();
+    const tab = wb.page.locator('.tab', { hasText: 'Braid: choose · alternative 1 of 3' });
+    await tab.first().waitFor({ state: 'visible', timeout: 20_000 });
+    await poll('the alternative\'s file in the diff', async () => (await wb.page.locator('.monaco-editor .view-lines').allTextContents()).some((t) => t.replace(/\s/g, ' ').includes('answer from alternative 1')), 20_000);
+    await wb.screenshot('bestof-alternative-diff');
+  });
+
+  it('a click on the frame collapses the alternatives into one node again', async function () {
+    this.timeout(60_000);
+    await runCommand(wb, 'View: Close Editor');
+    graph = await findGraphFrame(wb.page, 30_000);
+    await graph.frame.locator('g.cluster[data-group="choose"] .cluster-label').click();
+    await poll('one node again', async () => (await graph.frame.locator('g.node[data-group="choose"]').count()) === 1, 30_000);
+    assert.equal(await graph.frame.locator('g.node[data-step-id^="choose.alt"]').count(), 0);
+    assert.equal(await counts(), '★ 2 won · 2/3 ✓ · 1 ✗');
+  });
+});
