@@ -56,7 +56,7 @@ export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
   approve: 'Approve',
   reject: 'Reject',
   'merge-again': 'Merge again',
-  pick: 'Pick this one',
+  pick: 'Pick',
   'retry-failed': 'Retry all failed',
   'cancel-run': 'Cancel run',
 };

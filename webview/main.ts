@@ -286,7 +286,10 @@ class App {
     this.stepMeta.setAttribute('data-status', node.status);
     this.stepMeta.textContent = [node.agent, node.status, d?.attempt !== undefined && d.attempt > 1 ? `attempt ${d.attempt}` : undefined, d?.detail]
       .filter((s) => s !== undefined && s !== '').join(' · ');
-    this.stepRow.set(node.alternative !== undefined ? alternativeActions(node.status, d?.pick === true) : stepActions(node.status, runActive), node.stepId);
+    // An alternative: its change and the pick; a best-of step waiting for the pick offers it first.
+    const actions = node.alternative !== undefined ? alternativeActions(node.status, d?.pick === true)
+      : [...(d?.pick === true ? ['pick' as const] : []), ...stepActions(node.status, runActive)];
+    this.stepRow.set(actions, node.stepId);
     const model = this.runId !== undefined ? this.logs.get(logKey(this.runId, node.stepId)) : undefined;
     this.logPane.show(node.stepId, model, this.runId !== undefined ? `Log of ${node.stepId}` : 'No run yet', this.runId !== undefined);
   }

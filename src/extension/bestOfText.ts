@@ -3,7 +3,7 @@
 // the winner once there is one. Pure, tested in plain mocha.
 import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import { STEP_STATUSES, type StepStatus } from '../core/status';
-import { pickable } from './pickText';
+import { awaitsPick, pickable } from './pickText';
 import type { StepView } from './runView';
 
 const asStatus = (s: string): StepStatus => ((STEP_STATUSES as readonly string[]).includes(s) ? s as StepStatus : 'pending');
@@ -17,9 +17,6 @@ export function bestOfText(step: Pick<StepView, 'status' | 'alternatives' | 'win
   if (!alts || alts.length === 0) return undefined;
   const n = alts.length;
   if (step.winner !== undefined) return `alternative ${step.winner} of ${n} won${step.winnerWhy ? ` (${step.winnerWhy})` : ''}`;
-  const waiting = alts.filter((a) => pickable(step, a)).length;
-  if (waiting > 0 && alts.every((a) => asStatus(a.status) !== 'running' && a.status !== 'pending' && a.status !== 'waiting')) {
-    return `${waiting} of ${n} passed, waiting for your pick`;
-  }
+  if (awaitsPick(step)) return `${alts.filter((a) => pickable(step, a)).length} of ${n} passed, waiting for your pick`;
   return `alternatives ${groupCountsText(groupCounts(alts.map((a) => asStatus(a.status))))}`;
 }

@@ -5,7 +5,8 @@ import { alternativeId } from '../core/engine/scheduling/alternatives';
 import type { Graph, GraphStep } from '../core/plan/types';
 import { STEP_STATUSES, type StepStatus } from '../core/status';
 import type { GraphNode, StatusUpdate } from '../protocol/webview';
-import { pickable } from './pickText';
+import { nodeUpdate } from './graphNodes';
+import { awaitsPick, pickable } from './pickText';
 import type { StepView } from './runView';
 import { alternativeDescription } from './treeText';
 
@@ -51,4 +52,11 @@ export function alternativeUpdates(view: StepView): StatusUpdate[] {
       pick: pickable(view, a),
     };
   });
+}
+
+/** A step's node update, and a best-of step's alternatives' (the step offers the pick once its race waits for it). */
+export function stepUpdates(view: StepView): StatusUpdate[] {
+  const own = nodeUpdate(view);
+  if (!view.alternatives) return [own];
+  return [{ ...own, pick: awaitsPick(view) }, ...alternativeUpdates(view)];
 }

@@ -19,7 +19,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import { nodeUpdate } from './graphNodes';
-import { alternativeNodes, alternativeOf, alternativeUpdates, bestOfSteps } from './graphAlternatives';
+import { alternativeNodes, alternativeOf, bestOfSteps, stepUpdates } from './graphAlternatives';
 import { alternativeId } from '../core/engine/scheduling/alternatives';
 import { stepTime } from './treeText';
 import type { RunsModel, StepChange } from './runsModel';
@@ -255,7 +255,7 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private postAlternatives(run: RunView, bestOf: readonly string[]): void {
-    const updates = bestOf.flatMap((id) => { const v = run.steps.get(id); return v ? alternativeUpdates(v) : []; });
+    const updates = bestOf.flatMap((id) => { const v = run.steps.get(id); return v ? stepUpdates(v) : []; });
     if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
   }
 
@@ -269,7 +269,7 @@ export class GraphPanel implements vscode.Disposable {
   /** Every node of the shown run restyled from the model (its record was read anew). */
   private postStatuses(run: RunView): void {
     if (!this.ready || !this.graph) return;
-    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? [nodeUpdate(s), ...alternativeUpdates(s)] : []; });
+    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? stepUpdates(s) : []; });
     this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates });
   }
 
@@ -281,7 +281,7 @@ export class GraphPanel implements vscode.Disposable {
       return;
     }
     if (e.type === 'lock') return;
-    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: [nodeUpdate(step), ...(e.type === 'step' ? alternativeUpdates(step) : [])] });
+    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: e.type === 'step' ? stepUpdates(step) : [nodeUpdate(step)] });
     if (e.type !== 'step' || e.status !== 'running' || e.id !== this.selected) return;
     // Once an attempt: a running step is reported again while its merge-back waits for a lock.
     const attempt = `${run.id}/${e.id}/${e.attempt}`;
@@ -387,6 +387,11 @@ export class GraphPanel implements vscode.Disposable {
     if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
     // An alternative's node offers its change and, while its step waits, the pick; nothing else.
     const alt = msg.stepId !== undefined ? alternativeOf(this.graph, msg.stepId) : undefined;
+    // Pick on the best-of step itself: the list of its passed alternatives, each with its diff.
+    if (msg.action === 'pick' && !alt && runId && this.graph?.steps.get(msg.stepId!)?.bestOf) {
+      await vscode.commands.executeCommand(Command.pickAlternative, runId, msg.stepId!);
+      return;
+    }
     if (alt || msg.action === 'pick') {
       if (!alt || !runId) return dropped(msg, 'pick and an alternative\'s actions need an alternative of the shown run');
       if (msg.action === 'review-changes') await vscode.commands.executeCommand(Command.openAlternativeChanges, runId, alt.stepId, alt.index);

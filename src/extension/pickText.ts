@@ -12,6 +12,12 @@ export function pickable(step: { readonly status: string; readonly winner?: numb
   return step.status === 'running' && step.winner === undefined && alt.status === 'succeeded' && alt.message === WAITS_FOR_PICK;
 }
 
+/** A `pick: review` step's race is over and it waits for the user: every alternative ended, some may be picked. */
+export function awaitsPick(step: { readonly status: string; readonly winner?: number; readonly alternatives?: readonly { readonly status: string; readonly message?: string }[] }): boolean {
+  const alts = step.alternatives ?? [];
+  return alts.some((a) => pickable(step, a)) && alts.every((a) => a.status !== 'pending' && a.status !== 'running' && a.status !== 'waiting');
+}
+
 /** The steps of a run waiting for the user's pick (`pick: review`, a passed alternative, none landed). */
 export function waitingForPick(rec: RunRecord): string[] {
   return Object.values(rec.steps).filter((s) => s.alternatives?.some((a) => pickable(s, a))).map((s) => s.id);

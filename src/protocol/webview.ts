@@ -171,7 +171,7 @@ export const statusUpdateSchema = z.object({
   time: text(64).optional(),
   /** An alternative: it won its step. */
   won: z.boolean().optional(),
-  /** An alternative the user may pick now (its step waits for the pick). */
+  /** An alternative the user may pick now, or a best-of step whose race waits for the user's pick. */
   pick: z.boolean().optional(),
 });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
