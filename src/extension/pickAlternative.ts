@@ -35,29 +35,67 @@ export async function pickAlternative(runs: RunsModel, arg?: string | StepRef | 
   }
   const n = ref.index ?? await choose(runs, run.workspace, rec, stepId);
   if (n === undefined) return undefined;
-  const problem = pickProblem(rec, stepId, n);
+  // Read again: looking at the diffs takes a while, and the run goes on meanwhile.
+  const problem = pickProblem(await store.load(run.id) ?? rec, stepId, n);
   if (problem) { void vscode.window.showErrorMessage(`Braid: ${problem}.`); return undefined; }
   await writePick(store.paths(run.id).dir, stepId, n);
   void vscode.window.setStatusBarMessage(`Braid: alternative ${n} of ${stepId} picked; it lands now`, 5000);
   return n;
 }
 
-/** The passed alternatives in a list that stays open while their diffs are looked at. */
+/**
+ * The passed alternatives in a list; an item's diff button opens that alternative's change in
+ * full, with a notification in the corner to pick it, look at the next one, or go back to the list.
+ */
 async function choose(runs: RunsModel, root: string, rec: RunRecord, stepId: string): Promise<number | undefined> {
   const passed = (rec.steps[stepId]?.alternatives ?? []).filter((a) => a.status === 'succeeded');
   const items: AlternativeItem[] = await Promise.all(passed.map(async (a) => {
     const found = await alternativeChange(root, rec, stepId, a.index);
     return { ...pickItemText(a, found.ok ? found.change : undefined), index: a.index, buttons: found.ok && found.change.files.length > 0 ? [OPEN_DIFF] : [] };
   }));
+  let active: number | undefined;
+  for (;;) {
+    const answer = await list(items, stepId, active);
+    if (answer === undefined || 'picked' in answer) return answer?.picked;
+    active = answer.look;
+    const browsed = await browse(runs, rec.id, stepId, items, answer.look);
+    if (browsed !== 'list') return browsed;
+  }
+}
+
+/** The list: resolves with the alternative picked, the one whose diff was asked for, or undefined (dismissed). */
+function list(items: readonly AlternativeItem[], stepId: string, active: number | undefined): Promise<{ picked: number } | { look: number } | undefined> {
   const qp = vscode.window.createQuickPick<AlternativeItem>();
   qp.title = `Pick Alternative: which one of ${stepId} lands?`;
-  qp.placeholder = 'Enter picks the alternative; its diff button opens its change beside this list';
+  qp.placeholder = 'Enter picks the alternative; its diff button shows its change first';
   qp.items = items;
-  qp.ignoreFocusOut = true; // the list stays while a diff editor takes the focus
-  return new Promise<number | undefined>((resolve) => {
-    qp.onDidTriggerItemButton((e) => void openAlternativeChanges(runs, rec.id, stepId, e.item.index));
-    qp.onDidAccept(() => { resolve(qp.selectedItems[0]?.index); qp.hide(); });
-    qp.onDidHide(() => { resolve(undefined); qp.dispose(); });
+  const current = items.find((i) => i.index === active);
+  if (current) qp.activeItems = [current];
+  return new Promise((resolve) => {
+    let answer: { picked: number } | { look: number } | undefined;
+    qp.onDidTriggerItemButton((e) => { answer = { look: e.item.index }; qp.hide(); });
+    qp.onDidAccept(() => { const i = qp.selectedItems[0]?.index; answer = i !== undefined ? { picked: i } : undefined; qp.hide(); });
+    qp.onDidHide(() => { resolve(answer); qp.dispose(); });
     qp.show();
   });
+}
+
+/** One alternative's diff after another, each with Pick / Next / Back to List; resolves with the pick, `list`, or undefined. */
+async function browse(runs: RunsModel, runId: string, stepId: string, items: readonly AlternativeItem[], start: number): Promise<number | 'list' | undefined> {
+  let at = Math.max(0, items.findIndex((i) => i.index === start));
+  for (;;) {
+    const item = items[at]!;
+    await openAlternativeChanges(runs, runId, stepId, item.index);
+    const next = items[(at + 1) % items.length]!;
+    const pick = `Pick Alternative ${item.index}`;
+    const more = items.length > 1 ? `Next: Alternative ${next.index}` : undefined;
+    const answer = await vscode.window.showInformationMessage(
+      `Braid: ${stepId} · alternative ${item.index} (${[item.description, item.detail].filter(Boolean).join(' · ')}). Pick it to land it, or look at another.`,
+      ...[pick, ...(more ? [more] : []), 'Back to List'],
+    );
+    if (answer === pick) return item.index;
+    if (answer === 'Back to List') return 'list';
+    if (answer !== more) return undefined;
+    at = (at + 1) % items.length;
+  }
 }

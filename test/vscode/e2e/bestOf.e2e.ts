@@ -4,7 +4,7 @@
 // alternative's node offers its change, which opens in the multi-file diff editor. Asserted
 // from the page's DOM; screenshots of the collapsed, expanded and diff views.
 import { strict as assert } from 'node:assert';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
@@ -104,5 +104,61 @@ describe('a best-of step on the graph', function () {
     await poll('one node again', async () => (await graph.frame.locator('g.node[data-group="choose"]').count()) === 1, 30_000);
     assert.equal(await graph.frame.locator('g.node[data-step-id^="choose.alt"]').count(), 0);
     assert.equal(await counts(), '★ 2 won · 2/3 ✓ · 1 ✗');
+  });
+});
+
+describe('picking an alternative from their diffs', function () {
+  this.bail(true);
+  let ws: FixtureWorkspace;
+  let wb: Workbench;
+  const ROW = '.quick-input-widget .quick-input-list .monaco-list-row';
+
+  before(async function () {
+    this.timeout(120_000);
+    ws = makeFixtureWorkspace();
+    writeFileSync(join(ws.path, 'best-of-pick.braid.yaml'), ['version: 1', 'name: Best of pick', 'steps:',
+      '  choose:', '    best-of: 2', '    pick: review', '    run: printf "picked %s\\n" "$BRAID_ALTERNATIVE" > best-of-picked.txt', ''].join('\n'));
+    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
+  });
+
+  afterEach(async function () { await reportFailure(wb, this.currentTest, 'bestof-pick'); });
+
+  after(async function () {
+    this.timeout(30_000);
+    await wb?.close();
+    ws?.remove();
+  });
+
+  it("the notification's Pick Alternative lists both; a diff button shows that one's change with Pick / Next in the corner; the pick lands it", async function () {
+    this.timeout(120_000);
+    await openFile(wb, 'best-of-pick.braid.yaml');
+    await runCommand(wb, 'Braid: Run Plan');
+    const toast = (text: string, button: string) => wb.page.locator('.notification-toast', { hasText: text }).locator('.monaco-button', { hasText: button }).first();
+    await toast('waiting for your pick', 'Pick Alternative').waitFor({ state: 'visible', timeout: 60_000 });
+    await toast('waiting for your pick', 'Pick Alternative').click();
+    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Pick Alternative: which one of choose lands?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    const rows = wb.page.locator(ROW);
+    await poll('two alternatives listed', async () => (await rows.count()) === 2, 15_000);
+    const second = rows.filter({ hasText: 'alternative 2' });
+    assert.match((await second.textContent()) ?? '', /1 file · \+1 −0 · best-of-picked\.txt/);
+    await second.hover();
+    await second.locator('.action-label[aria-label="Open diff"], .action-label[title="Open diff"]').first().click();
+    const diffShows = (n: number) => poll(`alternative ${n}'s file in its diff`, async () => {
+      const tab = await wb.page.locator('.tab.active', { hasText: `Braid: choose · alternative ${n} of 2` }).count();
+      return tab > 0 && (await wb.page.locator('.monaco-editor .view-lines').allTextContents()).some((t) => t.replace(/\s/g, ' ').includes(`picked ${n}`));
+    }, 20_000);
+    await diffShows(2);
+    await toast('choose · alternative 2', 'Next: Alternative 1').waitFor({ state: 'visible', timeout: 15_000 });
+    assert.equal(await wb.page.locator('.quick-input-widget').isVisible(), false, 'the list steps aside: the diff is shown whole');
+    await wb.screenshot('bestof-pick-from-diff');
+    await toast('choose · alternative 2', 'Next: Alternative 1').click();
+    await diffShows(1);
+    await toast('choose · alternative 1', 'Back to List').click();
+    await wb.page.locator('.quick-input-widget .quick-input-title', { hasText: 'Pick Alternative: which one of choose lands?' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await second.hover();
+    await second.locator('.action-label[aria-label="Open diff"], .action-label[title="Open diff"]').first().click();
+    await diffShows(2);
+    await toast('choose · alternative 2', 'Pick Alternative 2').click();
+    await poll('alternative 2 landed', async () => existsSync(join(ws.path, 'best-of-picked.txt')) && readFileSync(join(ws.path, 'best-of-picked.txt'), 'utf8') === 'picked 2\n', 30_000);
   });
 });
