@@ -4,7 +4,8 @@
 import { alternativeId } from '../core/engine/scheduling/alternatives';
 import type { Graph, GraphStep } from '../core/plan/types';
 import { STEP_STATUSES, type StepStatus } from '../core/status';
-import type { GraphNode, StatusUpdate } from '../protocol/webview';
+import type { GraphNode, StatusUpdate, WebviewAction } from '../protocol/webview';
+import { Command } from './commandIds';
 import { nodeUpdate } from './graphNodes';
 import { awaitsPick, pickable } from './pickText';
 import type { StepView } from './runView';
@@ -59,4 +60,20 @@ export function stepUpdates(view: StepView): StatusUpdate[] {
   const own = nodeUpdate(view);
   if (!view.alternatives) return [own];
   return [{ ...own, pick: awaitsPick(view) }, ...alternativeUpdates(view)];
+}
+
+/**
+ * What a page's button on a best-of step or one of its alternatives runs: an alternative offers its
+ * change and the pick, the step the pick (the list of its passed ones); `drop` for anything else
+ * asked of an alternative (or a pick of no best-of step); undefined: not a best-of matter.
+ */
+export function bestOfAction(graph: Graph | undefined, runId: string | undefined, action: WebviewAction, stepId: string | undefined):
+  { command: typeof Command.openAlternativeChanges | typeof Command.pickAlternative; args: [string, string, number?] } | 'drop' | undefined {
+  const alt = stepId !== undefined ? alternativeOf(graph, stepId) : undefined;
+  if (action === 'pick' && !alt && runId && stepId !== undefined && graph?.steps.get(stepId)?.bestOf) return { command: Command.pickAlternative, args: [runId, stepId] };
+  if (!alt && action !== 'pick') return undefined;
+  if (!alt || !runId) return 'drop';
+  if (action === 'review-changes') return { command: Command.openAlternativeChanges, args: [runId, alt.stepId, alt.index] };
+  if (action === 'pick') return { command: Command.pickAlternative, args: [runId, alt.stepId, alt.index] };
+  return 'drop';
 }

@@ -19,7 +19,7 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import { nodeUpdate } from './graphNodes';
-import { alternativeNodes, alternativeOf, bestOfSteps, stepUpdates } from './graphAlternatives';
+import { alternativeNodes, alternativeOf, bestOfAction, bestOfSteps, stepUpdates } from './graphAlternatives';
 import { alternativeId } from '../core/engine/scheduling/alternatives';
 import { stepTime } from './treeText';
 import type { RunsModel, StepChange } from './runsModel';
@@ -385,20 +385,9 @@ export class GraphPanel implements vscode.Disposable {
     const runId = this.runId;
     if (msg.stepId !== undefined && !this.known(msg.stepId)) return dropped(msg, 'unknown step');
     if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
-    // An alternative's node offers its change and, while its step waits, the pick; nothing else.
-    const alt = msg.stepId !== undefined ? alternativeOf(this.graph, msg.stepId) : undefined;
-    // Pick on the best-of step itself: the list of its passed alternatives, each with its diff.
-    if (msg.action === 'pick' && !alt && runId && this.graph?.steps.get(msg.stepId!)?.bestOf) {
-      await vscode.commands.executeCommand(Command.pickAlternative, runId, msg.stepId!);
-      return;
-    }
-    if (alt || msg.action === 'pick') {
-      if (!alt || !runId) return dropped(msg, 'pick and an alternative\'s actions need an alternative of the shown run');
-      if (msg.action === 'review-changes') await vscode.commands.executeCommand(Command.openAlternativeChanges, runId, alt.stepId, alt.index);
-      else if (msg.action === 'pick') await vscode.commands.executeCommand(Command.pickAlternative, runId, alt.stepId, alt.index);
-      else dropped(msg, 'not an action of an alternative');
-      return;
-    }
+    const best = bestOfAction(this.graph, runId, msg.action, msg.stepId);
+    if (best === 'drop') return dropped(msg, "not an action of a best-of step's alternatives");
+    if (best) { await vscode.commands.executeCommand(best.command, ...best.args); return; }
     switch (msg.action) {
       case 'run-plan': await c.runPlan(this.plan); return;
       case 'run-from': await c.runFrom(this.plan, msg.stepId!); return;
