@@ -17,6 +17,14 @@ export function stepActions(status: StepStatus, runActive: boolean): WebviewActi
   return out;
 }
 
+/** Buttons for a selected alternative of a best-of step: pick it while its step waits, and its change once it passed. */
+export function alternativeActions(status: StepStatus, pick: boolean): WebviewAction[] {
+  const out: WebviewAction[] = [];
+  if (pick) out.push('pick');
+  if (status === 'succeeded' || status === 'conflict') out.push('review-changes');
+  return out;
+}
+
 /** Buttons for the plan and the run shown, in display order. */
 export function runActions(statuses: Iterable<StepStatus>, hasRun: boolean): WebviewAction[] {
   let active = false;
@@ -48,6 +56,7 @@ export const ACTION_LABELS: Readonly<Record<WebviewAction, string>> = {
   approve: 'Approve',
   reject: 'Reject',
   'merge-again': 'Merge again',
+  pick: 'Pick',
   'retry-failed': 'Retry all failed',
   'cancel-run': 'Cancel run',
 };

@@ -131,10 +131,10 @@ export class GraphView {
   }
 
   /** Restyles the node drawing `stepId` in place. Returns false for a step not in the graph. */
-  setStatus(stepId: string, status: StepStatus, time?: string): boolean {
+  setStatus(stepId: string, status: StepStatus, time?: string, won?: boolean): boolean {
     const n = this.steps.get(stepId);
     if (!n) return false;
-    this.steps.set(stepId, { ...n, status, ...(time !== undefined ? { time } : {}) });
+    this.steps.set(stepId, { ...n, status, ...(time !== undefined ? { time } : {}), ...(won !== undefined ? { won } : {}) });
     const g = this.elements.get(n.nodeId);
     if (g) this.styleNode(g, n.nodeId);
     return true;
@@ -315,15 +315,21 @@ export class GraphView {
   }
 
   private styleNode(g: SVGGElement, nodeId: string): void {
-    const ns = (this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)).filter((n) => n !== undefined);
+    const all = (this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)).filter((n) => n !== undefined);
+    // A collapsed best-of step's node draws the step and its alternatives: its status is the
+    // step's, its counts the alternatives', and the winner is named beside them.
+    const alts = all.filter((n) => n.alternative !== undefined);
+    const own = all.filter((n) => n.alternative === undefined);
+    const ns = own.length > 0 ? own : all;
     const status = nodeStatus(ns.map((n) => n.status));
-    // The time fills its place laid out under the name (empty before the step ran).
+    // The time fills its place laid out under the name (empty before the step ran); an alternative's says it won.
     const timeSlot = g.querySelector('.braid-time');
-    const time = ns.length === 1 ? ns[0]!.time ?? '' : '';
+    const time = ns.length === 1 ? (ns[0]!.won === true ? '★ won' : ns[0]!.time ?? '') : '';
     if (timeSlot && timeSlot.textContent !== time) timeSlot.textContent = time;
     // A collapsed group's counts fill their reserved place in the same way.
     const countsSlot = g.querySelector('.braid-counts');
-    const counts = countsSlot ? groupCountsText(groupCounts(ns.map((n) => n.status))) : '';
+    const winner = alts.find((n) => n.won === true)?.alternative;
+    const counts = countsSlot ? `${winner !== undefined ? `★ ${winner} won · ` : ''}${groupCountsText(groupCounts((alts.length > 0 ? alts : ns).map((n) => n.status)))}` : '';
     if (countsSlot && countsSlot.textContent !== counts) countsSlot.textContent = counts;
     if (g.getAttribute('data-status') === status) return;
     g.setAttribute('data-status', status);
@@ -335,7 +341,8 @@ export class GraphView {
     g.classList.remove(...STATUS_CLASSES);
     const first = ns[0];
     const grouped = g.hasAttribute('data-group');
-    const name = grouped ? `${first?.group ?? first?.name ?? ''} (${ns.length} ${ns.length === 1 ? 'step' : 'steps'}: ${counts}; press to expand)` : first?.name ?? '';
+    const size = alts.length > 0 ? `${alts.length} alternatives` : `${ns.length} ${ns.length === 1 ? 'step' : 'steps'}`;
+    const name = grouped ? `${alts.length > 0 ? first?.name ?? '' : first?.group ?? first?.name ?? ''} (${size}: ${counts}; press to expand)` : first?.name ?? '';
     g.setAttribute('aria-label', `${name}${first?.agent !== undefined && !grouped ? `, ${first.agent}` : ''}: ${status}`);
   }
 }

@@ -5,7 +5,7 @@ import type {
   GraphMessage, HostMessage, LogMessage, StatusMessage, StepStatus, WebviewAction, WebviewMessage, WebviewState,
 } from '../src/protocol/webview';
 import { parseHostMessage, webviewStateSchema } from '../src/protocol/webview';
-import { isRunActive, runActions, stepActions } from './actions';
+import { alternativeActions, isRunActive, runActions, stepActions } from './actions';
 import { el } from './dom';
 import { GraphView } from './graph';
 import { LogModel } from './logModel';
@@ -38,7 +38,7 @@ class App {
   private query = '';
   private lastMatch: string | undefined;
   private readonly logs = new Map<string, LogModel>();
-  private readonly details = new Map<string, { attempt?: number; detail?: string }>();
+  private readonly details = new Map<string, { attempt?: number; detail?: string; pick?: boolean }>();
   private readonly runBar = new RunBar((on) => this.setFailedOnly(on));
   /** Matrix groups the user expanded (the host draws the others as one node each). */
   private expanded = new Set<string>();
@@ -145,10 +145,12 @@ class App {
     if (msg.run) this.runBar.setRun(msg.run);
     for (const u of msg.updates) {
       const before = this.graph.node(u.stepId)?.status;
-      if (!this.graph.setStatus(u.stepId, u.status, u.time)) continue;
+      if (!this.graph.setStatus(u.stepId, u.status, u.time, u.won)) continue;
       // A new status says everything anew; the same status (a time tick, agent progress) adds to it.
       const kept = before === u.status ? this.details.get(u.stepId) : undefined;
-      this.details.set(u.stepId, { ...kept, ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}) });
+      this.details.set(u.stepId, {
+        ...kept, ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}), ...(u.pick !== undefined ? { pick: u.pick } : {}),
+      });
     }
     this.refresh();
   }
@@ -256,14 +258,19 @@ class App {
   }
 
   /** Buttons and the step panel, after anything that can change which apply. */
+  /** The steps' statuses: a best-of step's alternatives are the step's, not steps of the run. */
+  private stepStatuses(): StepStatus[] {
+    return this.graph.nodes.filter((n) => n.alternative === undefined).map((n) => n.status);
+  }
+
   private refresh(): void {
-    const statuses: StepStatus[] = this.graph.nodes.map((n) => n.status);
+    const statuses = this.stepStatuses();
     this.runBar.setCounts(statuses);
     this.toolbar.runActions.set(runActions(statuses, this.runId !== undefined), undefined);
     this.showStep(isRunActive(statuses));
   }
 
-  private showStep(runActive = isRunActive(this.graph.nodes.map((n) => n.status))): void {
+  private showStep(runActive = isRunActive(this.stepStatuses())): void {
     const node = this.selected !== undefined ? this.graph.node(this.selected) : undefined;
     this.split.classList.toggle('has-selection', node !== undefined);
     this.hint.hidden = node !== undefined;
@@ -279,7 +286,10 @@ class App {
     this.stepMeta.setAttribute('data-status', node.status);
     this.stepMeta.textContent = [node.agent, node.status, d?.attempt !== undefined && d.attempt > 1 ? `attempt ${d.attempt}` : undefined, d?.detail]
       .filter((s) => s !== undefined && s !== '').join(' · ');
-    this.stepRow.set(stepActions(node.status, runActive), node.stepId);
+    // An alternative: its change and the pick; a best-of step waiting for the pick offers it first.
+    const actions = node.alternative !== undefined ? alternativeActions(node.status, d?.pick === true)
+      : [...(d?.pick === true ? ['pick' as const] : []), ...stepActions(node.status, runActive)];
+    this.stepRow.set(actions, node.stepId);
     const model = this.runId !== undefined ? this.logs.get(logKey(this.runId, node.stepId)) : undefined;
     this.logPane.show(node.stepId, model, this.runId !== undefined ? `Log of ${node.stepId}` : 'No run yet', this.runId !== undefined);
   }

@@ -13,6 +13,8 @@ import type { StepView } from './runView';
 import { RETRYABLE } from '../core/status';
 import { formatDuration, runningMs, stepTimeText } from '../core/format';
 import { STATUS_LABEL } from './statusText';
+import { bestOfText } from './bestOfText';
+import { pickable } from './pickText';
 
 /** What *Run step* does with the needs, and where the other way is. */
 const RUN_STEP_TIP = 'Run this step and what it needs; a need that already succeeded, defined as it is now, is reused. "Braid: Run Step Fresh" runs the needs again too.';
@@ -37,7 +39,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
 
   private signature(): string {
     // Whole words: first letters collide (succeeded and skipped, canceled and conflict).
-    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => s.status).join(',')}`).join('|');
+    // A best-of step's alternatives change its lens while the step stays `running`.
+    return this.runs.runs().map((r) => `${r.id}:${r.status}:${[...r.steps.values()].map((s) => (s.alternatives ? `${s.status}[${s.alternatives.map((a) => a.status).join(',')}]${s.winner ?? ''}` : s.status)).join(',')}`).join('|');
   }
 
   async provideCodeLenses(doc: vscode.TextDocument): Promise<vscode.CodeLens[]> {
@@ -79,9 +82,16 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       // Time spent running; the wall time, when waits made it longer, in the lens's tooltip.
       const times = stepTimeText(worst, Date.now());
       const dur = (times ? ` ${times.time}` : '') + (worst.reused ? ' (reused)' : '');
-      const status = asCommand(Command.showLog, `${STATUS_LABEL[worst.status]}${dur}`, last.id, worst.id);
+      // A best-of step: the winner (or the race so far) in place of the bare status.
+      const race = bestOfText(worst);
+      const label = race === undefined ? `${STATUS_LABEL[worst.status]}${dur}`
+        : worst.status === 'succeeded' && worst.winner !== undefined ? `✓ ${race}${dur}` : `${STATUS_LABEL[worst.status]} · ${race}${dur}`;
+      const status = asCommand(Command.showLog, label, last.id, worst.id);
       const tip = [times?.wall, worst.reused ? `reused from run ${worst.reused.run}` : undefined].filter((t) => t !== undefined);
       lenses.push(new vscode.CodeLens(range, tip.length > 0 ? { ...status, tooltip: tip.join(' · ') } : status));
+      if (worst.alternatives?.some((a) => pickable(worst, a))) {
+        lenses.push(new vscode.CodeLens(range, asCommand(Command.pickAlternative, 'Pick alternative', last.id, worst.id)));
+      }
       if (worst.status === 'review') {
         lenses.push(
           new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)),

@@ -61,6 +61,10 @@ export const Command = {
   showAllSteps: 'braid.showAllSteps',
   /** A best-of step with `pick: review` waits: land one of its passed alternatives; resolves with its index. */
   pickAlternative: 'braid.pickAlternative',
+  /** The Runs tree's alternative row: land this one (its step waits for the pick). */
+  pickThisAlternative: 'braid.pickThisAlternative',
+  /** One alternative's change in the multi-file diff editor; resolves with the files shown. */
+  openAlternativeChanges: 'braid.openAlternativeChanges',
 } as const;
 
 export type CommandId = (typeof Command)[keyof typeof Command];
@@ -75,6 +79,8 @@ export interface RunSummary {
 /** Tree items pass themselves; everything else passes ids. */
 export interface StepRef { readonly runId: string; readonly stepId: string }
 export interface RunRef { readonly runId: string }
+/** One alternative of a best-of step (the Runs tree's alternative rows pass themselves). */
+export interface AlternativeRef extends StepRef { readonly index: number }
 
 export interface CommandArgs {
   [Command.runPlan]: [uri?: vscode.Uri];
@@ -107,6 +113,8 @@ export interface CommandArgs {
   [Command.showFailedOnly]: [];
   [Command.showAllSteps]: [];
   [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];
+  [Command.pickThisAlternative]: [alternative?: AlternativeRef];
+  [Command.openAlternativeChanges]: [runId?: string | StepRef | AlternativeRef, stepId?: string, index?: number];
 }
 
 /** A code lens / tree item command object with typed arguments. */

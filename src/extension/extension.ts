@@ -25,6 +25,7 @@ import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
 import { StepsTree } from './stepsTree';
 import { pickAlternative } from './pickAlternative';
+import { openAlternativeChanges } from './alternativeChanges';
 import { PlanTaskProvider } from './taskProvider';
 import { ViewCommands } from './viewCommands';
 
@@ -119,6 +120,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.cleanRun, (run) => viewCommands.cleanRun(run));
   register(Command.openWorktree, (run, step) => viewCommands.openWorktree(run, step));
   register(Command.pickAlternative, (run, step, index) => pickAlternative(runs, run, step, index));
+  register(Command.pickThisAlternative, (alt) => pickAlternative(runs, alt));
+  register(Command.openAlternativeChanges, (run, step, index) => openAlternativeChanges(runs, run, step, index));
   register(Command.revealStep, (run, step) => viewCommands.revealStep(run, step));
   register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
   register(Command.showFailedOnly, () => tree.setFailedOnly(true));

@@ -5,12 +5,13 @@ import { endSentence } from '../core/status';
 import type { StatusUpdate } from '../protocol/webview';
 import type { StepView } from './runView';
 import { lockNote } from './treeText';
+import { bestOfText } from './bestOfText';
 
 /** The node's status update: a lock wait, a running agent's cost and activity, or how the step ended. */
 export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
   let detail = lockNote(step);
-  // A best-of step's node names the alternative that landed (the Runs tree lists them all).
-  if (detail === undefined && step.winner !== undefined && step.status === 'succeeded') detail = `alternative ${step.winner} of ${step.alternatives?.length ?? '?'} won`;
+  // A best-of step's node: the race so far, or the alternative that won (the Runs tree lists them all).
+  if (detail === undefined && (step.winner !== undefined || step.status === 'running')) detail = bestOfText(step);
   if (detail === undefined && step.status === 'running') {
     detail = [step.costUsd !== undefined ? formatUsd(step.costUsd) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
   } else detail ??= endSentence(step);

@@ -19,6 +19,8 @@ import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import { nodeUpdate } from './graphNodes';
+import { alternativeNodes, alternativeOf, bestOfAction, bestOfSteps, stepUpdates } from './graphAlternatives';
+import { alternativeId } from '../core/engine/scheduling/alternatives';
 import { stepTime } from './treeText';
 import type { RunsModel, StepChange } from './runsModel';
 import type { RunView } from './runView';
@@ -221,23 +223,40 @@ export class GraphPanel implements vscode.Disposable {
     const collapseGroups = new Set(groups.filter((g) => !this.expanded.has(g)));
     // Before a run, and while it runs: which steps the write-set locks keep apart.
     const locks = lockPairs(graph);
-    const { text, nodeIds, clusterIds } = toMermaid(graph, { statuses, collapseGroups, lockPairs: locks, slots: true });
+    // Best-of steps: one node with their alternatives' counts until the user expands them too.
+    const bestOf = bestOfSteps(graph);
+    const expandedBestOf = new Set(bestOf.filter((id) => this.expanded.has(id)));
+    const { text, nodeIds, clusterIds } = toMermaid(graph, { statuses, collapseGroups, lockPairs: locks, slots: true, alternatives: { expanded: expandedBestOf, id: alternativeId } });
     // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
     // A rename re-lays the graph out; a status change never does.
     const structure = graph.order.map((id) => {
       const st = graph.steps.get(id)!;
-      return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}`;
+      return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}*${st.bestOf?.alternatives.map((a) => a.agent ?? '').join(',') ?? ''}`;
     }).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
     this.post({
-      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${hash([...collapseGroups].join(','))}:${hash(structure)}`,
+      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${hash([...collapseGroups, '|', ...expandedBestOf].join(','))}:${hash(structure)}`,
       ...(run ? { runId: run.id, run: runHeader(run, this.d.runs) } : {}),
-      groups: groups.map((g) => ({ group: g, collapsed: collapseGroups.has(g), ...(clusterIds.has(g) ? { clusterId: clusterIds.get(g)! } : {}) })),
-      nodes: graph.order.map((id) => {
+      groups: [
+        ...groups.map((g) => ({ group: g, collapsed: collapseGroups.has(g), ...(clusterIds.has(g) ? { clusterId: clusterIds.get(g)! } : {}) })),
+        ...bestOf.map((id) => ({ group: id, collapsed: !expandedBestOf.has(id), alternatives: true, ...(clusterIds.has(id) ? { clusterId: clusterIds.get(id)! } : {}) })),
+      ],
+      nodes: graph.order.flatMap((id) => {
         const s = graph.steps.get(id)!;
-        const time = run?.steps.get(id) ? stepTime(run.steps.get(id)!) : undefined;
-        return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(s.matrix ? { group: s.matrix.group } : {}), ...(time ? { time } : {}) };
+        const view = run?.steps.get(id);
+        const time = view ? stepTime(view) : undefined;
+        // A best-of step is the group of its alternatives, whose nodes follow it.
+        const group = s.matrix?.group ?? (s.bestOf && !s.matrix ? s.id : undefined);
+        const node = { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(group !== undefined ? { group } : {}), ...(time ? { time } : {}) };
+        return s.bestOf && !s.matrix ? [node, ...alternativeNodes(s, view, nodeIds)] : [node];
       }),
     });
+    // What the alternatives' statuses say beyond the status itself (won, may be picked): a status message.
+    if (run) this.postAlternatives(run, bestOf);
+  }
+
+  private postAlternatives(run: RunView, bestOf: readonly string[]): void {
+    const updates = bestOf.flatMap((id) => { const v = run.steps.get(id); return v ? stepUpdates(v) : []; });
+    if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
   }
 
   private onRunStarted(run: RunView): void {
@@ -250,7 +269,7 @@ export class GraphPanel implements vscode.Disposable {
   /** Every node of the shown run restyled from the model (its record was read anew). */
   private postStatuses(run: RunView): void {
     if (!this.ready || !this.graph) return;
-    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? [nodeUpdate(s)] : []; });
+    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? stepUpdates(s) : []; });
     this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates });
   }
 
@@ -262,7 +281,7 @@ export class GraphPanel implements vscode.Disposable {
       return;
     }
     if (e.type === 'lock') return;
-    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: [nodeUpdate(step)] });
+    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: e.type === 'step' ? stepUpdates(step) : [nodeUpdate(step)] });
     if (e.type !== 'step' || e.status !== 'running' || e.id !== this.selected) return;
     // Once an attempt: a running step is reported again while its merge-back waits for a lock.
     const attempt = `${run.id}/${e.id}/${e.attempt}`;
@@ -308,8 +327,9 @@ export class GraphPanel implements vscode.Disposable {
     void this.act(msg);
   }
 
+  /** A step of the graph shown, or an alternative of one of its best-of steps. */
   private known(stepId: string | undefined): boolean {
-    return stepId !== undefined && (this.graph?.steps.has(stepId) ?? false);
+    return stepId !== undefined && ((this.graph?.steps.has(stepId) ?? false) || alternativeOf(this.graph, stepId) !== undefined);
   }
 
   private async act(msg: WebviewMessage): Promise<void> {
@@ -347,7 +367,8 @@ export class GraphPanel implements vscode.Disposable {
         return;
       }
       case 'expandGroups': {
-        const known = new Set(this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group));
+        const known = new Set<string | undefined>(this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group));
+        for (const id of this.graph ? bestOfSteps(this.graph) : []) known.add(id);
         const groups = msg.groups.filter((g) => known.has(g));
         if (groups.length !== msg.groups.length) dropped(msg, 'unknown groups left out');
         this.expanded = new Set(groups);
@@ -364,6 +385,9 @@ export class GraphPanel implements vscode.Disposable {
     const runId = this.runId;
     if (msg.stepId !== undefined && !this.known(msg.stepId)) return dropped(msg, 'unknown step');
     if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
+    const best = bestOfAction(this.graph, runId, msg.action, msg.stepId);
+    if (best === 'drop') return dropped(msg, "not an action of a best-of step's alternatives");
+    if (best) { await vscode.commands.executeCommand(best.command, ...best.args); return; }
     switch (msg.action) {
       case 'run-plan': await c.runPlan(this.plan); return;
       case 'run-from': await c.runFrom(this.plan, msg.stepId!); return;

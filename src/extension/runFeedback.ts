@@ -4,6 +4,8 @@
 // Approve, Reject), and a notification when a run ends (failed steps get "Show Log" and "Retry";
 // every run "Review Changes").
 import * as vscode from 'vscode';
+import { bestOfText } from './bestOfText';
+import { awaitsPick } from './pickText';
 import type { RunEnded } from '../protocol/engine';
 import { Command } from './commandIds';
 import { endMessage } from './runEndText';
@@ -33,7 +35,27 @@ export class RunFeedback implements vscode.Disposable {
       this.update();
       if (run?.budget && !this.asking.has(run.id)) void this.askBudget(run.id, run.budget);
       if (run) for (const s of run.steps.values()) if (s.status === 'review') void this.askReview(run.id, s.id);
+      if (run) for (const s of run.steps.values()) if (s.alternatives && awaitsPick(s)) void this.askPick(run.id, s.id);
     });
+  }
+
+  /** `pick: review` steps whose question was shown (once each time a race ends waiting for the pick). */
+  private readonly picking = new Set<string>();
+
+  /** A best-of step's race is over: the user picks, from a list whose every item opens its alternative's diff. */
+  private async askPick(runId: string, stepId: string): Promise<void> {
+    const key = `${runId}/${stepId}`;
+    if (this.picking.has(key)) return;
+    this.picking.add(key);
+    const waits = () => { const s = this.runs.get(runId)?.steps.get(stepId); return s !== undefined && awaitsPick(s); };
+    try {
+      const step = this.runs.get(runId)?.steps.get(stepId);
+      const text = step ? bestOfText(step) : undefined;
+      const pick = await vscode.window.showInformationMessage(`Braid: ${stepId} of ${this.runs.get(runId)?.planName ?? runId}: ${text ?? 'waiting for your pick'}. Look at each one's diff, then pick the one that lands.`, 'Pick Alternative');
+      if (pick === 'Pick Alternative' && waits()) await vscode.commands.executeCommand(Command.pickAlternative, runId, stepId);
+    } finally {
+      if (!waits()) this.picking.delete(key);
+    }
   }
 
   /** Steps whose review question was shown (once each time a step enters `review`). */

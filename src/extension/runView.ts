@@ -37,9 +37,11 @@ export interface StepView {
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
-  /** A best-of step's alternatives once it ended, and the one that landed. */
+  /** A best-of step's alternatives as they race (and as they ended), and the one that landed. */
   alternatives?: readonly AlternativeSummary[];
   winner?: number;
+  /** Why the winner won: `first to pass`, `score 0.93`, `picked`. */
+  winnerWhy?: string;
 }
 
 export interface RunView {
@@ -98,6 +100,7 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
       ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
       ...(r?.winner !== undefined ? { winner: r.winner } : {}),
+      ...(r?.winnerWhy !== undefined ? { winnerWhy: r.winnerWhy } : {}),
     });
   }
   const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
@@ -132,7 +135,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       if (starts) {
         step.startedAt ??= at;
         step.attemptStartedAt = at;
-        delete step.endedAt; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; delete step.reused;
+        delete step.endedAt; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; delete step.winnerWhy; delete step.reused;
       }
       set(step, 'exitCode', e.exitCode);
       set(step, 'signal', e.signal);
@@ -141,9 +144,10 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
       if (e.costUsd !== undefined) step.costUsd = e.costUsd;
-      // Only a best-of step's end carries its alternatives (stepEvents.ts).
+      // A best-of step's events carry its alternatives as they race, and the winner once chosen (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
+      if (e.winnerWhy !== undefined) step.winnerWhy = e.winnerWhy;
       if (e.reused) {
         // Not run here: the time it spent running where it ran.
         step.reused = e.reused;

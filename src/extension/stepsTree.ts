@@ -9,7 +9,8 @@ import type { RunsModel } from './runsModel';
 import { isActive, type RunView, type StepView } from './runView';
 import { statusIcon } from './statusText';
 import { alternativeDescription, runDescription, stepDescription } from './treeText';
-import type { StepStatus } from '../core/status';
+import { STEP_STATUSES, type StepStatus } from '../core/status';
+import { pickable } from './pickText';
 import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import { RunGroups } from './runGroups';
 
@@ -32,11 +33,14 @@ const REFRESH_MS = 150;
 function alternativeItem(run: RunView, step: StepView, index: number): vscode.TreeItem {
   const alt = step.alternatives?.find((a) => a.index === index);
   const won = step.winner === index;
+  const status = alt && (STEP_STATUSES as readonly string[]).includes(alt.status) ? alt.status as StepStatus : 'pending';
   const item = new vscode.TreeItem(`alternative ${index}`, vscode.TreeItemCollapsibleState.None);
   item.id = `${run.id}/${step.id}/alt${index}`;
   item.description = alternativeDescription(step, index);
-  item.iconPath = won ? new vscode.ThemeIcon('star-full') : statusIcon(alt?.status === 'succeeded' || alt?.status === 'failed' || alt?.status === 'canceled' ? alt.status : 'pending');
-  item.contextValue = 'alternative';
+  item.iconPath = won ? new vscode.ThemeIcon('star-full', new vscode.ThemeColor('charts.yellow')) : statusIcon(status);
+  // `alternative.<status>[.pick]`: its changes once it passed; Pick This Alternative while its step waits for the pick.
+  item.contextValue = `alternative.${status}${alt && pickable(step, alt) ? '.pick' : ''}`;
+  item.tooltip = `alternative ${index} of ${step.id}: ${won ? 'won' : status}${alt?.message ? ` — ${alt.message}` : ''}`;
   // Each alternative logs as its own step, `<step>.alt<i>` (alternatives.ts).
   item.command = asCommand(Command.showLog, 'Show Log', run.id, `${step.id}.alt${index}`);
   return item;
@@ -134,11 +138,15 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     const step = run.steps.get(node.stepId);
     if (!step) return new vscode.TreeItem(node.stepId);
     if (node.kind === 'alternative') return alternativeItem(run, step, node.index);
-    const item = new vscode.TreeItem(step.name, step.alternatives ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+    // A best-of step opens on its race while it runs.
+    const state = !step.alternatives ? vscode.TreeItemCollapsibleState.None
+      : step.status === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    const item = new vscode.TreeItem(step.name, state);
     item.id = `${run.id}/${step.id}`;
     item.description = stepDescription(step);
     item.iconPath = statusIcon(step.status);
-    item.contextValue = `step.${step.status}${step.worktree ? '.worktree' : ''}`;
+    const pick = step.alternatives?.some((a) => pickable(step, a)) ? '.pick' : '';
+    item.contextValue = `step.${step.status}${step.worktree ? '.worktree' : ''}${pick}`;
     const tip = [`**${step.name}** — ${step.status}`, `step \`${step.id}\``];
     if (step.message) tip.push(step.message);
     if (step.worktree) tip.push(`worktree: ${step.worktree}`);

@@ -173,7 +173,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     alternatives: z.array(z.object({
       index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
-    winner: z.number().int().optional(),
+    winner: z.number().int().optional(), winnerWhy: z.string().optional(),
     reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
   }),
   z.object({

@@ -25,7 +25,8 @@ import { ACTIVE, RETRYABLE, STEP_STATUSES, groupStatus } from '../core/status';
 
 // Ids are Braid's own (plan step ids, matrix-expanded ids, run ids): a tight pattern keeps
 // anything else, and anything that could mean something in a selector or path, out.
-const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,512}$/);
+// An alternative of a best-of step is the step's id and `.alt<i>` (the engine's own name for it, its log's too).
+const stepId = z.string().regex(/^[A-Za-z0-9_-]{1,512}(\.alt\d{1,2})?$/);
 const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
 const lineNumber = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 /** Mermaid node ids made by `toMermaid`: `n0`, `n1`, … */
@@ -53,11 +54,11 @@ export { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 
 export const ACTIONS = [
   'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',
-  'review-changes', 'approve', 'reject', 'merge-again',
+  'review-changes', 'approve', 'reject', 'merge-again', 'pick',
 ] as const;
 export type WebviewAction = (typeof ACTIONS)[number];
-/** Actions that act on one step and so must name it. */
-export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree', 'review-changes', 'approve', 'reject', 'merge-again']);
+/** Actions that act on one step and so must name it (`pick`: an alternative of a best-of step). */
+export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree', 'review-changes', 'approve', 'reject', 'merge-again', 'pick']);
 
 // ── webview → host ──────────────────────────────────────────────────────────────────────────
 
@@ -81,10 +82,10 @@ export const requestLogPageMessage = z.strictObject({ type: z.literal('requestLo
 /** webview → host: reveal problem number `index` of the last `problems` message in the plan's editor. */
 export const openProblemMessage = z.strictObject({ type: z.literal('openProblem'), index: z.number().int().min(0).max(MAX_PROBLEMS - 1) });
 
-/** Matrix group ids (the matrix step's id) the page keeps expanded; every other group is one node. */
+/** Group ids (a matrix step's id, or a best-of step's) the page keeps expanded; every other group is one node. */
 const groupIds = z.array(stepId).max(10_000);
 
-/** webview → host: the user expanded or collapsed a matrix group; `groups` are all the expanded ones. */
+/** webview → host: the user expanded or collapsed a group (matrix or best-of); `groups` are all the expanded ones. */
 export const expandGroupsMessage = z.strictObject({ type: z.literal('expandGroups'), groups: groupIds });
 
 export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage, openProblemMessage, expandGroupsMessage]);
@@ -109,13 +110,22 @@ export const graphNodeSchema = z.object({
   group: text(4096).optional(),
   /** How long it has run (time spent running, not waiting), as the node shows it: "12.3s". */
   time: text(64).optional(),
+  /** One alternative of a best-of step (`group` is that step): its index, 1…N. */
+  alternative: z.number().int().min(1).max(99).optional(),
+  /** The alternative that won its step. */
+  won: z.boolean().optional(),
 });
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 
-/** A matrix group as drawn: one node (collapsed) or a subgraph of its instances (`clusterId`). */
+/**
+ * A matrix group as drawn: one node (collapsed) or a subgraph of its instances (`clusterId`); or
+ * (`alternatives`) a best-of step: one node with its alternatives' counts, or a subgraph of its
+ * alternatives beside the step's own node.
+ */
 export const graphGroupSchema = z.object({
   group: stepId,
   collapsed: z.boolean(),
+  alternatives: z.boolean().optional(),
   /** The mermaid subgraph id of an expanded group: `g0`, `g1`, … */
   clusterId: z.string().regex(/^g\d{1,7}$/).optional(),
 });
@@ -159,6 +169,10 @@ export const statusUpdateSchema = z.object({
   detail: text(4096).optional(),
   /** As in GraphNode: how long it has run. Sent each second for running steps. */
   time: text(64).optional(),
+  /** An alternative: it won its step. */
+  won: z.boolean().optional(),
+  /** An alternative the user may pick now, or a best-of step whose race waits for the user's pick. */
+  pick: z.boolean().optional(),
 });
 export type StatusUpdate = z.infer<typeof statusUpdateSchema>;
 

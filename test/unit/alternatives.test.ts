@@ -54,7 +54,11 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.ok(end && end.type === 'step');
     assert.equal(end.winner, 1);
     assert.deepEqual(end.alternatives!.map((x) => [x.index, x.status]), [[1, 'succeeded'], [2, 'failed']]);
-    assert.equal(events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'running' && e.alternatives), undefined, 'not on every change');
+    // During the race, a `running` event at each alternative's change: the views follow it live.
+    const live = events.filter((e) => e.type === 'step' && e.id === 'a' && e.status === 'running' && e.alternatives)
+      .map((e) => (e.type === 'step' ? e.alternatives!.map((x) => x.status).join(',') : ''));
+    assert.ok(live.includes('running,running'), `both racing: ${live.join(' | ')}`);
+    assert.ok(live.includes('running,failed'), `alternative 2 failed while 1 still ran: ${live.join(' | ')}`);
   });
 
   it("an alternative runs as its own step: its agent, model, prompt and env over the step's, BRAID_ALTERNATIVE set", () => {

@@ -65,6 +65,16 @@ describe('webview protocol: messages from the page (untrusted)', () => {
     for (const m of hostile) assert.equal(parseWebviewMessage(m), undefined, JSON.stringify(m));
     assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   });
+
+  it("names a best-of step's alternative as the engine does (`<step>.alt<i>`), and nothing else with a dot", () => {
+    assert.ok(parseWebviewMessage({ type: 'select', stepId: 'fix.alt2' }));
+    assert.ok(parseWebviewMessage({ type: 'action', action: 'pick', stepId: 'fix.alt10', runId: 'r1' }));
+    assert.ok(parseWebviewMessage({ type: 'expandGroups', groups: ['fix', 'pkg'] }));
+    for (const stepId of ['fix.', 'fix.alt', 'fix.alt123', 'fix.alt2.alt3', '.alt2', 'fix..', 'fix.alt2/..', 'fix.x1']) {
+      assert.equal(parseWebviewMessage({ type: 'select', stepId }), undefined, stepId);
+    }
+    assert.equal(parseWebviewMessage({ type: 'action', action: 'pick' }), undefined, 'a pick names its alternative');
+  });
 });
 
 describe('webview protocol: problems in place of the graph', () => {

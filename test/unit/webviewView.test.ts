@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { nodeStatus, stepStatuses, type StepStatus } from '../../src/protocol/webview';
-import { isRunActive, runActions, stepActions } from '../../webview/actions';
+import { alternativeActions, isRunActive, runActions, stepActions } from '../../webview/actions';
 import { centreOn, clampPan, fitTransform, MAX_SCALE, MIN_SCALE, readableTransform, wheelFactor, zoomAt } from '../../webview/panZoom';
 import { findSteps, nextMatch } from '../../webview/search';
 
@@ -24,6 +24,13 @@ describe('webview buttons: which apply', () => {
     assert.deepEqual(stepActions('failed', true), ['retry']);
     assert.deepEqual(stepActions('succeeded', true), ['review-changes'], 'looking at a change starts nothing');
     assert.deepEqual(stepActions('review', true), ['review-changes', 'approve', 'reject']);
+  });
+
+  it("offers an alternative of a best-of step its change once it passed, and the pick only while its step waits", () => {
+    assert.deepEqual(alternativeActions('running', false), []);
+    assert.deepEqual(alternativeActions('failed', false), []);
+    assert.deepEqual(alternativeActions('succeeded', false), ['review-changes']);
+    assert.deepEqual(alternativeActions('succeeded', true), ['pick', 'review-changes']);
   });
 
   it('offers Run plan when idle, Retry all failed after a failed run, Cancel run while running', () => {

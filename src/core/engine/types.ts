@@ -122,11 +122,13 @@ export type EngineEvent =
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */
       readonly costUsd?: number;
-      /** Terminal events of best-of steps: each alternative's end, and the winner's index when one landed. */
+      /** Best-of steps: each alternative as it stands (a `running` event at each change of one), and the winner's index once chosen. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
       /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */
       readonly reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
+      /** Why it won: `first to pass`, `score 0.93`, `picked`. */
+      readonly winnerWhy?: string;
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */

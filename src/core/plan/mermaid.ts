@@ -19,6 +19,13 @@ export interface MermaidOptions {
    * panel fills them as statuses change; their size is laid out once, so a change never re-lays).
    */
   readonly slots?: boolean;
+  /**
+   * Draw best-of steps (not matrix instances) with their alternatives: one node with the
+   * alternatives' counts, or (the steps in `expanded`) a subgraph of the alternatives racing into
+   * the step's own node. `id` names an alternative (the engine's `<step>.alt<i>`); each is in
+   * `nodeIds` (a collapsed step's alternatives share its node, as a collapsed group's instances do).
+   */
+  readonly alternatives?: { readonly expanded: ReadonlySet<string>; readonly id: (stepId: string, index: number) => string };
 }
 
 /** The status icon's place, before the name. */
@@ -70,7 +77,7 @@ const stepLabel = (s: GraphStep, slots: boolean): string => {
 export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
   text: string;
   nodeIds: ReadonlyMap<string, string>;
-  /** The subgraph id (`g0`, …) of each group drawn expanded. */
+  /** The subgraph id (`g0`, …) of each group drawn expanded (a matrix group's id, or an expanded best-of step's). */
   clusterIds: ReadonlyMap<string, string>;
 } {
   const collapsed = (group: string): boolean => opts.collapseMatrix === true || (opts.collapseGroups?.has(group) ?? false);
@@ -89,6 +96,8 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
   const nodeIds = new Map<string, string>();
   const groupNode = new Map<string, string>();
   const clusterIds = new Map<string, string>();
+  /** Expanded best-of steps: their alternatives' ids. */
+  const racing = new Map<string, string[]>();
   const lines = ['flowchart LR'];
   let nodeCount = 0;
   let groupCount = 0;
@@ -96,6 +105,32 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
     if (nodeIds.has(id)) continue;
     const step = stepOf(id);
     const group = step.matrix?.group;
+    const alts = opts.alternatives && group === undefined ? step.bestOf?.alternatives : undefined;
+    if (alts && opts.alternatives) {
+      const n = `n${nodeCount++}`;
+      nodeIds.set(id, n);
+      const altIds = alts.map((a) => opts.alternatives!.id(id, a.index));
+      if (!opts.alternatives.expanded.has(id)) {
+        for (const a of altIds) nodeIds.set(a, n);
+        // Counts with room for the winner (`★ 2 won · 1/3 ✓ · 2 ⊘`): a two-digit group's place.
+        const count = slots ? `${countsSlot(10)}<br>${TIME_SLOT}` : `${alts.length} alternatives`;
+        lines.push(`  ${n}["${slots ? STATUS_SLOT : ''}${mermaidLabel(step.name)}<br>${count}"]`);
+        continue;
+      }
+      const cluster = `g${groupCount++}`;
+      clusterIds.set(id, cluster);
+      lines.push(`  subgraph ${cluster} ["${mermaidLabel(`${step.name} · ${alts.length} alternatives`)}"]`);
+      alts.forEach((a, i) => {
+        const m = `n${nodeCount++}`;
+        nodeIds.set(altIds[i]!, m);
+        const agent = step.kind === 'prompt' && (a.agent ?? step.agent) !== undefined ? `<br>${mermaidLabel(a.agent ?? step.agent!)}` : '';
+        lines.push(`    ${m}["${slots ? STATUS_SLOT : ''}alternative ${a.index}${agent}${slots ? `<br>${TIME_SLOT}` : ''}"]`);
+      });
+      lines.push('  end');
+      lines.push(`  ${n}["${stepLabel(step, slots)}"]`);
+      racing.set(id, altIds);
+      continue;
+    }
     if (group === undefined) {
       const n = `n${nodeCount++}`;
       nodeIds.set(id, n);
@@ -124,12 +159,16 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
 
   const edges = new Set<string>();
   for (const id of graph.order) {
-    const to = nodeIds.get(id);
+    // An expanded best-of step: what it needs feeds each alternative, and each races into the step.
+    const to1 = nodeIds.get(id);
+    if (to1 === undefined) throw new Error(`toMermaid: step "${id}" has no node`);
+    const into = racing.get(id)?.map((a) => nodeIds.get(a)!) ?? [to1];
     for (const need of stepOf(id).needs) {
       const from = nodeIds.get(need);
       if (from === undefined) throw new Error(`toMermaid: step "${id}" needs unknown step "${need}"`);
-      if (from !== to) edges.add(`  ${from} --> ${to}`);
+      for (const to of into) if (from !== to) edges.add(`  ${from} --> ${to}`);
     }
+    for (const a of racing.get(id) ?? []) edges.add(`  ${nodeIds.get(a)!} --> ${to1}`);
   }
   lines.push(...edges);
   const locks = new Set<string>();

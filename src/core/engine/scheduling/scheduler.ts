@@ -345,7 +345,8 @@ export class Scheduler {
       onChange: (alternatives, winner) => {
         st.alternatives = alternatives.map((a) => ({ ...a }));
         if (winner) st.winner = winner; else delete st.winner;
-        this.o.onState?.(st);
+        // A `running` event each time: the views show the race as it goes, not only its end.
+        this.changed(st);
       },
       ...(this.o.waitForPick ? { waitForPick: this.o.waitForPick } : {}),
     });
