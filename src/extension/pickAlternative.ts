@@ -2,7 +2,7 @@
 // with its passed alternatives; this lists them (status, score, cost, from the run's record as it
 // is now) and writes the pick the run's process is watching for (pickRequest.ts).
 import * as vscode from 'vscode';
-import { pickProblem, writePick } from '../core/engine/records/pickRequest';
+import { pickProblem, waitsForPick, writePick } from '../core/engine/records/pickRequest';
 import { RunStore } from '../core/engine/records/runStore';
 import type { StepRef } from './commandIds';
 import { pickRun } from './pickers';
@@ -19,8 +19,8 @@ export async function pickAlternative(runs: RunsModel, arg?: string | StepRef, s
   const store = new RunStore(run.workspace);
   const rec = await store.load(run.id);
   if (!rec) return undefined;
-  const waiting = Object.values(rec.steps).filter((s) => s.status === 'running' && s.alternatives && s.winner === undefined
-    && s.alternatives.some((a) => a.message === 'passed; waiting for the pick'));
+  const waiting = Object.values(rec.steps).filter((s) => waitsForPick(s) || (s.status === 'running' && s.alternatives && s.winner === undefined
+    && s.alternatives.some((a) => a.message === 'passed; waiting for the pick')));
   const stepId = ref.stepId ?? stepArg ?? (waiting.length === 1 ? waiting[0]!.id
     : (await vscode.window.showQuickPick(waiting.map((s) => s.id), { title: 'Pick Alternative: which step?' })));
   if (!stepId) {

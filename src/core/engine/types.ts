@@ -122,7 +122,7 @@ export type EngineEvent =
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */
       readonly costUsd?: number;
-      /** Terminal events of best-of steps: each alternative's end, and the winner's index when one landed. */
+      /** Best-of steps: each alternative as it stands, on every change of one while they race and at the end; the winner's index once chosen. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
     })
