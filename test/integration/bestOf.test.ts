@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
-import { goneSoon } from '../helpers/processes';
+import { goneSoon, isGone } from '../helpers/processes';
 import { assertNoLeftovers, runInRepo, userState } from '../helpers/runInRepo';
 
 const ROOT = join(__dirname, '..', '..');
@@ -54,6 +54,45 @@ describe('best-of with real processes', function () {
     const state = userState(repo);
     assert.equal(repo.read('won-1.txt'), 'alt 1\n');
     assert.equal(state.files.has('won-2.txt') || state.files.has('won-3.txt'), false, "no loser's change landed");
+    assertNoLeftovers(repo);
+  });
+
+  it("the losers' process trees are gone within the kill grace of the winner's choice (a TERM-ignoring one by the kill after it)", async () => {
+    repo = makeRepo({ 'base.txt': 'base\n' });
+    // 1 passes once 2 and 3 have written their pids; 3 ignores SIGTERM: only the kill after the grace ends it.
+    repo.write('p.braid.yaml', [
+      'version: 1', 'steps:', '  race:', '    best-of: 3', '    env: { PIDS: ' + JSON.stringify(pids) + ' }', '    run: |',
+      '      if [ "$BRAID_ALTERNATIVE" = 1 ]; then',
+      '        while [ ! -s "$PIDS/sh-2" ] || [ ! -s "$PIDS/sh-3" ] || [ ! -s "$PIDS/bg-2" ] || [ ! -s "$PIDS/bg-3" ]; do sleep 0.02; done; exit 0',
+      '      fi',
+      '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then trap "" TERM; fi',
+      '      sleep 30 & echo $! > "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" "$PIDS/bg-$BRAID_ALTERNATIVE"',
+      '      echo $$ > "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" "$PIDS/sh-$BRAID_ALTERNATIVE"',
+      '      wait',
+      '',
+    ].join('\n'));
+    repo.commitAll('plan');
+    const graceMs = 1000;
+    // From the moment the winner is announced (live, on the --json stream), watch the losers' processes go.
+    let chosenAt: number | undefined;
+    let goneAfterMs: number | undefined;
+    let watching: Promise<void> | undefined;
+    const watch = async (): Promise<void> => {
+      const all = ['sh-2', 'sh-3', 'bg-2', 'bg-3'].map((f) => Number(readFileSync(join(pids, f), 'utf8')));
+      while (!all.every(isGone)) await new Promise((r) => setTimeout(r, 10));
+      goneAfterMs = Date.now() - chosenAt!;
+    };
+    const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'), {
+      graceMs,
+      onEvent: (e) => {
+        if (chosenAt === undefined && e.type === 'step' && e.id === 'race' && e.winner !== undefined) { chosenAt = Date.now(); watching = watch(); }
+      },
+    });
+    assert.equal(record.steps.race!.winner, 1, JSON.stringify(record.steps.race));
+    assert.ok(watching, 'the winner was announced before the step ended');
+    await watching;
+    // The grace, plus a margin for a loaded machine: far below the 30 s the losers' trees would live on.
+    assert.ok(goneAfterMs! <= graceMs + 1500, `the losers' trees were gone ${goneAfterMs} ms after the winner was chosen (grace ${graceMs} ms)`);
     assertNoLeftovers(repo);
   });
 
