@@ -31,7 +31,7 @@ export interface StepView {
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
-  /** A best-of step's alternatives once it ended, and the one that landed. */
+  /** A best-of step's alternatives as they race and once it ended, and the one that landed. */
   alternatives?: readonly AlternativeSummary[];
   winner?: number;
 }
@@ -116,8 +116,10 @@ export type StepEvent = Extract<EngineEvent, { type: 'step' | 'agent' | 'output'
 export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
   switch (e.type) {
     case 'step': {
-      // A new attempt, not another report of the running one (a merge-back's lock wait and grant).
-      const starts = e.status === 'running' && (step.status !== 'running' || e.attempt !== step.attempt);
+      // A new attempt, not another report of the running one (a merge-back's lock wait and grant,
+      // a best-of step going on to land once picked).
+      const resumes = step.status === 'running' || (step.status === 'waiting' && step.reason === 'pick');
+      const starts = e.status === 'running' && (!resumes || e.attempt !== step.attempt);
       step.status = e.status;
       step.attempt = Math.max(step.attempt, e.attempt);
       if (starts) { step.startedAt = at; delete step.endedAt; delete step.durationMs; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; }
@@ -128,7 +130,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
       if (e.costUsd !== undefined) step.costUsd = e.costUsd;
-      // Only a best-of step's end carries its alternatives (stepEvents.ts).
+      // A best-of step's events carry its alternatives on every change of its race (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
       if (TERMINAL.has(e.status)) {
