@@ -128,6 +128,15 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.deepEqual(runner.landed, []);
   });
 
+  it('pick review: when every alternative fails nobody is asked to pick; the step fails naming each', async () => {
+    let asked = 0;
+    const { run } = setup([race(2, 'review')], { 'a.alt1': { fail: true }, 'a.alt2': { fail: true } }, { waitForPick: async () => { asked++; return 1; } });
+    const r = await run();
+    assert.equal(asked, 0);
+    assert.equal(r.steps.get('a')!.status, 'failed');
+    assert.match(r.steps.get('a')!.outcome!.message!, /^all 2 alternatives failed \(1: a\.alt1 exited 1; 2: a\.alt2 exited 1\)$/);
+  });
+
   it("the run's budget reached mid-race: an alternative queued behind the others does not start", async () => {
     const { runner, run } = setup([race(3, 'first')],
       { 'a.alt1': { costs: [[10, 0.06]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, { concurrency: 2 }, { maxCostUsd: 0.05 });
