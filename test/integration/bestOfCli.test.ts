@@ -72,6 +72,9 @@ describe('best-of through the CLI', function () {
     assert.equal(none.status, 1);
     assert.match(none.stderr, /step race has alternatives 1 to 3, not 7/);
     assert.equal(braid(['diff', runId, '--alternative', '2'], r.dir).status, 2, 'usage: --alternative names one STEP');
+    // Kept until `braid clean`, which drops every alternative's ref with the run's.
+    assert.equal(braid(['clean', runId], r.dir).status, 0);
+    assert.equal(r.git(['for-each-ref', `refs/braid/runs/${runId}/`]).trim(), '');
   });
 
   it('pick: review waits for the pick holding no slot: a ready step runs meanwhile; braid pick then lands the one picked', async () => {
