@@ -8,6 +8,7 @@ import { stepDiff, stepsWithChanges } from '../core/engine/review/stepDiff';
 import { workspaceForCwd } from './workspace';
 
 export const REVIEW_HELP = `  braid diff RUN-ID [STEP...] [--stat]         each step's recorded change (default: every step that made one)
+  braid diff RUN-ID STEP --alternative N       the change alternative N of a best-of step made (a loser's too)
   braid approve RUN-ID STEP...                 land the changes of steps in review (the run's process does it
                                                while it goes on; after it ended, this command does)
   braid reject RUN-ID STEP... [--reason TEXT]  fail steps in review (reason rejected): their changes never land
@@ -25,12 +26,27 @@ export interface ReviewIo {
 export class ReviewUsage extends Error {}
 
 export async function diffCommand(args: string[], io: ReviewIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { stat: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args, allowPositionals: true, options: { stat: { type: 'boolean', default: false }, alternative: { type: 'string' }, workspace: { type: 'string' } },
+  });
   const [runId, ...named] = positionals;
   if (!runId) throw new ReviewUsage('diff needs a RUN-ID');
+  const alternative = values.alternative === undefined ? undefined : Number(values.alternative);
+  if (alternative !== undefined && (!Number.isInteger(alternative) || named.length !== 1)) {
+    throw new ReviewUsage(`diff --alternative takes the number N of an alternative and one STEP (got ${values.alternative} and ${named.length} steps)`);
+  }
   const root = workspaceForCwd(values.workspace);
   const rec = await new RunStore(root).load(runId);
   if (!rec) { io.err(`braid: unknown run ${runId}\n`); return 1; }
+  if (alternative !== undefined) {
+    const id = named[0]!;
+    const d = await stepDiff(root, rec, id, { stat: values.stat, color: io.color, alternative });
+    if (!d.ok) { io.err(`braid: ${d.message}\n`); return 1; }
+    const alt = rec.steps[id]!.alternatives!.find((a) => a.index === alternative)!;
+    io.out(`── ${id} · alternative ${alternative} (${alt.status}${rec.steps[id]!.winner === alternative ? ', the winner' : ''}) ──\n`);
+    io.out(d.text === '' ? '(no change)\n' : d.text);
+    return 0;
+  }
   const steps = named.length > 0 ? named : stepsWithChanges(rec);
   if (steps.length === 0) { io.err(`no step of ${runId} recorded a change\n`); return 0; }
   let failed = false;

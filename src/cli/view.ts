@@ -64,6 +64,9 @@ export class HumanView {
     const why = endSentence(e);
     if (e.status === 'waiting' && why === undefined) return;
     this.live.delete(e.id);
+    if (e.status === 'waiting' && e.reason === 'pick') {
+      return this.print(`${this.color('waiting', 'pick     ')} ${e.id} · ${e.message ?? why} · braid diff ${e.run} ${e.id} --alternative N`);
+    }
     if (e.status === 'review') {
       return this.print(`${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`);
     }

@@ -48,12 +48,13 @@ export const RUN_STATUSES = ['running', 'succeeded', 'failed', 'canceled', 'inte
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
- * Why an attempt or a step ended as it did, or why it waits; the first reason wins. Records and
+ * Why an attempt or a step ended as it did, or why it waits (`pick`: a best-of step with `pick:
+ * review` waits for the user's pick, holding no slot); the first reason wins. Records and
  * events carry the code in `reason` and a sentence in `message`.
  */
 export const REASON_CODES = [
   'exit', 'timeout', 'idle-timeout', 'canceled', 'check-failed', 'spawn-failed', 'out-of-set', 'conflict',
-  'budget', 'rate-limited', 'retry-delay', 'skipped', 'not-selected', 'rejected',
+  'budget', 'rate-limited', 'retry-delay', 'skipped', 'not-selected', 'rejected', 'pick',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -84,6 +85,7 @@ export function reasonSentence(f: EndFacts & { readonly reason: ReasonCode }): s
     case 'skipped': return 'skipped';
     case 'not-selected': return 'not selected for this run';
     case 'rejected': return 'its change was rejected';
+    case 'pick': return 'waiting for a pick among its alternatives';
   }
 }
 

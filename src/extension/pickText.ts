@@ -3,19 +3,25 @@
 import type { ChangeRecord } from '../core/engine/isolation/changeRecord';
 import type { AlternativeRecord, RunRecord } from '../core/engine/records/runStore';
 import { formatUsd } from '../core/format';
+import { waitsForPick } from '../core/engine/records/pickRequest';
 
 /** The engine's word on a passed alternative of a `pick: review` step (scheduling/alternatives.ts). */
 const WAITS_FOR_PICK = 'passed; waiting for the pick';
 
-/** Whether the user may pick this alternative now: it passed, its step waits for the pick, none landed. */
-export function pickable(step: { readonly status: string; readonly winner?: number }, alt: { readonly status: string; readonly message?: string }): boolean {
-  return step.status === 'running' && step.winner === undefined && alt.status === 'succeeded' && alt.message === WAITS_FOR_PICK;
+type StepFacts = Parameters<typeof waitsForPick>[0];
+
+/**
+ * Whether the user may pick this alternative now: it passed, none landed, and its step waits for
+ * the pick or still races (an early pick is taken when the wait begins: pickRequest.ts).
+ */
+export function pickable(step: StepFacts, alt: { readonly status: string; readonly message?: string }): boolean {
+  return (step.status === 'running' || waitsForPick(step)) && step.winner === undefined && alt.status === 'succeeded' && alt.message === WAITS_FOR_PICK;
 }
 
 /** A `pick: review` step's race is over and it waits for the user: every alternative ended, some may be picked. */
-export function awaitsPick(step: { readonly status: string; readonly winner?: number; readonly alternatives?: readonly { readonly status: string; readonly message?: string }[] }): boolean {
+export function awaitsPick(step: StepFacts & { readonly alternatives?: readonly { readonly status: string; readonly message?: string }[] }): boolean {
   const alts = step.alternatives ?? [];
-  return alts.some((a) => pickable(step, a)) && alts.every((a) => a.status !== 'pending' && a.status !== 'running' && a.status !== 'waiting');
+  return alts.some((a) => pickable(step, a)) && (waitsForPick(step) || alts.every((a) => a.status !== 'pending' && a.status !== 'running' && a.status !== 'waiting'));
 }
 
 /** The steps of a run waiting for the user's pick (`pick: review`, a passed alternative, none landed). */

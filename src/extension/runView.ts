@@ -37,7 +37,7 @@ export interface StepView {
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
-  /** A best-of step's alternatives as they race (and as they ended), and the one that landed. */
+  /** A best-of step's alternatives as they race and once it ended, and the one that landed. */
   alternatives?: readonly AlternativeSummary[];
   winner?: number;
   /** Why the winner won: `first to pass`, `score 0.93`, `picked`. */
@@ -123,10 +123,14 @@ export type StepEvent = Extract<EngineEvent, { type: 'step' | 'agent' | 'output'
 export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
   switch (e.type) {
     case 'step': {
-      // A new attempt, not another report of the running one (a merge-back's lock wait and grant).
-      const starts = e.status === 'running' && (step.status !== 'running' || e.attempt !== step.attempt);
+      // A new attempt, not another report of the running one (a merge-back's lock wait and grant,
+      // a best-of step going on to land once picked).
+      const resumes = step.status === 'running' || (step.status === 'waiting' && step.reason === 'pick');
+      const starts = e.status === 'running' && (!resumes || e.attempt !== step.attempt);
       // The running attempt ended (a retry's next one, a wait, review, the end): its time is spent.
-      if (step.status === 'running' && (starts || e.status !== 'running') && step.attemptStartedAt !== undefined) {
+      // Waiting for a pick is the middle of the attempt, as the record has it (runRecorder.ts).
+      const pauses = e.status === 'waiting' && e.reason === 'pick';
+      if (step.status === 'running' && (starts || (e.status !== 'running' && !pauses)) && step.attemptStartedAt !== undefined) {
         step.ranMs = (step.ranMs ?? 0) + Math.max(0, at - step.attemptStartedAt);
         delete step.attemptStartedAt;
       }
@@ -144,7 +148,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
       if (e.costUsd !== undefined) step.costUsd = e.costUsd;
-      // A best-of step's events carry its alternatives as they race, and the winner once chosen (stepEvents.ts).
+      // A best-of step's events carry its alternatives on every change of its race (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
       if (e.winnerWhy !== undefined) step.winnerWhy = e.winnerWhy;

@@ -1,39 +1,15 @@
 // The review commands as users run them: the bundled CLI in real processes, a run going on in
 // one and `braid diff | approve | reject | revert | merge` from another, with their exit codes.
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { braid, buildCli, MAIN, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
 import { throwaway } from '../helpers/throwaway';
 
-const ROOT = resolve(__dirname, '../..');
-const MAIN = join(ROOT, 'out/cli.js');
-const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-
 const { repo, planFile, cleanup } = throwaway('braid-review-cli-');
-
-/** `braid run --json` in the background: its events as they come, and its exit. */
-function runInBackground(r: TestRepo, plan: string) {
-  const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1' } });
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  cleanup.push(() => child.kill('SIGKILL'));
-  const events: Array<Record<string, unknown>> = [];
-  const waiters: Array<() => void> = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    events.push(JSON.parse(line) as Record<string, unknown>);
-    for (const w of waiters.splice(0)) w();
-  });
-  const when = async (test: (e: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> => {
-    for (;;) {
-      const e = events.find(test);
-      if (e) return e;
-      await new Promise<void>((w) => waiters.push(w));
-    }
-  };
-  return { exited, events, when };
-}
+const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
 
 const REVIEWED = [
   '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
@@ -42,7 +18,7 @@ const REVIEWED = [
 
 describe('braid diff | approve | reject | revert | merge', function () {
   this.timeout(60_000);
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => { assert.ok(buildCli()); });
 
   it('approve from another terminal: the running run lands the change and goes on; diff shows it before and after', async () => {
     const r = repo({ 'README.md': 'hi\n' });

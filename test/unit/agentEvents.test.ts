@@ -95,4 +95,13 @@ describe('agent events', () => {
     assert.match(text, /spent \$0\.0600 of its \$0\.0500 budget; no new step starts/);
     assert.match(text, /stopping: running steps finish, the rest are canceled/);
   });
+
+  it('prints a best-of step waiting for its pick as review is printed: what waits and the commands; its race goes on quietly', () => {
+    const s = sink();
+    const view = new HumanView(s.out, false);
+    view.on({ ...base, type: 'step', id: 'r', status: 'running', attempt: 1 });
+    view.on({ ...base, type: 'step', id: 'r', status: 'running', attempt: 1, alternatives: [{ index: 1, status: 'succeeded', attempts: 1 }, { index: 2, status: 'running', attempts: 1 }] });
+    view.on({ ...base, type: 'step', id: 'r', status: 'waiting', attempt: 1, reason: 'pick', message: `waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N)` });
+    assert.equal(s.text(), `running   r\npick      r · waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N) · braid diff ${base.run} r --alternative N\n`);
+  });
 });

@@ -61,6 +61,97 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.ok(live.includes('running,failed'), `alternative 2 failed while 1 still ran: ${live.join(' | ')}`);
   });
 
+  it('every change of an alternative reaches a step event at once, each running and ending before the step ends', async () => {
+    const { events, run } = setup([race(3, 'first', { retries: 1, retryDelayMs: 5 })],
+      { 'a.alt1': { durationMs: 30 }, 'a.alt2': { fail: [1], durationMs: 5 }, 'a.alt3': { durationMs: 100 } });
+    await run();
+    const seen = events.flatMap((e) => (e.type === 'step' && e.id === 'a' ? [e] : []));
+    const endAt = seen.findIndex((e) => e.status === 'succeeded');
+    const before = seen.slice(0, endAt);
+    const states = (i: number) => before.map((e) => e.alternatives?.find((x) => x.index === i)?.status).filter((x) => x !== undefined);
+    // Each transition once, in order (no repeated report of an unchanged race).
+    // Alternative 2 fails at 5, waits out its retry delay, runs again and passes at 15: it wins.
+    assert.deepEqual(dedupe(states(2)), ['pending', 'running', 'waiting', 'running', 'succeeded'], 'its retry wait shows');
+    assert.deepEqual(dedupe(states(1)), ['running', 'canceled']);
+    assert.deepEqual(dedupe(states(3)), ['pending', 'running', 'canceled']);
+    assert.ok(before.every((e) => e.status === 'running'), 'the step itself stays running while they race');
+    assert.ok(before.some((e) => e.winner === 2), 'the winner is announced before the step ends');
+    const texts = before.map((e) => JSON.stringify([e.alternatives, e.winner]));
+    assert.equal(new Set(texts).size, texts.length, 'an unchanged race is not reported again');
+  });
+
+  it('pick review: waiting for the pick holds no slot; the next ready step runs meanwhile, and the pick lands after', async () => {
+    let picked!: (n: number) => void;
+    const asked: number[] = [];
+    const { clock, runner, events, sched, run } = setup([race(2, 'review'), { id: 'c' }], { 'a.alt1': { durationMs: 10 }, 'a.alt2': { durationMs: 10 } }, {
+      concurrency: 2, weight: (s) => (s.id === 'c' ? 1 : 10),
+      waitForPick: (_step, candidates) => { asked.push(clock.now()); void candidates; return new Promise<number>((res) => { picked = res; }); },
+    });
+    const done = run();
+    await clock.sleep(50);
+    const c = runner.log.find((l) => l.id === 'c');
+    assert.ok(c, 'c ran while the pick was pending');
+    assert.equal(c.start, 10, 'c started when both alternatives had passed and the step waited for the pick');
+    assert.deepEqual(asked, [10]);
+    const a = sched.state('a')!;
+    assert.equal(a.status, 'waiting');
+    assert.equal(a.outcome?.reason, 'pick');
+    assert.match(a.outcome!.message!, /^waiting for a pick: alternatives 1, 2 passed \(braid pick r1 a N\)$/);
+    const wait = events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'waiting');
+    assert.ok(wait && wait.type === 'step' && wait.reason === 'pick', 'the wait is announced with its reason');
+    picked(2);
+    const r = await done;
+    assert.equal(r.steps.get('a')!.status, 'succeeded');
+    assert.deepEqual(r.steps.get('a')!.winner, { index: 2, why: 'picked' });
+    assert.deepEqual(runner.landed.filter((id) => id.startsWith('a.')), ['a.alt2']);
+    assert.equal(r.steps.get('a')!.attempt, 1, 'one attempt, which the pick finished');
+    const after = dedupe(events.filter((e) => e.type === 'step' && e.id === 'a').map((e) => e.type === 'step' ? e.status : ''));
+    assert.deepEqual(after, ['running', 'waiting', 'running', 'succeeded'], 'running again to land, then its end');
+  });
+
+  it('a cancel of the run while a pick: review step waits for the pick ends it canceled; nothing lands', async () => {
+    const { clock, runner, sched, run } = setup([race(2, 'review'), { id: 'b', needs: ['a'] }], {}, {
+      waitForPick: (_s, _c, signal) => new Promise<number>((_res, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+    });
+    const done = run();
+    await clock.sleep(30);
+    assert.equal(sched.state('a')!.status, 'waiting');
+    sched.cancel();
+    const r = await done;
+    assert.equal(r.status, 'canceled');
+    assert.equal(r.steps.get('a')!.status, 'canceled');
+    assert.equal(r.steps.get('b')!.status, 'canceled');
+    assert.deepEqual(runner.landed, []);
+    assert.deepEqual(runner.dropped.sort(), ['a.alt1', 'a.alt2']);
+  });
+
+  it('pick check: every alternative fails its check or run: the step fails, naming each', async () => {
+    const { runner, run } = setup([race(2, 'check', { check: 's' })], { 'a.alt1': { fail: true }, 'a.alt2': { fail: true } });
+    const r = await run();
+    assert.equal(r.steps.get('a')!.status, 'failed');
+    assert.match(r.steps.get('a')!.outcome!.message!, /^all 2 alternatives failed/);
+    assert.deepEqual(runner.landed, []);
+  });
+
+  it('pick review: when every alternative fails nobody is asked to pick; the step fails naming each', async () => {
+    let asked = 0;
+    const { run } = setup([race(2, 'review')], { 'a.alt1': { fail: true }, 'a.alt2': { fail: true } }, { waitForPick: async () => { asked++; return 1; } });
+    const r = await run();
+    assert.equal(asked, 0);
+    assert.equal(r.steps.get('a')!.status, 'failed');
+    assert.match(r.steps.get('a')!.outcome!.message!, /^all 2 alternatives failed \(1: a\.alt1 exited 1; 2: a\.alt2 exited 1\)$/);
+  });
+
+  it("the run's budget reached mid-race: an alternative queued behind the others does not start", async () => {
+    const { runner, run } = setup([race(3, 'first')],
+      { 'a.alt1': { costs: [[10, 0.06]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, { concurrency: 2 }, { maxCostUsd: 0.05 });
+    const r = await run();
+    assert.equal(runner.attempts('a.alt3'), 0, 'alternative 3 never started');
+    const alt3 = r.steps.get('a')!.alternatives!.find((x) => x.index === 3)!;
+    assert.deepEqual([alt3.status, alt3.message], ['canceled', 'not started: the run reached its budget']);
+    assert.equal(r.steps.get('a')!.status, 'succeeded', 'alternative 2, already running, finished and won');
+  });
+
   it("an alternative runs as its own step: its agent, model, prompt and env over the step's, BRAID_ALTERNATIVE set", () => {
     const graph = makeGraph([{ id: 'fix', kind: 'prompt', prompt: 'fix it', agent: 'claude', env: { A: '1', B: '1' } }], { agents: PRESETS });
     const step = graph.steps.get('fix')!;
@@ -196,3 +287,8 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.equal(lastNumber('no digits'), undefined);
   });
 });
+
+/** Consecutive repeats dropped. */
+function dedupe<T>(xs: readonly T[]): T[] {
+  return xs.filter((x, i) => i === 0 || xs[i - 1] !== x);
+}

@@ -19,6 +19,7 @@ import { nodeUpdate } from '../../src/extension/graphNodes';
 import { RunsModel } from '../../src/extension/runsModel';
 import { applyStepEvent, viewOf, type StepView } from '../../src/extension/runView';
 import { lockNote, stepDescription } from '../../src/extension/treeText';
+import { FakeAlternativeRunner } from '../helpers/fakeAlternativeRunner';
 import { makeGraph } from '../helpers/graph';
 
 const T0 = Date.parse('2026-12-06T10:00:00.000Z');
@@ -197,6 +198,40 @@ describe('status projections: one model, live or reloaded', () => {
     assert.equal(seen.filter((s) => s.startsWith('a:running')).length, 3, seen.join(', '));
     assert.deepEqual(Object.fromEntries([...live.steps].map(([id, s]) => [id, s.status])), { a: 'succeeded', b: 'succeeded', c: 'succeeded', e: 'failed', d: 'skipped' });
     assert.equal(record.steps['a']!.waitingFor, undefined);
+  });
+});
+
+describe('status projections of a best-of race', () => {
+  it('at every event of a pick: review race, the view folded from events and the one read from the record agree, alternatives included', async () => {
+    const graph = makeGraph([{ id: 'a', isolation: 'worktree', bestOf: { pick: 'review', alternatives: [{ index: 1, env: {} }, { index: 2, env: {} }] } }]);
+    const clock = new SimClock();
+    const record = recordOf(graph, {});
+    const recorder = new RunRecorder(record, () => {}, new Map(), () => undefined);
+    const live = viewOf(structuredClone(record));
+    const seen: string[] = [];
+    let startedAt: number | undefined;
+    const sched = new Scheduler({
+      graph, runId: record.id, runner: new FakeAlternativeRunner(clock, { 'a.alt2': { durationMs: 30 } }), clock, random: () => 0, outputIntervalMs: 0,
+      waitForPick: () => clock.sleep(100).then(() => 2),
+      onState: (st) => recorder.onState(st),
+      onEvent: (e) => {
+        if (e.type !== 'step') return;
+        const step = live.steps.get(e.id)!;
+        applyStepEvent(step, e, T0 + clock.now());
+        const reloaded = viewOf(structuredClone(record)).steps.get(e.id)!;
+        const facts = (s: StepView) => ({
+          status: s.status, attempt: s.attempt, reason: s.reason, message: s.message, winner: s.winner,
+          alternatives: s.alternatives?.map((x) => [x.index, x.status, x.message]), end: endSentence(s), node: { ...nodeUpdate(s), time: undefined },
+        });
+        startedAt ??= step.startedAt;
+        assert.deepEqual(facts(step), facts(reloaded), `${e.id} ${e.status}`);
+        seen.push(`${e.status}${e.reason ? ` (${e.reason})` : ''}`);
+      },
+    });
+    const r = await clock.runUntil(sched.run());
+    assert.equal(r.steps.get('a')!.status, 'succeeded');
+    assert.deepEqual(seen.filter((x, i) => seen[i - 1] !== x), ['running', 'waiting (pick)', 'running', 'succeeded'], seen.join(', '));
+    assert.equal(live.steps.get('a')!.startedAt, startedAt, 'going on to land after the pick is the same attempt, not a new start');
   });
 });
 

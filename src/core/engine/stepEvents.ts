@@ -22,7 +22,7 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
   if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
-  // A best-of step's alternatives on every event of its race (each alternative's change is one), and at its end.
+  // A best-of step's alternatives as they race (every change: views follow it live), and at its end.
   if (st.alternatives) {
     ev.alternatives = st.alternatives.map((a) => ({ ...a }));
     if (st.winner) { ev.winner = st.winner.index; ev.winnerWhy = st.winner.why; }

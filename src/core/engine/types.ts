@@ -122,7 +122,7 @@ export type EngineEvent =
       readonly retryAt?: string;
       /** Terminal events of agent steps: the step's cost in this run. */
       readonly costUsd?: number;
-      /** Best-of steps: each alternative as it stands (a `running` event at each change of one), and the winner's index once chosen. */
+      /** Best-of steps: each alternative as it stands, on every change of one while they race and at the end; the winner's index once chosen. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
       /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */

@@ -9,7 +9,8 @@
 // a `review: true` step's waits, its worktree kept, until `land` (approve) or `reject`, and a
 // conflicted one can `land` again (`braid merge`) without running the step again. An alternative
 // of a best-of step asks `settle` before it lands, lands as its step, and its tree goes only once
-// the race settled (`release`).
+// the race settled (`release`); every alternative's change is recorded under its own id
+// (`refs/braid/runs/<run>/<step>.alt<i>`), a loser's or a failed one's as its tree was when it ended.
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
 import { existsSync, rmSync } from 'node:fs';
@@ -202,6 +203,13 @@ export class WorktreeIsolator implements Isolator {
         tree = { path: wt.path, head };
       }
       let head = tree.head;
+      const work = tree.path;
+      // An alternative's work is recorded however it ended (a loser canceled mid-way, a failed
+      // one), before its tree can go: every alternative's change can be looked at (`braid diff --alternative`).
+      const unfinished = async (r: AttemptResult): Promise<AttemptResult> => {
+        if (step.alternative) await this.recordUnfinished(step, work, head).catch(() => {});
+        return r;
+      };
       if (ctx.signal.aborted) return await dropTree(canceled());
       if (step.setup && !setUp) {
         const s = await this.setup(step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
@@ -211,8 +219,8 @@ export class WorktreeIsolator implements Isolator {
       }
       const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
       let r = await body(tree.path);
-      if (r.status === 'canceled') return await dropTree(r);
-      if (r.status !== 'succeeded') return this.keep(step.id, path, r);
+      if (r.status === 'canceled') return await dropTree(await unfinished(r));
+      if (r.status !== 'succeeded') return this.keep(step.id, path, await unfinished(r));
       const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
       if (extra.notLanded.length > 0) {
         const note = `did not land: ${extra.notLanded.join('; ')}`;
@@ -236,6 +244,13 @@ export class WorktreeIsolator implements Isolator {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
     }
+  }
+
+  /** Commits an alternative's tree as its attempt left it and records that as its change. */
+  private async recordUnfinished(step: GraphStep, tree: string, head: string): Promise<void> {
+    const c = await commitWorktree({ worktree: tree, message: `braid: ${step.id}, as it ended (run ${this.o.runId})`, summary: true });
+    const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+    this.changes.set(step.id, change);
   }
 
   /** The change the step's last attempt committed (recorded before the attempt's result is returned). */

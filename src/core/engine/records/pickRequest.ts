@@ -5,9 +5,14 @@
 import { watch } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunRecord } from './runStore';
+import type { RunRecord, StepRecord } from './runStore';
 
 const picksDir = (runDir: string): string => join(runDir, 'picks');
+
+/** Whether a best-of step (its record) waits for the user's pick, holding no slot (scheduler.ts). */
+export function waitsForPick(step: Pick<StepRecord, 'status' | 'reason' | 'winner'>): boolean {
+  return step.status === 'waiting' && step.reason === 'pick' && step.winner === undefined;
+}
 
 /** Checks the pick against the run's record; an error sentence, or undefined when it may be written. */
 export function pickProblem(rec: RunRecord, stepId: string, n: number): string | undefined {
@@ -15,7 +20,8 @@ export function pickProblem(rec: RunRecord, stepId: string, n: number): string |
   if (!step) return `run ${rec.id} has no step ${stepId}`;
   if (!step.alternatives) return `step ${stepId} has no alternatives`;
   if (step.winner !== undefined) return `step ${stepId} already landed alternative ${step.winner}`;
-  if (rec.status !== 'running' || step.status !== 'running') return `step ${stepId} is not waiting for a pick (it is ${step.status}; the run is ${rec.status})`;
+  // While its alternatives still run a pick may come early: it is taken when the wait begins.
+  if (rec.status !== 'running' || (step.status !== 'running' && !waitsForPick(step))) return `step ${stepId} is not waiting for a pick (it is ${step.status}; the run is ${rec.status})`;
   const alt = step.alternatives.find((a) => a.index === n);
   if (!alt) return `step ${stepId} has alternatives 1 to ${step.alternatives.length}, not ${n}`;
   if (alt.status !== 'succeeded') return `alternative ${n} of ${stepId} did not pass (it is ${alt.status})`;

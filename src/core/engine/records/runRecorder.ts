@@ -47,8 +47,10 @@ export class RunRecorder {
     }
     if (st.alternatives) {
       rec.alternatives = st.alternatives.map((a) => {
-        const kept = TERMINAL.has(st.status) ? this.keptWorktree(alternativeId(st.id, a.index)) : undefined;
-        return { ...a, ...(kept !== undefined ? { worktree: kept } : {}) };
+        const id = alternativeId(st.id, a.index);
+        const kept = TERMINAL.has(st.status) ? this.keptWorktree(id) : undefined;
+        const changes = this.changeOf(id);
+        return { ...a, ...(kept !== undefined ? { worktree: kept } : {}), ...(changes ? { changes } : {}) };
       });
     }
     if (st.winner) { rec.winner = st.winner.index; rec.winnerWhy = st.winner.why; } else { delete rec.winner; delete rec.winnerWhy; }
@@ -91,7 +93,9 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   }
   const o = st.outcome ?? {};
   const open = rec.attempts[rec.attempts.length - 1];
-  if (open && open.endedAt === undefined && st.status !== 'pending') {
+  // A best-of step waiting for a pick is in the middle of its attempt: the pick lands it.
+  const midAttempt = st.status === 'pending' || (st.status === 'waiting' && o.reason === 'pick');
+  if (open && open.endedAt === undefined && !midAttempt) {
     const endedAt = st.current?.endedAt ?? o.endedAt ?? Date.now();
     // A retry delay follows a failed attempt; `review` follows one that succeeded.
     const outcome = st.status === 'waiting' ? 'failed' : st.status === 'review' ? 'succeeded' : st.status;

@@ -55,6 +55,8 @@ export interface StepRecord {
 
 export interface AlternativeRecord {
   index: number; status: string; attempts: number; costUsd?: number; score?: number; message?: string; worktree?: string;
+  /** Its change, shaped as a step's (ref `refs/braid/runs/<run>/<step>.alt<i>`): what it committed, or its tree as it ended (a loser's, a failed one's). */
+  changes?: ChangeRecord;
 }
 
 export interface RunRecord {

@@ -184,6 +184,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const runOne = async (r: Racer): Promise<void> => {
     for (;;) {
       if (r.abort.signal.aborted) { r.state.status = 'canceled'; r.state.message = 'canceled before it started'; break; }
+      // Queued behind the others when the run reached its budget: like a step, it no longer starts.
+      if (r.state.attempts === 0 && !o.going()) { r.state.status = 'canceled'; r.state.message = 'not started: the run reached its budget'; break; }
       r.state.attempts += 1;
       r.state.status = 'running';
       delete r.state.message;

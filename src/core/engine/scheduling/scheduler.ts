@@ -336,20 +336,53 @@ export class Scheduler {
     return step.bestOf ? alternativeSlots(step, this.cap, step.pool ? this.pools.cap(step.pool) : undefined) : 1;
   }
 
-  /** A best-of step's attempt: its alternatives race (alternatives.ts), reported into its state. */
+  /**
+   * A best-of step's attempt: its alternatives race (alternatives.ts), reported into its state.
+   * Every change of an alternative reaches the record and a `step` event at once (not throttled as
+   * progress is), so views follow the race live; an unchanged report is not sent again.
+   */
   private race(ctx: RunningAttempt, slots: number) {
     const st = this.states.get(ctx.step.id)!;
+    let last = '';
+    const pick = this.o.waitForPick;
     return raceAlternatives({
       ctx, runner: this.o.runner, slots, clock: this.clock,
       going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
       onChange: (alternatives, winner) => {
+        const now = JSON.stringify([alternatives, winner]);
+        if (now === last) return;
+        last = now;
         st.alternatives = alternatives.map((a) => ({ ...a }));
         if (winner) st.winner = winner; else delete st.winner;
-        // A `running` event each time: the views show the race as it goes, not only its end.
         this.changed(st);
       },
-      ...(this.o.waitForPick ? { waitForPick: this.o.waitForPick } : {}),
+      ...(pick ? { waitForPick: (stepId: string, candidates: readonly number[], signal: AbortSignal) => this.waitForPick(st, candidates, () => pick(stepId, candidates, signal)) } : {}),
     });
+  }
+
+  /**
+   * `pick: review`: nothing of the race runs while the user picks, so the step waits as a step in
+   * review does, holding no slot (its pool's neither) and the next ready step starts. A lock the
+   * scheduler holds for it stays: that is its merge-back's (a worktree step locks only there,
+   * through the isolator, and then holds none here). Once picked it is `running` again, to land.
+   */
+  private async waitForPick(st: StepState, candidates: readonly number[], wait: () => Promise<number>): Promise<number> {
+    const step = this.g.steps.get(st.id)!;
+    const slots = this.slotsHeld.get(st.id) ?? 0;
+    this.busy -= slots;
+    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - slots);
+    this.slotsHeld.set(st.id, 0);
+    this.progress.flush(st.id);
+    st.status = 'waiting';
+    const which = candidates.length === 1 ? `alternative ${candidates[0]} passed` : `alternatives ${candidates.join(', ')} passed`;
+    st.outcome = { reason: 'pick', message: `waiting for a pick: ${which} (braid pick ${this.o.runId} ${st.id} N)` };
+    this.changed(st);
+    this.dispatch();
+    const n = await wait();
+    st.status = 'running';
+    st.outcome = undefined;
+    this.changed(st);
+    return n;
   }
 
   /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
