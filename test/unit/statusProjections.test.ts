@@ -219,17 +219,18 @@ describe('status projections of a best-of race', () => {
         const step = live.steps.get(e.id)!;
         applyStepEvent(step, e, T0 + clock.now());
         const reloaded = viewOf(structuredClone(record)).steps.get(e.id)!;
-        const facts = (s: StepView) => ({
+        // Events are stamped T0 + the run's clock, the record by the run's clock: each read at its own now.
+        const facts = (s: StepView, at: number) => ({
           status: s.status, attempt: s.attempt, reason: s.reason, message: s.message, winner: s.winner,
-          alternatives: s.alternatives?.map((x) => [x.index, x.status, x.message]), end: endSentence(s), node: { ...nodeUpdate(s), time: undefined },
+          alternatives: s.alternatives?.map((x) => [x.index, x.status, x.message]), end: endSentence(s), node: { ...nodeUpdate(s, at), time: undefined },
         });
         startedAt ??= step.startedAt;
-        assert.deepEqual(facts(step), facts(reloaded), `${e.id} ${e.status}`);
+        assert.deepEqual(facts(step, T0 + clock.now()), facts(reloaded, clock.now()), `${e.id} ${e.status}`);
         seen.push(`${e.status}${e.reason ? ` (${e.reason})` : ''}`);
       },
     });
     const r = await clock.runUntil(sched.run());
-    assert.equal(r.steps.get('a')!.status, 'succeeded');
+    assert.equal(r.steps.get('a')!.status, 'succeeded', r.steps.get('a')!.outcome?.message);
     assert.deepEqual(seen.filter((x, i) => seen[i - 1] !== x), ['running', 'waiting (pick)', 'running', 'succeeded'], seen.join(', '));
     assert.equal(live.steps.get('a')!.startedAt, startedAt, 'going on to land after the pick is the same attempt, not a new start');
   });
