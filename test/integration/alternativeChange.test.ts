@@ -1,6 +1,6 @@
 // One alternative's change, as the VS Code diff of each alternative reads it: after a real run of
 // the best-of example, every alternative's own change (its file as that alternative wrote it),
-// whether or not it landed; and why there is none for an alternative that never passed.
+// whether or not it landed, a failed one's as it ended; and none for an alternative the step has not.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,12 +30,15 @@ describe("an alternative's change (review/alternativeChange.ts)", function () {
     }
   });
 
-  it('says why an alternative that failed has no change, and refuses one the step does not have', async () => {
+  it("keeps a failed alternative's work as it ended, for a look, and refuses one the step does not have", async () => {
     repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; test "$BRAID_ALTERNATIVE" = 1\n' });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     assert.equal(record.steps.race!.winner, 1);
     const failed = await alternativeChange(repo.dir, record, 'race', 2);
-    assert.deepEqual(failed, { ok: false, message: 'alternative 2 of race has no change to show (it is failed and kept no change)' });
+    assert.ok(failed.ok, failed.ok ? '' : failed.message);
+    assert.deepEqual(failed.change.files.map((f) => [f.path, f.status]), [['f.txt', 'added']]);
+    assert.equal(await gitOk(['show', `${failed.change.commit}:f.txt`], { cwd: repo.dir }), 'try 2\n');
+    assert.equal(readFileSync(join(repo.dir, 'f.txt'), 'utf8'), 'try 1\n', 'only the winner landed');
     const none = await alternativeChange(repo.dir, record, 'race', 3);
     assert.equal(none.ok, false);
     assert.match(none.ok ? '' : none.message, /has no alternative 3 of race/);

@@ -14,8 +14,7 @@ export async function alternativeChange(root: string, rec: RunRecord, stepId: st
   const step = rec.steps[stepId];
   const alt = step?.alternatives?.find((a) => a.index === index);
   if (!step || !alt) return { ok: false, message: `run ${rec.id} has no alternative ${index} of ${stepId}` };
-  const recorded = (alt as { changes?: ChangeRecord }).changes;
-  if (recorded) return { ok: true, change: recorded };
+  if (alt.changes) return { ok: true, change: alt.changes };
   const ref = changeRef(rec.id, alternativeId(stepId, index));
   const r = await git(['rev-parse', `${ref}^{commit}`, `${ref}^1^{commit}`], { cwd: root });
   const [commit, base] = r.stdout.split('\n');
