@@ -2,12 +2,12 @@
 // sets the node's `data-status` attribute, which media/graph.css styles, so it restyles in place
 // without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
 // render that finishes late is dropped, and an edit burst costs at most one extra layout.
-import mermaid from 'mermaid';
+import mermaid, { type MermaidConfig, type RenderResult } from 'mermaid';
 import { groupCounts, groupCountsText, nodeStatus, stepStatuses, type GraphGroup, type GraphMessage, type GraphNode, type StepStatus } from '../src/protocol/webview';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
 import { statusIcon } from './statusIcons';
-import { addHalo, labelFontPx, nodeIdOf, scrub, unpaint } from './svgNodes';
+import { addHalo, labelFontPx, nodeIdOf, parseSvg, scrub, unpaint } from './svgNodes';
 
 type ThemeKind = 'light' | 'dark' | 'hc-dark' | 'hc-light';
 
@@ -28,8 +28,13 @@ function initMermaid(kind: ThemeKind): void {
     maxEdges: 50_000,
     maxTextSize: 5_000_000,
     flowchart: { useMaxWidth: false, htmlLabels: true },
-  });
+    // Our build's patch (scripts/mermaidPatches.mjs): render() hands back the <svg> it drew, not a string to parse again.
+    braidLiveSvg: true,
+  } as MermaidConfig);
 }
+
+/** render()'s result with the build's patch: the drawn <svg> itself. */
+type LiveRenderResult = RenderResult & { readonly braidLiveSvg?: SVGSVGElement };
 
 const STATUS_CLASSES: readonly string[] = stepStatuses;
 
@@ -227,8 +232,9 @@ export class GraphView {
     try {
       // No separate mermaid.parse first: render parses anyway and throws the same errors, and a
       // second parse cost ~0.4 s of a 1,000-step graph's 7 s.
-      const { svg } = await mermaid.render(id, text);
-      this.install(svg);
+      const result = (await mermaid.render(id, text)) as LiveRenderResult;
+      // Without the patch (BRAID_MERMAID_LIVE=0, for the bench's comparison) the string is parsed.
+      this.install(result.braidLiveSvg ?? parseSvg(result.svg));
       this.error.hidden = true;
       this.error.textContent = '';
       document.body.setAttribute('data-graph-state', 'rendered');
@@ -247,12 +253,9 @@ export class GraphView {
     }
   }
 
-  private install(svgText: string): void {
-    // mermaid's own output, already sanitized by it (securityLevel strict), parsed in an inert
-    // document; our data never goes through a parser: labels are entity-encoded by toMermaid.
-    const doc = new DOMParser().parseFromString(svgText, 'text/html');
-    const svg = doc.querySelector('svg');
-    if (!svg) throw new Error('mermaid produced no SVG');
+  private install(svg: SVGSVGElement): void {
+    // mermaid's own drawing (securityLevel strict: each label went through DOMPurify); our data
+    // never goes through a parser: labels are entity-encoded by toMermaid.
     scrub(svg);
     const vb = svg.viewBox.baseVal;
     const width = vb && vb.width > 0 ? vb.width : Number(svg.getAttribute('width')) || 0;
@@ -262,7 +265,7 @@ export class GraphView {
     svg.setAttribute('height', String(height));
     const first = this.size.width === 0;
     this.size = { width, height };
-    this.content.replaceChildren(document.adoptNode(svg));
+    this.content.replaceChildren(svg);
     this.elements = new Map();
     for (const g of Array.from(this.content.querySelectorAll<SVGGElement>('g.node'))) {
       const nodeId = nodeIdOf(g);
