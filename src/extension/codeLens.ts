@@ -85,7 +85,9 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       // A best-of step: the winner (or the race so far) in place of the bare status.
       const race = bestOfText(worst);
       const label = race === undefined ? `${STATUS_LABEL[worst.status]}${dur}`
-        : worst.status === 'succeeded' && worst.winner !== undefined ? `✓ ${race}${dur}` : `${STATUS_LABEL[worst.status]} · ${race}${dur}`;
+        : worst.status === 'succeeded' && worst.winner !== undefined ? `✓ ${race}${dur}`
+          // Waiting for the pick: the race's line says what it waits for.
+          : worst.status === 'waiting' && worst.reason === 'pick' ? `⏳ ${race}${dur}` : `${STATUS_LABEL[worst.status]} · ${race}${dur}`;
       const status = asCommand(Command.showLog, label, last.id, worst.id);
       const tip = [times?.wall, worst.reused ? `reused from run ${worst.reused.run}` : undefined].filter((t) => t !== undefined);
       lenses.push(new vscode.CodeLens(range, tip.length > 0 ? { ...status, tooltip: tip.join(' · ') } : status));

@@ -58,7 +58,7 @@ describe('best-of in the workbench', function () {
     assert.equal(api.runs.get(run.id)!.steps.get('choose')!.status, 'running', 'the step is still racing');
     assert.match(String(racing[2]!.description), /^failed/);
     assert.equal(api.tree.getTreeItem(step).collapsibleState, vscode.TreeItemCollapsibleState.Expanded, 'a racing step shows its alternatives');
-    await waitFor('the lens counting the race', async () => (await lensTitles(uri)).includes('▶ running · alternatives 1/3 ✓ · 1 ▶ · 1 ✗'));
+    await waitFor('the lens counting the race', async () => (await lensTitles(uri)).some((t) => t.startsWith('▶ running · alternatives 1/3 ✓ · 1 ▶ · 1 ✗')));
     // The graph panel was told each alternative's state as it changed.
     const told = (id: string) => graph?.posted.flatMap((m) => (m.type === 'status' ? m.updates ?? [] : [])).filter((u) => u.stepId === id).map((u) => u.status) ?? [];
     await waitFor('the graph panel told of the race', () => told('choose.alt2').includes('running') && told('choose.alt3').includes('failed'));
@@ -66,7 +66,7 @@ describe('best-of in the workbench', function () {
     writeFileSync(gate, '');
     await waitFor('both passed ones offered for the pick', () => rows().map((r) => r.contextValue).join() === 'alternative.succeeded.pick,alternative.succeeded.pick,alternative.failed');
     assert.ok(String(api.tree.getTreeItem(step).contextValue).endsWith('.pick'), 'the step row offers Pick Alternative');
-    const lenses = await waitFor('the waiting lens', async () => { const t = await lensTitles(uri); return t.includes('▶ running · 2 of 3 passed, waiting for your pick') ? t : undefined; });
+    const lenses = await waitFor('the waiting lens', async () => { const t = await lensTitles(uri); return t.some((x) => x.startsWith('⏳ 2 of 3 passed, waiting for your pick')) ? t : undefined; });
     assert.ok(lenses.includes('Pick alternative'), lenses.join(' | '));
     // The record holds the passed alternatives' commits by now (the pick reads it).
     await waitFor('the record at the pick', () => runRecord(run.id).steps.choose?.alternatives?.filter((a) => a.status === 'succeeded').length === 2);
