@@ -6,10 +6,11 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
+import type { FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'best-of-e2e.braid.yaml';
 
@@ -26,25 +27,15 @@ function planText(gate: string): string {
 
 describe('a best-of step on the graph', function () {
   this.bail(true);
-  let ws: FixtureWorkspace;
   let wb: Workbench;
   let graph: GraphFrame;
   let gate: string;
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    gate = join(ws.path, '..', 'best-of-gate');
-    writeFileSync(join(ws.path, PLAN_FILE), planText(gate));
-    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'bestof'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  useWorkbench({ name: 'bestof', viewport: { width: 1600, height: 900 }, prepare: (dir) => {
+    gate = join(dir, '..', 'best-of-gate');
+    writeFileSync(join(dir, PLAN_FILE), planText(gate));
+  } }, (b) => {
+    wb = b;
   });
 
   const counts = (): Promise<string> => graph.frame.evaluate(() => document.querySelector('g.node[data-group="choose"] .braid-counts')?.textContent ?? 'missing');
@@ -113,20 +104,12 @@ describe('picking an alternative from their diffs', function () {
   let wb: Workbench;
   const ROW = '.quick-input-widget .quick-input-list .monaco-list-row';
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, 'best-of-pick.braid.yaml'), ['version: 1', 'name: Best of pick', 'steps:',
+  useWorkbench({ name: 'bestof-pick', viewport: { width: 1600, height: 900 }, prepare: (dir) => {
+    writeFileSync(join(dir, 'best-of-pick.braid.yaml'), ['version: 1', 'name: Best of pick', 'steps:',
       '  choose:', '    best-of: 2', '    pick: review', '    run: printf "picked %s\\n" "$BRAID_ALTERNATIVE" > best-of-picked.txt', ''].join('\n'));
-    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'bestof-pick'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  } }, (b, w) => {
+    wb = b;
+    ws = w;
   });
 
   it("the notification's Pick Alternative lists both; a diff button shows that one's change with Pick / Next in the corner; the pick lands it", async function () {

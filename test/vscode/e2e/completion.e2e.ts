@@ -5,10 +5,10 @@
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { poll } from './graphFrame';
 import { openFile } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'completion-e2e.braid.yaml';
 const PLAN = [
@@ -37,22 +37,12 @@ const PLAN = [
 const TYPED_LINE = 19; // 0-based: the empty prompt line
 
 describe('completion in the editor', function () {
-  let ws: FixtureWorkspace;
   let wb: Workbench;
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, PLAN_FILE), PLAN);
-    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1100, height: 640 } });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'completion'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  useWorkbench({ name: 'completion', viewport: { width: 1100, height: 640 }, prepare: (dir) => {
+    writeFileSync(join(dir, PLAN_FILE), PLAN);
+  } }, (b) => {
+    wb = b;
   });
 
   it('inside ${{ steps. it offers the steps the step needs, directly or not', async () => {

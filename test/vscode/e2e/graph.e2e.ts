@@ -5,11 +5,12 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
+import type { FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import { recordNotifications, seenNotifications } from './notifications';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'graph-e2e.braid.yaml';
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -51,23 +52,15 @@ describe('graph panel in the workbench', function () {
       return Object.entries(want).every(([id, st]) => s[id] === st) ? s : undefined;
     }, timeoutMs, 50);
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, PLAN_FILE), planText(join(ws.path, '..', 'flaky.flag')));
-    wb = await openWorkbench({ workspace: ws.path, settings: { 'braid.progressNotification': true } });
+  useWorkbench({ name: 'graph', settings: { 'braid.progressNotification': true }, prepare: (dir) => {
+    writeFileSync(join(dir, PLAN_FILE), planText(join(dir, '..', 'flaky.flag')));
+  } }, (b, w) => {
+    wb = b;
+    ws = w;
     wb.page.on('dialog', (d) => {
       dialogs.push(d.message());
       void d.dismiss().catch(() => {});
     });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'graph'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
   });
 
   it('"Braid: Show Graph" shows one pending node per step', async () => {

@@ -6,10 +6,10 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 /** Steps in layers of `width`; each needs one or two steps of the layer before. */
 function layeredPlan(name: string, layers: number, width: number): string {
@@ -56,7 +56,6 @@ const measure = (frame: Frame): Promise<LabelFigures> => frame.evaluate(MEASURE)
 
 describe('graph readability in the workbench', function () {
   this.bail(true);
-  let ws: FixtureWorkspace;
   let wb: Workbench;
   const plans: readonly { file: string; name: string; text: string; steps: number }[] = [
     { file: 'twelve.braid.yaml', name: 'Twelve', text: layeredPlan('Twelve', 4, 3), steps: 12 },
@@ -64,25 +63,16 @@ describe('graph readability in the workbench', function () {
     { file: 'big.braid.yaml', name: 'Three hundred', text: layeredPlan('Three hundred', 30, 10), steps: 300 },
   ];
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    for (const p of plans) writeFileSync(join(ws.path, p.file), p.text);
-    writeFileSync(join(ws.path, 'looks.braid.yaml'), ['version: 1', 'name: Looks', 'concurrency: 4', 'steps:',
+  useWorkbench({ name: 'readable', viewport: { width: 1600, height: 900 }, prepare: (dir) => {
+    for (const p of plans) writeFileSync(join(dir, p.file), p.text);
+    writeFileSync(join(dir, 'looks.braid.yaml'), ['version: 1', 'name: Looks', 'concurrency: 4', 'steps:',
       '  ok:', '    name: fine step', '    run: echo fine', '  bad:', '    name: broken step', '    run: echo broken; exit 3',
       '  dep:', '    name: needs broken', '    needs: [bad]', '    run: echo never', '  long:', '    name: long step', '    run: sleep 60', ''].join('\n'));
     // Quick Open finds only files that were there when the workbench opened.
-    writeFileSync(join(ws.path, 'broken.braid.yaml'), ['version: 1', 'name: Broken', 'steps:', '  a:', '    run: echo a', '  b:', '    nedds: [a]', '    run: echo b', ''].join('\n'));
+    writeFileSync(join(dir, 'broken.braid.yaml'), ['version: 1', 'name: Broken', 'steps:', '  a:', '    run: echo a', '  b:', '    nedds: [a]', '    run: echo b', ''].join('\n'));
 
-    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'readable'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  } }, (b) => {
+    wb = b;
   });
 
   for (const plan of plans) {

@@ -6,10 +6,10 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'reload-e2e.braid.yaml';
 const PLAN = [
@@ -37,26 +37,13 @@ const statusBarTexts = (page: Page): Promise<string[]> =>
 
 describe('a window reload during a run', function () {
   this.bail(true);
-  let ws: FixtureWorkspace;
   let wb: Workbench;
   let graph: GraphFrame;
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, PLAN_FILE), PLAN);
-    wb = await openWorkbench({
-      workspace: ws.path,
-      settings: { 'terminal.integrated.tabs.hideCondition': 'never', 'terminal.integrated.gpuAcceleration': 'off' },
-    });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'reload'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  useWorkbench({ name: 'reload', settings: { 'terminal.integrated.tabs.hideCondition': 'never', 'terminal.integrated.gpuAcceleration': 'off' }, prepare: (dir) => {
+    writeFileSync(join(dir, PLAN_FILE), PLAN);
+  } }, (b) => {
+    wb = b;
   });
 
   it('a run started from the graph shows its step as a terminal task', async () => {

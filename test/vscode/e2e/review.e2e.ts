@@ -5,11 +5,12 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
+import type { FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'review-e2e.braid.yaml';
 const PLAN = [
@@ -35,19 +36,11 @@ describe('review in the workbench', function () {
   let graph: GraphFrame;
   const MULTI_DIFF = '.monaco-workbench .multiDiffEditor, .monaco-workbench .multi-diff-editor';
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, PLAN_FILE), PLAN);
-    wb = await openWorkbench({ workspace: ws.path });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'review'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  useWorkbench({ name: 'review', prepare: (dir) => {
+    writeFileSync(join(dir, PLAN_FILE), PLAN);
+  } }, (b, w) => {
+    wb = b;
+    ws = w;
   });
 
   it('a review step waits in `review` after its run, with a notification; its dependent waits', async () => {

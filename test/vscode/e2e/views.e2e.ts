@@ -4,11 +4,11 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
-import { openWorkbench, reportFailure, type Workbench } from './workbench';
+import type { Workbench } from './workbench';
+import { useWorkbench } from './workbenchSuite';
 
 const TOOLS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
@@ -28,29 +28,19 @@ function bigMatrixPlan(): string {
 
 describe('the run as a user reads it', function () {
   this.bail(true);
-  let ws: FixtureWorkspace;
   let wb: Workbench;
   let graph: GraphFrame;
 
-  before(async function () {
-    this.timeout(120_000);
-    ws = makeFixtureWorkspace();
-    writeFileSync(join(ws.path, 'research.braid.yaml'), matrixPlan());
-    writeFileSync(join(ws.path, 'wide.braid.yaml'), bigMatrixPlan());
-    writeFileSync(join(ws.path, 'streams.braid.yaml'), ['version: 1', 'name: Streams', 'steps:', '  talk:',
+  useWorkbench({ name: 'views', viewport: { width: 1600, height: 900 }, prepare: (dir) => {
+    writeFileSync(join(dir, 'research.braid.yaml'), matrixPlan());
+    writeFileSync(join(dir, 'wide.braid.yaml'), bigMatrixPlan());
+    writeFileSync(join(dir, 'streams.braid.yaml'), ['version: 1', 'name: Streams', 'steps:', '  talk:',
       `    run: 'sleep 2; echo "start $(printf "x%.0s" $(seq 1 400)) END"; echo "bad thing" >&2; echo fine; sleep 1'`, ''].join('\n'));
     // claude is not installed on the machines this runs on (the test checks that first).
-    writeFileSync(join(ws.path, 'agentless.braid.yaml'), ['version: 1', 'name: Agentless', 'steps:', '  prep:', '    run: echo prep',
+    writeFileSync(join(dir, 'agentless.braid.yaml'), ['version: 1', 'name: Agentless', 'steps:', '  prep:', '    run: echo prep',
       '  draft:', '    needs: [prep]', '    prompt: write the draft', '    agent: claude', ''].join('\n'));
-    wb = await openWorkbench({ workspace: ws.path, viewport: { width: 1600, height: 900 } });
-  });
-
-  afterEach(async function () { await reportFailure(wb, this.currentTest, 'views'); });
-
-  after(async function () {
-    this.timeout(30_000);
-    await wb?.close();
-    ws?.remove();
+  } }, (b) => {
+    wb = b;
   });
 
   const counts = (): Promise<string> => graph.frame.evaluate(() => document.querySelector('g.node[data-group="research"] .braid-counts')?.textContent ?? 'missing');
