@@ -315,8 +315,9 @@ describe('RunStore', () => {
   it('takes a host that is a zombie, or whose pid another process reuses, for dead (Linux)', async function () {
     if (process.platform !== 'linux') this.skip();
     const store = new RunStore(root);
-    // `sh` starts a child that exits at once and then becomes `sleep`, which never reaps it: a zombie.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // `sh` starts a child and then becomes `sleep`, which never reaps it: a zombie. The child exits only
+    // once its parent is `sleep` (a child that ended sooner could be reaped by sh, on a loaded machine).
+    const parent = spawn('sh', ['-c', 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do :; done) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombie = Number((await new Promise<string>((done) => parent.stdout.once('data', (b: Buffer) => done(b.toString())))).trim());
       while (!/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))) await new Promise((r) => setImmediate(r));
