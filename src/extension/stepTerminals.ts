@@ -238,21 +238,23 @@ export class StepTerminals implements vscode.Disposable {
   }
 
   /**
-   * Keeps the one terminal opened ahead on the step most likely to start next in this run (or in
-   * the run that has it): closes it when its step no longer qualifies or its run ended, and opens
-   * one when there is none.
+   * Keeps the one terminal opened ahead on the step most likely to start next: it stays with its
+   * step while that step can still start, and closes when it cannot or its run ended. The run that
+   * just changed takes it from another run's step (a run held at a pick or a budget would keep it
+   * from every other run otherwise).
    */
   private openAhead(runId: string): void {
     if (this.shuttingDown) return;
-    if (this.ahead) {
-      const run = this.deps.runs.get(this.ahead.runId);
-      if (run?.status === 'running' && nextTerminal(run, this.ahead.stepId) === this.ahead.stepId) return;
-      this.closeAhead();
-    }
+    const a = this.ahead;
+    const aRun = a && this.deps.runs.get(a.runId);
+    const holds = a !== undefined && aRun?.status === 'running' && nextTerminal(aRun, a.stepId) === a.stepId;
+    if (holds && a.runId === runId) return;
     const run = this.deps.runs.get(runId);
-    if (run?.status !== 'running') return;
-    const stepId = nextTerminal(run);
-    if (stepId === undefined || this.declined.has(`${runId}/${stepId}`) || this.ptys.has(`${runId}/${stepId}`)) return;
+    const stepId = run?.status === 'running' ? nextTerminal(run) : undefined;
+    const wanted = run !== undefined && stepId !== undefined && !this.declined.has(`${runId}/${stepId}`) && !this.ptys.has(`${runId}/${stepId}`);
+    if (holds && !wanted) return;
+    this.closeAhead();
+    if (!wanted) return;
     const pty = new StepPty(() => this.ahead?.pty === pty ? this.declineAhead() : this.closed(runId, stepId));
     const needs = runningNeeds(run, stepId).map((n) => run.steps.get(n)?.name ?? n);
     pty.print(`\x1b[2mwaiting for ${needs.join(', ')}…\x1b[0m\n`);

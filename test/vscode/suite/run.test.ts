@@ -85,7 +85,7 @@ describe('running plans', function () {
       const statuses = r && [r.steps.get('a')?.status, r.steps.get('b')?.status].join();
       return statuses === 'running,pending' && ahead().some((t) => t.name === 'Ahead b') ? r : undefined;
     });
-    const bTask = vscode.tasks.taskExecutions.find((e) => e.task.definition.type === 'braid' && e.task.definition.step === 'b');
+    const bTask = vscode.tasks.taskExecutions.find((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('ahead.braid.yaml') && e.task.definition.step === 'b');
     assert.equal(bTask?.task.definition.run, run.id, 'b\'s terminal is a task of this run');
     const summary = await done;
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded' });
