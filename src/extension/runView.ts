@@ -10,6 +10,8 @@ import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../c
 export interface StepView {
   readonly id: string;
   readonly name: string;
+  /** The steps it needs, as the run's graph has them. */
+  readonly needs?: readonly string[];
   status: StepStatus;
   attempt: number;
   /** Its first start and its end (wall time); format.ts's `stepTimeText` reads these with the two below. */
@@ -80,13 +82,14 @@ export function lastLineOf(text: string): string | undefined {
 /** A run's record as the views' model. */
 export function viewOf(record: RunRecord): RunView {
   const names = new Map(record.graph.steps.map((s) => [s.id, s.name] as const));
+  const needs = new Map(record.graph.steps.map((s) => [s.id, s.needs] as const));
   const order = record.graph.steps.map((s) => s.id);
   const steps = new Map<string, StepView>();
   for (const id of order) {
     const r = record.steps[id];
     const { status: _s, ...times } = r ? timeFactsOf(r) : { status: 'pending' };
     steps.set(id, {
-      id, name: names.get(id) ?? id, status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
+      id, name: names.get(id) ?? id, ...(needs.get(id)?.length ? { needs: needs.get(id) } : {}), status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
       ...times,
       ...(r?.reused ? { reused: r.reused } : {}),
       ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),

@@ -6,6 +6,10 @@
 // terminals and VS Code prints no exit-code line of its own that could contradict the step; a step
 // that went wrong gets a plain terminal in its place, showing the same output and Braid's one
 // closing line, until the user closes it or the step runs again.
+// Opening a task's terminal takes VS Code 200–300 ms, so one terminal is opened ahead, for the
+// pending step most likely to start next (nextTerminal.ts): it says what it waits for, and becomes
+// the step's terminal when the step starts, so the step's first output shows at once. It closes
+// if the step ends without running (skipped, canceled) or the run ends.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -13,6 +17,7 @@ import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, TERMINAL } from '../core/status';
 import type { LiveRunRecord } from '../protocol/engine';
+import { nextTerminal, runningNeeds } from './nextTerminal';
 import type { RunsModel } from './runsModel';
 import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
 
@@ -114,6 +119,10 @@ export class StepTerminals implements vscode.Disposable {
   private readonly closeSub: vscode.Disposable;
   private shuttingDown = false;
   private readonly pendingCancels = new Set<ReturnType<typeof setTimeout>>();
+  /** The one terminal opened ahead of its step's start, and its task's execution once VS Code gives it. */
+  private ahead: { readonly runId: string; readonly stepId: string; readonly pty: StepPty; exec?: vscode.TaskExecution } | undefined;
+  /** Steps whose terminal opened ahead was closed by the user: not opened ahead again. */
+  private readonly declined = new Set<string>();
 
   constructor(private readonly deps: StepTerminalDeps) {
     this.closeSub = vscode.window.onDidCloseTerminal((t) => {
@@ -133,14 +142,23 @@ export class StepTerminals implements vscode.Disposable {
 
   /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
   handle(e: EngineEvent): void {
+    if (e.type === 'run') { this.openAhead(e.run); return; }
     if (e.type !== 'step' && e.type !== 'output') return;
+    if (e.type === 'step') {
+      this.onStep(e);
+      this.openAhead(e.run);
+      return;
+    }
     const key = `${e.run}/${e.id}`;
     if (e.type === 'output') {
       const pty = this.ptys.get(key);
       if (e.skippedLines !== undefined) pty?.print(`\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`);
       pty?.print(e.text);
-      return;
     }
+  }
+
+  private onStep(e: Extract<EngineEvent, { type: 'step' }>): void {
+    const key = `${e.run}/${e.id}`;
     if (e.status === 'running') {
       this.unkeep(key);
       const existing = this.ptys.get(key);
@@ -156,7 +174,11 @@ export class StepTerminals implements vscode.Disposable {
     }
     if (TERMINAL.has(e.status)) {
       const pty = this.ptys.get(key);
-      if (!pty) return;
+      if (!pty) {
+        // It ended without running (skipped, canceled): its terminal opened ahead says so and closes.
+        if (this.ahead?.runId === e.run && this.ahead.stepId === e.id) this.closeAhead(closingLine({ status: e.status, message: endSentence(e) }));
+        return;
+      }
       pty.print(`\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`);
       if (keepsTerminal(e.status, this.deps.keep())) this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
       // Always 0: the task's own exit code would make VS Code print a line of its own, and the
@@ -215,13 +237,75 @@ export class StepTerminals implements vscode.Disposable {
     return this.executions.get(`${runId}/${stepId}`);
   }
 
-  private async start(runId: string, stepId: string, attempt: number, earlier?: string): Promise<void> {
+  /**
+   * Keeps the one terminal opened ahead on the step most likely to start next: it stays with its
+   * step while that step can still start, and closes when it cannot or its run ended. The run that
+   * just changed takes it from another run's step (a run held at a pick or a budget would keep it
+   * from every other run otherwise).
+   */
+  private openAhead(runId: string): void {
+    if (this.shuttingDown) return;
+    const a = this.ahead;
+    const aRun = a && this.deps.runs.get(a.runId);
+    const holds = a !== undefined && aRun?.status === 'running' && nextTerminal(aRun, a.stepId) === a.stepId;
+    if (holds && a.runId === runId) return;
     const run = this.deps.runs.get(runId);
+    const stepId = run?.status === 'running' ? nextTerminal(run) : undefined;
+    const wanted = run !== undefined && stepId !== undefined && !this.declined.has(`${runId}/${stepId}`) && !this.ptys.has(`${runId}/${stepId}`);
+    if (holds && !wanted) return;
+    this.closeAhead();
+    if (!wanted) return;
+    const pty = new StepPty(() => this.ahead?.pty === pty ? this.declineAhead() : this.closed(runId, stepId));
+    const needs = runningNeeds(run, stepId).map((n) => run.steps.get(n)?.name ?? n);
+    pty.print(`\x1b[2mwaiting for ${needs.join(', ')}…\x1b[0m\n`);
+    const ahead: NonNullable<StepTerminals['ahead']> = { runId, stepId, pty };
+    this.ahead = ahead;
+    void this.execute(runId, stepId, pty).then((exec) => {
+      if (!exec) return;
+      ahead.exec = exec;
+      // It started meanwhile: its execution is the step's now.
+      if (this.ahead !== ahead && this.ptys.get(`${runId}/${stepId}`) === pty) this.executions.set(`${runId}/${stepId}`, exec);
+    });
+  }
+
+  /** Closes the terminal opened ahead, after `line` if given (its step ended without running). */
+  private closeAhead(line?: string): void {
+    const a = this.ahead;
+    if (!a) return;
+    this.ahead = undefined;
+    if (line) a.pty.print(`\r\n\x1b[2m${line}\x1b[0m\r\n`);
+    a.pty.finish(0);
+  }
+
+  /** The user closed the terminal opened ahead: the step has not started, so nothing to cancel. */
+  private declineAhead(): void {
+    if (!this.ahead) return;
+    this.declined.add(`${this.ahead.runId}/${this.ahead.stepId}`);
+    this.ahead = undefined;
+  }
+
+  private async start(runId: string, stepId: string, attempt: number, earlier?: string): Promise<void> {
     const key = `${runId}/${stepId}`;
+    const a = this.ahead;
+    if (a && a.runId === runId && a.stepId === stepId && earlier === undefined && !a.pty.isEnded) {
+      // Its terminal is open already (or opening): the step's output goes there.
+      this.ahead = undefined;
+      this.ptys.set(key, a.pty);
+      if (attempt > 1) a.pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+      if (a.exec) this.executions.set(key, a.exec);
+      return;
+    }
     const pty = new StepPty(() => this.closed(runId, stepId));
     this.ptys.set(key, pty);
     if (earlier !== undefined) pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
     else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+    const exec = await this.execute(runId, stepId, pty);
+    if (exec) this.executions.set(key, exec);
+  }
+
+  /** Starts the task whose terminal shows `pty`: named after the step, as the run's. */
+  private async execute(runId: string, stepId: string, pty: StepPty): Promise<vscode.TaskExecution | undefined> {
+    const run = this.deps.runs.get(runId);
     const planUri = run ? vscode.Uri.file(run.planFile) : undefined;
     const folder = planUri ? vscode.workspace.getWorkspaceFolder(planUri) : undefined;
     const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
@@ -231,10 +315,11 @@ export class StepTerminals implements vscode.Disposable {
     task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true, close: true };
     task.isBackground = false;
     try {
-      this.executions.set(key, await vscode.tasks.executeTask(task));
+      return await vscode.tasks.executeTask(task);
     } catch (err) {
       // A workbench that refuses tasks (e.g. untrusted) still runs the step: only the view is lost.
       console.warn(`braid: could not show step ${stepId} as a task: ${(err as Error).message}`);
+      return undefined;
     }
   }
 
@@ -263,6 +348,7 @@ export class StepTerminals implements vscode.Disposable {
     this.sub.dispose();
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();
+    this.closeAhead();
     for (const k of this.kept.values()) k.terminal.dispose();
     this.kept.clear();
   }

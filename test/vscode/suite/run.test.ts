@@ -72,6 +72,29 @@ describe('running plans', function () {
     assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
   });
 
+  it('a dependent\'s terminal opens while its need runs, becomes its terminal, and none is left after', async () => {
+    const api = await braidApi();
+    const uri = await writePlan('ahead', ['version: 1', 'name: Ahead', 'steps:',
+      '  a:', '    name: Ahead a', '    run: sleep 3',
+      '  b:', '    name: Ahead b', '    needs: [a]', '    run: echo b ran'].join('\n'));
+    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const ahead = () => vscode.window.terminals.filter((t) => t.name.startsWith('Ahead '));
+    // Before b starts: its task terminal is there already, named as its step's terminal is.
+    const run = await waitFor('b\'s terminal open while a runs and b waits', () => {
+      const r = api.runs.runs().find((x) => x.planName === 'Ahead' && x.status === 'running');
+      const statuses = r && [r.steps.get('a')?.status, r.steps.get('b')?.status].join();
+      return statuses === 'running,pending' && ahead().some((t) => t.name === 'Ahead b') ? r : undefined;
+    });
+    const bTask = vscode.tasks.taskExecutions.find((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('ahead.braid.yaml') && e.task.definition.step === 'b');
+    assert.equal(bTask?.task.definition.run, run.id, 'b\'s terminal is a task of this run');
+    const summary = await done;
+    assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded' });
+    // No more than the running steps + the failed ones + 1: here none runs or failed, and the
+    // terminal opened ahead was b's own, so none is left.
+    await waitFor('no terminal of the run left', () => ahead().length === 0)
+      .catch((err: Error) => { throw new Error(`${err.message}; terminals: ${ahead().map((t) => t.name).join(', ')}`); });
+  });
+
   it('a step waiting for a lock says in the tree who holds it and which paths', async () => {
     const api = await braidApi();
     const uri = await writePlan('locked', ['version: 1', 'name: Locked', 'concurrency: 2', 'steps:',
