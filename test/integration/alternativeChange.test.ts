@@ -31,7 +31,8 @@ describe("an alternative's change (review/alternativeChange.ts)", function () {
   });
 
   it("keeps a failed alternative's work as it ended, for a look, and refuses one the step does not have", async () => {
-    repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; test "$BRAID_ALTERNATIVE" = 1\n' });
+    // pick: check lets both run to the end (with pick: first the loser may be canceled before it wrote).
+    repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    pick: check\n    check: echo 1\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; test "$BRAID_ALTERNATIVE" = 1\n' });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     assert.equal(record.steps.race!.winner, 1);
     const failed = await alternativeChange(repo.dir, record, 'race', 2);
