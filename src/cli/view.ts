@@ -3,7 +3,7 @@
 import { formatDuration, formatUsd, stepTimeText } from '../core/format';
 import type { RunRecord, StepRecord } from '../core/engine/records/runStore';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
-import type { RunResult } from '../core/engine/scheduling/scheduler';
+import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence } from '../core/status';
 

@@ -26,7 +26,7 @@ import { mergeBack } from './mergeBack';
 import { recordChange, type ChangeRecord } from './changeRecord';
 import { runProcess } from '../../exec/process';
 import { shellInvocation, stepEnv } from '../steps/render';
-import type { LockGate } from '../scheduling/scheduler';
+import type { LockGate } from '../scheduling/schedulerOptions';
 import { openStepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, OutputStream } from '../types';
 import type { StepStatus } from '../../status';
