@@ -4,15 +4,15 @@
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
-import { foldProgress, foldUsage } from '../steps/agentProgress';
+import { foldUsage } from '../steps/agentProgress';
 import { raceBestOf, type BestOfHost } from './bestOfAttempt';
 import { RunBudget } from './budget';
 import { realClock, type Clock } from './clock';
-import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
+import { RunningAttempt, type AttemptAbort } from './attempt';
+import { AttemptReports } from './attemptReports';
 import { FAILED, skipReason } from './conditions';
 import { CostLedger } from './costLedger';
 import { formatUsd } from '../../format';
-import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths } from '../../plan/graph';
@@ -23,9 +23,9 @@ import { FieldView } from './stateViews';
 import { decideReview, type ReviewDecision, type ReviewHost, type ReviewOutcome } from './reviewDecision';
 import { DEFAULT_CONCURRENCY, type LockGrant, type RunResult, type SchedulerOptions } from './schedulerOptions';
 import { SlotLedger } from './slotLedger';
-import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
+import { stepEvent, type EventBody } from '../stepEvents';
 import type { StepOutcome, StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, PreviousAttempt } from '../types';
+import type { AttemptResult, EngineEvent, PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
 import { TERMINAL } from '../../status';
 
@@ -50,8 +50,7 @@ export class Scheduler {
   private readonly bestOfHost: BestOfHost;
   private readonly reviewHost: ReviewHost;
   private readonly clock: Clock;
-  private readonly batcher: OutputBatcher;
-  private readonly progress: ChangeBatcher;
+  private readonly reports: AttemptReports;
   private readonly pools: PoolLimits;
   private readonly budget: RunBudget;
   private readonly costs = new CostLedger();
@@ -80,15 +79,21 @@ export class Scheduler {
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
     this.failures = new Map(o.failedBefore ?? []);
-    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
-    this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
+    this.reports = new AttemptReports({
+      state: (id) => this.states.get(id)!,
+      running: (id) => this.running.get(id),
+      costs: this.costs,
+      onState: o.onState,
+      emit: (e) => this.emit(e),
+      checkBudget: () => this.budget.check(),
+    }, o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
     this.slots = new SlotLedger(this.cap, this.pools);
     this.bestOfHost = {
       runId: o.runId, runner: o.runner, clock: this.clock, slots: this.slots, waitForPick: o.waitForPick,
       going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
       changed: (st) => this.changed(st),
-      flushProgress: (id) => this.progress.flush(id),
+      flushProgress: (id) => this.reports.flushProgress(id),
       dispatch: () => this.dispatch(),
     };
     this.reviewHost = {
@@ -237,11 +242,6 @@ export class Scheduler {
     }
   }
 
-  private readonly sink: AttemptSink = {
-    output: (id, stream, text) => this.batcher.push(id, stream, text),
-    progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
-  };
-
   private readonly holdFresh = (id: string): void => { if (this.states.get(id)!.status === 'pending') this.hold(id, undefined); };
 
   /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
@@ -258,7 +258,7 @@ export class Scheduler {
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
     st.attempt += 1;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink, this.failures.get(step.id));
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.reports.sink, this.failures.get(step.id));
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     const slots = this.slots.take(step);
@@ -278,30 +278,10 @@ export class Scheduler {
       }, ctl, release));
   }
 
-  /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
-  private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
-    const st = this.states.get(step.id)!;
-    if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
-    const { recorded, costChanged } = foldProgress(st, p, this.costs);
-    if (recorded || costChanged) this.o.onState?.(st);
-    this.progress.mark(step.id);
-    if (costChanged) {
-      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
-      this.budget.check();
-    }
-  }
-
-  private emitProgress(id: string): void {
-    const st = this.states.get(id)!;
-    if (st.status !== 'running') return;
-    this.emit(agentEvent(st, st.costUsd !== undefined ? this.costs.total() : 0));
-  }
-
   private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
     this.running.delete(step.id);
     this.slots.giveBack(step);
-    this.progress.flush(step.id);
-    this.batcher.flush(step.id);
+    this.reports.flush(step.id);
     const st = this.states.get(step.id)!;
     st.current!.endedAt = this.clock.now();
     foldUsage(st, r.agent, this.costs);
@@ -416,8 +396,7 @@ export class Scheduler {
     if (this.ended || this.unfinished > parked || this.running.size > 0) return;
     this.ended = true;
     this.releaseSub?.dispose();
-    this.batcher.dispose();
-    this.progress.dispose();
+    this.reports.dispose();
     this.pools.dispose();
     this.budget.close();
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
