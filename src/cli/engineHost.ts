@@ -9,7 +9,8 @@ import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
 import type { Scheduler } from '../core/engine/scheduling/scheduler';
 import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
-import { RunStore, type RunRecord } from '../core/engine/records/runStore';
+import { RunStore } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import { reviewSteps } from '../core/engine/review/reviewSteps';
 import type { Diagnostic } from '../core/plan/types';
 import {

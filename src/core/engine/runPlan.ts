@@ -21,7 +21,8 @@ import { DEFAULT_CONCURRENCY, type LockGate, type RunResult } from './scheduling
 import { missingAgents } from './steps/missingAgents';
 import { selectSteps, unknownSteps } from './scheduling/selection';
 import { snapshotGraph } from './records/snapshot';
-import { RunStore, type RunRecord, type StepRecord } from './records/runStore';
+import { RunStore } from './records/runStore';
+import type { RunRecord, StepRecord } from './records/runRecord';
 import { claimRun } from './records/runClaim';
 import { contentKeys } from './reuse/contentKey';
 import { reusableNeeds, reusedEvent, reusedRecord, type ReusedStep } from './reuse/reusable';
