@@ -1,7 +1,8 @@
 // Random DAGs and the policies Braid is measured against: the real Scheduler on a simulated clock
 // (critical-path or FIFO order), layered waves, and the lower and Graham bounds.
 import { SimClock } from '../src/core/engine/scheduling/clock';
-import { Scheduler, type LockGate } from '../src/core/engine/scheduling/scheduler';
+import { Scheduler } from '../src/core/engine/scheduling/scheduler';
+import type { LockGate } from '../src/core/engine/scheduling/schedulerOptions';
 import type { AttemptContext, AttemptResult, StepRunner } from '../src/core/engine/types';
 import type { Graph, GraphStep } from '../src/core/plan/types';
 import { rng } from './stats';

@@ -7,8 +7,10 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { CompileOptions } from '../core/plan/compile';
 import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
-import { DEFAULT_CONCURRENCY, type Scheduler } from '../core/engine/scheduling/scheduler';
-import { RunStore, type RunRecord } from '../core/engine/records/runStore';
+import type { Scheduler } from '../core/engine/scheduling/scheduler';
+import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
+import { RunStore } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import { reviewSteps } from '../core/engine/review/reviewSteps';
 import type { Diagnostic } from '../core/plan/types';
 import {

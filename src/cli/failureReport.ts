@@ -1,7 +1,7 @@
 // What the end of a run says about each step that failed: the last lines of its log, where its
 // worktree was kept, and the commands that go on from there.
 import { readFile } from 'node:fs/promises';
-import type { RunRecord } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import { RunStore } from '../core/engine/records/runStore';
 
 const FAILED = new Set(['failed', 'conflict']);

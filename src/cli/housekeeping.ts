@@ -4,7 +4,8 @@ import { parseArgs } from 'node:util';
 import { gitOk } from '../core/exec/git';
 import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { isGitRepo, listBraidWorktrees } from '../core/engine/isolation/worktree';
-import { RunStore, type RunSummary } from '../core/engine/records/runStore';
+import { RunStore } from '../core/engine/records/runStore';
+import type { RunSummary } from '../core/engine/records/runRecord';
 import { parseDuration } from '../core/plan/duration';
 import { workspaceForCwd } from './workspace';
 

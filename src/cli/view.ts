@@ -1,9 +1,9 @@
 // The CLI's human view: one line per event when piped, a live line per running step on a TTY,
 // and a summary table at the end.
 import { formatDuration, formatUsd, stepTimeText } from '../core/format';
-import type { RunRecord, StepRecord } from '../core/engine/records/runStore';
+import type { RunRecord, StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
-import type { RunResult } from '../core/engine/scheduling/scheduler';
+import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence } from '../core/status';
 

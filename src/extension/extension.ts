@@ -11,7 +11,7 @@ import { readSettings } from './config';
 import { PlanDiagnostics } from './diagnostics';
 import { Engines } from './engines';
 import { exportPlanToGithubActions } from './exportCommand';
-import { GraphPanels } from './graphPanel';
+import { GraphPanels } from './graphPanels';
 import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
 import { Plans } from './plans';

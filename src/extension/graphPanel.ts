@@ -1,35 +1,30 @@
 // The graph panel's host: one webview panel per plan showing the expanded DAG (mermaid, drawn in
-// the page), live statuses, the selected step's log and buttons. Every message from the page is
-// parsed with src/protocol/webview.ts and acts only on run and step ids this host knows.
+// the page; its message from graphMessage.ts), live statuses, the selected step's log and buttons.
+// Every message from the page is parsed with src/protocol/webview.ts and acts only on run and step
+// ids this host knows. graphPanels.ts opens the panels and restores them after a reload.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LogLines } from '../core/engine/records/logLines';
 import { attemptHeader } from '../core/engine/records/stepLog';
 import { RunStore } from '../core/engine/records/runStore';
-import type { StepStatus } from '../core/status';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
-import { lockPairs } from '../core/plan/lockPairs';
-import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, Graph } from '../core/plan/types';
-import { MAX_PROBLEMS, parseWebviewMessage, webviewStateSchema, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
-import { Command, type RunRef } from './commandIds';
+import { MAX_PROBLEMS, parseWebviewMessage, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
+import { Command } from './commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
-import { pickPlan } from './pickers';
 import type { Plans } from './plans';
 import type { RunCommands } from './runCommands';
 import { nodeUpdate } from './graphNodes';
-import { alternativeNodes, alternativeOf, bestOfAction, bestOfSteps, stepUpdates } from './graphAlternatives';
-import { alternativeId } from '../core/engine/scheduling/alternatives';
+import { alternativeOf, bestOfAction, bestOfSteps, stepUpdates } from './graphAlternatives';
+import { graphMessage } from './graphMessage';
 import { stepTime } from './treeText';
 import type { RunsModel, StepChange } from './runsModel';
 import type { RunView } from './runView';
 import { runHeader } from './runHeader';
 import type { ViewCommands } from './viewCommands';
 
-export const GRAPH_VIEW_TYPE = 'braid.graph';
 const PAGE = 1000;
-const LAST_PLAN = 'braid.graph.lastPlan';
 /**
  * The selected step of each plan's panel, kept by the host too: a page's own state can be lost
  * in a reload (a web workbench persists it asynchronously), the selection should not be.
@@ -43,69 +38,6 @@ export interface GraphPanelDeps {
   readonly runs: RunsModel;
   readonly commands: RunCommands;
   readonly views: ViewCommands;
-}
-
-export class GraphPanels implements vscode.Disposable {
-  private readonly panels = new Map<string, GraphPanel>();
-  private readonly subs: vscode.Disposable[] = [];
-
-  constructor(private readonly d: GraphPanelDeps) {
-    this.subs.push(vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {
-      // The page's own state names the run it showed; a plan with no run yet is remembered here.
-      deserializeWebviewPanel: async (panel, raw: unknown) => {
-        const parsed = webviewStateSchema.safeParse(raw ?? {});
-        const state: WebviewState = parsed.success ? parsed.data : {};
-        const planFile = (state.runId ? this.d.runs.get(state.runId)?.planFile : undefined) ?? this.d.context.workspaceState.get<string>(LAST_PLAN);
-        if (!planFile) { panel.dispose(); return; }
-        this.adopt(panel, vscode.Uri.file(planFile), state);
-      },
-    }));
-  }
-
-  /** Opens (or reveals) the panel of a plan, or of a run's plan. */
-  async show(target?: vscode.Uri | RunRef): Promise<GraphPanel | undefined> {
-    let plan: vscode.Uri | undefined;
-    let runId: string | undefined;
-    if (target && 'runId' in target) {
-      const run = this.d.runs.get(target.runId);
-      if (!run) return undefined;
-      plan = vscode.Uri.file(run.planFile);
-      runId = run.id;
-    } else {
-      plan = await pickPlan(this.d.plans, target);
-    }
-    if (!plan) return undefined;
-    const existing = this.panels.get(plan.fsPath);
-    if (existing) { existing.reveal(runId); return existing; }
-    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, `Graph: ${plan.path.split('/').pop()}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
-    return this.adopt(panel, plan, runId ? { runId } : {});
-  }
-
-  /** The open panel of a plan (tests). */
-  panelOf(planFile: string): GraphPanel | undefined {
-    return this.panels.get(planFile);
-  }
-
-  private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
-    return {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(this.d.context.extensionUri, 'out', 'webview'), vscode.Uri.joinPath(this.d.context.extensionUri, 'media')],
-    };
-  }
-
-  private adopt(panel: vscode.WebviewPanel, plan: vscode.Uri, state: WebviewState): GraphPanel {
-    panel.webview.options = this.options();
-    void this.d.context.workspaceState.update(LAST_PLAN, plan.fsPath);
-    const gp = new GraphPanel(panel, plan, state, this.d, () => this.panels.delete(plan.fsPath));
-    this.panels.set(plan.fsPath, gp);
-    return gp;
-  }
-
-  dispose(): void {
-    for (const p of this.panels.values()) p.dispose();
-    for (const s of this.subs) s.dispose();
-  }
 }
 
 export class GraphPanel implements vscode.Disposable {
@@ -216,40 +148,8 @@ export class GraphPanel implements vscode.Disposable {
     this.problems = [];
     this.graph = graph;
     const run = this.run();
-    const statuses = new Map<string, StepStatus>();
-    for (const id of graph.order) statuses.set(id, run?.steps.get(id)?.status ?? 'pending');
-    // Every matrix group is one node with its counts until the user expands it.
-    const groups = [...new Set(graph.order.map((id) => graph.steps.get(id)!.matrix?.group).filter((g) => g !== undefined))];
-    const collapseGroups = new Set(groups.filter((g) => !this.expanded.has(g)));
-    // Before a run, and while it runs: which steps the write-set locks keep apart.
-    const locks = lockPairs(graph);
-    // Best-of steps: one node with their alternatives' counts until the user expands them too.
-    const bestOf = bestOfSteps(graph);
-    const expandedBestOf = new Set(bestOf.filter((id) => this.expanded.has(id)));
-    const { text, nodeIds, clusterIds } = toMermaid(graph, { statuses, collapseGroups, lockPairs: locks, slots: true, alternatives: { expanded: expandedBestOf, id: alternativeId } });
-    // What the drawing shows besides statuses: ids, needs, names, agents, groups, lock links.
-    // A rename re-lays the graph out; a status change never does.
-    const structure = graph.order.map((id) => {
-      const st = graph.steps.get(id)!;
-      return `${id}<${st.needs.join(',')}>${st.name}@${st.agent ?? ''}#${st.matrix?.group ?? ''}*${st.bestOf?.alternatives.map((a) => a.agent ?? '').join(',') ?? ''}`;
-    }).join(';') + locks.map((l) => `|${l.a}~${l.b}`).join('');
-    this.post({
-      type: 'graph', mermaid: text, planName: graph.plan.name, structureKey: `${hash([...collapseGroups, '|', ...expandedBestOf].join(','))}:${hash(structure)}`,
-      ...(run ? { runId: run.id, run: runHeader(run, this.d.runs) } : {}),
-      groups: [
-        ...groups.map((g) => ({ group: g, collapsed: collapseGroups.has(g), ...(clusterIds.has(g) ? { clusterId: clusterIds.get(g)! } : {}) })),
-        ...bestOf.map((id) => ({ group: id, collapsed: !expandedBestOf.has(id), alternatives: true, ...(clusterIds.has(id) ? { clusterId: clusterIds.get(id)! } : {}) })),
-      ],
-      nodes: graph.order.flatMap((id) => {
-        const s = graph.steps.get(id)!;
-        const view = run?.steps.get(id);
-        const time = view ? stepTime(view) : undefined;
-        // A best-of step is the group of its alternatives, whose nodes follow it.
-        const group = s.matrix?.group ?? (s.bestOf && !s.matrix ? s.id : undefined);
-        const node = { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: statuses.get(id)!, ...(s.agent ? { agent: s.agent } : {}), ...(group !== undefined ? { group } : {}), ...(time ? { time } : {}) };
-        return s.bestOf && !s.matrix ? [node, ...alternativeNodes(s, view, nodeIds)] : [node];
-      }),
-    });
+    const { message, bestOf } = graphMessage(graph, run, this.expanded, this.d.runs);
+    this.post(message);
     // What the alternatives' statuses say beyond the status itself (won, may be picked): a status message.
     if (run) this.postAlternatives(run, bestOf);
   }
@@ -411,12 +311,6 @@ export class GraphPanel implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this.panel.dispose();
   }
-}
-
-function hash(s: string): string {
-  let h = 2166136261;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
-  return (h >>> 0).toString(36) + s.length.toString(36);
 }
 
 /** Every message the page sends is checked; what does not fit is dropped, and said. */

@@ -5,7 +5,8 @@
 // run's process is watching for it (pickRequest.ts), as `braid pick` writes it.
 import * as vscode from 'vscode';
 import { pickProblem, writePick } from '../core/engine/records/pickRequest';
-import { RunStore, type RunRecord } from '../core/engine/records/runStore';
+import { RunStore } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import { alternativeChange } from '../core/engine/review/alternativeChange';
 import { alternativeRefOf, openAlternativeChanges } from './alternativeChanges';
 import type { AlternativeRef, StepRef } from './commandIds';

@@ -3,7 +3,7 @@
 // the record's own fields, so a view shows the same thing live and after a reload. Pure: no
 // `vscode`, tested in plain mocha.
 import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
-import type { RunRecord } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
 

@@ -4,7 +4,8 @@
 // `vscode` at run time: it is tested in plain mocha.
 import type * as vscode from 'vscode';
 import { Emitter } from '../core/emitter';
-import { RunStore, type RunRecord } from '../core/engine/records/runStore';
+import { RunStore } from '../core/engine/records/runStore';
+import type { RunRecord } from '../core/engine/records/runRecord';
 import type { EngineEvent } from '../core/engine/types';
 import { applyStepEvent, isActive, viewOf, type RunView, type StepEvent, type StepView } from './runView';
 

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { AGENT_PERMISSIONS } from '../core/agents/permission';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
-import type { RunRecord, RunSummary } from '../core/engine/records/runStore';
+import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
 import type { EngineEvent } from '../core/engine/types';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';

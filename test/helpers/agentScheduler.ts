@@ -1,6 +1,7 @@
 // A Scheduler over a simulated clock and the fake agent runner, for budget and rate-limit tests.
 import { SimClock } from '../../src/core/engine/scheduling/clock';
-import { Scheduler, type SchedulerOptions } from '../../src/core/engine/scheduling/scheduler';
+import { Scheduler } from '../../src/core/engine/scheduling/scheduler';
+import type { SchedulerOptions } from '../../src/core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { FakeAgentRunner, type AgentScript } from './fakeAgentRunner';
 import { makeGraph, type StepSpec } from './graph';

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { workspaceState, type TestRepo } from './gitRepo';
 

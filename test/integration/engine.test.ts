@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { MAX_OUTPUT_EVENT_CHARS } from '../../src/core/engine/events';
-import type { RunRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { main } from '../../src/cli/main';
 import { runPlan } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';

@@ -6,7 +6,8 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan } from '../../src/core/engine/runPlan';
-import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore';
+import { RunStore } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 
 describe('the run record comes first', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { RunRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { throwaway } from '../helpers/throwaway';
 
 const ROOT = resolve(__dirname, '../..');

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runPlan, type RunOutcome, type RunRequest } from '../../src/core/engine/runPlan';
-import { RunStore, type RunRecord } from '../../src/core/engine/records/runStore';
+import { RunStore } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
 import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
 import type { EngineEvent } from '../../src/core/engine/types';

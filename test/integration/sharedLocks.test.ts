@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { runPlan } from '../../src/core/engine/runPlan';
-import type { RunRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { sharedLocks } from '../../src/core/engine/locks/sharedLocks';
 import { LockTable } from '../../src/core/engine/locks/lockTable';

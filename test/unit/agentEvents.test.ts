@@ -1,8 +1,8 @@
 // The agent progress, rate-limit and budget events: the protocol schema accepts exactly what the
 // engine emits, and the CLI's view shows cost and activity (live line, summary table).
 import { strict as assert } from 'node:assert';
-import type { RunResult } from '../../src/core/engine/scheduling/scheduler';
-import type { RunRecord, StepRecord } from '../../src/core/engine/records/runStore';
+import type { RunResult } from '../../src/core/engine/scheduling/schedulerOptions';
+import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { engineEventSchema } from '../../src/protocol/engine';
 import { HumanView } from '../../src/cli/view';

@@ -1,6 +1,6 @@
 // Which alternatives the user may pick, and how each reads in the pick list (extension/pickText.ts).
 import { strict as assert } from 'node:assert';
-import type { RunRecord, StepRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
 import { pickable, pickItemText, waitingForPick } from '../../src/extension/pickText';
 
 const waits = 'passed; waiting for the pick';

@@ -4,7 +4,8 @@
 // run ends with it still in review.
 import { strict as assert } from 'node:assert';
 import { SimClock } from '../../src/core/engine/scheduling/clock';
-import { Scheduler, type ReviewDecision } from '../../src/core/engine/scheduling/scheduler';
+import { Scheduler } from '../../src/core/engine/scheduling/scheduler';
+import type { ReviewDecision } from '../../src/core/engine/scheduling/reviewDecision';
 import type { AttemptContext, AttemptResult, EngineEvent } from '../../src/core/engine/types';
 import { FakeRunner } from '../helpers/fakeRunner';
 import { makeGraph } from '../helpers/graph';

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { SimClock } from '../../src/core/engine/scheduling/clock';
 import { LockTable } from '../../src/core/engine/locks/lockTable';
-import { Scheduler, type LockGate, type SchedulerOptions } from '../../src/core/engine/scheduling/scheduler';
+import { Scheduler } from '../../src/core/engine/scheduling/scheduler';
+import type { LockGate, SchedulerOptions } from '../../src/core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../../src/core/engine/types';
 import type { GraphStep } from '../../src/core/plan/types';
 import { FakeRunner, type FakeBehaviour } from '../helpers/fakeRunner';

@@ -4,7 +4,7 @@
 // step shows the time it spent where it ran, and says it was reused.
 import { strict as assert } from 'node:assert';
 import { stepTimeText } from '../../src/core/format';
-import type { RunRecord, StepRecord } from '../../src/core/engine/records/runStore';
+import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
 import { snapshotGraph } from '../../src/core/engine/records/snapshot';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { nodeUpdate } from '../../src/extension/graphNodes';

@@ -2,7 +2,7 @@
 // how many steps, the longest chain (the critical path, in steps: what bounds the run however many
 // run at once), and how many steps run at once on average when steps take equal time.
 import type { Graph } from '../plan/types';
-import { DEFAULT_CONCURRENCY } from '../engine/scheduling/scheduler';
+import { DEFAULT_CONCURRENCY } from '../engine/scheduling/schedulerOptions';
 
 export interface DraftShape {
   readonly steps: number;

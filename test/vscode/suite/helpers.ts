@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunRecord } from '../../../src/core/engine/records/runStore';
+import type { RunRecord } from '../../../src/core/engine/records/runRecord';
 import type { BraidApi } from '../../../src/extension/extension';
 
 export const EXTENSION_ID = 'braid.braid';

@@ -11,30 +11,25 @@
 // of a best-of step asks `settle` before it lands, lands as its step, and its tree goes only once
 // the race settled (`release`); every alternative's change is recorded under its own id
 // (`refs/braid/runs/<run>/<step>.alt<i>`), a loser's or a failed one's as its tree was when it ended.
-// A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts): made from
+// A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts; preparedTrees.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
-import { existsSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import { classifyRef, parseTemplates } from '../../plan/templates';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
-import { gitOk, splitZ } from '../../exec/git';
 import { acquireWhenFree } from '../locks/lockGate';
 import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
 import { recordChange, type ChangeRecord } from './changeRecord';
-import { runProcess } from '../../exec/process';
-import { shellInvocation, stepEnv } from '../steps/render';
-import type { LockGate } from '../scheduling/scheduler';
-import { openStepLog } from '../records/stepLog';
-import type { AttemptContext, AttemptResult, OutputStream } from '../types';
-import type { StepStatus } from '../../status';
+import type { LockGate } from '../scheduling/schedulerOptions';
+import type { AttemptContext, AttemptResult } from '../types';
 import {
   commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
 } from './worktree';
-import { touchesSetupInputs } from './worktreeSetup';
 import { ignoredWrites } from './ignoredWrites';
+import { PreparedTrees, type Base } from './preparedTrees';
+import { runSetup } from './setupCommand';
 
 export interface WorktreeIsolatorOptions {
   /** The workspace: a git repository's top level. */
@@ -57,38 +52,13 @@ export interface WorktreeIsolatorOptions {
   };
 }
 
-type Base = { ok: true; sha: string } | { ok: false; message: string };
-
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
 interface PendingLanding { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
-
-/** A worktree made ahead of its step's attempt: created from `from`, set up, now at `head`. */
-interface PreparedTree { readonly path: string; readonly from: string; readonly head: string }
-interface Preparation { readonly abort: AbortController; readonly done: Promise<PreparedTree | undefined> }
-
-/** What a `setup` run needs besides the step: where it logs and the scope its environment is rendered in. */
-interface SetupScope {
-  readonly attempt: number;
-  readonly title: string;
-  readonly signal: AbortSignal;
-  readonly outputs: ReadonlyMap<string, string>;
-  readonly statuses: ReadonlyMap<string, StepStatus>;
-  onOutput?(stream: OutputStream, text: string): void;
-}
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
 const merges = new KeyedChain();
 const serially = <T>(root: string, fn: () => Promise<T>): Promise<T> => merges.run(resolve(root), fn);
-
-/** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
-function envNeedsResults(graph: Graph, step: GraphStep): boolean {
-  const texts = [...Object.values(graph.plan.env), ...Object.values(step.env), step.setup ?? ''];
-  return texts.some((v) => parseTemplates(v).refs.some((r) => {
-    const kind = classifyRef(r.path)?.kind;
-    return kind === 'step-output' || kind === 'step-status';
-  }));
-}
 
 export class WorktreeIsolator implements Isolator {
   private base: Promise<Base> | undefined;
@@ -98,12 +68,18 @@ export class WorktreeIsolator implements Isolator {
   private readonly changes = new Map<string, ChangeRecord>();
   /** Committed changes not landed yet: steps in `review`, and `conflict` steps (for a merge again). */
   private readonly pending = new Map<string, PendingLanding>();
-  private readonly preparing = new Map<string, Preparation>();
+  private readonly prepared: PreparedTrees;
   /** Steps whose first attempt began: a preparation for them comes too late. */
   private readonly attempted = new Set<string>();
   private readonly removing = new Set<Promise<void>>();
 
-  constructor(private readonly o: WorktreeIsolatorOptions) {}
+  constructor(private readonly o: WorktreeIsolatorOptions) {
+    this.prepared = new PreparedTrees({
+      root: o.root, runId: o.runId, graph: o.graph, log: (stepId) => o.log(stepId), ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
+      base: () => this.baseOf(),
+      remove: (stepId) => this.remove(stepId),
+    });
+  }
 
   /** Run start: drops orphan worktree registrations, rolls back half-done merges, takes the base. */
   async start(): Promise<void> {
@@ -127,20 +103,13 @@ export class WorktreeIsolator implements Isolator {
    */
   async prepare(stepId: string): Promise<boolean> {
     const step = this.o.graph.steps.get(stepId);
-    if (!step || step.bestOf || step.isolation !== 'worktree' || this.attempted.has(stepId) || this.preparing.has(stepId)) return false;
-    if (step.setup !== undefined && envNeedsResults(this.o.graph, step)) return false;
-    const abort = new AbortController();
-    const done = this.prepareTree(step, abort.signal).catch(() => undefined);
-    this.preparing.set(stepId, { abort, done });
-    return (await done) !== undefined;
+    if (!step || step.bestOf || step.isolation !== 'worktree' || this.attempted.has(stepId)) return false;
+    return this.prepared.prepare(step);
   }
 
   /** Removes the step's prepared worktree unless an attempt took it (the step was skipped or canceled, or the run ended). */
-  async discard(stepId: string): Promise<void> {
-    const p = this.preparing.get(stepId);
-    if (!p) return;
-    this.preparing.delete(stepId);
-    await this.dropPrepared(stepId, p);
+  discard(stepId: string): Promise<void> {
+    return this.prepared.discard(stepId);
   }
 
   async around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult> {
@@ -159,17 +128,16 @@ export class WorktreeIsolator implements Isolator {
     this.attempted.add(step.id);
     // An earlier attempt's mark would speak for this one.
     if (this.o.landed) rmSync(this.o.landed(step.id), { force: true });
-    const prepared = this.preparing.get(step.id);
-    this.preparing.delete(step.id);
+    const prepared = this.prepared.take(step.id);
     const path = worktreePath(this.o.root, this.o.runId, step.id);
     let made = false;
     try {
       const start = await this.startOf(ctx);
       if (!start.ok) {
-        if (prepared) await this.dropPrepared(step.id, prepared);
+        if (prepared) await this.prepared.drop(step.id, prepared);
         return end('failed', 'spawn-failed', start.message);
       }
-      let tree = prepared ? await this.adopt(prepared, start, ctx) : undefined;
+      let tree = prepared ? await this.prepared.adopt(prepared, start, ctx) : undefined;
       const setUp = tree !== undefined;
       if (tree) made = true;
       else {
@@ -212,7 +180,7 @@ export class WorktreeIsolator implements Isolator {
       };
       if (ctx.signal.aborted) return await dropTree(canceled());
       if (step.setup && !setUp) {
-        const s = await this.setup(step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
+        const s = await runSetup(this.o, step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
         if (s) return s.status === 'canceled' ? await dropTree(s) : this.keep(step.id, path, s);
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
@@ -337,68 +305,10 @@ export class WorktreeIsolator implements Isolator {
     return got.ok ? got : undefined;
   }
 
-  /** A worktree from the run's base, set up; undefined (nothing left behind) when that fails or is aborted. */
-  private async prepareTree(step: GraphStep, signal: AbortSignal): Promise<PreparedTree | undefined> {
+  /** The run's base: taken at `start`, or by the first preparation or attempt when none ran. */
+  private baseOf(): Promise<Base> {
     this.base ??= snapshotBase(this.o.root, this.o.graph.plan.base);
-    const base = await this.base;
-    // A worktree already there is one an earlier attempt kept for the user: only an attempt replaces it.
-    if (!base.ok || signal.aborted || existsSync(worktreePath(this.o.root, this.o.runId, step.id))) return undefined;
-    const wt = await createWorktree({
-      root: this.o.root, runId: this.o.runId, stepId: step.id, base: base.sha, sparse: step.sparse, copy: step.copy, symlink: step.symlink,
-    });
-    if (!wt.ok) return undefined;
-    try {
-      let head: string | undefined = base.sha;
-      if (step.setup !== undefined && !signal.aborted) {
-        // Attempt 1: a step is only prepared before its first attempt in this run.
-        const none = new Map<string, never>();
-        const title = `${step.name} · setup, prepared ahead of its needs: ${step.setup}`;
-        const failed = await this.setup(step, wt.path, step.setup, { attempt: 1, title, signal, outputs: none, statuses: none });
-        head = failed ? undefined : (await commitWorktree({ worktree: wt.path, message: `braid: set-up of ${step.id}` })).sha;
-      }
-      if (head !== undefined && !signal.aborted) return { path: wt.path, from: base.sha, head };
-    } catch {
-      // Falls through: a failed preparation is the attempt's to redo, not a step failure.
-    }
-    return this.dropTree(step.id);
-  }
-
-  /**
-   * Takes a prepared worktree for the attempt, its needs' results merged in. Undefined (the tree
-   * removed) when it cannot serve: preparing failed, the attempt starts from another commit (a
-   * need left its change in the workspace only), the results conflict with what setup did, or they
-   * touch what setup depends on (a lockfile), so setup must run after them as it would have.
-   */
-  private async adopt(p: Preparation, start: { sha: string; merge: readonly string[] }, ctx: AttemptContext): Promise<{ path: string; head: string } | undefined> {
-    const stop = (): void => p.abort.abort();
-    ctx.signal.addEventListener('abort', stop, { once: true });
-    let tree: PreparedTree | undefined;
-    try {
-      tree = await p.done;
-    } finally {
-      ctx.signal.removeEventListener('abort', stop);
-    }
-    if (!tree) return undefined;
-    if (ctx.signal.aborted || start.sha !== tree.from) return this.dropTree(ctx.step.id);
-    if (start.merge.length === 0) return { path: tree.path, head: tree.head };
-    const m = await mergeNeeds({ worktree: tree.path, commits: start.merge });
-    if (!m.ok) return this.dropTree(ctx.step.id);
-    const setup = ctx.step.setup;
-    if (setup !== undefined) {
-      const changed = splitZ(await gitOk(['diff', '--name-only', '-z', '--no-renames', tree.head, m.head], { cwd: tree.path }));
-      if (touchesSetupInputs(changed, setup)) return this.dropTree(ctx.step.id);
-    }
-    return { path: tree.path, head: m.head };
-  }
-
-  private async dropPrepared(stepId: string, p: Preparation): Promise<void> {
-    p.abort.abort();
-    if (await p.done) await this.remove(stepId);
-  }
-
-  private async dropTree(stepId: string): Promise<undefined> {
-    await this.remove(stepId);
-    return undefined;
+    return this.base;
   }
 
   /**
@@ -407,8 +317,7 @@ export class WorktreeIsolator implements Isolator {
    * change in the workspace only, so then the start is a fresh snapshot of the workspace.
    */
   private async startOf(ctx: AttemptContext): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
-    this.base ??= snapshotBase(this.o.root, this.o.graph.plan.base);
-    const base = await this.base;
+    const base = await this.baseOf();
     if (!base.ok) return base;
     const done = ctx.step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded');
     if (done.some((n) => !this.results.has(n))) {
@@ -426,27 +335,6 @@ export class WorktreeIsolator implements Isolator {
   private freshSnapshot(needs: readonly string[]) {
     const sets = needs.map((n) => this.o.graph.steps.get(n)!.writes);
     return snapshotBase(this.o.root, undefined, sets.some((w) => w.length === 0) ? 'all' : sets.flat());
-  }
-
-  /** Runs the step's `setup` in its worktree; undefined when it succeeded. */
-  private async setup(step: GraphStep, dir: string, command: string, scope: SetupScope): Promise<AttemptResult | undefined> {
-    const render = {
-      graph: this.o.graph, step, runId: this.o.runId, outputs: scope.outputs, statuses: scope.statuses, baseEnv: this.o.baseEnv ?? process.env,
-    };
-    // Templates in `setup` become environment-variable references, as in `run`.
-    const inv = shellInvocation(render, command, stepEnv(render));
-    const log = await openStepLog(this.o.log(step.id), scope.attempt, scope.title);
-    try {
-      const r = await runProcess({
-        argv: inv.argv, cwd: dir, env: inv.env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
-      });
-      if (r.reason === 'exit' && r.exitCode === 0) return undefined;
-      const base = { exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs };
-      if (r.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled during setup' };
-      return { ...base, status: 'failed', reason: r.reason, message: `setup failed (${r.message ?? `exit ${r.exitCode}`}): ${command}` };
-    } finally {
-      await log.close().catch(() => {});
-    }
   }
 
   private keep(stepId: string, path: string, r: AttemptResult): AttemptResult {

@@ -3,7 +3,7 @@
 // Real runs use sharedLocks (every run of the process, and other processes via `.braid/locks`).
 import type { GraphStep } from '../../plan/types';
 import { LockTable } from './lockTable';
-import type { LockGate, LockGrant } from '../scheduling/scheduler';
+import type { LockGate, LockGrant } from '../scheduling/schedulerOptions';
 
 /** Locks for one run: `writes` exclusive, `reads` shared; the holder is named by step id. */
 export function processLocks(table = new LockTable()): LockGate {

@@ -13,7 +13,7 @@ import type { GraphStep } from '../../plan/types';
 import { LockDir, type LockDirOptions, type LockDirResult } from './lockDir';
 import { LockTable } from './lockTable';
 import { BRAID_DIR } from '../records/braidLayout';
-import type { LockGate, LockGrant } from '../scheduling/scheduler';
+import type { LockGate, LockGrant } from '../scheduling/schedulerOptions';
 
 const tables = new Map<string, LockTable>();
 

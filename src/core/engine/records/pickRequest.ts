@@ -5,7 +5,7 @@
 import { watch } from 'node:fs';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RunRecord, StepRecord } from './runStore';
+import type { RunRecord, StepRecord } from './runRecord';
 
 const picksDir = (runDir: string): string => join(runDir, 'picks');
 

@@ -3,7 +3,7 @@
 // only when a step's cost changed, and only over the steps that have one (agent steps).
 import { alternativeId } from '../scheduling/alternatives';
 import type { StepState } from '../scheduling/stepState';
-import type { RunRecord, StepRecord } from './runStore';
+import type { RunRecord, StepRecord } from './runRecord';
 import { TERMINAL } from '../../status';
 import type { ChangeRecord } from '../isolation/changeRecord';
 

@@ -1,7 +1,7 @@
 // A step record's times as the views' one duration function reads them (format.ts stepTimeText):
 // the running time is the sum of its attempts', not the wall time from its first start.
 import type { TimeFacts } from '../../format';
-import type { StepRecord } from './runStore';
+import type { StepRecord } from './runRecord';
 
 /** The record's running and wall times; records without attempt durations (older ones) fall back to the step's. */
 export function timeFactsOf(rec: StepRecord): TimeFacts {

@@ -3,7 +3,8 @@
 // is reused (its output read back from that run), unless the user asks for a fresh run. Needs
 // reuse from the end of a chain only: a need that runs again makes everything after it run too.
 import type { Graph } from '../../plan/types';
-import type { RunRecord, RunStore, StepRecord } from '../records/runStore';
+import type { RunStore } from '../records/runStore';
+import type { RunRecord, StepRecord } from '../records/runRecord';
 import { runningMsOf } from '../records/timeFacts';
 import type { EngineEvent } from '../types';
 

@@ -4,7 +4,7 @@
 // which records written before alternatives kept their changes still have.
 import { git } from '../../exec/git';
 import { changedFiles, changeRef, type ChangeRecord } from '../isolation/changeRecord';
-import type { RunRecord } from '../records/runStore';
+import type { RunRecord } from '../records/runRecord';
 import { alternativeId } from '../scheduling/alternatives';
 
 export type AlternativeChange = { ok: true; change: ChangeRecord } | { ok: false; message: string };

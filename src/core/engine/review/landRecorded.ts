@@ -9,7 +9,7 @@ import { recoverInterruptedMerges } from '../isolation/applyChanges';
 import { hasCommit, type ChangeRecord } from '../isolation/changeRecord';
 import { removeWorktree, worktreeBranch, worktreePath } from '../isolation/worktree';
 import { LockDir } from '../locks/lockDir';
-import type { RunRecord, StepRecord } from '../records/runStore';
+import type { RunRecord, StepRecord } from '../records/runRecord';
 import type { ReasonCode } from '../../status';
 import type { ReviewAction, StepOutcome } from './reviewInbox';
 

@@ -4,7 +4,8 @@
 // run's review lock so two commands never work on one run at once.
 import { join } from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { RunStore, type RunRecord } from '../records/runStore';
+import { RunStore } from '../records/runStore';
+import type { RunRecord } from '../records/runRecord';
 import { landFromRecord, rejectInRecord, revertChange, runIsLive, wrongState } from './landRecorded';
 import { postToInbox, type ReviewRequest, type StepOutcome } from './reviewInbox';
 

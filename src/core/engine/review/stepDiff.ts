@@ -3,7 +3,7 @@
 // against its base, whatever the workspace holds.
 import { git } from '../../exec/git';
 import type { ChangeRecord } from '../isolation/changeRecord';
-import type { RunRecord, StepRecord } from '../records/runStore';
+import type { RunRecord, StepRecord } from '../records/runRecord';
 
 export type StepDiff = { step: string; ok: true; text: string } | { step: string; ok: false; message: string };
 

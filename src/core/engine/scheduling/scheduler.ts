@@ -4,15 +4,15 @@
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
-import { foldProgress, foldUsage } from '../steps/agentProgress';
-import { alternativeSlots, raceAlternatives, type RaceOptions } from './alternatives';
-import { RunBudget, type BudgetAsk } from './budget';
+import { foldUsage } from '../steps/agentProgress';
+import { raceBestOf, type BestOfHost } from './bestOfAttempt';
+import { RunBudget } from './budget';
 import { realClock, type Clock } from './clock';
-import { RunningAttempt, type AttemptAbort, type AttemptSink } from './attempt';
+import { RunningAttempt, type AttemptAbort } from './attempt';
+import { AttemptReports } from './attemptReports';
 import { FAILED, skipReason } from './conditions';
 import { CostLedger } from './costLedger';
 import { formatUsd } from '../../format';
-import { ChangeBatcher, OutputBatcher } from '../events';
 import { PoolLimits } from './poolLimits';
 import { lockAwareRanks } from './lockAwareRanks';
 import { criticalPaths } from '../../plan/graph';
@@ -20,72 +20,14 @@ import { DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, previousAttempt, RetryWaits } from './retry';
 import { FieldView } from './stateViews';
-import { agentEvent, stepEvent, type EventBody } from '../stepEvents';
+import { decideReview, type ReviewDecision, type ReviewHost, type ReviewOutcome } from './reviewDecision';
+import { DEFAULT_CONCURRENCY, type LockGrant, type RunResult, type SchedulerOptions } from './schedulerOptions';
+import { SlotLedger } from './slotLedger';
+import { stepEvent, type EventBody } from '../stepEvents';
 import type { StepOutcome, StepState } from './stepState';
-import type { AgentProgress, AttemptResult, EngineEvent, PreviousAttempt, StepRunner } from '../types';
-import type { RunStatus, StepStatus } from '../../status';
+import type { AttemptResult, EngineEvent, PreviousAttempt } from '../types';
+import type { StepStatus } from '../../status';
 import { TERMINAL } from '../../status';
-
-/** Steps at once when neither the caller nor the plan says. */
-export const DEFAULT_CONCURRENCY = 4;
-
-export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
-
-/** Decides whether a step's locks are free; the scheduler never waits on it while other steps could start. */
-export interface LockGate {
-  tryAcquire(step: GraphStep): LockGrant | Promise<LockGrant>;
-  onRelease(listener: () => void): Disposable;
-}
-
-export interface SchedulerOptions {
-  readonly graph: Graph;
-  readonly runId: string;
-  readonly runner: StepRunner;
-  readonly concurrency?: number;
-  readonly clock?: Clock;
-  /** `critical-path` (Braid) or `fifo` (ready order; a baseline for benchmarks). */
-  readonly policy?: 'critical-path' | 'fifo';
-  /** Expected duration of a step, for priorities. */
-  readonly weight?: (step: GraphStep) => number;
-  readonly locks?: LockGate;
-  /**
-   * Which steps hold their locks while they run (default: all, when `locks` is given); a worktree
-   * step locks only its merge-back. Priorities then account for the conflicts (lockAwareRanks).
-   */
-  readonly takesLocks?: (step: GraphStep) => boolean;
-  readonly signal?: AbortSignal;
-  /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
-  readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
-  /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
-  readonly attemptsBefore?: ReadonlyMap<string, number>;
-  /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */
-  readonly failedBefore?: ReadonlyMap<string, PreviousAttempt>;
-  readonly random?: () => number;
-  readonly onEvent?: (event: EngineEvent) => void;
-  /** Called after every state change of a step (the run store listens). */
-  readonly onState?: (state: Readonly<StepState>) => void;
-  readonly outputIntervalMs?: number;
-  /** The run's budget; default the plan's `max-cost-usd`. */
-  readonly budgetUsd?: number;
-  /** Asked when the run's spending reaches its budget; without it the run stops there. */
-  readonly onBudget?: BudgetAsk;
-  readonly maxRateLimitRequeues?: number;
-  /** A best-of step with `pick: review`: resolves to the alternative the user picked (`braid pick`). */
-  readonly waitForPick?: RaceOptions['waitForPick'];
-}
-
-export interface RunResult {
-  readonly status: Exclude<RunStatus, 'running' | 'interrupted'>;
-  readonly steps: ReadonlyMap<string, Readonly<StepState>>;
-  /** What the run's agents reported spending; absent when none reported a cost. */
-  readonly costUsd?: number;
-  /** `budget`: the run stopped at its `max-cost-usd`. */
-  readonly reason?: 'budget';
-}
-
-/** What a user decides about a step in `review`, or asks of a `conflict` step (`merge`: land it again). */
-export type ReviewDecision = { action: 'approve' } | { action: 'reject'; reason?: string } | { action: 'merge' };
-export type ReviewOutcome = { ok: true; status: StepStatus; message?: string } | { ok: false; message: string };
 
 /** The grant of a step that takes no locks: one shared object, not one a start. */
 const NO_LOCKS: LockGrant = { ok: true, release: () => {} };
@@ -104,13 +46,11 @@ export class Scheduler {
   private readonly outputs = new FieldView(this.states, (s) => s.output);
   private readonly statuses = new FieldView(this.states, (s) => s.status);
   private readonly statusOf = (id: string): StepStatus => this.states.get(id)!.status;
-  private readonly poolUse = new Map<string, number>();
-  /** Slots in use: one a running step, one an alternative of a best-of step (alternatives.ts). */
-  private busy = 0;
-  private readonly slotsHeld = new Map<string, number>();
+  private readonly slots: SlotLedger;
+  private readonly bestOfHost: BestOfHost;
+  private readonly reviewHost: ReviewHost;
   private readonly clock: Clock;
-  private readonly batcher: OutputBatcher;
-  private readonly progress: ChangeBatcher;
+  private readonly reports: AttemptReports;
   private readonly pools: PoolLimits;
   private readonly budget: RunBudget;
   private readonly costs = new CostLedger();
@@ -139,9 +79,29 @@ export class Scheduler {
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
     this.failures = new Map(o.failedBefore ?? []);
-    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => this.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), o.outputIntervalMs);
-    this.progress = new ChangeBatcher((id) => this.emitProgress(id), o.outputIntervalMs);
+    this.reports = new AttemptReports({
+      state: (id) => this.states.get(id)!,
+      running: (id) => this.running.get(id),
+      costs: this.costs,
+      onState: o.onState,
+      emit: (e) => this.emit(e),
+      checkBudget: () => this.budget.check(),
+    }, o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
+    this.slots = new SlotLedger(this.cap, this.pools);
+    this.bestOfHost = {
+      runId: o.runId, runner: o.runner, clock: this.clock, slots: this.slots, waitForPick: o.waitForPick,
+      going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
+      changed: (st) => this.changed(st),
+      flushProgress: (id) => this.reports.flushProgress(id),
+      dispatch: () => this.dispatch(),
+    };
+    this.reviewHost = {
+      runId: o.runId, graph: this.g, runner: o.runner, clock: this.clock, runSignal: this.runAbort.signal, landing: this.landing,
+      state: (id) => this.states.get(id),
+      changed: (st) => this.changed(st),
+      leaveReview: (id, r) => this.leaveReview(id, r),
+    };
     this.budget = new RunBudget(o.budgetUsd ?? this.g.plan.maxCostUsd, o.onBudget, {
       spent: () => this.costs.total(),
       reached: (spentUsd, budgetUsd) => this.emit({ type: 'budget', spentUsd, budgetUsd }),
@@ -229,46 +189,9 @@ export class Scheduler {
     this.checkDone();
   }
 
-  /**
-   * Carries out a decision on a step in `review` (`approve`: its change lands under its locks, and
-   * may still end `conflict`; `reject`: it ends `failed`, reason `rejected`, its dependents
-   * skipped), or lands a `conflict` step's change again (`merge`). Wrong states are data.
-   */
-  async review(id: string, d: ReviewDecision): Promise<ReviewOutcome> {
-    const st = this.states.get(id);
-    if (!st) return { ok: false, message: `run ${this.o.runId} has no step ${id}` };
-    const want = d.action === 'merge' ? 'conflict' : 'review';
-    if (this.landing.has(id)) return { ok: false, message: `step ${id} is landing already` };
-    if (this.runAbort.signal.aborted) return { ok: false, message: `run ${this.o.runId} is being canceled: try again once it has ended` };
-    if (st.status !== want) return { ok: false, message: `step ${id} is ${st.status}, not ${want === 'review' ? 'in review' : 'conflict'}` };
-    if (d.action === 'reject') {
-      this.o.runner.reject?.(id);
-      this.leaveReview(id, { status: 'failed', reason: 'rejected', message: d.reason ? `rejected: ${d.reason}` : 'rejected' });
-      return { ok: true, status: 'failed' };
-    }
-    const land = this.o.runner.land?.bind(this.o.runner);
-    if (!land) return { ok: false, message: `step ${id} has no change to land here` };
-    this.landing.add(id);
-    let r: AttemptResult | undefined;
-    try {
-      r = await land(id, this.runAbort.signal);
-    } finally {
-      this.landing.delete(id);
-    }
-    if (!r) return { ok: false, message: `step ${id} has no change waiting to land in this run` };
-    if (d.action === 'merge') {
-      // A terminal step changes no more in the scheduler's eyes; its record and event do.
-      if (r.status !== 'succeeded') return { ok: true, status: st.status, message: r.message ?? r.status };
-      st.status = 'succeeded';
-      const { reason: _r, message: _m, ...kept } = st.outcome ?? {};
-      st.outcome = { ...kept, endedAt: this.clock.now() };
-      this.changed(st);
-      const skipped = this.g.steps.get(id)!.dependents.filter((dep) => this.states.get(dep)!.status === 'skipped');
-      return { ok: true, status: 'succeeded', ...(skipped.length > 0 ? { message: `landed; its dependents were skipped (${skipped.join(', ')}): retry the run to run them` } : {}) };
-    }
-    const status = r.status === 'review' ? 'succeeded' : r.status;
-    this.leaveReview(id, { ...r, status });
-    return { ok: true, status, ...(r.message !== undefined && status !== 'succeeded' ? { message: r.message } : {}) };
+  /** Carries out a user's decision on a step in `review` or `conflict` (reviewDecision.ts). */
+  review(id: string, d: ReviewDecision): Promise<ReviewOutcome> {
+    return decideReview(this.reviewHost, id, d);
   }
 
   private evaluate(id: string): void {
@@ -294,13 +217,13 @@ export class Scheduler {
     try {
       do {
         this.again = false;
-        for (let i = 0; i < this.ready.length && this.busy < this.cap && this.budget.open;) {
+        for (let i = 0; i < this.ready.length && this.slots.busy < this.cap && this.budget.open;) {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
-          if (!this.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          if (!this.slots.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
           // A best-of step waits for slots enough for its alternatives; what ranks below it waits
           // too, or a stream of one-slot steps would keep it from ever starting.
-          if (this.busy + this.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
+          if (this.slots.busy + this.slots.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
           let grant: LockGrant = NO_LOCKS;
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
@@ -319,71 +242,7 @@ export class Scheduler {
     }
   }
 
-  private readonly sink: AttemptSink = {
-    output: (id, stream, text) => this.batcher.push(id, stream, text),
-    progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
-  };
-
   private readonly holdFresh = (id: string): void => { if (this.states.get(id)!.status === 'pending') this.hold(id, undefined); };
-
-  private poolHasRoom(step: GraphStep): boolean {
-    if (!step.pool) return true;
-    const cap = this.pools.cap(step.pool);
-    return cap === undefined || (this.poolUse.get(step.pool) ?? 0) + this.slotsOf(step) <= cap;
-  }
-
-  private slotsOf(step: GraphStep): number {
-    return step.bestOf ? alternativeSlots(step, this.cap, step.pool ? this.pools.cap(step.pool) : undefined) : 1;
-  }
-
-  /**
-   * A best-of step's attempt: its alternatives race (alternatives.ts), reported into its state.
-   * Every change of an alternative reaches the record and a `step` event at once (not throttled as
-   * progress is), so views follow the race live; an unchanged report is not sent again.
-   */
-  private race(ctx: RunningAttempt, slots: number) {
-    const st = this.states.get(ctx.step.id)!;
-    let last = '';
-    const pick = this.o.waitForPick;
-    return raceAlternatives({
-      ctx, runner: this.o.runner, slots, clock: this.clock,
-      going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
-      onChange: (alternatives, winner) => {
-        const now = JSON.stringify([alternatives, winner]);
-        if (now === last) return;
-        last = now;
-        st.alternatives = alternatives.map((a) => ({ ...a }));
-        if (winner) st.winner = winner; else delete st.winner;
-        this.changed(st);
-      },
-      ...(pick ? { waitForPick: (stepId: string, candidates: readonly number[], signal: AbortSignal) => this.waitForPick(st, candidates, () => pick(stepId, candidates, signal)) } : {}),
-    });
-  }
-
-  /**
-   * `pick: review`: nothing of the race runs while the user picks, so the step waits as a step in
-   * review does, holding no slot (its pool's neither) and the next ready step starts. A lock the
-   * scheduler holds for it stays: that is its merge-back's (a worktree step locks only there,
-   * through the isolator, and then holds none here). Once picked it is `running` again, to land.
-   */
-  private async waitForPick(st: StepState, candidates: readonly number[], wait: () => Promise<number>): Promise<number> {
-    const step = this.g.steps.get(st.id)!;
-    const slots = this.slotsHeld.get(st.id) ?? 0;
-    this.busy -= slots;
-    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - slots);
-    this.slotsHeld.set(st.id, 0);
-    this.progress.flush(st.id);
-    st.status = 'waiting';
-    const which = candidates.length === 1 ? `alternative ${candidates[0]} passed` : `alternatives ${candidates.join(', ')} passed`;
-    st.outcome = { reason: 'pick', message: `waiting for a pick: ${which} (braid pick ${this.o.runId} ${st.id} N)` };
-    this.changed(st);
-    this.dispatch();
-    const n = await wait();
-    st.status = 'running';
-    st.outcome = undefined;
-    this.changed(st);
-    return n;
-  }
 
   /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
   private hold(id: string, lock: { holder: string; paths: readonly string[] } | undefined): void {
@@ -399,13 +258,10 @@ export class Scheduler {
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
     st.attempt += 1;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.sink, this.failures.get(step.id));
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.reports.sink, this.failures.get(step.id));
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
-    const slots = this.slotsOf(step);
-    this.busy += slots;
-    this.slotsHeld.set(step.id, slots);
-    if (step.pool) this.poolUse.set(step.pool, (this.poolUse.get(step.pool) ?? 0) + slots);
+    const slots = this.slots.take(step);
     st.status = 'running';
     // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
     st.current = { number: st.attempt, startedAt: this.clock.now() };
@@ -414,7 +270,7 @@ export class Scheduler {
     this.changed(st);
     // Slots are counted by `busy` and ready steps ordered by ReadyList: the attempt starts now
     // (a runner that throws at once fails the attempt as one that rejects does).
-    void new Promise<AttemptResult>((resolve) => resolve(step.bestOf ? this.race(ctx, slots) : this.o.runner.execute(ctx))).then(
+    void new Promise<AttemptResult>((resolve) => resolve(step.bestOf ? raceBestOf(this.bestOfHost, st, ctx, slots) : this.o.runner.execute(ctx))).then(
       (r) => this.attemptEnded(step, r, ctl, release),
       (err: unknown) => this.attemptEnded(step, {
         status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
@@ -422,32 +278,10 @@ export class Scheduler {
       }, ctl, release));
   }
 
-  /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
-  private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
-    const st = this.states.get(step.id)!;
-    if (this.running.get(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
-    const { recorded, costChanged } = foldProgress(st, p, this.costs);
-    if (recorded || costChanged) this.o.onState?.(st);
-    this.progress.mark(step.id);
-    if (costChanged) {
-      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
-      this.budget.check();
-    }
-  }
-
-  private emitProgress(id: string): void {
-    const st = this.states.get(id)!;
-    if (st.status !== 'running') return;
-    this.emit(agentEvent(st, st.costUsd !== undefined ? this.costs.total() : 0));
-  }
-
   private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
     this.running.delete(step.id);
-    const slots = this.slotsHeld.get(step.id) ?? 1;
-    this.busy -= slots;
-    if (step.pool) this.poolUse.set(step.pool, this.poolUse.get(step.pool)! - slots);
-    this.progress.flush(step.id);
-    this.batcher.flush(step.id);
+    this.slots.giveBack(step);
+    this.reports.flush(step.id);
     const st = this.states.get(step.id)!;
     st.current!.endedAt = this.clock.now();
     foldUsage(st, r.agent, this.costs);
@@ -481,7 +315,7 @@ export class Scheduler {
     // A rate limit says nothing about the work: the next attempt hears of the last real failure.
     if (next.reason === 'retry-delay' && step.kind === 'prompt') this.failures.set(step.id, previousAttempt(st.attempt, r));
     // The pool's cap drops to what the provider is still serving (poolLimits.ts).
-    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.poolUse.get(step.pool) ?? 0, next.poolWaitMs);
+    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.slots.poolBusy(step.pool), next.poolWaitMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     st.status = 'waiting';
     st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs };
@@ -562,8 +396,7 @@ export class Scheduler {
     if (this.ended || this.unfinished > parked || this.running.size > 0) return;
     this.ended = true;
     this.releaseSub?.dispose();
-    this.batcher.dispose();
-    this.progress.dispose();
+    this.reports.dispose();
     this.pools.dispose();
     this.budget.close();
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';

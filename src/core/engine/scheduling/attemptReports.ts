@@ -1,0 +1,75 @@
+// What running attempts report while they run: output lines and an agent's progress, both
+// throttled into events (events.ts), and a progress's cost checked against the step's and the
+// run's budgets. Apart from scheduler.ts because it is the hot path of a run's events and touches
+// no scheduling: it only reads which attempt of a step is the live one.
+import type { GraphStep } from '../../plan/types';
+import { foldProgress } from '../steps/agentProgress';
+import type { AttemptAbort, AttemptSink } from './attempt';
+import type { CostLedger } from './costLedger';
+import { ChangeBatcher, OutputBatcher } from '../events';
+import { agentEvent, type EventBody } from '../stepEvents';
+import type { StepState } from './stepState';
+import type { AgentProgress } from '../types';
+
+/** What of the scheduler the reports use. */
+export interface ReportsHost {
+  state(id: string): StepState;
+  /** The abort of the step's running attempt; undefined when none runs. */
+  running(id: string): AttemptAbort | undefined;
+  readonly costs: CostLedger;
+  /** Called after a progress changed the step's state (the run store listens). */
+  readonly onState: ((state: Readonly<StepState>) => void) | undefined;
+  emit(e: EventBody): void;
+  /** A cost changed: the run's budget may be reached. */
+  checkBudget(): void;
+}
+
+export class AttemptReports {
+  private readonly batcher: OutputBatcher;
+  private readonly progress: ChangeBatcher;
+
+  /** What every attempt is given to report into. */
+  readonly sink: AttemptSink = {
+    output: (id, stream, text) => this.batcher.push(id, stream, text),
+    progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
+  };
+
+  /** `intervalMs`: the least time between two events of one step's output or progress. */
+  constructor(private readonly host: ReportsHost, intervalMs: number | undefined) {
+    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => host.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), intervalMs);
+    this.progress = new ChangeBatcher((id) => this.emitProgress(id), intervalMs);
+  }
+
+  /** Sends the step's pending progress now (its status is about to change). */
+  flushProgress(id: string): void { this.progress.flush(id); }
+
+  /** The step's attempt ended: everything it reported goes out before its end does. */
+  flush(id: string): void {
+    this.progress.flush(id);
+    this.batcher.flush(id);
+  }
+
+  dispose(): void {
+    this.batcher.dispose();
+    this.progress.dispose();
+  }
+
+  /** A running agent's progress: state, throttled events, the step's and the run's budgets. */
+  private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
+    const st = this.host.state(step.id);
+    if (this.host.running(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
+    const { recorded, costChanged } = foldProgress(st, p, this.host.costs);
+    if (recorded || costChanged) this.host.onState?.(st);
+    this.progress.mark(step.id);
+    if (costChanged) {
+      if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
+      this.host.checkBudget();
+    }
+  }
+
+  private emitProgress(id: string): void {
+    const st = this.host.state(id);
+    if (st.status !== 'running') return;
+    this.host.emit(agentEvent(st, st.costUsd !== undefined ? this.host.costs.total() : 0));
+  }
+}

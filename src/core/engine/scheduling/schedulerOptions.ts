@@ -1,0 +1,67 @@
+// What a Scheduler is given and what it gives back, apart from how it schedules: runPlan, the
+// CLI, the lock gates and the benches use these without the scheduler's workings.
+import type { Disposable } from '../../disposable';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { RaceOptions } from './alternatives';
+import type { BudgetAsk } from './budget';
+import type { Clock } from './clock';
+import type { StepState } from './stepState';
+import type { EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { RunStatus, StepStatus } from '../../status';
+
+/** Steps at once when neither the caller nor the plan says. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export type LockGrant = { ok: true; release(): void } | { ok: false; holder: string; paths: readonly string[] };
+
+/** Decides whether a step's locks are free; the scheduler never waits on it while other steps could start. */
+export interface LockGate {
+  tryAcquire(step: GraphStep): LockGrant | Promise<LockGrant>;
+  onRelease(listener: () => void): Disposable;
+}
+
+export interface SchedulerOptions {
+  readonly graph: Graph;
+  readonly runId: string;
+  readonly runner: StepRunner;
+  readonly concurrency?: number;
+  readonly clock?: Clock;
+  /** `critical-path` (Braid) or `fifo` (ready order; a baseline for benchmarks). */
+  readonly policy?: 'critical-path' | 'fifo';
+  /** Expected duration of a step, for priorities. */
+  readonly weight?: (step: GraphStep) => number;
+  readonly locks?: LockGate;
+  /**
+   * Which steps hold their locks while they run (default: all, when `locks` is given); a worktree
+   * step locks only its merge-back. Priorities then account for the conflicts (lockAwareRanks).
+   */
+  readonly takesLocks?: (step: GraphStep) => boolean;
+  readonly signal?: AbortSignal;
+  /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
+  readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
+  /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
+  readonly attemptsBefore?: ReadonlyMap<string, number>;
+  /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */
+  readonly failedBefore?: ReadonlyMap<string, PreviousAttempt>;
+  readonly random?: () => number;
+  readonly onEvent?: (event: EngineEvent) => void;
+  /** Called after every state change of a step (the run store listens). */
+  readonly onState?: (state: Readonly<StepState>) => void;
+  readonly outputIntervalMs?: number;
+  /** The run's budget; default the plan's `max-cost-usd`. */
+  readonly budgetUsd?: number;
+  /** Asked when the run's spending reaches its budget; without it the run stops there. */
+  readonly onBudget?: BudgetAsk;
+  readonly maxRateLimitRequeues?: number;
+  /** A best-of step with `pick: review`: resolves to the alternative the user picked (`braid pick`). */
+  readonly waitForPick?: RaceOptions['waitForPick'];
+}
+
+export interface RunResult {
+  readonly status: Exclude<RunStatus, 'running' | 'interrupted'>;
+  readonly steps: ReadonlyMap<string, Readonly<StepState>>;
+  /** What the run's agents reported spending; absent when none reported a cost. */
+  readonly costUsd?: number;
+  /** `budget`: the run stopped at its `max-cost-usd`. */
+  readonly reason?: 'budget';
+}
