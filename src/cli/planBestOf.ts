@@ -60,6 +60,7 @@ function compared(d: RaceDraft): ComparedDraft {
     index: d.index, agent: d.agent, file: d.result.file, ok: d.result.ok,
     ...(d.shape ? { shape: d.shape } : {}),
     ...(problem ? { problem: problem.message } : {}),
+    ...(d.result.costUsd !== undefined ? { costUsd: d.result.costUsd } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agen
       --workspace DIR   where the agent works (default: the current git root, else this folder)
       --best-of N       N drafts (2–10) at once, each into its own file beside FILE (plan.draft-1.braid.yaml,
                         …) and validated; the valid ones are shown side by side (agent, steps, critical
-                        path, parallelism) and one becomes FILE: asked on a terminal, else --keep or --judge
+                        path, parallelism, cost) and one becomes FILE: asked on a terminal, else --keep or --judge
       --keep N          keep draft N (with --best-of, or alone, with no GOAL: from an earlier --best-of)
       --judge AGENT     an agent (preset or command; it only reads) picks one valid draft and says why
       --keep-drafts     leave the drafts not kept on disk (default: removed once one is kept)

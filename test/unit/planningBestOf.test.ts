@@ -55,6 +55,16 @@ describe('planning by competition (pure)', () => {
     ].join('\n'));
   });
 
+  it('the table has a cost column when an agent reported what its draft cost', () => {
+    const t = comparisonTable([
+      { index: 1, agent: 'claude', file: 'd1', ok: true, costUsd: 0.1234, shape: { steps: 2, criticalPath: 2, parallelism: 1, agents: [] } },
+      { index: 2, agent: 'codex', file: 'd2', ok: true, shape: { steps: 3, criticalPath: 1, parallelism: 3, agents: [] } },
+    ]);
+    assert.match(t.split('\n')[0]!, /^#  agent   steps  critical path  parallel  valid  cost +file$/);
+    assert.match(t.split('\n')[1]!, /^1  claude  2 +2 +≈ 1\.0 +yes +\$0\.1234 +d1$/);
+    assert.match(t.split('\n')[2]!, /^2  codex   3 +1 +≈ 3\.0 +yes +– +d2$/);
+  });
+
   it('the judge\'s prompt fences each draft beyond any backticks inside it', () => {
     const p = judgePrompt('Ship it', [{ index: 2, agent: 'codex', yaml: 'run: echo ```x```\n', shape: { steps: 1, criticalPath: 1, parallelism: 1, agents: [] } }]);
     assert.match(p, /## Draft 2 \(by codex: 1 steps, critical path 1, parallel ≈ 1\.0\)\n````yaml\nrun: echo ```x```\n````\n/);

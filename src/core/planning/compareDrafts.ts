@@ -1,6 +1,7 @@
 // What a user weighs when choosing between drafts of one goal, from each plan's compiled graph:
 // how many steps, the longest chain (the critical path, in steps: what bounds the run however many
 // run at once), and how many steps run at once on average when steps take equal time.
+import { formatUsd } from '../format';
 import type { Graph } from '../plan/types';
 import { DEFAULT_CONCURRENCY } from '../engine/scheduling/schedulerOptions';
 
@@ -39,19 +40,24 @@ export interface ComparedDraft {
   readonly shape?: DraftShape;
   /** Why it is not valid: its first problem. */
   readonly problem?: string;
+  /** What drafting it cost, when its agent reports cost (claude does; codex and gemini do not). */
+  readonly costUsd?: number;
 }
 
 const pad = (s: string, n: number): string => s + ' '.repeat(Math.max(0, n - s.length));
 
 /** The drafts side by side as text: one row a draft, columns aligned; an invalid draft's first problem on the line below it. */
 export function comparisonTable(drafts: readonly ComparedDraft[], showFile: (file: string) => string = (f) => f): string {
-  const header = ['#', 'agent', 'steps', 'critical path', 'parallel', 'valid', 'file'];
+  // Drafting costs N sessions: the cost column shows when an agent reported one.
+  const costs = drafts.some((d) => d.costUsd !== undefined);
+  const header = ['#', 'agent', 'steps', 'critical path', 'parallel', 'valid', ...(costs ? ['cost'] : []), 'file'];
   const rows = drafts.map((d) => [
     String(d.index), d.agent,
     d.shape ? String(d.shape.steps) : '–',
     d.shape ? String(d.shape.criticalPath) : '–',
     d.shape ? `≈ ${d.shape.parallelism.toFixed(1)}` : '–',
     d.ok ? 'yes' : 'no',
+    ...(costs ? [d.costUsd !== undefined ? formatUsd(d.costUsd) : '–'] : []),
     showFile(d.file),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
