@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { findDrafts, keepDraft, removeDrafts } from '../core/planning/draftFiles';
 import { draftRace, type RaceDraft } from '../core/planning/draftRace';
 import type { PlanningAgentSpec } from '../core/planning/planningAgent';
+import { formatUsd } from '../core/format';
 
 /** What it needs of the extension (New Plan's own deps). */
 export interface BestOfDeps {
@@ -25,7 +26,7 @@ export interface BestOfDraftRequest {
 }
 
 const shapeText = (d: RaceDraft): string =>
-  d.shape ? `${d.shape.steps} step${d.shape.steps === 1 ? '' : 's'} · critical path ${d.shape.criticalPath} · parallel ≈ ${d.shape.parallelism.toFixed(1)}` : '';
+  d.shape ? `${d.shape.steps} step${d.shape.steps === 1 ? '' : 's'} · critical path ${d.shape.criticalPath} · parallel ≈ ${d.shape.parallelism.toFixed(1)}${d.result.costUsd !== undefined ? ` · ${formatUsd(d.result.costUsd)}` : ''}` : '';
 
 async function race(deps: BestOfDeps, r: BestOfDraftRequest): Promise<readonly RaceDraft[] | undefined> {
   return vscode.window.withProgress(
