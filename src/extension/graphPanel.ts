@@ -8,6 +8,7 @@ import { LogLines } from '../core/engine/records/logLines';
 import { attemptHeader } from '../core/engine/records/stepLog';
 import { RunStore } from '../core/engine/records/runStore';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
+import { alternativeId } from '../core/engine/scheduling/alternatives';
 import type { Diagnostic, Graph } from '../core/plan/types';
 import { MAX_PROBLEMS, parseWebviewMessage, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
 import { Command } from './commandIds';
@@ -177,7 +178,9 @@ export class GraphPanel implements vscode.Disposable {
   private onStepChanged({ run, step, event: e }: StepChange): void {
     if (!this.ready || run.id !== this.runId) return;
     if (e.type === 'output') {
-      if (e.id === this.selected) this.feed.output(e.id, e.text, e.skippedLines, e.stream === 'stderr');
+      // A best-of step's output is its alternatives': an alternative's node shows its own alone.
+      const from = e.alternative !== undefined ? alternativeId(e.id, e.alternative) : e.id;
+      if (e.id === this.selected || from === this.selected) this.feed.output(from, e.text, e.skippedLines, e.stream === 'stderr');
       return;
     }
     if (e.type === 'lock') return;

@@ -17,6 +17,7 @@ import { RunStore } from '../core/engine/records/runStore';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, TERMINAL } from '../core/status';
 import type { LiveRunRecord } from '../protocol/engine';
+import { AlternativeLines } from './alternativeLines';
 import { nextTerminal, runningNeeds } from './nextTerminal';
 import type { RunsModel } from './runsModel';
 import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
@@ -121,6 +122,7 @@ export class StepTerminals implements vscode.Disposable {
   private readonly pendingCancels = new Set<ReturnType<typeof setTimeout>>();
   /** The one terminal opened ahead of its step's start, and its task's execution once VS Code gives it. */
   private ahead: { readonly runId: string; readonly stepId: string; readonly pty: StepPty; exec?: vscode.TaskExecution } | undefined;
+  private readonly marks = new Map<string, AlternativeLines>();
   /** Steps whose terminal opened ahead was closed by the user: not opened ahead again. */
   private readonly declined = new Set<string>();
 
@@ -153,8 +155,16 @@ export class StepTerminals implements vscode.Disposable {
     if (e.type === 'output') {
       const pty = this.ptys.get(key);
       if (e.skippedLines !== undefined) pty?.print(`\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`);
-      pty?.print(e.text);
+      // A best-of step's alternatives share its terminal: each line says whose it is.
+      pty?.print(e.alternative !== undefined ? this.alternativeLines(key).mark(e.alternative, e.text) : e.text);
     }
+  }
+
+  /** The marker of a best-of step's alternatives' lines, one a step (lines continue per alternative). */
+  private alternativeLines(key: string): AlternativeLines {
+    let m = this.marks.get(key);
+    if (!m) this.marks.set(key, (m = new AlternativeLines()));
+    return m;
   }
 
   private onStep(e: Extract<EngineEvent, { type: 'step' }>): void {

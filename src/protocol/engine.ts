@@ -182,7 +182,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     costUsd: cost.optional(), runCostUsd: cost.optional(), activity: z.string().optional(),
   }),
   z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional() }),
-  z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string(), skippedLines: count.optional() }),
+  z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string(), skippedLines: count.optional(), alternative: z.number().int().min(1).optional() }),
   z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
 ]);
 /** engine → client: one engine event (the CLI's `--json` objects), to every client that said hello. */

@@ -26,7 +26,7 @@ describe('best-of through the CLI', function () {
     // 1 passes once 2 and 3 have written their files; 2 fails; 3 would sleep on, and is canceled.
     const plan = planFile([
       '  race:', '    best-of: 3', `    env: { SYNC: ${JSON.stringify(sync)} }`, '    run: |',
-      '      echo "alt $BRAID_ALTERNATIVE" > "mine-$BRAID_ALTERNATIVE.txt"',
+      '      echo "alt $BRAID_ALTERNATIVE" > "mine-$BRAID_ALTERNATIVE.txt"; echo "says $BRAID_ALTERNATIVE"',
       '      case "$BRAID_ALTERNATIVE" in',
       '        1) while [ ! -f "$SYNC/2" ] || [ ! -f "$SYNC/3" ]; do sleep 0.05; done ;;',
       '        2) touch "$SYNC/2"; exit 4 ;;',
@@ -45,6 +45,10 @@ describe('best-of through the CLI', function () {
       assert.ok(running >= 0, `alternative ${i} was shown running: ${seen.join(' ')}`);
       assert.ok(seen.slice(running).some((s) => s !== undefined && TERMINAL_ALT.has(s)), `alternative ${i} was shown ending before the step ended: ${seen.join(' ')}`);
     }
+
+    // Their output: each event is one alternative's, tagged with it (the views tell them apart).
+    const said = run.events.filter((e) => e.type === 'output' && e.id === 'race').map((e) => [e.alternative, String(e.text).trim()]);
+    for (const i of [1, 2, 3]) assert.deepEqual(said.filter(([a]) => a === i), [[i, `says ${i}`]], JSON.stringify(said));
 
     const runId = String(events[0]!.run);
     const step = (await new RunStore(r.dir).load(runId))!.steps.race!;

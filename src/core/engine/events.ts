@@ -9,9 +9,9 @@ import type { OutputStream } from './types';
 export const MAX_OUTPUT_EVENT_CHARS = 64 * 1024;
 
 /** An output batch: its text, and how many lines before it were left out (absent when none were). */
-export type DeliverOutput = (id: string, stream: OutputStream, text: string, skippedLines?: number) => void;
+export type DeliverOutput = (id: string, stream: OutputStream, text: string, skippedLines?: number, alternative?: number) => void;
 
-interface PendingOutput { id: string; stream: OutputStream; text: string; skippedLines?: number }
+interface PendingOutput { id: string; stream: OutputStream; text: string; skippedLines?: number; alternative?: number }
 
 /** Drops `e.text`'s head so at most `max` characters stay, starting after a newline where one is near. */
 function keepTail(e: PendingOutput, max: number): void {
@@ -35,11 +35,12 @@ export class OutputBatcher {
 
   constructor(private readonly deliver: DeliverOutput, private readonly intervalMs = 33, private readonly maxChars = MAX_OUTPUT_EVENT_CHARS) {}
 
-  push(id: string, stream: OutputStream, text: string): void {
-    const key = `${stream}\0${id}`;
+  /** `alternative`: a best-of step's alternatives are batched apart, so each batch is one's. */
+  push(id: string, stream: OutputStream, text: string, alternative?: number): void {
+    const key = `${stream}\0${id}\0${alternative ?? ''}`;
     let e = this.pending.get(key);
     if (e) e.text += text;
-    else this.pending.set(key, (e = { id, stream, text }));
+    else this.pending.set(key, (e = { id, stream, text, ...(alternative !== undefined ? { alternative } : {}) }));
     // Trimmed as it grows, not only when delivered: a flood between two deliveries stays bounded.
     if (e.text.length > 2 * this.maxChars) keepTail(e, this.maxChars);
     this.timer ??= setTimeout(() => this.flush(), this.intervalMs);
@@ -51,7 +52,7 @@ export class OutputBatcher {
       if (id !== undefined && e.id !== id) continue;
       this.pending.delete(key);
       keepTail(e, this.maxChars);
-      this.deliver(e.id, e.stream, e.text, e.skippedLines);
+      this.deliver(e.id, e.stream, e.text, e.skippedLines, e.alternative);
     }
     if (this.pending.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
     else if (id === undefined && this.timer) { clearTimeout(this.timer); this.timer = undefined; }

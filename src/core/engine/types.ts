@@ -65,8 +65,11 @@ export interface AttemptContext {
   readonly signal: AbortSignal;
   /** A retry of an agent step: why the attempt before it failed (rate-limited attempts aside). */
   readonly previous?: PreviousAttempt;
-  /** Stream a chunk of the step's output to the event bus (the runner writes the log itself). */
-  onOutput(stream: OutputStream, text: string): void;
+  /**
+   * Stream a chunk of the step's output to the event bus (the runner writes the log itself);
+   * `alternative`: it is that alternative's of a best-of step (alternatives.ts tags it).
+   */
+  onOutput(stream: OutputStream, text: string, alternative?: number): void;
   /** An agent attempt's progress, whenever its session, usage or activity changes (the scheduler throttles events). */
   onAgent?(progress: AgentProgress): void;
   /**
@@ -147,5 +150,7 @@ export type EngineEvent =
       readonly type: 'output'; readonly id: string; readonly stream: OutputStream; readonly text: string;
       /** Lines before `text` left out of the event (a step printing faster than views can show; the log has them). */
       readonly skippedLines?: number;
+      /** A best-of step's output: the alternative that printed it (1…N). */
+      readonly alternative?: number;
     })
   | (EventBase & { readonly type: 'lock'; readonly id: string; readonly waitingFor: string; readonly paths: readonly string[] });

@@ -194,7 +194,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
       const actx: AttemptContext = {
         runId: ctx.runId, step: r.step, attempt: r.state.attempts, outputs: ctx.outputs, statuses: ctx.statuses, signal: r.abort.signal,
         ...(r.previous ? { previous: r.previous } : {}),
-        onOutput: (stream, text) => ctx.onOutput(stream, text),
+        // Tagged with its alternative: the views show whose output it is (they race in one step).
+        onOutput: (stream, text) => ctx.onOutput(stream, text, r.def.index),
         onAgent: (p) => { r.current = p; report(); },
         settle: (res) => { settled = true; return candidate(r, res); },
       };

@@ -35,7 +35,7 @@ export class AttemptAbort {
 
 /** What an attempt's context reports to: the scheduler. */
 export interface AttemptSink {
-  output(id: string, stream: OutputStream, text: string): void;
+  output(id: string, stream: OutputStream, text: string, alternative?: number): void;
   progress(step: GraphStep, attempt: number, abort: AttemptAbort, p: AgentProgress): void;
 }
 
@@ -44,7 +44,7 @@ export interface AttemptSink {
 export class RunningAttempt implements AttemptContext {
   readonly abort = new AttemptAbort();
   // Own arrow functions, not methods: runners hand these on unbound.
-  readonly onOutput = (stream: OutputStream, text: string): void => this.sink.output(this.step.id, stream, text);
+  readonly onOutput = (stream: OutputStream, text: string, alternative?: number): void => this.sink.output(this.step.id, stream, text, alternative);
   readonly onAgent = (p: AgentProgress): void => this.sink.progress(this.step, this.attempt, this.abort, p);
 
   readonly previous?: PreviousAttempt;

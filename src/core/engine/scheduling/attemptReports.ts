@@ -30,13 +30,15 @@ export class AttemptReports {
 
   /** What every attempt is given to report into. */
   readonly sink: AttemptSink = {
-    output: (id, stream, text) => this.batcher.push(id, stream, text),
+    output: (id, stream, text, alternative) => this.batcher.push(id, stream, text, alternative),
     progress: (step, attempt, abort, p) => this.onProgress(step, attempt, abort, p),
   };
 
   /** `intervalMs`: the least time between two events of one step's output or progress. */
   constructor(private readonly host: ReportsHost, intervalMs: number | undefined) {
-    this.batcher = new OutputBatcher((id, stream, text, skippedLines) => host.emit({ type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}) }), intervalMs);
+    this.batcher = new OutputBatcher((id, stream, text, skippedLines, alternative) => host.emit({
+      type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}), ...(alternative !== undefined ? { alternative } : {}),
+    }), intervalMs);
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), intervalMs);
   }
 
