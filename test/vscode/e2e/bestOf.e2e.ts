@@ -1,8 +1,9 @@
 // A best-of step on the graph, as a user sees it: one node with its alternatives' counts that
 // change in place while they race and then name the winner; a click expands it into its
 // alternatives (the winner starred) racing into the step, whose frame collapses it again; an
-// alternative's node offers its change, which opens in the multi-file diff editor. Asserted
-// from the page's DOM; screenshots of the collapsed, expanded and diff views.
+// alternative's node offers its change, which opens in the multi-file diff editor, and streams its
+// own output alone while they race. Asserted from the page's DOM; screenshots of the collapsed,
+// expanded and diff views.
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,18 @@ import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
 
 const PLAN_FILE = 'best-of-e2e.braid.yaml';
+const LIVE_FILE = 'best-of-live.braid.yaml';
+
+/** Two alternatives that print while they wait at a gate, again once through it, then wait for `GATE.done`. */
+function livePlanText(gate: string): string {
+  return ['version: 1', 'name: Best of live', 'steps:',
+    '  choose:', '    best-of: 2', '    pick: check', `    env: { GATE: ${JSON.stringify(gate)} }`, '    run: |',
+    '      echo "$BRAID_ALTERNATIVE waits at the gate"',
+    '      while [ ! -f "$GATE" ]; do sleep 0.05; done',
+    '      echo "$BRAID_ALTERNATIVE through the gate"',
+    '      while [ ! -f "$GATE.done" ]; do sleep 0.05; done',
+    '    check: echo "score $BRAID_ALTERNATIVE"', ''].join('\n');
+}
 
 /** pick: check over three shell alternatives: 3 fails at once, 1 passes, 2 passes once the gate opens and scores highest. */
 function planText(gate: string): string {
@@ -30,10 +43,13 @@ describe('a best-of step on the graph', function () {
   let wb: Workbench;
   let graph: GraphFrame;
   let gate: string;
+  let liveGate: string;
 
   useWorkbench({ name: 'bestof', viewport: { width: 1600, height: 900 }, prepare: (dir) => {
     gate = join(dir, '..', 'best-of-gate');
+    liveGate = join(dir, '..', 'best-of-live-gate');
     writeFileSync(join(dir, PLAN_FILE), planText(gate));
+    writeFileSync(join(dir, LIVE_FILE), livePlanText(liveGate));
   } }, (b) => {
     wb = b;
   });
@@ -95,6 +111,30 @@ describe('a best-of step on the graph', function () {
     await poll('one node again', async () => (await graph.frame.locator('g.node[data-group="choose"]').count()) === 1, 30_000);
     assert.equal(await graph.frame.locator('g.node[data-step-id^="choose.alt"]').count(), 0);
     assert.equal(await counts(), '★ 2 won · 2/3 ✓ · 1 ✗');
+  });
+
+  it("an alternative's node streams its own output alone while they race", async function () {
+    this.timeout(120_000);
+    await runCommand(wb, 'View: Close All Editors');
+    await openFile(wb, LIVE_FILE);
+    await runCommand(wb, 'Braid: Show Graph');
+    graph = await findGraphFrame(wb.page, 90_000);
+    await graph.button('run-plan').click();
+    await poll('both racing', async () => (await graph.statuses()).choose === 'running'
+      && (await graph.frame.locator('g.node[data-group="choose"] .braid-counts').textContent()) === '0/2 ✓ · 2 ▶', 60_000, 50);
+    await graph.frame.locator('g.node[data-group="choose"]').click();
+    await poll('two alternative nodes', async () => (await graph.frame.locator('g.node[data-step-id^="choose.alt"]').count()) === 2, 30_000);
+    await graph.node('choose.alt2').click();
+    const pane = graph.logPane('choose.alt2');
+    await poll("alternative 2's log so far", async () => ((await pane.textContent()) ?? '').includes('2 waits at the gate'), 30_000);
+    writeFileSync(liveGate, '');
+    // Both print through the gate while the race goes on: alternative 2's line arrives live, 1's does not.
+    await poll("alternative 2's line after the gate, live", async () => ((await pane.textContent()) ?? '').includes('2 through the gate'), 30_000);
+    assert.equal((await graph.statuses()).choose, 'running', 'still racing: the line came live, not from the log read at the end');
+    writeFileSync(`${liveGate}.done`, '');
+    await poll('the run to end', async () => (await graph.statuses()).choose === 'succeeded', 60_000);
+    const text = (await pane.textContent()) ?? '';
+    assert.ok(!text.includes('1 waits') && !text.includes('1 through'), `only alternative 2's output: ${text}`);
   });
 });
 
