@@ -131,6 +131,7 @@ describe('a best-of step on the graph', function () {
     // Both print through the gate while the race goes on: alternative 2's line arrives live, 1's does not.
     await poll("alternative 2's line after the gate, live", async () => ((await pane.textContent()) ?? '').includes('2 through the gate'), 30_000);
     assert.equal((await graph.statuses()).choose, 'running', 'still racing: the line came live, not from the log read at the end');
+    await wb.screenshot('bestof-alternative-live-log');
     writeFileSync(`${liveGate}.done`, '');
     await poll('the run to end', async () => (await graph.statuses()).choose === 'succeeded', 60_000);
     const text = (await pane.textContent()) ?? '';
