@@ -9,7 +9,7 @@ import { Command } from './commandIds';
 import { nodeUpdate } from './graphNodes';
 import { awaitsPick, pickable } from './pickText';
 import type { StepView } from './runView';
-import { alternativeDescription } from './treeText';
+import { alternativeFacts } from './treeText';
 
 const asStatus = (s: string | undefined): StepStatus => (s !== undefined && (STEP_STATUSES as readonly string[]).includes(s) ? s as StepStatus : 'pending');
 
@@ -44,7 +44,8 @@ export function alternativeNodes(step: GraphStep, view: StepView | undefined, no
 /** Each alternative's status update: its status, how it stands in one line, whether it won or may be picked. */
 export function alternativeUpdates(view: StepView): StatusUpdate[] {
   return (view.alternatives ?? []).map((a) => {
-    const detail = alternativeDescription(view, a.index);
+    // The node shows its status (and ★ when it won) itself: its detail says the rest.
+    const detail = alternativeFacts(view, a.index).join(' · ');
     return {
       stepId: alternativeId(view.id, a.index), status: asStatus(a.status),
       ...(a.attempts > 0 ? { attempt: Math.min(a.attempts, 10_000) } : {}),

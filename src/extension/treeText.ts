@@ -59,13 +59,18 @@ export function stepDescription(step: StepView, now = Date.now()): string {
 /** An alternative's row under its best-of step: won, or its status, then score, attempts, cost and why. */
 export function alternativeDescription(step: StepView, index: number): string {
   const alt = step.alternatives?.find((a) => a.index === index);
-  const won = step.winner === index;
-  const parts = [won ? 'won' : alt?.status ?? 'pending'];
+  return [step.winner === index ? 'won' : alt?.status ?? 'pending', ...alternativeFacts(step, index)].join(' · ');
+}
+
+/** What sets an alternative apart beyond its status: score, attempts, cost, and the engine's word on it unless it won. */
+export function alternativeFacts(step: StepView, index: number): string[] {
+  const alt = step.alternatives?.find((a) => a.index === index);
+  const parts: string[] = [];
   if (alt?.score !== undefined) parts.push(`score ${alt.score}`);
   if (alt && alt.attempts > 1) parts.push(`attempt ${alt.attempts}`);
   if (alt?.costUsd !== undefined) parts.push(formatUsd(alt.costUsd));
-  if (!won && alt?.message) parts.push(alt.message);
-  return parts.join(' · ');
+  if (step.winner !== index && alt?.message) parts.push(alt.message);
+  return parts;
 }
 
 /** How long a step has run, as every view shows it: time spent running (format.ts stepTimeText), live while it runs. */

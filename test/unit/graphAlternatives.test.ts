@@ -38,7 +38,7 @@ describe("a best-of step's alternatives on the graph panel (graphAlternatives.ts
     const [own, a1, a2] = stepUpdates(view);
     assert.deepEqual([own!.stepId, own!.pick, own!.detail], ['fix', true, '1 of 2 passed, waiting for your pick']);
     assert.deepEqual([a1!.stepId, a1!.status, a1!.pick, a1!.won], ['fix.alt1', 'succeeded', true, false]);
-    assert.deepEqual([a2!.stepId, a2!.status, a2!.pick, a2!.detail], ['fix.alt2', 'failed', false, 'failed · exited with code 1']);
+    assert.deepEqual([a2!.stepId, a2!.status, a2!.pick, a2!.detail], ['fix.alt2', 'failed', false, 'exited with code 1'], 'the node shows its status itself: the detail says the rest');
     assert.deepEqual(stepUpdates({ id: 'plain', name: 'plain', status: 'succeeded', attempt: 1 }).map((u) => u.stepId), ['plain'], 'a plain step: its own update only');
   });
 
