@@ -1,12 +1,13 @@
 // A runner whose steps behave like agents on a simulated clock: they report cost as they go,
 // hit rate limits, or end with a session id, attempt by attempt.
 import type { Clock } from '../../src/core/engine/scheduling/clock';
+import { workOnClock, type FakeCosts } from './fakeWork';
 import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
 
 export interface AgentAttempt {
   durationMs?: number;
   /** Costs reported mid-run: [clock ms into the attempt, the attempt's cost so far]. */
-  costs?: ReadonlyArray<readonly [number, number]>;
+  costs?: FakeCosts;
   /** The attempt's final cost (reported with its result). */
   costUsd?: number;
   /** Ends rate-limited, with a reset time this long after its end when given. */
@@ -39,14 +40,10 @@ export class FakeAgentRunner implements StepRunner {
     const entry = (status: string, extra: object = {}) => this.log.push({ id: ctx.step.id, attempt: ctx.attempt, start, end: this.clock.now(), status, ...extra });
     let cost: number | undefined;
     try {
-      let t = 0;
-      for (const [at, usd] of b.costs ?? []) {
-        await this.clock.sleep(at - t, ctx.signal);
-        t = at;
+      await workOnClock(this.clock, ctx.signal, b.costs, b.durationMs, (usd, at) => {
         cost = usd;
         ctx.onAgent?.({ costUsd: usd, activity: `working at ${at}` });
-      }
-      await this.clock.sleep(Math.max(0, (b.durationMs ?? 10) - t), ctx.signal);
+      });
     } catch {
       entry('canceled', { abortReason: ctx.signal.reason });
       return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start, ...(cost !== undefined ? { agent: { costUsd: cost } } : {}) };

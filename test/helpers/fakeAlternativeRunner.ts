@@ -2,6 +2,7 @@
 // alternative that passes asks `settle` before it "merges back", lands or is dropped, and may end
 // `conflict` at its merge-back. Behaviour is per alternative id (`<step>.alt<i>`), attempt by attempt.
 import type { Clock } from '../../src/core/engine/scheduling/clock';
+import { workOnClock, type FakeCosts } from './fakeWork';
 import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
 
 export interface AltBehaviour {
@@ -13,7 +14,7 @@ export interface AltBehaviour {
   /** Its merge-back ends `conflict`. */
   conflict?: true;
   /** Costs reported mid-run: [ms into the attempt, the attempt's cost so far]. */
-  costs?: ReadonlyArray<readonly [number, number]>;
+  costs?: FakeCosts;
 }
 
 export class FakeAlternativeRunner implements StepRunner {
@@ -35,14 +36,10 @@ export class FakeAlternativeRunner implements StepRunner {
     this.maxRunning = Math.max(this.maxRunning, this.running);
     let cost: number | undefined;
     try {
-      let t = 0;
-      for (const [at, usd] of b.costs ?? []) {
-        await this.clock.sleep(at - t, ctx.signal);
-        t = at;
+      await workOnClock(this.clock, ctx.signal, b.costs, b.durationMs, (usd) => {
         cost = usd;
         ctx.onAgent?.({ costUsd: usd });
-      }
-      await this.clock.sleep(Math.max(0, (b.durationMs ?? 10) - t), ctx.signal);
+      });
     } catch {
       entry('canceled', { abortReason: ctx.signal.reason });
       return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start, ...(cost !== undefined ? { agent: { costUsd: cost } } : {}) };
