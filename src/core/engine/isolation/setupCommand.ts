@@ -5,8 +5,7 @@ import type { Graph, GraphStep } from '../../plan/types';
 import { runProcess } from '../../exec/process';
 import { shellInvocation, stepEnv } from '../steps/render';
 import { openStepLog } from '../records/stepLog';
-import type { AttemptResult, OutputStream } from '../types';
-import type { StepStatus } from '../../status';
+import type { AttemptContext, AttemptResult, OutputStream } from '../types';
 
 /** The run a setup belongs to. */
 export interface SetupRun {
@@ -17,13 +16,13 @@ export interface SetupRun {
   log(stepId: string): string;
 }
 
-/** What a `setup` run needs besides the step: where it logs and the scope its environment is rendered in. */
-export interface SetupScope {
-  readonly attempt: number;
+/**
+ * What a `setup` run needs besides the step: an attempt's scope (its number, signal, and the
+ * outputs and statuses its environment is rendered from), a title for its log, and, from an
+ * attempt (not a preparation), where its output streams.
+ */
+export interface SetupScope extends Pick<AttemptContext, 'attempt' | 'signal' | 'outputs' | 'statuses'> {
   readonly title: string;
-  readonly signal: AbortSignal;
-  readonly outputs: ReadonlyMap<string, string>;
-  readonly statuses: ReadonlyMap<string, StepStatus>;
   onOutput?(stream: OutputStream, text: string): void;
 }
 
