@@ -37,10 +37,15 @@ describe('the graph panel\'s log feed', () => {
   });
 
   it('batches: everything within one interval goes in one message', async () => {
-    const { f, sent } = feed(20);
+    const sent: Sent[] = [];
+    let f!: LogFeed;
+    // The first delivery, when the feed's own timer fires (no fixed sleep here).
+    const delivered = new Promise<void>((done) => {
+      f = new LogFeed((lines, startLine) => { sent.push({ lines, startLine }); done(); }, 20);
+    });
     for (let i = 0; i < 50; i++) f.output('a', `l${i}\n`);
     assert.equal(sent.length, 0, 'nothing before the interval ends');
-    await new Promise((r) => setTimeout(r, 60));
+    await delivered;
     f.dispose();
     assert.equal(sent.length, 1);
     assert.deepEqual(sent[0]!.lines, Array.from({ length: 50 }, (_, i) => `l${i}`));
