@@ -19,9 +19,9 @@ const q = (s: string) => JSON.stringify(s);
 // The presets' own names, so they keep their formats and pools; only argv[0] is the fake agent.
 const AGENTS = [
   'agents:',
-  `  claude:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`, '    env: { FAKE_AGENT_FORMAT: claude }',
-  `  codex:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, exec, --json, "\${{ prompt }}"]`, '    env: { FAKE_AGENT_FORMAT: codex }',
-  `  gemini:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json]`, '    env: { FAKE_AGENT_FORMAT: gemini }',
+  `  claude:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`, '    env: { FAKE_AGENT_FORMAT: claude }', '    input: text',
+  `  codex:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, exec, --json, "\${{ prompt }}"]`, '    env: { FAKE_AGENT_FORMAT: codex }', '    input: text',
+  `  gemini:`, `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json]`, '    env: { FAKE_AGENT_FORMAT: gemini }', '    input: text',
 ];
 
 describe('agent steps through runPlan (fake agent)', function () {
@@ -110,7 +110,7 @@ describe('agent steps through runPlan (fake agent)', function () {
 
   it('a plain-text agent: its stdout is the log and the output; a litellm rate limit in it is detected', async () => {
     const w = workspace([
-      'agents:', '  helper:', `    command: [${q(process.execPath)}, ${q(FAKE)}, --yes-always, --message, "\${{ prompt }}"]`, '    env: { FAKE_AGENT_FORMAT: text }',
+      'agents:', '  helper:', `    command: [${q(process.execPath)}, ${q(FAKE)}, --yes-always, --message, "\${{ prompt }}"]`, '    env: { FAKE_AGENT_FORMAT: text }', '    input: text',
       'steps:', '  a:', '    agent: helper', '    prompt: go', '    retry-delay: 10ms',
       `    env: { FAKE_AGENT_ANSWER: all done, FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlt-${process.pid}-${Date.now()}`))} }`]);
     const { runId, record } = await run(w);

@@ -62,7 +62,7 @@ const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
 const q = (s: string) => JSON.stringify(s);
 const agentPlan = (lines: string[]) => ['version: 1', 'agents:', '  claude:',
   `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
-  '    env: { FAKE_AGENT_FORMAT: claude }', ...lines].join('\n') + '\n';
+  '    env: { FAKE_AGENT_FORMAT: claude }', '    input: text', ...lines].join('\n') + '\n';
 // a and b together pass the $0.02 budget ($0.0246): c waits for the decision.
 const BUDGET_STEPS = ['  a:', '    prompt: one', '  b:', '    needs: [a]', '    prompt: two', '  c:', '    needs: [b]', '    prompt: three'];
 const budgetPlan = agentPlan(['max-cost-usd: 0.02', 'concurrency: 1', 'steps:', ...BUDGET_STEPS]);

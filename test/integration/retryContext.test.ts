@@ -15,6 +15,7 @@ const CLAUDE = [
   '  claude:',
   `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
   '    env: { FAKE_AGENT_FORMAT: claude }',
+  '    input: text',
 ];
 
 describe('retries that learn, through runPlan (fake claude)', function () {

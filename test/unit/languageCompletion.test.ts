@@ -75,7 +75,7 @@ describe('language service: completion', () => {
       const defaults = labels(`version: 1\ndefaults:\n  ‸\nsteps:\n  a:\n    run: x\n`);
       assert.ok(defaults.includes('agent') && !defaults.includes('needs') && !defaults.includes('run'));
       const agent = labels(plan('    command: [echo, x]\n', '    command: [echo, x]\n    st‸\n'));
-      assert.deepEqual(agent.sort(), ['context', 'cwd', 'env', 'pool', 'stdin']);
+      assert.deepEqual(agent.sort(), ['context', 'cwd', 'env', 'input', 'pool', 'stdin']);
       assert.deepEqual(labels(plan('  lint:\n', '  li‸\n  lint:\n')), [], 'a step id is the user\'s');
       assert.deepEqual(labels(plan('  TOKEN: x\n', '  TOKEN: x\n  TO‸\n')), [], 'env names are the user\'s');
     });

@@ -1,6 +1,6 @@
-// How a prompt step becomes a process: the agent's argv template, rendered, with the prompt as
-// one argv element (or on stdin). Nothing here goes through a shell, so no prompt text, quote or
-// `$(…)` can become shell syntax.
+// How a prompt step becomes a process for an agent that takes its prompt as text (promptInput.ts):
+// the agent's argv template, rendered, with the prompt as one argv element (or on stdin). Nothing
+// here goes through a shell; a command that may run its prompt gets references instead.
 import type { AgentDef } from '../plan/types';
 
 // `${{ prompt }}` with any spacing, as the template parser trims expressions.
@@ -39,10 +39,15 @@ export function agentInvocation(agent: AgentDef, render: (template: string) => s
   if (argv.length === 0 || argv[0] === '') {
     throw new Error(`agent ${agent.name}: command renders to no executable (${JSON.stringify(agent.command)})`);
   }
+  const out: AgentInvocation = { argv, ...agentSurroundings(agent, render, fullPrompt) };
+  if (onStdin) out.stdin = fullPrompt;
+  return out;
+}
+
+/** The agent's own env and cwd, rendered: values (an environment and a folder are data, never code), `${{ prompt }}` the prompt's text. */
+export function agentSurroundings(agent: Pick<AgentDef, 'env' | 'cwd'>, render: (template: string) => string, fullPrompt: string): { env: Record<string, string>; cwd?: string } {
+  const fill = (template: string): string => template.split(PROMPT).map(render).join(fullPrompt);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(agent.env)) env[name] = fill(value);
-  const out: AgentInvocation = { argv, env };
-  if (onStdin) out.stdin = fullPrompt;
-  if (agent.cwd !== undefined) out.cwd = fill(agent.cwd);
-  return out;
+  return { env, ...(agent.cwd !== undefined ? { cwd: fill(agent.cwd) } : {}) };
 }

@@ -16,6 +16,8 @@ const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'e
 export function presetTable(options: PresetOptions = {}): Readonly<Record<string, AgentDef>> {
   const permission = options.permission ?? DEFAULT_PERMISSION;
   if (!AGENT_PERMISSIONS.includes(permission)) throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);
+  // The four agent CLIs read their prompt as text (`input: text`): it is their task, never their
+  // code. `shell` runs its prompt, so its templates stay environment-variable references.
   // The prompt is always one argv element that no CLI can read as an option (a YAML bullet list
   // starts with `-`; a prompt may be exactly `--help`): after `--` for claude and codex, glued to
   // its flag for gemini.
@@ -27,6 +29,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
       env: permissionEnv('claude', permission),
       pool: 'anthropic',
       format: 'claude-stream-json',
+      input: 'text',
     }),
     // --skip-git-repo-check: Braid runs agents in non-git workspaces too; the worktree and the
     // step's write set are its boundary, not codex's trusted-directory check.
@@ -36,6 +39,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
       command: ['codex', 'exec', '--json', '--skip-git-repo-check', ...permissionArgs('codex', permission), '--', '${{ prompt }}'],
       pool: 'openai',
       format: 'codex-json',
+      input: 'text',
     }),
     // --skip-trust: a step's worktree is a new folder gemini has never been told to trust, and
     // headless it exits rather than ask; Braid runs only in a workspace VS Code trusts.
@@ -44,10 +48,11 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
       command: ['gemini', '--prompt=${{ prompt }}', '--output-format', 'stream-json', ...permissionArgs('gemini', permission), '--skip-trust'],
       pool: 'google',
       format: 'gemini-json',
+      input: 'text',
     }),
     // aider has no permission levels: it only edits files, and --yes-always is its headless mode.
-    aider: preset({ name: 'aider', command: ['aider', '--yes-always', '--message', '${{ prompt }}'], format: 'text' }),
-    shell: preset({ name: 'shell', command: ['sh', '-c', '${{ prompt }}'], context: false, format: 'text' }),
+    aider: preset({ name: 'aider', command: ['aider', '--yes-always', '--message', '${{ prompt }}'], format: 'text', input: 'text' }),
+    shell: preset({ name: 'shell', command: ['sh', '-c', '${{ prompt }}'], context: false, format: 'text', input: 'code' }),
   });
 }
 

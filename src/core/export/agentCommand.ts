@@ -1,14 +1,16 @@
 // An agent step's command on a runner: the agent's argv with each element a shell word (plan
-// text and templates through env vars), the prompt built from its parts, the CLI's sandbox and
+// text and templates through env vars), the prompt built from its parts (a value in a command
+// that may run it only ever a variable reference, as locally: promptInput.ts), the CLI's sandbox and
 // budget flags, and what the run step's env must hold (keys, parts, stream format).
 import { presetTable } from '../agents/presets';
+import { codeCommand, PROMPT_ENV, takesText } from '../agents/promptInput';
 import { type AgentPermission } from '../agents/permission';
 import { stepAgent, stepAgentOptions } from '../agents/stepAgent';
 import { classifyRef, parseTemplates } from '../plan/templates';
 import type { AgentDef, GraphStep } from '../plan/types';
 import { agentSetup, secretEnv, type AgentSetup } from './agentInstall';
 import { ghLiteral } from './ghText';
-import { hasTemplates, shellWord, type RefVars } from './refVars';
+import { exportUnder, hasTemplates, shellWord, type RefVars } from './refVars';
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
 const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -42,7 +44,8 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   // The prompt as the local run builds it: the plan's context first unless the prompt places it.
   const usesContext = parseTemplates(step.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
   const lead = agent.context && !usesContext && context !== undefined && context.trim() !== '' ? [{ literal: `${context.trimEnd()}\n\n` }] : [];
-  setup.push(`braid_prompt=${shellWord(step.prompt ?? '', 'BRAID_PROMPT', vars, env, lead)}`);
+  // The prompt's text, in the agent's environment as locally; `${{ prompt }}` of a text agent.
+  setup.push(`braid_prompt=${shellWord(step.prompt ?? '', 'BRAID_PROMPT', vars, env, lead)}`, `export ${PROMPT_ENV}="$braid_prompt"`);
   for (const [k, v] of Object.entries(agent.env)) {
     if (!hasTemplates(v)) env[k] = ghLiteral(v);
     else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, env)}`);
@@ -51,10 +54,26 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   const stdinPrompt = agent.stdin === 'prompt';
   if (stdinPrompt) env.BRAID_STDIN = 'prompt';
   const words: string[] = [];
-  agent.command.forEach((el, i) => {
-    if (stdinPrompt && ONLY_PROMPT.test(el)) return;
-    words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, env));
-  });
+  if (takesText(agent)) {
+    agent.command.forEach((el, i) => {
+      if (stdinPrompt && ONLY_PROMPT.test(el)) return;
+      words.push(!hasTemplates(el) && SAFE_WORD.test(el) ? el : shellWord(el, `BRAID_ARG_${i}`, vars, env));
+    });
+  } else {
+    // A command that may run its prompt gets what it gets locally: the prompt as written and every
+    // template a reference to a variable the job exported, each argument whole in the step's env.
+    const code = codeCommand(agent, step.prompt ?? '');
+    exportUnder(code.vars, vars, setup);
+    code.command.forEach((el, i) => {
+      if (SAFE_WORD.test(el)) { words.push(el); return; }
+      env[`BRAID_ARG_${i}`] = ghLiteral(el);
+      words.push(`"\${BRAID_ARG_${i}}"`);
+    });
+    if (code.stdin !== undefined) {
+      env.BRAID_STDIN_SCRIPT = ghLiteral(code.stdin);
+      setup.push('braid_prompt="${BRAID_STDIN_SCRIPT}"');
+    }
+  }
   const family = install?.family;
   const preset = presetTable({ permission: runPermission })[named.name];
   const isPreset = preset !== undefined && preset.command.join('\0') === named.command.join('\0');

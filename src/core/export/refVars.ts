@@ -2,7 +2,7 @@
 // the needs' artifacts (outputs, statuses) or set in the job's env (matrix values, context),
 // never spliced into script text. Plan text around the references reaches the script through
 // env vars too, so every script Braid writes is made of its own words and variable names.
-import { classifyRef, envNameFor, parseTemplates, type TemplateRef } from '../plan/templates';
+import { classifyRef, envNameFor, parseTemplates, shellTemplate, type TemplateRef } from '../plan/templates';
 import { artifactName, ghLiteral } from './ghText';
 
 export type Part = { readonly literal: string } | { readonly ref: TemplateRef };
@@ -94,4 +94,19 @@ export function shellWord(text: string, prefix: string, vars: RefVars, env: Reco
     } else word += `\${${vars.varFor(p.ref)}}`;
   }
   return `"${word}"`;
+}
+
+/** Shell source (run, check, set-up, a code agent's argument) as its env value, with the lines that name its variables as the job loaded them. */
+export function shellSource(text: string, vars: RefVars, setup: string[]): string {
+  const { script, vars: used } = shellTemplate(text);
+  exportUnder(used, vars, setup);
+  return ghLiteral(script);
+}
+
+/** `export NAME="${loaded}"` for each reference whose name differs from the variable the job loaded it into. */
+export function exportUnder(used: readonly { name: string; ref: TemplateRef }[], vars: RefVars, setup: string[]): void {
+  for (const v of used) {
+    const source = vars.varFor(v.ref);
+    if (source !== v.name) setup.push(`export ${v.name}="\${${source}}"`);
+  }
 }

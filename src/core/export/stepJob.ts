@@ -1,13 +1,13 @@
 // One plan step (or one matrix group) as one GitHub job: check out, merge the needs' work, set
 // up the agent, run the command in a bounded retry loop, check, hand the work on as an artifact.
 import type { AgentPermission } from '../agents/permission';
-import { envNameFor, shellTemplate } from '../plan/templates';
+import { envNameFor } from '../plan/templates';
 import type { Graph, GraphStep } from '../plan/types';
 import { agentCommand } from './agentCommand';
 import { ACTIONS, type AgentSetup } from './agentInstall';
 import { artifactName, artifactPattern, ghExpr, ghLiteral } from './ghText';
 import type { JobPlan } from './jobs';
-import { RefVars, hasTemplates, shellWord } from './refVars';
+import { RefVars, hasTemplates, shellSource, shellWord } from './refVars';
 import { HAND_ON_SCRIPT, MERGE_NEEDS_SCRIPT, commandScript, runScript } from './scripts';
 
 export interface JobOptions {
@@ -165,16 +165,6 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   if (first.copy.length > 0 || first.symlink.length > 0) notes.push(`${plan.id}: copy/symlink have no counterpart (untracked files are not in a checkout)`);
   if (first.sparse.length > 0) notes.push(`${plan.id}: sparse is not mapped (a full checkout)`);
   return { job, setups, notes };
-}
-
-/** A shell command (run, check, set-up) as its env value, with the lines that name its variables as the job loaded them. */
-function shellSource(text: string, vars: RefVars, setup: string[]): string {
-  const { script, vars: used } = shellTemplate(text);
-  for (const v of used) {
-    const source = vars.varFor(v.ref);
-    if (source !== v.name) setup.push(`export ${v.name}="\${${source}}"`);
-  }
-  return ghLiteral(script);
 }
 
 /** The run step's limit: every attempt at its timeout (plus the kill grace) and the back-off between them. */

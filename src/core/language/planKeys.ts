@@ -13,6 +13,7 @@ const AGENT_DOCS: Readonly<Record<string, string>> = {
   cwd: 'the directory the agent runs in, relative to the step\'s (path)',
   stdin: '`prompt` sends the prompt on stdin instead of in argv (`prompt`)',
   context: 'prepend the plan\'s `context` to the prompt when the prompt does not use `${{ context }}`; default true (bool)',
+  input: '`text`: the command reads the prompt as text, never runs it, so templates become their values; `code` (the default): it may run it, so templates stay `${BRAID_…}` references to its environment (`text`, `code`)',
   pool: 'the pool this agent\'s steps count against by default (name)',
 };
 

@@ -86,6 +86,8 @@ export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefi
       ...(a.cwd ?? base?.cwd ? { cwd: a.cwd ?? base?.cwd } : {}),
       ...(a.stdin ?? base?.stdin ? { stdin: a.stdin ?? base?.stdin } : {}),
       ...(a.pool ?? base?.pool ? { pool: a.pool ?? base?.pool } : {}),
+      // Never inherited: a replaced command may be anything, so only the plan's word makes it text.
+      ...(a.input ? { input: a.input } : {}),
     };
     agents[name] = Object.freeze(def);
   }

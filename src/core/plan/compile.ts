@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { AgentPermission } from '../agents/permission';
 import type { AgentOverrides } from './agentTable';
+import { checkAgentInputs } from './agentInputChecks';
 import { candidates, warnConcurrency } from './concurrencyWarnings';
 import { modelPlan } from './expand';
 import { buildGraph, planNameOf } from './graph';
@@ -49,6 +50,7 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   const model = modelPlan(schema.plan, planNameOf(file, schema.plan.top.name), opts);
   const { order } = validateGraph(model, opts, report);
   const queries = checkTemplates(model, report);
+  checkAgentInputs(model, report);
   if (order) {
     const pairs = candidates(model, schema.plan.top.concurrency);
     // Only the steps some check will ask about get a bit in the index, so it stays small.

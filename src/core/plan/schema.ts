@@ -148,6 +148,8 @@ export const AGENT_FIELDS = {
   cwd: z.string().optional(),
   stdin: z.literal('prompt', { error: (iss) => `expected \`prompt\` (send the prompt on stdin)${got(iss)}` }).optional(),
   context: z.boolean().optional(),
+  // How the command takes the prompt: `text` only where it never runs it (promptInput.ts).
+  input: z.enum(['text', 'code'], { error: (iss) => `expected \`text\` (the command reads the prompt as text) or \`code\` (it may run it)${got(iss)}` }).optional(),
   // Not in every agent's docs, but presets have one, so a custom agent can name its provider's.
   pool: nonEmpty('a pool name').optional(),
 };

@@ -1,7 +1,7 @@
 // Template checks for every concrete step: `${{ … }}` must parse, name a documented thing, and,
 // for another step's output or status, name one of the step's transitive needs (otherwise it could
 // not be ready). That last question waits for the reachability index, so it comes back as queries.
-import { shellScriptOf } from '../agents/shellScript';
+import { takesText } from '../agents/promptInput';
 import { hasOwnKey, ownValue } from './dict';
 import { didYouMean } from './didYouMean';
 import { isBestOf, type Instance, type PlanModel } from './expand';
@@ -36,14 +36,14 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
     if (text !== undefined) out.push({ path, text, shell, agentCommand: false });
   };
   const agent = inst.agent === undefined ? undefined : ownValue(model.table.agents, inst.agent);
-  // The `shell` preset and other `sh -c` agents run the prompt as shell source, as `run` is.
-  const script = agent ? shellScriptOf(agent) : undefined;
+  // An agent that may run its prompt gets it as `run` gets its script: templates as references.
+  const code = agent ? !takesText(agent) : false;
   push(['steps', inst.group, 'run'], inst.own.run, true);
-  if (inst.own.prompt !== undefined) out.push({ path: ['steps', inst.group, 'prompt'], text: inst.own.prompt, shell: script !== undefined, agentCommand: false, prompt: true });
+  if (inst.own.prompt !== undefined) out.push({ path: ['steps', inst.group, 'prompt'], text: inst.own.prompt, shell: code, agentCommand: false, prompt: true });
   inst.own.alternatives?.forEach((alt, i) => {
     // An alternative's prompt goes to its own agent, which may run it as shell source where the step's does not.
     const altAgent = alt.agent === undefined ? agent : ownValue(model.table.agents, alt.agent);
-    const altShell = altAgent ? shellScriptOf(altAgent) !== undefined : false;
+    const altShell = altAgent ? !takesText(altAgent) : false;
     if (alt.prompt !== undefined) out.push({ path: ['steps', inst.group, 'alternatives', i, 'prompt'], text: alt.prompt, shell: altShell, agentCommand: false, prompt: true });
     for (const [k, v] of Object.entries(alt.env ?? {})) push(['steps', inst.group, 'alternatives', i, 'env', k], v, false);
   });
@@ -63,7 +63,7 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
       if (!arg.includes('${{')) return;
       const path: KeyPath = !written ? fieldPath(inst.group, inst.own, 'agent')
         : asList ? ['agents', name, 'command', i] : ['agents', name, 'command'];
-      out.push({ path, text: arg, shell: script === i, agentCommand: true });
+      out.push({ path, text: arg, shell: code, agentCommand: true });
     });
   }
   return out;

@@ -39,6 +39,12 @@ export interface AgentDef {
   readonly stdin?: 'prompt';
   readonly context: boolean;
   readonly pool?: string;
+  /**
+   * How the command takes its prompt: `text` (the agent CLI presets, or `input: text`): templates
+   * expand to their values; otherwise (`code`, the default) the command may run it, so every
+   * template stays a `${BRAID_…}` reference and the values are in its environment (promptInput.ts).
+   */
+  readonly input?: 'text' | 'code';
   /** How the agent's stdout is read: plain text, or a structured event stream. */
   readonly format: 'text' | 'claude-stream-json' | 'codex-json' | 'gemini-json';
 }

@@ -11,7 +11,7 @@ const q = (s: string): string => JSON.stringify(s);
 // The engine process outlives this test: what the agent must see goes in the plan's agent env.
 const fakeClaude = (extraEnv = ''): string[] => {
   const fake = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'fake-agent.mjs');
-  return ['agents:', '  claude:', `    command: [${q(process.execPath)}, ${q(fake)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`, `    env: { FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: "0.0123", FAKE_AGENT_SESSION: sess-42${extraEnv} }`];
+  return ['agents:', '  claude:', `    command: [${q(process.execPath)}, ${q(fake)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`, `    env: { FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: "0.0123", FAKE_AGENT_SESSION: sess-42${extraEnv} }`, '    input: text'];
 };
 const agentStep = (id: string, needs?: string): string[] => [`  ${id}:`, ...(needs ? [`    needs: [${needs}]`] : []), `    prompt: do ${id}`, '    isolation: shared', `    writes: [out/${id}.md]`];
 

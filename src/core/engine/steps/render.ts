@@ -1,14 +1,14 @@
 // Turning a step's templates into argv, env and shell scripts at start time. Values only ever
 // become argv elements, prompt text or environment variables: never shell source.
-import { agentInvocation, PROMPT_TEMPLATE, promptWithContext } from '../../agents/invocation';
-import { shellScriptOf } from '../../agents/shellScript';
+import { agentInvocation, agentSurroundings, promptWithContext } from '../../agents/invocation';
+import { codeCommand, PROMPT_ENV, takesText } from '../../agents/promptInput';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
 import { retryNote, withRetryNote } from '../../agents/retryPrompt';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { AgentDef, Graph, GraphStep } from '../../plan/types';
 import { ownValue } from '../../plan/dict';
 import { classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
-import { spillLargeValues } from './largeValues';
+import { MAX_ARG_BYTES, spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
 import type { PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
@@ -105,6 +105,7 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
  * instead of starting over (it already holds the task and the context), told why the attempt
  * before failed, else RESUME_PROMPT. A fresh retry gets that note after its prompt, unless the
  * prompt places `${{ attempt.previous.* }}` itself or the step has `retry-context: false`.
+ * Values become text only for an agent that takes its prompt as text (promptInput.ts).
  */
 export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
   const env = stepEnv(scope);
@@ -116,36 +117,47 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
   // Only to agents that take prose: a `shell` agent's prompt is a script.
   const failed = step.retryContext !== false && agent.context ? scope.previous : undefined;
-  const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
+  const text = takesText(agent);
+  // A session is continued with a note made of values: only where the command takes text.
+  const resuming = resumeSession !== undefined && text ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
     const prompt = failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT;
     const inv = agentInvocation(resuming, render, prompt);
-    return { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! };
+    return withPrompt(scope, { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! }, prompt);
   }
   const source = step.prompt ?? '';
   const kinds = parseTemplates(source).refs.map((r) => classifyRef(r.path)?.kind);
   const usesContext = kinds.includes('context');
-  const script = shellScriptOf(agent);
-  if (script !== undefined) return shellAgentInvocation(scope, agent, script, promptWithContext(agent, source, graph.plan.context, usesContext), env);
+  // The prompt as text, what a text agent gets and BRAID_PROMPT holds for any agent.
   let prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
+  if (!text) return withPrompt(scope, codeInvocation(scope, agent, source, prompt, env), prompt);
   const inv = agentInvocation(agent, render, prompt);
-  return { ...inv, env: { ...env, ...inv.env } };
+  return withPrompt(scope, { ...inv, env: { ...env, ...inv.env } }, prompt);
 }
 
 /**
- * An agent whose shell runs the prompt as source (the `shell` preset: `sh -c ${{ prompt }}`): the
- * script, prompt included, gets what a `run` step gets, each template an environment-variable
- * reference, so a dependency's output holding `$(…)` stays data.
+ * An agent whose command may run its prompt (`input: code`, every agent not said to take text):
+ * the command and the prompt as written, each template a `${BRAID_…}` reference whose value is in
+ * the environment, so a dependency's output holding `$(…)` stays data whatever reads it. Its own
+ * env, cwd and `${{ prompt }}` in them are values (an environment is data).
  */
-function shellAgentInvocation(scope: RenderScope, agent: AgentDef, where: number | 'stdin', prompt: string, env: Record<string, string>): Invocation {
-  const source = where === 'stdin' ? prompt : agent.command[where]!.split(PROMPT_TEMPLATE).join(prompt);
-  const { script, vars } = shellTemplate(source);
+function codeInvocation(scope: RenderScope, agent: AgentDef, source: string, prompt: string, env: Record<string, string>): Invocation {
+  const code = codeCommand(agent, source);
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
-  const command = where === 'stdin' ? agent.command : agent.command.map((a, i) => (i === where ? script : a));
-  // Elsewhere (`bash -c SCRIPT name "${{ prompt }}"`) the prompt is an argument: its value, rendered.
-  const inv = agentInvocation({ ...agent, command }, render, render(prompt));
+  const inv = agentSurroundings(agent, render, prompt);
   const out = { ...env, ...inv.env };
-  for (const v of vars) if (classifyRef(v.ref.path)?.kind !== 'env') out[v.name] = lookupRef(scope, out, v.ref);
-  return { ...inv, env: out, ...(where === 'stdin' ? { stdin: script } : {}) };
+  for (const v of code.vars) out[v.name] = lookupRef(scope, out, v.ref);
+  if (code.command.length === 0 || code.command[0] === '') {
+    throw new Error(`agent ${agent.name}: command renders to no executable (${JSON.stringify(agent.command)})`);
+  }
+  return { argv: code.command, env: out, ...(code.stdin !== undefined ? { stdin: code.stdin } : {}), ...(inv.cwd !== undefined ? { cwd: inv.cwd } : {}) };
+}
+
+/** The prompt's text in the environment as BRAID_PROMPT; past one string's limit, in a file named by BRAID_PROMPT_FILE. */
+function withPrompt(scope: RenderScope, inv: Invocation, prompt: string): Invocation {
+  const env = { ...inv.env };
+  if (Buffer.byteLength(prompt) + PROMPT_ENV.length + 2 < MAX_ARG_BYTES || !scope.valueFile) env[PROMPT_ENV] = prompt;
+  else env[`${PROMPT_ENV}_FILE`] = scope.valueFile(PROMPT_ENV, prompt);
+  return { ...inv, env };
 }

@@ -1,0 +1,47 @@
+// Issue 32, on GitHub: the plan of injection vectors exported, every job's scripts run under bash
+// (test/helpers/actionsEmulator.ts): a value reaches a command that may run it only as a variable
+// reference, exactly as locally, so the payloads create nothing while the control steps' code runs.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { exportGithubActions } from '../../src/core/export/githubActions';
+import { compilePlan } from '../../src/core/plan/compile';
+import { emulate } from '../helpers/actionsEmulator';
+import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
+
+function git(cwd: string, ...args: string[]): void {
+  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
+  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+}
+
+function origin(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-origin-'));
+  const src = join(dir, 'src');
+  mkdirSync(src);
+  git(src, 'init', '-q', '-b', 'main');
+  writeFileSync(join(src, 'README.md'), '# repo\n');
+  git(src, 'add', '-A');
+  git(src, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+  git(dir, 'clone', '-q', '--bare', src, 'origin.git');
+  return join(dir, 'origin.git');
+}
+
+describe('export github-actions: values never become code (issue 32)', function () {
+  this.timeout(300_000);
+
+  it(`${VECTORS.length} commands that run their prompt: exported jobs create nothing from outputs and matrix values`, () => {
+    const r = compilePlan('vectors.braid.yaml', vectorPlan(), { isGit: true });
+    assert.ok(r.graph, r.diagnostics.map((d) => d.message).join('; '));
+    const yaml = exportGithubActions(r.graph, { planPath: 'vectors.braid.yaml' }).yaml;
+    const run = emulate(yaml, { origin: origin() });
+    const root = dirname(run.artifacts);
+    assert.deepEqual(filesNamed(root, 'pwned'), [], 'a value ran as code');
+    // Each exported vector ran its prompt as code: the code written in the plan did.
+    assert.deepEqual([...new Set(filesNamed(root, 'ctl-'))], VECTORS.map((v) => `ctl-${v.id}`).sort(), JSON.stringify(run.logs, null, 1).slice(0, 20_000));
+    // Where a shell reads it, the value arrives whole, as data.
+    assert.match(run.logs['val-shell']!, /^\$\(touch pwned-shell-out\)$/m);
+    assert.match(run.logs['val-timeout']!, /^\$\(touch pwned-timeout-out\)$/m);
+  });
+});
