@@ -50,7 +50,7 @@ Rules (the file is rejected if any is broken):
 - Each step has exactly one of \`prompt\` (run by \`agent\`, default \`defaults.agent\`, else claude) or \`run\` (a shell command).
 - \`needs\` lists step ids (or globs such as \`research-*\` for matrix steps) that must succeed first. No cycles, no unknown ids, no self-dependency.
 - Only the keys listed below are allowed, at the level shown; \`defaults\` takes any step key except needs, matrix, run and prompt.
-- \`agent\` names a preset (claude, codex, gemini, aider) or an entry of the top-level \`agents\` map (\`command\`: an argv list containing "\${{ prompt }}").
+- \`agent\` names a preset (claude, codex, gemini, aider) or an entry of the top-level \`agents\` map (\`command\`: an argv list containing "\${{ prompt }}" as a whole element; \`input: text\` when that command reads the prompt as text, else its templates arrive as \${BRAID_…} environment references).
 - Durations (timeout, idle-timeout, retry-delay): 250ms, 90s, 20m, 1h30m, or a number of seconds.
 - \`writes\` / \`reads\`: globs relative to the workspace (never ../ or absolute). Give every agent step a \`writes\` list: steps that may run at once must not write the same paths, or Braid runs them one after the other.
 - \`isolation\`: worktree (default for prompt steps in a git repository: the step works in its own git worktree, merged back on success) or shared (the workspace itself; use it for commands that need the real tree, like tests or installs). worktree needs a git repository.
