@@ -87,4 +87,24 @@ describe('values never become code (issue 32)', function () {
     const column = line.indexOf('${{ prompt }}') + 1;
     assert.equal(r.stdout + r.stderr, `p.braid.yaml:4:${column}: error: agents.py.command[2]: \${{ prompt }} inside a longer argument: its value would become part of text this command may run as code; pass it as a whole argument ("\${{ prompt }}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$BRAID_PROMPT"']\n`);
   });
+
+  describe('BRAID_PROMPT past one string\'s limit', function () {
+    this.timeout(60_000);
+
+    it('a 192 KiB prompt on stdin: the text in a file named by BRAID_PROMPT_FILE, so the agent still starts', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
+      writeFileSync(join(dir, 'p.braid.yaml'), [
+        'version: 1',
+        'agents:',
+        '  count: { command: [sh, -c, \'wc -c; test -z "$BRAID_PROMPT" && wc -c < "$BRAID_PROMPT_FILE"\'], stdin: prompt, input: text }',
+        'steps:',
+        // An output is at most 64 KiB: three of them make the prompt.
+        `  big: { run: "head -c ${64 * 1024} /dev/zero | tr '\\\\0' x" }`,
+        '  a: { needs: [big], agent: count, prompt: "${{ steps.big.output }}${{ steps.big.output }}${{ steps.big.output }}" }',
+      ].join('\n') + '\n');
+      const r = spawnSync(process.execPath, [MAIN, 'run', 'p.braid.yaml', '--json'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr + r.stdout.slice(-2000));
+      assert.deepEqual(outputs(r.stdout).get('a')!.trim().split(/\s+/), [String(192 * 1024), String(192 * 1024)]);
+    });
+  });
 });
