@@ -9,14 +9,16 @@ import type { AttemptContext, AttemptResult, Resolving } from '../types';
 import { changedBy, filesWithMarkers, mergeWorkspaceIn } from './conflictMerge';
 import { commitWorktree, createWorktree, worktreePath } from './worktree';
 import { recordChange, type ChangeRecord } from './changeRecord';
-import type { PendingLanding } from './worktreeIsolator';
+
+/** A committed change waiting to land, and the attempt result it lands with. */
+export interface Landing { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly attempt: number }
 
 /** What of the worktree isolator a resolution uses. */
 export interface ResolveHost {
   readonly root: string;
   readonly runId: string;
   /** The change of the step that could not land, while this process holds it. */
-  pending(stepId: string): PendingLanding | undefined;
+  pending(stepId: string): Landing | undefined;
   /** The attempt begins: nothing of the last one's landing speaks for it. */
   begin(stepId: string): void;
   workspaceNow(step: GraphStep): Promise<{ ok: true; sha: string } | { ok: false; message: string }>;
@@ -26,7 +28,7 @@ export interface ResolveHost {
   /** The step's worktree stays for the user. */
   keep(stepId: string, r: AttemptResult): AttemptResult;
   /** Lands the resolved change (or holds it for review); canceled while waiting for locks: a canceled result. */
-  land(p: Omit<PendingLanding, 'path'>, signal: AbortSignal): Promise<AttemptResult>;
+  land(p: Landing, signal: AbortSignal): Promise<AttemptResult>;
 }
 
 /** The resolution attempt (see the file comment). */

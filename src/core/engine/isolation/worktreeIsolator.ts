@@ -30,7 +30,7 @@ import {
 import { ignoredWrites } from './ignoredWrites';
 import { PreparedTrees, type Base } from './preparedTrees';
 import { runSetup } from './setupCommand';
-import { resolveInWorktree, type ResolveHost } from './resolveConflict';
+import { resolveInWorktree, type Landing, type ResolveHost } from './resolveConflict';
 import type { Resolving } from '../types';
 
 export interface WorktreeIsolatorOptions {
@@ -57,7 +57,7 @@ export interface WorktreeIsolatorOptions {
 }
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
-export interface PendingLanding { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
+interface PendingLanding extends Landing { readonly path: string }
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
