@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, runInRepo as run } from '../helpers/runInRepo';
 import type { TestRepo } from '../helpers/gitRepo';
+import { main } from '../../src/cli/main';
+import { RunStore } from '../../src/core/engine/records/runStore';
 
 const { repo, cleanup } = throwaway('braid-onconflict-');
 const RESOLVER = resolve(__dirname, '../fixtures/agents/resolver.mjs');
@@ -148,5 +150,54 @@ describe('on-conflict: rerun', function () {
     const { record } = await run(r, file);
     assert.equal(record.steps.a!.status, 'conflict');
     assert.equal(record.steps.a!.attempts.length, 1);
+  });
+});
+
+describe('braid resolve RUN STEP', function () {
+  this.timeout(90_000);
+
+  const quiet = async (argv: string[]): Promise<{ code: number; stderr: string }> => {
+    let stderr = '';
+    const write = process.stderr.write.bind(process.stderr);
+    const writeOut = process.stdout.write.bind(process.stdout);
+    process.stderr.write = ((s: string) => { stderr += s; return true; }) as typeof process.stderr.write;
+    process.stdout.write = (() => true) as typeof process.stdout.write;
+    try { return { code: await main(argv), stderr }; } finally { process.stderr.write = write; process.stdout.write = writeOut; }
+  };
+
+  it('resolves a conflict step of an ended run with its agent, lands it, and records the resolution as an attempt', async () => {
+    const r = repo({ 'f.txt': numbered(4) });
+    const { file, log } = plan(r, 'both', ['    on-conflict: stop'], []);
+    const first = await run(r, file);
+    assert.equal(first.record.steps.a!.status, 'conflict');
+    const { code, stderr } = await quiet(['resolve', first.record.id, 'a', '--workspace', r.dir]);
+    assert.equal(code, 0, stderr);
+    assert.equal(r.read('f.txt'), 'line 1\nline 2 by b\nline 2 by a\nline 3\nline 4\n');
+    const rec = await new RunStore(r.dir).load(first.record.id);
+    const a = rec!.steps.a!;
+    assert.equal(a.status, 'succeeded');
+    assert.equal(a.attempts.length, 2);
+    assert.equal(a.attempts[1]!.reason, 'conflict');
+    assert.match(resolutions(log)[0]!.prompt, /f\.txt \(changed by step b\)/, 'the steps that landed before are named from the record');
+    assertNoLeftovers(r);
+  });
+
+  it('resolves a run step with --agent, and refuses a step that is not conflict (exit 1, nothing run)', async () => {
+    const r = repo({ 'f.txt': numbered(4) });
+    const { file, log } = plan(r, 'both', [], []);
+    // a as a run step: replace the agent step by one that conflicts the same way.
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/ {4}agent: resolver\n {4}prompt: put your mark on line 2\n/, '    run: until grep -q "by b" "$RESOLVER_WS/f.txt"; do sleep 0.02; done; sed -i "2s/.*/line 2 by a/" f.txt\n').replace('    env: { RESOLVER_WAIT: by b }\n', ''));
+    const first = await run(r, file);
+    assert.equal(first.record.steps.a!.status, 'conflict', JSON.stringify(first.record.steps.a));
+    const refused = await quiet(['resolve', first.record.id, 'b', '--workspace', r.dir]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /step b is succeeded, not conflict: nothing to resolve/);
+    const noAgent = await quiet(['resolve', first.record.id, 'a', '--workspace', r.dir]);
+    assert.equal(noAgent.code, 1);
+    assert.match(noAgent.stderr, /--agent NAME/);
+    const { code, stderr } = await quiet(['resolve', first.record.id, 'a', '--agent', 'resolver', '--workspace', r.dir]);
+    assert.equal(code, 0, stderr);
+    assert.equal(r.read('f.txt'), 'line 1\nline 2 by b\nline 2 by a\nline 3\nline 4\n');
+    assert.match(resolutions(log)[0]!.prompt, /The task was this shell command/);
   });
 });

@@ -129,6 +129,8 @@ export class Scheduler {
       const base = this.o.attemptsBefore?.get(id) ?? 0;
       const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: base, ...(base > 0 ? { attemptBase: base } : {}) };
       if (kept?.output !== undefined) st.output = kept.output;
+      const answer = this.o.answers?.get(id);
+      if (answer) { st.answer = answer; st.resolutions = 1; }
       this.states.set(id, st);
       if (!TERMINAL.has(st.status)) this.unfinished++;
       this.remaining.set(id, g.steps.get(id)!.needs.length);
