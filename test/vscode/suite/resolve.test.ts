@@ -33,6 +33,7 @@ describe('Resolve with Agent', function () {
         '  a:', '    agent: resolver', '    prompt: put your mark on line 2', `    writes: [${file}]`, '    on-conflict: stop', '    env: { RESOLVER_WAIT: by b }',
         '  b:', `    run: sed -i "s/^line 2$/line 2 by b/" ${file}`, '    isolation: worktree', `    writes: [${file}]`,
       ].join('\n'));
+      await vscode.commands.executeCommand('braid.steps.focus');
       const first = await vscode.commands.executeCommand('braid.runPlan', uri) as RunSummary;
       assert.deepEqual(first.steps, { a: 'conflict', b: 'succeeded' });
       const api = await braidApi();
@@ -43,7 +44,7 @@ describe('Resolve with Agent', function () {
         return s?.status === 'running' && s.reason === 'conflict' ? s : undefined;
       });
       assert.match(stepDescription(live), /resolving the conflict.* with its agent/);
-      await vscode.commands.executeCommand('braid.steps.focus');
+      await vscode.commands.executeCommand('notifications.clearAll');
       const shot = await requestScreenshot('resolve-with-agent-running');
       if (shot) console.log(`screenshot: ${shot}`);
       writeFileSync(join(gate, 'go'), '');
@@ -55,8 +56,6 @@ describe('Resolve with Agent', function () {
       assert.equal(a.attempts.length, 2);
       assert.equal(a.attempts[1]!.reason, 'conflict');
       await waitFor('the tree to show it landed', () => api.runs.get(first.runId)?.steps.get('a')?.status === 'succeeded');
-      const after = await requestScreenshot('resolve-with-agent-landed');
-      if (after) console.log(`screenshot: ${after}`);
     } finally {
       rmSync(gate, { recursive: true, force: true });
     }
