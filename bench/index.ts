@@ -19,6 +19,7 @@ import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
 import { benchRateLimits } from './rateLimits';
 import { benchRealMakespan } from './realMakespan';
+import { benchResolveConflict } from './resolveConflict';
 import { webviewBench } from './webview';
 import { workbenchLatencyBench } from './workbenchLatency';
 import { benchWorktrees } from './worktrees';
@@ -42,6 +43,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['orphans', benchOrphans],
   ['flood', benchJsonFlood],
   ['bestof', benchBestOf],
+  ['resolve', benchResolveConflict],
   ['webview', printed(webviewBench)],
   ['workbench', printed(workbenchLatencyBench)],
   ['host', printed(hostBlockBench)],

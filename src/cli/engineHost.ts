@@ -76,6 +76,7 @@ interface ActiveRun {
 type RunParams = {
   planFile: string; only?: readonly string[]; from?: string; fresh?: boolean; concurrency?: number;
   compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
+  resolve?: { step: string; agent?: string };
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
 
@@ -241,6 +242,7 @@ export class EngineHost {
       if (!rec) return conn.fail(m.id, `unknown run ${m.runId}`);
       this.reportStart(conn, m.id, 'retry', await this.startRun({
         planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) }, ...(m.resume ? { resume: true } : {}),
+        ...(m.resolve ? { resolve: { step: m.resolve.step, ...(m.resolve.agent !== undefined ? { agent: m.resolve.agent } : {}) } } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
       }));
     } finally {
@@ -270,7 +272,7 @@ export class EngineHost {
         compile: { ...p.compile, isGit: this.o.isGit },
         ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}), ...(p.fresh ? { fresh: true } : {}),
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
-        ...(p.resume ? { resume: true } : {}),
+        ...(p.resume ? { resume: true } : {}), ...(p.resolve ? { resolve: p.resolve } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),

@@ -56,6 +56,9 @@ usage:
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
   braid retry --last [STEP...] [options]       the same for the newest run
+  braid resolve RUN-ID STEP [--agent NAME] [--json]
+                                               a conflict step's agent (or NAME) resolves its conflict in its kept
+                                               worktree, then its check, then it lands (and what it blocked runs)
   braid runs [--json]                          every run, newest first, with the worktrees and braid/* branches it kept
   braid logs RUN-ID STEP                       a step's log, every attempt (best-of: each alternative's)
   braid clean RUN-ID | --all | --older-than DURATION
@@ -99,7 +102,7 @@ async function graph(file: string | undefined, format: string): Promise<number> 
 
 async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Promise<number> {
   if (!outcome.ok) {
-    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy ? 1 : 2; }
+    if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy || outcome.refused ? 1 : 2; }
     for (const d of outcome.diagnostics) err(`${formatDiagnostic(d)}\n`);
     return 2;
   }
@@ -111,16 +114,17 @@ async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Pro
   return outcome.result.status === 'succeeded' ? 0 : 1;
 }
 
-async function run(args: string[], retry = false): Promise<number> {
+async function run(args: string[], retry = false, resolving = false): Promise<number> {
   const { values, positionals: given } = parseArgs({
     args, allowPositionals: true, strict: true,
     options: {
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
       resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
-      fresh: { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false }, agent: { type: 'string' },
     },
   });
+  if (values.agent !== undefined && !resolving) throw new Usage('--agent is for resolve');
   const permission = values.permission;
   if (permission !== undefined && !isPermission(permission)) {
     throw new Usage(`--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
@@ -148,6 +152,7 @@ async function run(args: string[], retry = false): Promise<number> {
     if (!rec) { err(`braid: unknown run ${retryId}\n`); return 1; }
     planFile = rec.planFile;
     steps = positionals;
+    if (resolving && steps.length !== 1) throw new Usage('resolve needs a RUN-ID and one STEP');
   } else {
     if (positionals.length !== 1) throw new Usage('run needs exactly one FILE');
     planFile = resolve(positionals[0]!);
@@ -183,6 +188,7 @@ async function run(args: string[], retry = false): Promise<number> {
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}), ...(values.fresh ? { fresh: true } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
+    ...(resolving ? { resolve: { step: steps[0]!, ...(values.agent !== undefined ? { agent: values.agent } : {}) } } : {}),
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
   for (const s of SIGNALS) process.off(s, onSignal);
@@ -340,6 +346,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'run': return await run(rest);
       case 'retry': return await run(rest, true);
+      case 'resolve': return await run(rest, true, true);
       case 'status': return await status(rest);
       case 'logs': return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).

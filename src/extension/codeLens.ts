@@ -84,7 +84,9 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const dur = (times ? ` ${times.time}` : '') + (worst.reused ? ' (reused)' : '');
       // A best-of step: the winner (or the race so far) in place of the bare status.
       const race = bestOfText(worst);
-      const label = race === undefined ? `${STATUS_LABEL[worst.status]}${dur}`
+      // An attempt answering a conflict (`on-conflict`): what it does, live.
+      const resolving = worst.status === 'running' && worst.reason === 'conflict' ? ` · ${worst.message ?? 'resolving its conflict'}` : '';
+      const label = race === undefined ? `${STATUS_LABEL[worst.status]}${resolving}${dur}`
         : worst.status === 'succeeded' && worst.winner !== undefined ? `✓ ${race}${dur}`
           // Waiting for the pick: the race's line says what it waits for.
           : worst.status === 'waiting' && worst.reason === 'pick' ? `⏳ ${race}${dur}` : `${STATUS_LABEL[worst.status]} · ${race}${dur}`;
@@ -94,6 +96,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       if (worst.alternatives?.some((a) => pickable(worst, a))) {
         lenses.push(new vscode.CodeLens(range, asCommand(Command.pickAlternative, 'Pick alternative', last.id, worst.id)));
       }
+      if (worst.status === 'conflict') lenses.push(new vscode.CodeLens(range, asCommand(Command.resolveWithAgent, 'Resolve with agent', last.id, worst.id)));
       if (worst.status === 'review') {
         lenses.push(
           new vscode.CodeLens(range, asCommand(Command.reviewChanges, 'Review changes', last.id, worst.id)),

@@ -56,6 +56,8 @@ export const Command = {
   revertStep: 'braid.revertStep',
   /** The user's choice only: conflict markers written, resolved in the merge editor. */
   resolveInMergeEditor: 'braid.resolveInMergeEditor',
+  /** A `conflict` step's agent (or one picked) resolves its conflict in its kept worktree, then it lands (`braid resolve`). */
+  resolveWithAgent: 'braid.resolveWithAgent',
   /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
   showFailedOnly: 'braid.showFailedOnly',
   showAllSteps: 'braid.showAllSteps',
@@ -110,6 +112,7 @@ export interface CommandArgs {
   [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
   [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
+  [Command.resolveWithAgent]: [runId?: string | StepRef, stepId?: string, agent?: string];
   [Command.showFailedOnly]: [];
   [Command.showAllSteps]: [];
   [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];

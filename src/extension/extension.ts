@@ -145,6 +145,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.mergeAgain, (run, step) => reviewCommands.mergeAgain(run, step));
   register(Command.revertStep, (run, step) => reviewCommands.revert(run, step));
   register(Command.resolveInMergeEditor, (run, step) => reviewCommands.resolveInMergeEditor(run, step));
+  register(Command.resolveWithAgent, (run, step, agent) => runCommands.resolveWithAgent(run, step, agent));
 
   // The runs of this workspace from their records; one that says `running` means an engine to
   // reattach to. The engine, not this window, writes run.json: it marks runs whose engine died

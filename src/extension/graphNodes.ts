@@ -13,7 +13,9 @@ export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
   // A best-of step's node: the race so far, or the alternative that won (the Runs tree lists them all).
   if (detail === undefined && (step.winner !== undefined || step.status === 'running')) detail = bestOfText(step);
   if (detail === undefined && step.status === 'running') {
-    detail = [step.costUsd !== undefined ? formatUsd(step.costUsd) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
+    // An attempt that answers a conflict (`on-conflict`) says so first.
+    const resolving = step.reason === 'conflict' ? step.message ?? '' : '';
+    detail = [resolving, step.costUsd !== undefined ? formatUsd(step.costUsd) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
   } else detail ??= endSentence(step);
   // Time spent running on the node; the wall time, when waits made it longer, beside the detail.
   const times = stepTimeText(step, now);

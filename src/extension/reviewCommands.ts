@@ -145,8 +145,9 @@ export class ReviewCommands {
 
   /** A landing that conflicted: Merge Again later, or (the user's choice) resolve it by hand. */
   private async offerConflict(runId: string, stepId: string, message: string | undefined): Promise<void> {
-    const pick = await vscode.window.showWarningMessage(`Braid: ${stepId} does not merge into the workspace: ${message ?? 'conflict'}`, 'Review Changes', 'Resolve in Merge Editor');
+    const pick = await vscode.window.showWarningMessage(`Braid: ${stepId} does not merge into the workspace: ${message ?? 'conflict'}`, 'Review Changes', 'Resolve with Agent', 'Resolve in Merge Editor');
     if (pick === 'Review Changes') await this.reviewChanges(runId, stepId);
+    if (pick === 'Resolve with Agent') await vscode.commands.executeCommand('braid.resolveWithAgent', runId, stepId);
     if (pick === 'Resolve in Merge Editor') await this.resolveInMergeEditor(runId, stepId);
   }
 

@@ -7,6 +7,7 @@ import { missingFor, noticeMissing } from './missingAgentNotice';
 import type { Graph } from '../core/plan/types';
 import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';
+import { RunStore } from '../core/engine/records/runStore';
 import type { RequestParams } from '../protocol/engine';
 import type { RetryOptions, RunSummary, RunRef, StepRef } from './commandIds';
 import { readSettings } from './config';
@@ -81,6 +82,25 @@ export class RunCommands {
       resume = pick;
     }
     return this.retry(run.id, [stepId], resume ?? false);
+  }
+
+  /** `braid resolve`: the conflict step's agent (for a `run` step, one picked) resolves its conflict in its kept worktree; resolves with the run's end. */
+  async resolveWithAgent(arg?: string | StepRef, stepArg?: string, agent?: string): Promise<RunSummary | undefined> {
+    const ref = refOf(arg);
+    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => s.status === 'conflict'), 'Resolve with Agent', 'Braid: no ended run has a step in conflict.');
+    if (!run) return undefined;
+    const stepId = await pickStep(run, ref.stepId ?? stepArg, ['conflict'], 'Resolve with Agent');
+    if (!stepId) return undefined;
+    let name = agent;
+    const rec = await new RunStore(run.workspace).load(run.id);
+    if (name === undefined && rec && rec.graph.steps.find((s) => s.id === stepId)?.agent === undefined) {
+      // A `run` step has no agent of its own: one of the plan's (or a preset) resolves it.
+      name = await vscode.window.showQuickPick(Object.keys(rec.graph.agents).sort(), { title: `Braid: resolve ${stepId} with which agent?` });
+      if (name === undefined) return undefined;
+    }
+    if (!requireTrust('resolve a conflict with an agent')) return undefined;
+    const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
+    return this.follow(() => this.d.engines.retry(run.workspace, { runId: run.id, compile, steps: [stepId], resolve: { step: stepId, ...(name !== undefined ? { agent: name } : {}) } }), run.planName);
   }
 
   async retryFailed(arg?: string | RunRef, options: RetryOptions = {}): Promise<RunSummary | undefined> {

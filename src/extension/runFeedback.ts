@@ -150,7 +150,7 @@ export class RunFeedback implements vscode.Disposable {
     const message = endMessage(name, end.status, steps.map(([, s]) => s), failed, took);
     const conflict = steps.find(([, s]) => s === 'conflict')?.[0];
     const showLog = failed.length > 1 ? 'Show Failed Steps…' : 'Show Log';
-    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Merge Again'] : []), 'Retry', 'Review Changes');
+    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Resolve with Agent', 'Merge Again'] : []), 'Retry', 'Review Changes');
     if (pick === showLog) {
       const step = failed.length === 1 ? failed[0] : (await vscode.window.showQuickPick(
         failed.map((id) => ({ label: id, description: end.steps[id] })),
@@ -158,6 +158,7 @@ export class RunFeedback implements vscode.Disposable {
       ))?.label;
       if (step !== undefined) await vscode.commands.executeCommand(Command.showLog, end.runId, step);
     }
+    if (pick === 'Resolve with Agent') await vscode.commands.executeCommand(Command.resolveWithAgent, end.runId, conflict);
     if (pick === 'Merge Again') await vscode.commands.executeCommand(Command.mergeAgain, end.runId, conflict);
     if (pick === 'Review Changes') await vscode.commands.executeCommand(Command.reviewRun, end.runId);
     if (pick === 'Retry') await vscode.commands.executeCommand(Command.retryFailed, end.runId);

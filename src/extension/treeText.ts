@@ -48,7 +48,11 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
   // An agent with a session but no cost (codex, gemini report none): not "$0", which would be a claim.
   else if (step.sessionId !== undefined && step.status !== 'running') parts.push('cost not reported');
-  if (step.status === 'running') { if (step.lastLine) parts.push(step.lastLine); }
+  if (step.status === 'running') {
+    // An attempt that answers a conflict (`on-conflict`) says so while it runs.
+    if (step.reason === 'conflict' && step.message) parts.push(step.message);
+    if (step.lastLine) parts.push(step.lastLine);
+  }
   else if (step.status !== 'succeeded' && step.status !== 'waiting') {
     const end = endSentence(step);
     if (end) parts.push(end);

@@ -17,7 +17,8 @@ import type { Diagnostic } from '../core/plan/types';
 // 4: step events carry `reason` as a code and `message` as the sentence (3 put the sentence in
 //    `reason`); the `review` step state.
 // 5: `review` requests (approve, reject, merge again, revert a step's recorded change).
-export const PROTOCOL_VERSION = 5;
+// 6: `retry.resolve` (an engine of 5 would strip it and run the step again from scratch, a new paid session).
+export const PROTOCOL_VERSION = 6;
 
 const requestId = z.number().int().nonnegative();
 // The run store's id rule: nothing that could leave `.braid/runs/`.
@@ -63,6 +64,8 @@ const retry = z.object({
   compile: compileOptionsSchema.optional(),
   /** Agent steps whose last attempt recorded a session continue it (when their agent can resume) instead of starting over. */
   resume: z.boolean().optional(),
+  /** `braid resolve`: the one step in `steps` resolves its conflict first, with its agent or this one. */
+  resolve: z.object({ step: stepId, agent: z.string().min(1).max(200).optional() }).optional(),
 });
 /**
  * client → engine: the answer to a run held at its `max-cost-usd` (a `budget` event without

@@ -36,6 +36,7 @@ import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
 import { openInbox, type Handled, type ReviewRequest, type StepOutcome } from './review/reviewInbox';
 import { revertChange, wrongState } from './review/landRecorded';
+import { landedChanges, resolveAnswer } from './review/resolveRequest';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -78,6 +79,11 @@ export interface RunRequest {
    * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
    */
   readonly onBudget?: BudgetAsk;
+  /**
+   * With `retry` naming this one step: its first attempt resolves the conflict its last one ended
+   * in (`braid resolve`): its agent (or `agent`) on its kept worktree, see resolveConflict.ts.
+   */
+  readonly resolve?: { readonly step: string; readonly agent?: string };
   /** Called once a step's process has spawned (benchmarks measure ready → spawned with it). */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /**
@@ -91,7 +97,7 @@ export type RunOutcome =
   /** `ran`: the steps this run selected (the others were kept from before, reused, or not selected); `reused`: needs reused from earlier runs. */
   | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[]; readonly reused: readonly string[] }
   /** `busy`: refused because another live process runs that run (`usage` says which). */
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true };
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true; readonly refused?: true };
 
 /** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
@@ -123,6 +129,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   } else if (req.from) {
     previous = await latestOfPlan(store, req.planFile);
   }
+  const answers = req.resolve && previous ? resolveAnswer(graph, previous, req.resolve) : undefined;
+  // `refused`: the step's state rules it out (exit 1, as `braid merge` of a step that is not `conflict`).
+  if (answers && !answers.ok) return { ok: false, diagnostics: [], usage: answers.message, refused: true };
 
   const selected = selectSteps(graph, {
     ...(req.only ? { only: req.only } : {}), ...(req.from ? { from: req.from } : {}),
@@ -219,7 +228,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
           // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
           onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
         };
-        const wt = new WorktreeIsolator({ root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks });
+        const wt = new WorktreeIsolator({
+          root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks,
+          ...(previous && req.retry ? { landedBefore: landedChanges(previous) } : {}),
+        });
         await wt.start();
         isolator = wt;
         locksLater = (s) => s.isolation === 'worktree';
@@ -261,6 +273,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
       attemptsBefore: recordedAttempts,
       ...(req.retry && previous ? { failedBefore: await failedBefore(graph, previous, selected, store) } : {}),
+      ...(answers?.ok ? { answers: answers.answers } : {}),
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
       onState: (st) => recorder.onState(st),

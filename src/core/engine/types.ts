@@ -23,6 +23,8 @@ export interface AttemptResult {
   readonly rateLimit?: { readonly resetAt?: Date; readonly evidence?: string };
   /** A failed agent attempt: the end of what the failure printed (its `check`'s output, else its own), for the next attempt. */
   readonly failureOutput?: string;
+  /** With status `conflict`: the paths that did not merge. */
+  readonly conflictPaths?: readonly string[];
   /** The last number the step's `check` printed (a best-of step's `pick: check` ranks by it). */
   readonly score?: number;
 }
@@ -78,6 +80,29 @@ export interface AttemptContext {
    * false drops it (another alternative won, or the race was canceled).
    */
   settle?(result: AttemptResult): Promise<boolean>;
+  /** This attempt answers the conflict the step's last attempt ended in (`on-conflict`, `braid resolve`). */
+  readonly conflict?: ConflictAttempt;
+}
+
+/** An attempt that answers a conflict: `resolve` merges in its worktree and runs its agent there; `rerun` runs the step again on the workspace as it is now. */
+export interface ConflictAttempt {
+  readonly mode: 'resolve' | 'rerun';
+  /** The agent that resolves (`braid resolve --agent`); default the step's own. */
+  readonly agent?: string;
+  /** The session of the step's last attempt, which the resolution continues where the CLI can. */
+  readonly sessionId?: string;
+  /** The paths that did not merge, as the conflict named them. */
+  readonly paths?: readonly string[];
+  /** The change that could not land, as its record has it (a run that ended: the worktree isolator of this process never held it). */
+  readonly change?: { readonly base: string; readonly commit: string };
+}
+
+/** What a resolution's agent is told: the conflicted files and who changed each in the workspace (no step: the user). */
+export interface Resolving {
+  readonly files: readonly string[];
+  readonly changedBy: ReadonlyMap<string, readonly string[]>;
+  readonly agent?: string;
+  readonly sessionId?: string;
 }
 
 /** Executes attempts; the scheduler knows nothing else about processes, git or files. */

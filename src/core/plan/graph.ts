@@ -6,7 +6,7 @@ import { dict, ownValue } from './dict';
 import { isBestOf, type Instance, type PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
 import type { StepDoc } from './schema';
-import type { AlternativeDef, BestOf, Graph, GraphStep, PlanInfo } from './types';
+import type { AlternativeDef, BestOf, Graph, GraphStep, OnConflict, PlanInfo } from './types';
 
 const DEFAULT_RETRY_DELAY_MS = 2000;
 
@@ -50,6 +50,12 @@ function agentAsks(inst: Instance): Partial<GraphStep> {
   };
 }
 
+/** `defaults: {on-conflict: resolve}` leaves `run` steps alone: they have no agent to resolve with (validate.ts refuses it on one). */
+function onConflictOf(inst: Instance): OnConflict {
+  const set = inst.own['on-conflict'] ?? (inst.kind === 'run' && inst.merged['on-conflict'] === 'resolve' ? undefined : inst.merged['on-conflict']);
+  return set ?? (inst.kind === 'prompt' ? 'resolve' : 'stop');
+}
+
 function bestOfOf(inst: Instance): BestOf {
   const own = inst.own;
   const entries: NonNullable<StepDoc['alternatives']> = own.alternatives ?? Array.from({ length: own['best-of'] ?? 2 }, () => ({}));
@@ -79,6 +85,8 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
       copy: inst.copy, symlink: inst.symlink, sparse: inst.sparse,
       retries: m.retries ?? 0, retryDelayMs: m['retry-delay'] ?? DEFAULT_RETRY_DELAY_MS,
       continueOnError: m['continue-on-error'] ?? false, review: m.review ?? false, if: m.if ?? 'success',
+      onConflict: onConflictOf(inst),
+      ...(m['resolve-attempts'] !== undefined ? { resolveAttempts: m['resolve-attempts'] } : {}),
       range: rangeAt(lp, ['steps', inst.group], { key: true }), depth: depth.get(id) ?? 1,
       ...(inst.own.run !== undefined ? { run: inst.own.run } : {}),
       ...(inst.own.prompt !== undefined ? { prompt: inst.own.prompt } : {}),

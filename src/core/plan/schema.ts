@@ -57,6 +57,9 @@ const cost = z.number({ error: (iss) => `expected an amount in US dollars${got(i
   .nonnegative({ error: (iss) => `expected an amount ≥ 0${got(iss)}` });
 const nonEmpty = (what: string) => z.string().min(1, { error: `${what} cannot be empty` });
 
+/** What a worktree step does when its change cannot land (plan-format.md, `on-conflict`). */
+export const ON_CONFLICT = ['resolve', 'rerun', 'stop'] as const;
+
 /** Step fields that `defaults` may also set. */
 export const STEP_FIELDS = {
   name: z.string(),
@@ -90,6 +93,8 @@ export const STEP_FIELDS = {
   'retry-context': z.boolean(),
   'retry-resume': z.boolean(),
   sandbox: z.boolean(),
+  'on-conflict': z.enum(ON_CONFLICT, { error: (iss) => `expected resolve, rerun or stop${got(iss)}` }),
+  'resolve-attempts': intRange(1, 10),
 };
 
 const matrixValue = z

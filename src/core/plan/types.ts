@@ -50,6 +50,7 @@ export interface AgentDef {
 }
 
 export type PickPolicy = 'first' | 'check' | 'review';
+export type OnConflict = 'resolve' | 'rerun' | 'stop';
 
 /** One alternative of a best-of step: what it changes from the step (unset: the step's). */
 export interface AlternativeDef {
@@ -114,6 +115,10 @@ export interface GraphStep {
   readonly retryContext?: boolean;
   /** `false`: a retry starts a new agent session instead of continuing the failed one's (default: it continues, where the CLI can). */
   readonly retryResume?: boolean;
+  /** When its change cannot land: `resolve` (its agent merges, default for agent steps), `rerun`, `stop` (default for `run` steps). */
+  readonly onConflict?: OnConflict;
+  /** How many resolutions (or reruns) a conflict gets before the step ends `conflict`; default 1. */
+  readonly resolveAttempts?: number;
   /** Run confined by bubblewrap (exec/sandbox.ts): writable only its tree or its writes' folders. */
   readonly sandbox?: boolean;
   /** `best-of` / `alternatives`: the step runs as racing alternatives (engine/scheduling/alternatives.ts). */

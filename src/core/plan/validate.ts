@@ -22,6 +22,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
       if (inst.mapping) checkKind(inst, report);
       checkAgent(model, inst, report);
       checkIsolation(inst, opts, report);
+      checkOnConflict(inst, report);
       checkBestOf(model, inst, opts, report);
     }
     checkPaths(inst, report);
@@ -108,6 +109,12 @@ function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): vo
   // Only a worktree step's change is a thing apart that can wait; `defaults.review` just skips shared steps.
   if (inst.own.review === true && inst.isolation !== 'worktree') {
     report(fieldPath(inst.group, inst.own, 'review'), '`review` holds a worktree step\'s change until it is approved; this step runs in the shared workspace, so its edits land as it makes them (set `isolation: worktree`)', 'review', { severity: 'warning' });
+  }
+}
+
+function checkOnConflict(inst: Instance, report: Report): void {
+  if (inst.own['on-conflict'] === 'resolve' && inst.kind === 'run') {
+    report(fieldPath(inst.group, inst.own, 'on-conflict'), '`resolve` runs the step\'s agent on the conflict, and a `run` step has none: use `rerun` (run it again on the workspace as it is now) or `stop`, or resolve it afterwards with `braid resolve RUN STEP --agent NAME`', 'on-conflict');
   }
 }
 

@@ -77,6 +77,12 @@ async function writeMeta(worktree: string, meta: WorktreeMeta): Promise<void> {
   await writeFile(await metaPath(worktree), JSON.stringify(meta));
 }
 
+/** Moves where the worktree's own change starts (its next commit is diffed against `start`). */
+export async function setWorktreeStart(worktree: string, start: string): Promise<void> {
+  const meta = await readMeta(worktree);
+  await writeMeta(worktree, { exclude: [], sparse: false, ...meta, start });
+}
+
 async function revParse(cwd: string, rev: string): Promise<string | undefined> {
   const r = await git(['rev-parse', '--verify', '--quiet', rev], { cwd });
   return r.code === 0 ? r.stdout.trim() : undefined;

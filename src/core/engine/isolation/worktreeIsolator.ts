@@ -30,6 +30,8 @@ import {
 import { ignoredWrites } from './ignoredWrites';
 import { PreparedTrees, type Base } from './preparedTrees';
 import { runSetup } from './setupCommand';
+import { resolveInWorktree, type Landing, type ResolveHost } from './resolveConflict';
+import type { Resolving } from '../types';
 
 export interface WorktreeIsolatorOptions {
   /** The workspace: a git repository's top level. */
@@ -45,6 +47,8 @@ export interface WorktreeIsolatorOptions {
    */
   landed?(stepId: string): string;
   /** Where merge-backs take their write locks; the scheduler must then start worktree steps without them. */
+  /** Changes steps landed before this process ran the run (`braid resolve` of an ended run): whom a conflict names. */
+  readonly landedBefore?: ReadonlyMap<string, ChangeRecord>;
   readonly mergeLocks?: {
     readonly gate: LockGate;
     /** The step's merge-back waits for `wait.holder` (once each holder); undefined: the wait is over (granted or canceled). */
@@ -53,7 +57,7 @@ export interface WorktreeIsolatorOptions {
 }
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
-interface PendingLanding { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly path: string; readonly attempt: number }
+interface PendingLanding extends Landing { readonly path: string }
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
@@ -112,8 +116,9 @@ export class WorktreeIsolator implements Isolator {
     return this.prepared.discard(stepId);
   }
 
-  async around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult> {
+  async around(ctx: AttemptContext, body: (dir: string, resolving?: Resolving) => Promise<AttemptResult>): Promise<AttemptResult> {
     const { step } = ctx;
+    if (ctx.conflict?.mode === 'resolve') return resolveInWorktree(this.resolveHost, ctx, body);
     const started = Date.now();
     const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult =>
       ({ status, exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
@@ -132,7 +137,8 @@ export class WorktreeIsolator implements Isolator {
     const path = worktreePath(this.o.root, this.o.runId, step.id);
     let made = false;
     try {
-      const start = await this.startOf(ctx);
+      // `on-conflict: rerun`: the step again, on the workspace as it is now (what landed meanwhile included).
+      const start = ctx.conflict?.mode === 'rerun' ? await this.workspaceNow(step) : await this.startOf(ctx);
       if (!start.ok) {
         if (prepared) await this.prepared.drop(step.id, prepared);
         return end('failed', 'spawn-failed', start.message);
@@ -267,7 +273,7 @@ export class WorktreeIsolator implements Isolator {
       const status = m.kind === 'conflict' ? 'conflict' : 'failed';
       // Kept for `braid merge` (a lost race with the user's save is no reason to run it again).
       this.pending.set(step.id, p);
-      return this.keep(step.id, p.path, { ...p.result, status, reason: m.kind, message: m.message });
+      return this.keep(step.id, p.path, { ...p.result, status, reason: m.kind, message: m.message, ...(m.kind === 'conflict' ? { conflictPaths: m.paths } : {}) });
     }
     this.pending.delete(step.id);
     this.results.set(as, p.commit);
@@ -326,6 +332,41 @@ export class WorktreeIsolator implements Isolator {
     }
     const merge = [...new Set(done.map((n) => this.results.get(n)!))].filter((c) => c !== base.sha);
     return { ok: true, sha: base.sha, merge };
+  }
+
+  /** A snapshot of the workspace as it is now, with the untracked files the step may write (all, without `writes`). */
+  workspaceNow(step: GraphStep): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
+    return snapshotBase(this.o.root, undefined, step.writes.length > 0 ? step.writes : 'all').then((s) => (s.ok ? { ...s, merge: [] } : s));
+  }
+
+  /** What a resolution (resolveConflict.ts) uses of this isolator. */
+  private get resolveHost(): ResolveHost {
+    return {
+    root: this.o.root, runId: this.o.runId,
+    pending: (id) => this.pending.get(id),
+    begin: (id) => {
+      this.attempted.add(id);
+      this.kept.delete(id);
+      if (this.o.landed) rmSync(this.o.landed(id), { force: true });
+    },
+    workspaceNow: (step) => this.workspaceNow(step),
+    landedChanges: (except) => {
+      const out = new Map(this.o.landedBefore ?? []);
+      for (const id of this.results.keys()) { const c = this.changes.get(id); if (c) out.set(id, c); }
+      out.delete(except);
+      return out;
+    },
+    recorded: (id, change) => this.changes.set(id, change),
+    keep: (id, r) => this.keep(id, worktreePath(this.o.root, this.o.runId, id), r),
+    land: async (pending, signal) => {
+      const p = { ...pending, path: worktreePath(this.o.root, this.o.runId, pending.step.id) };
+      if (pending.step.review && (this.changes.get(pending.step.id)?.files.length ?? 0) > 0) {
+        this.pending.set(pending.step.id, p);
+        return this.keep(pending.step.id, p.path, { ...p.result, status: 'review' });
+      }
+      return await this.landPending(p, signal, true) ?? this.keep(pending.step.id, p.path, { ...p.result, status: 'canceled', reason: 'canceled', message: 'canceled while waiting for its locks to land' });
+    },
+    };
   }
 
   /**

@@ -84,7 +84,11 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   if (st.status === 'running') {
     // Progress reports (cost, session) come as more `running` states of the same attempt.
     // st.attempt numbers on from the attempts recorded before this run (the scheduler's attemptsBefore).
-    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.current?.startedAt) ?? new Date().toISOString() });
+    if (rec.attempts.length < Math.max(st.attempt, before + st.attempt - (st.attemptBase ?? 0))) {
+      // An attempt that answers a conflict is one from its start (reason `conflict`, the files named).
+      const answers = st.outcome?.reason === 'conflict' ? { reason: 'conflict' as const, ...(st.outcome.message !== undefined ? { message: st.outcome.message } : {}) } : {};
+      rec.attempts.push({ attempt: rec.attempts.length + 1, startedAt: iso(st.current?.startedAt) ?? new Date().toISOString(), ...answers });
+    }
     rec.startedAt ??= iso(st.current?.startedAt);
     delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.retryAt;
     // A worktree step's merge-back waiting for a lock: noted while it waits.
@@ -98,7 +102,8 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   if (open && open.endedAt === undefined && !midAttempt) {
     const endedAt = st.current?.endedAt ?? o.endedAt ?? Date.now();
     // A retry delay follows a failed attempt; `review` follows one that succeeded.
-    const outcome = st.status === 'waiting' ? 'failed' : st.status === 'review' ? 'succeeded' : st.status;
+    // A conflict waiting for its answer (`on-conflict`) ended `conflict`.
+    const outcome = st.status === 'waiting' ? (o.reason === 'conflict' ? 'conflict' : 'failed') : st.status === 'review' ? 'succeeded' : st.status;
     Object.assign(open, {
       ...(outcome === 'succeeded' || outcome === 'failed' || outcome === 'canceled' || outcome === 'conflict' ? { status: outcome } : {}),
       endedAt: new Date(endedAt).toISOString(), durationMs: endedAt - Date.parse(open.startedAt),

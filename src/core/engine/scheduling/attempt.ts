@@ -4,7 +4,7 @@
 // before it starts anything) need not pay for one: the controller is made the first time the
 // signal is read, already aborted if the attempt was.
 import type { GraphStep } from '../../plan/types';
-import type { AgentProgress, AttemptContext, OutputStream, PreviousAttempt } from '../types';
+import type { AgentProgress, AttemptContext, ConflictAttempt, OutputStream, PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
 
 export class AttemptAbort {
@@ -52,11 +52,14 @@ export class RunningAttempt implements AttemptContext {
   constructor(
     readonly runId: string, readonly step: GraphStep, readonly attempt: number,
     readonly outputs: ReadonlyMap<string, string>, readonly statuses: ReadonlyMap<string, StepStatus>,
-    private readonly sink: AttemptSink, previous?: PreviousAttempt,
+    private readonly sink: AttemptSink, previous?: PreviousAttempt, conflict?: ConflictAttempt,
   ) {
     Object.defineProperty(this, 'signal', SIGNAL);
     if (previous) this.previous = previous;
+    if (conflict) this.conflict = conflict;
   }
+
+  readonly conflict?: ConflictAttempt;
 
   declare readonly signal: AbortSignal;
 }

@@ -19,7 +19,7 @@ export type NextAttempt =
 export interface RetryInput {
   readonly step: GraphStep;
   /** The step's attempts so far in this run; its rate-limited ones are counted up here. */
-  readonly st: { readonly attempt: number; readonly attemptBase?: number; rateLimited?: number };
+  readonly st: { readonly attempt: number; readonly attemptBase?: number; rateLimited?: number; readonly resolutions?: number };
   readonly result: AttemptResult;
   /** False once the run is canceled or stopped at its budget: nothing is retried then. */
   readonly going: boolean;
@@ -49,7 +49,8 @@ export function nextAttempt(i: RetryInput): NextAttempt {
     };
   }
   // Rate-limited attempts were not failures: they do not use up `retries` nor lengthen the delay.
-  const failures = st.attempt - (st.attemptBase ?? 0) - (st.rateLimited ?? 0);
+  // Nor do attempts that answered a conflict (`on-conflict`).
+  const failures = st.attempt - (st.attemptBase ?? 0) - (st.rateLimited ?? 0) - (st.resolutions ?? 0);
   if (r.status === 'failed' && going && !r.permanent && failures <= step.retries) {
     const delay = step.retryDelayMs * 2 ** (failures - 1) * (1 + 0.2 * i.random());
     return { kind: 'wait', delayMs: delay, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` };

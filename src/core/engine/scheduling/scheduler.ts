@@ -19,6 +19,7 @@ import { criticalPaths } from '../../plan/graph';
 import { DEFAULT_WEIGHT_MS } from './priority';
 import { ReadyList } from './readyList';
 import { nextAttempt, previousAttempt, RetryWaits } from './retry';
+import { conflictAnswer, conflictAnswerMessage } from './conflictAnswer';
 import { FieldView } from './stateViews';
 import { decideReview, type ReviewDecision, type ReviewHost, type ReviewOutcome } from './reviewDecision';
 import { DEFAULT_CONCURRENCY, type LockGrant, type RunResult, type SchedulerOptions } from './schedulerOptions';
@@ -128,6 +129,8 @@ export class Scheduler {
       const base = this.o.attemptsBefore?.get(id) ?? 0;
       const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: base, ...(base > 0 ? { attemptBase: base } : {}) };
       if (kept?.output !== undefined) st.output = kept.output;
+      const answer = this.o.answers?.get(id);
+      if (answer) { st.answer = answer; st.resolutions = 1; }
       this.states.set(id, st);
       if (!TERMINAL.has(st.status)) this.unfinished++;
       this.remaining.set(id, g.steps.get(id)!.needs.length);
@@ -258,14 +261,17 @@ export class Scheduler {
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
     st.attempt += 1;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.reports.sink, this.failures.get(step.id));
+    const answer = st.answer;
+    st.answer = undefined;
+    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.reports.sink, answer ? undefined : this.failures.get(step.id), answer);
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     const slots = this.slots.take(step);
     st.status = 'running';
     // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
     st.current = { number: st.attempt, startedAt: this.clock.now() };
-    st.outcome = undefined;
+    // An attempt that answers a conflict says so while it runs (conflictAnswer.ts).
+    st.outcome = answer ? { reason: 'conflict', message: conflictAnswerMessage(answer, answer.paths) } : undefined;
     st.waitingFor = undefined;
     this.changed(st);
     // Slots are counted by `busy` and ready steps ordered by ReadyList: the attempt starts now
@@ -305,8 +311,9 @@ export class Scheduler {
 
   private settleAttempt(step: GraphStep, r: AttemptResult): void {
     if (r.status === 'review') return this.enterReview(step.id, r);
-    if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const st = this.states.get(step.id)!;
+    if (r.status === 'conflict') return this.answerConflict(step, st, r);
+    if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const next = nextAttempt({
       step, st, result: r, going: !this.runAbort.signal.aborted && !this.budget.stopped, now: this.clock.now(),
       random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
@@ -324,6 +331,19 @@ export class Scheduler {
       const budget = why === 'budget';
       this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
     });
+    this.dispatch();
+  }
+
+  /** A conflict: answered by another attempt (`on-conflict: resolve | rerun`), which takes a slot as any does, or the step's end. */
+  private answerConflict(step: GraphStep, st: StepState, r: AttemptResult): void {
+    const answer = conflictAnswer(step, st, r, !this.runAbort.signal.aborted && !this.budget.stopped);
+    if (!answer) return this.finish(step.id, r);
+    st.resolutions = (st.resolutions ?? 0) + 1;
+    st.answer = r.conflictPaths ? { ...answer, paths: r.conflictPaths } : answer;
+    st.status = 'waiting';
+    st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: 'conflict', ...(r.message !== undefined ? { message: r.message } : {}) };
+    this.changed(st);
+    this.ready.insert(step.id);
     this.dispatch();
   }
 

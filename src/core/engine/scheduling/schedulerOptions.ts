@@ -6,7 +6,7 @@ import type { RaceOptions } from './alternatives';
 import type { BudgetAsk } from './budget';
 import type { Clock } from './clock';
 import type { StepState } from './stepState';
-import type { EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { ConflictAttempt, EngineEvent, PreviousAttempt, StepRunner } from '../types';
 import type { RunStatus, StepStatus } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -43,6 +43,8 @@ export interface SchedulerOptions {
   readonly attemptsBefore?: ReadonlyMap<string, number>;
   /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */
   readonly failedBefore?: ReadonlyMap<string, PreviousAttempt>;
+  /** Steps whose first attempt here answers the conflict their last one ended in (`braid resolve`). */
+  readonly answers?: ReadonlyMap<string, ConflictAttempt>;
   readonly random?: () => number;
   readonly onEvent?: (event: EngineEvent) => void;
   /** Called after every state change of a step (the run store listens). */

@@ -59,6 +59,10 @@ export interface StepState {
   sessionId?: string;
   /** The usage the last ended attempt reported (what its attempt record keeps). */
   lastUsage?: AgentUsage;
+  /** Attempts in this run that answered a conflict (`on-conflict`); they do not count against `retries`. */
+  resolutions?: number;
+  /** The conflict the next attempt answers (set when the last one ended `conflict`, taken at its start). */
+  answer?: import('../types').ConflictAttempt;
   /** A best-of step's alternatives as they race, and the winner once one is chosen (alternatives.ts). */
   alternatives?: AlternativeState[];
   winner?: Winner;

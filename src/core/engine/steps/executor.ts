@@ -17,10 +17,11 @@ import { findBwrap, sandboxArgv } from '../../exec/sandbox';
 import { lastNumber } from '../scheduling/alternatives';
 import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
+import { resolutionAgent, resolutionInvocation } from './resolutionInvocation';
 import { AgentCapture, usageOf } from './agentCapture';
 import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
-import type { AttemptContext, AttemptResult, StepRunner } from '../types';
+import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../types';
 import type { ChangeRecord } from '../isolation/changeRecord';
 
 const OUTPUT_MAX = 64 * 1024;
@@ -45,7 +46,7 @@ export interface ExecutorPaths {
 /** Where an attempt runs: the workspace, or (worktree isolation) a prepared tree around it. */
 export interface Isolator {
   /** Runs `body` in a directory for the step; turns its result into the step's result (merge-back). */
-  around(ctx: AttemptContext, body: (dir: string) => Promise<AttemptResult>): Promise<AttemptResult>;
+  around(ctx: AttemptContext, body: (dir: string, resolving?: Resolving) => Promise<AttemptResult>): Promise<AttemptResult>;
   /** Workspace-relative path of a worktree the step's last attempt left for the user, if any. */
   keptWorktree?(stepId: string): string | undefined;
   land?(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined>;
@@ -92,7 +93,7 @@ export class StepExecutor implements StepRunner {
 
   async execute(ctx: AttemptContext): Promise<AttemptResult> {
     const { step } = ctx;
-    if (step.isolation === 'worktree' && this.o.isolator) return this.o.isolator.around(ctx, (dir) => this.attempt(ctx, dir));
+    if (step.isolation === 'worktree' && this.o.isolator) return this.o.isolator.around(ctx, (dir, resolving) => this.attempt(ctx, dir, resolving));
     return this.attempt(ctx, this.o.workspace);
   }
 
@@ -141,7 +142,7 @@ export class StepExecutor implements StepRunner {
   }
 
   /** One attempt in `root` (the workspace or the step's worktree). */
-  async attempt(ctx: AttemptContext, root: string): Promise<AttemptResult> {
+  async attempt(ctx: AttemptContext, root: string, resolving?: Resolving): Promise<AttemptResult> {
     const { step } = ctx;
     const started = Date.now();
     const fail = (reason: AttemptResult['reason'], message: string): AttemptResult =>
@@ -154,10 +155,11 @@ export class StepExecutor implements StepRunner {
       ...(ctx.previous ? { previous: ctx.previous } : {}),
     };
     const sessions = this.o.resumeSessions;
-    const agentDef = step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
+    // A resolution (resolveConflict.ts) runs its agent on the conflict, a `run` step's too (`braid resolve --agent`).
+    const agentDef = resolving ? resolutionAgent(scope, resolving) : step.kind === 'prompt' ? this.o.graph.agents[step.agent ?? ''] : undefined;
     // A retry continues the failed attempt's session unless the step says not to (`retry --resume` asks for it anyway).
     const resume = step.kind !== 'prompt' ? undefined : sessions?.get(step.id) ?? (step.retryResume !== false ? ctx.previous?.sessionId : undefined);
-    const planned = stepInvocation(scope, resume);
+    const planned = resolving ? resolutionInvocation(scope, resolving) : stepInvocation(scope, resume);
     // The CLI's own retries bounded and the step's budget passed on (launchOptions.ts).
     const inv = agentDef ? { ...planned, ...await launchOptions(agentFamily(agentDef), planned.argv, planned.env, step.maxCostUsd) } : planned;
     // An agent's prompt is one argument: past exec's limit the process could not even start.
@@ -173,13 +175,14 @@ export class StepExecutor implements StepRunner {
     // runPlan refuses a run whose agents are missing (missingAgents.ts); this catches what it
     // could not know before the run (a command made by a need, a PATH from a step's output).
     // Not retried: the next attempt would find the same nothing.
-    if (step.kind === 'prompt' && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
+    if (agentDef && !findExecutable(inv.argv[0]!, inv.env.PATH, runCwd)) {
       return { ...fail('spawn-failed', notInstalledMessage(inv.argv[0]!)), permanent: true };
     }
     // The log opens while the process starts: spawning never waits for the disk.
     const logPath = this.o.paths.log(step.id);
     const log = startStepLog(logPath, ctx.attempt, step.name, this.dirs.ensure(dirname(logPath)));
     const agent = agentDef;
+    if (resolving) log.stream.write(`──── resolving the conflict${resolving.files.length > 0 ? ` in ${resolving.files.join(', ')}` : ''} ────\n`);
     if (inv.resumed !== undefined) log.stream.write(`──── resuming session ${inv.resumed} ────\n`);
     const raw = agent && agent.format !== 'text' ? this.openRaw(step.id, ctx.attempt) : undefined;
     // An agent step keeps the end of what it prints: a failure's next attempt is shown it.
