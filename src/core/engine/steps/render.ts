@@ -106,7 +106,7 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
  * before failed, else RESUME_PROMPT. A fresh retry gets that note after its prompt, unless the
  * prompt places `${{ attempt.previous.* }}` itself or the step has `retry-context: false`.
  */
-export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
+export function stepInvocation(scope: RenderScope, resumeSession?: string, said?: string): Invocation {
   const env = stepEnv(scope);
   const { step, graph } = scope;
   if (step.kind === 'run') return shellInvocation(scope, step.run ?? '', env);
@@ -118,7 +118,8 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   const failed = step.retryContext !== false && agent.context ? scope.previous : undefined;
   const resuming = resumeSession !== undefined ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
-    const prompt = failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT;
+    // `said`: a person's message (`braid say`), the session's next prompt.
+    const prompt = said ?? (failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT);
     const inv = agentInvocation(resuming, render, prompt);
     return { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! };
   }
@@ -129,6 +130,7 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   if (script !== undefined) return shellAgentInvocation(scope, agent, script, promptWithContext(agent, source, graph.plan.context, usesContext), env);
   let prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
+  if (said !== undefined) prompt = `${prompt}\n\n${said}`;
   const inv = agentInvocation(agent, render, prompt);
   return { ...inv, env: { ...env, ...inv.env } };
 }
