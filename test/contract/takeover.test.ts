@@ -26,11 +26,13 @@ async function until<T>(get: () => Promise<T | undefined> | T | undefined, what:
   }
 }
 
-/** The agent answers its first prompt with a long command (so it is still running), and a request carrying `word` with `then`. */
-function longRunUntil(word: string, then: Scenario): (q: RecordedRequest) => Scenario {
+const LONG: Scenario = { turns: [{ shell: 'sleep 300' }, { text: 'Slept.' }] };
+
+/** The agent answers with `first` (by default a long command, so it is still running), and a request carrying `word` with `then`. */
+function longRunUntil(word: string, then: Scenario, first = LONG): (q: RecordedRequest) => Scenario {
   let from: number | undefined;
   return (q) => {
-    if (!q.userTexts.some((t) => t.includes(word))) return { turns: [{ shell: 'sleep 300' }, { text: 'Slept.' }] };
+    if (!q.userTexts.some((t) => t.includes(word))) return first;
     from ??= q.position;
     return { turns: [...Array.from({ length: from }, () => ({ text: '-' })), ...then.turns] };
   };
@@ -123,5 +125,56 @@ describe('taking over a step: braid attach and braid say with the real claude CL
     const log = await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8');
     assert.match(log, new RegExp(`continued by hand in a terminal: session ${session}`));
     assert.ok(!existsSync(cwd!), 'the worktree went with the landed attempt');
+  });
+
+  it('attach on an ended run: a failed step\'s session continues in its kept worktree, and its new attempt lands and lets its dependent run', async () => {
+    server.serve(longRunUntil('TAKE OVER NOW', scenarios.writeFile('attached.txt', 'fixed by hand\n', 'Done by hand.'), scenarios.answer('I did nothing.')));
+    const ws = await makeWorkspace(home.dir, { git: true });
+    await ws.write('plan.braid.yaml', PLAN('test -f attached.txt'));
+    const first = await braid(['run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'], ws.dir, env());
+    assert.equal(first.code, 1, `the check fails the step: ${first.stdout}${first.stderr}`);
+    const before = JSON.parse((await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    const failed = before.steps.work!;
+    assert.equal(failed.status, 'failed');
+    const kept = failed.worktree as string;
+    assert.ok(kept && existsSync(kept), 'the failed attempt kept its worktree');
+
+    term = openTerminal(`braid-attach-ended-${process.pid}`, home.dir, [process.execPath, CLI, 'attach', before.id, 'work', '--permission', 'full', '--workspace', ws.dir], env(), ws.dir);
+    const opened = await term.until((s) => /continuing session \S+ in \S+/.test(s), 'the handover');
+    const [, shownSession, cwd] = /continuing session (\S+) in (\S+);/.exec(opened)!;
+    assert.equal(shownSession, failed.sessionId, 'the failed attempt\'s session');
+    assert.equal(cwd, kept, 'in the worktree the failed attempt kept');
+    await claudeReady(term);
+    term.type('TAKE OVER NOW and write attached.txt');
+    await term.until((s) => /Done by hand/.test(s), 'the model\'s answer', 90_000);
+    term.type('/exit');
+    const screen = await term.until((s) => /\[exit \d+\]/.test(s), 'braid attach to end', 90_000);
+    assert.match(screen, /work: succeeded; run \S+ succeeded/, screen);
+    assert.match(screen, /\[exit 0\]/);
+    assert.equal(await ws.read('attached.txt'), 'fixed by hand\n');
+    assert.equal(await ws.read('after.txt'), 'fixed by hand\n', 'the dependent the failure had skipped ran');
+    const after = JSON.parse((await braid(['status', before.id, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    assert.equal(after.steps.work!.attempts.length, failed.attempts.length + 1, 'one new attempt');
+    assert.equal(after.status, 'succeeded');
+  });
+
+  it('say: a running claude step gets the message as the next user turn of its session, kept in its log and record', async () => {
+    const MESSAGE = 'STEER: stop sleeping and write attached.txt';
+    server.serve(longRunUntil('STEER:', scenarios.writeFile('attached.txt', 'steered\n', 'Steered.')));
+    const ws = await makeWorkspace(home.dir, { git: true });
+    const { runId, session, ended } = await runningStep(ws, PLAN('test -f attached.txt'));
+    const said = await braid(['say', runId, 'work', MESSAGE, '--workspace', ws.dir], ws.dir, env());
+    assert.equal(said.code, 0, said.stderr);
+    assert.equal(await ended, 0, 'the run ends succeeded');
+    const turn = server.requests.find((q) => q.conversation && q.userTexts.some((t) => t.includes(MESSAGE)));
+    assert.ok(turn, 'the loopback model saw the message');
+    assert.ok(turn.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')), 'as a turn of the step\'s session (its history holds the first prompt)');
+    assert.equal(await ws.read('attached.txt'), 'steered\n');
+    const status = JSON.parse((await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    const work = status.steps.work!;
+    assert.equal(work.status, 'succeeded');
+    assert.equal(work.sessionId, session, 'the same session went on');
+    assert.deepEqual((work.said as { message: string }[]).map((m) => m.message), [MESSAGE], 'the record keeps the message');
+    assert.match(await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8'), /you said: STEER: stop sleeping/);
   });
 });
