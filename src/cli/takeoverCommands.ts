@@ -10,7 +10,7 @@ import { RunStore } from '../core/engine/records/runStore';
 import type { RunRecord } from '../core/engine/records/runRecord';
 import { runIsLive } from '../core/engine/review/landRecorded';
 import { runPlan } from '../core/engine/runPlan';
-import type { Handover } from '../core/engine/steps/takeover';
+import { takesPeople, type Handover } from '../core/engine/steps/takeover';
 import { postTakeover } from '../core/engine/steps/takeoverInbox';
 import { workspaceForCwd } from './workspace';
 
@@ -39,6 +39,8 @@ function agentStep(rec: RunRecord, id: string): string | undefined {
   const s = rec.graph.steps.find((x) => x.id === id) as { kind?: string; agent?: string } | undefined;
   if (!s || !rec.steps[id]) return `run ${rec.id} has no step ${id}`;
   if (s.kind !== 'prompt') return `${id} is a shell step: only an agent step has a session to take over`;
+  const agent = rec.graph.agents[s.agent ?? ''];
+  if (agent && !takesPeople(agent)) return `${id}'s agent ${agent.name} runs its prompt as a shell script: a message or a session cannot be handed to it`;
   return undefined;
 }
 

@@ -22,7 +22,7 @@ import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, StepRunner } from '../types';
 import type { ChangeRecord } from '../isolation/changeRecord';
-import { afterTakeover, type Takeover, type Takeovers } from './takeover';
+import { afterTakeover, takesPeople, type Takeover, type Takeovers } from './takeover';
 import { handoverOf, saidInvocation } from './takeoverRun';
 
 const OUTPUT_MAX = 64 * 1024;
@@ -197,7 +197,7 @@ export class StepExecutor implements StepRunner {
     let stop = new AbortController();
     let pending: Takeover | undefined;
     const take = (t: Takeover): void => { pending = t; stop.abort('takeover'); };
-    const takeovers = agent ? this.o.takeovers : undefined;
+    const takeovers = agent && takesPeople(agent) ? this.o.takeovers : undefined;
     pending = takeovers?.enter(step.id, take);
     const run = (i: typeof inv, c: AgentCapture | undefined): Promise<ProcessResult> => runProcess({
       argv: confine ? confine.wrap(i.argv, runCwd) : i.argv, cwd: runCwd, env: i.env, signal: takeovers ? AbortSignal.any([ctx.signal, stop.signal]) : ctx.signal,

@@ -3,6 +3,17 @@
 // stays one attempt in the same folder: its agent process is stopped (its session kept), the
 // takeover runs there, and what the folder then holds goes through the step's check, review and
 // landing as any attempt's would. The executor asks `Takeovers` at each of these points.
+import type { AgentDef } from '../../plan/types';
+import { shellScriptOf } from '../../agents/shellScript';
+
+/**
+ * Whether a person may step into `agent`'s steps: an agent that takes prose. A shell agent's
+ * prompt is a script, and a message or what it printed must never become shell source.
+ */
+export function takesPeople(agent: Pick<AgentDef, 'command' | 'stdin' | 'context'>): boolean {
+  return agent.context !== false && shellScriptOf(agent) === undefined;
+}
+
 export interface Handover {
   /** The step's folder (its worktree, or the workspace for a shared step). */
   readonly cwd: string;
@@ -48,7 +59,7 @@ export class Takeovers {
   /** A person steps into the running attempt of `stepId`. */
   request(stepId: string, t: Takeover): TakeoverAnswer {
     const take = this.live.get(stepId);
-    if (!take) return { ok: false, message: `${stepId} is not running an agent now` };
+    if (!take) return { ok: false, message: `${stepId} is not running an agent session now (a person may step into a running agent step that takes prose, not a shell step or a shell agent, one person at a time)` };
     take(t);
     return { ok: true };
   }
