@@ -56,6 +56,9 @@ export const Command = {
   revertStep: 'braid.revertStep',
   /** The user's choice only: conflict markers written, resolved in the merge editor. */
   resolveInMergeEditor: 'braid.resolveInMergeEditor',
+  /** An agent step handed to a person: `braid attach` in a terminal in its worktree; a message to a running one. */
+  continueInTerminal: 'braid.continueInTerminal',
+  sendToStep: 'braid.sendToStep',
   /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
   showFailedOnly: 'braid.showFailedOnly',
   showAllSteps: 'braid.showAllSteps',
@@ -110,6 +113,8 @@ export interface CommandArgs {
   [Command.mergeAgain]: [runId?: string | StepRef, stepId?: string];
   [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
+  [Command.continueInTerminal]: [runId?: string | StepRef, stepId?: string];
+  [Command.sendToStep]: [runId?: string | StepRef, stepId?: string, message?: string];
   [Command.showFailedOnly]: [];
   [Command.showAllSteps]: [];
   [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];

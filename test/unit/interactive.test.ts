@@ -61,7 +61,8 @@ describe('takesPeople', () => {
 
 describe('afterTakeover', () => {
   it('a resumed run adds its usage to the stopped one\'s; a handover clears the stopped process\'s error', () => {
-    const before = { sessionId: 's', inputTokens: 10, outputTokens: 2, costUsd: 0.5, isError: true };
+    type Usage = { sessionId?: string; inputTokens?: number; outputTokens?: number; costUsd?: number; isError?: boolean };
+    const before: Usage = { sessionId: 's', inputTokens: 10, outputTokens: 2, costUsd: 0.5, isError: true };
     assert.deepEqual(afterTakeover(before, { inputTokens: 5, outputTokens: 1, costUsd: 0.25 }), { sessionId: 's', inputTokens: 15, outputTokens: 3, costUsd: 0.75 });
     assert.equal(afterTakeover(before, undefined)!.isError, false);
   });
