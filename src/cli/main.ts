@@ -26,6 +26,7 @@ import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
+import { attachCommand, sayCommand, TAKEOVER_HELP, TakeoverUsage } from './takeoverCommands';
 import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
 import { serve } from './serve';
 import { HumanView } from './view';
@@ -65,7 +66,7 @@ usage:
                                                remove kept worktrees, branches and recorded changes (of one run, all, or runs ended
                                                longer ago than 7d, 12h…); records and logs stay
   braid pick RUN-ID STEP N                     land alternative N of a best-of step waiting on pick: review
-${REVIEW_HELP}${PLAN_HELP}${EXPORT_HELP}
+${REVIEW_HELP}${TAKEOVER_HELP}${PLAN_HELP}${EXPORT_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
@@ -356,6 +357,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'pick': return await pick(rest);
       case 'diff': return await diffCommand(rest, reviewIo());
       case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo());
+      case 'attach': return await attachCommand(rest, { out, err });
+      case 'say': return await sayCommand(rest, { out, err });
       case 'plan': return await planCommand(rest);
       case 'export': return await exportCommand(rest);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
@@ -363,7 +366,7 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (e) {
     if (e instanceof WorkspaceError) { err(`braid: ${e.message}\n`); return 2; }
-    if (e instanceof Usage || e instanceof ReviewUsage || e instanceof HousekeepingUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    if (e instanceof Usage || e instanceof ReviewUsage || e instanceof TakeoverUsage || e instanceof HousekeepingUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       err(`braid: ${(e as Error).message}\n\n${HELP}`);
       return 2;
     }

@@ -58,6 +58,9 @@ export const Command = {
   resolveInMergeEditor: 'braid.resolveInMergeEditor',
   /** A `conflict` step's agent (or one picked) resolves its conflict in its kept worktree, then it lands (`braid resolve`). */
   resolveWithAgent: 'braid.resolveWithAgent',
+  /** An agent step handed to a person: `braid attach` in a terminal in its worktree; a message to a running one. */
+  continueInTerminal: 'braid.continueInTerminal',
+  sendToStep: 'braid.sendToStep',
   /** The Runs tree: only the steps that failed (context key `braid.failedOnly`), or all again. */
   showFailedOnly: 'braid.showFailedOnly',
   showAllSteps: 'braid.showAllSteps',
@@ -113,6 +116,8 @@ export interface CommandArgs {
   [Command.revertStep]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveInMergeEditor]: [runId?: string | StepRef, stepId?: string];
   [Command.resolveWithAgent]: [runId?: string | StepRef, stepId?: string, agent?: string];
+  [Command.continueInTerminal]: [runId?: string | StepRef, stepId?: string];
+  [Command.sendToStep]: [runId?: string | StepRef, stepId?: string, message?: string];
   [Command.showFailedOnly]: [];
   [Command.showAllSteps]: [];
   [Command.pickAlternative]: [runId?: string | StepRef, stepId?: string, index?: number];

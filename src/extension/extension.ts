@@ -20,6 +20,7 @@ import { RunCommands } from './runCommands';
 import { RETRYABLE } from '../core/status';
 import { ChangeDocuments, CHANGE_SCHEME } from './changeDocuments';
 import { ReviewCommands } from './reviewCommands';
+import { TakeoverCommands } from './takeoverCommands';
 import { RunFeedback } from './runFeedback';
 import { RunsModel } from './runsModel';
 import { StepTerminals } from './stepTerminals';
@@ -146,6 +147,9 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   register(Command.revertStep, (run, step) => reviewCommands.revert(run, step));
   register(Command.resolveInMergeEditor, (run, step) => reviewCommands.resolveInMergeEditor(run, step));
   register(Command.resolveWithAgent, (run, step, agent) => runCommands.resolveWithAgent(run, step, agent));
+  const takeoverCommands = new TakeoverCommands({ runs, cliPath });
+  register(Command.continueInTerminal, (run, step) => takeoverCommands.continueInTerminal(run, step));
+  register(Command.sendToStep, (run, step, message) => takeoverCommands.sendToStep(run, step, message));
 
   // The runs of this workspace from their records; one that says `running` means an engine to
   // reattach to. The engine, not this window, writes run.json: it marks runs whose engine died

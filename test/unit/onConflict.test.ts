@@ -66,8 +66,9 @@ describe('on-conflict', () => {
   });
 
   it('a resolution continues the step\'s claude session with the note alone; a custom agent gets its prompt and the note; both get BRAID_CONFLICT_FILES', () => {
-    const g = makeGraph([{ id: 'a', prompt: 'do the task', agent: 'claude', isolation: 'worktree' }, { id: 'c', prompt: 'do the task', agent: 'mine', isolation: 'worktree' }],
-      { agents: { ...PRESETS, mine: { name: 'mine', command: ['mine', '--', '${{ prompt }}'], env: {}, context: true, format: 'text' } as never } });
+    const g = makeGraph([{ id: 'a', prompt: 'do the task', agent: 'claude', isolation: 'worktree' }, { id: 'c', prompt: 'do the task', agent: 'mine', isolation: 'worktree' }, { id: 'k', prompt: 'do the task', agent: 'code', isolation: 'worktree' }],
+      { agents: { ...PRESETS, mine: { name: 'mine', command: ['mine', '--', '${{ prompt }}'], env: {}, context: true, format: 'text', input: 'text' } as never,
+        code: { name: 'code', command: ['bash', '-c', 'mytool "$BRAID_PROMPT"'], env: {}, context: true, format: 'text' } as never } });
     const scope = (id: string) => ({ graph: g, step: g.steps.get(id)!, runId: 'r', outputs: new Map(), statuses: new Map(), baseEnv: {} });
     const resolving = { files: ['f.txt', 'sub/g.txt'], changedBy: new Map([['f.txt', ['b']]]), sessionId: 'sess-1' };
     const claude = resolutionInvocation(scope('a'), resolving);
@@ -81,6 +82,11 @@ describe('on-conflict', () => {
     assert.equal(custom.resumed, undefined);
     assert.match(custom.argv[2]!, /^do the task\n\nYour change could not land/);
     assert.equal(custom.env.BRAID_CONFLICT_FILES, 'f.txt\nsub/g.txt');
+    // A command that may run its prompt gets the note only as a value, never in its argv.
+    const code = resolutionInvocation(scope('k'), { ...resolving, sessionId: undefined } as never);
+    assert.deepEqual(code.argv, ['bash', '-c', 'mytool "$BRAID_PROMPT"']);
+    assert.match(code.env.BRAID_PROMPT!, /^do the task\n\nYour change could not land/);
+    assert.equal(code.env.BRAID_CONFLICT_FILES, 'f.txt\nsub/g.txt');
   });
 
   it('records the conflicted attempt as conflict, and the resolution as an attempt of its own with reason conflict', () => {

@@ -37,6 +37,9 @@ import { prepareAhead } from './isolation/prepareAhead';
 import { openInbox, type Handled, type ReviewRequest, type StepOutcome } from './review/reviewInbox';
 import { revertChange, wrongState } from './review/landRecorded';
 import { landedChanges, resolveAnswer } from './review/resolveRequest';
+import { Takeovers, type Takeover } from './steps/takeover';
+import { openTakeoverInbox } from './steps/takeoverInbox';
+import { recordSaid } from './records/said';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -91,6 +94,8 @@ export interface RunRequest {
    * process's environment; without them the run makes and closes its own.
    */
   readonly launchers?: LauncherPool;
+  /** With `retry` of one step: its attempt starts as this takeover (`braid attach` on an ended run). */
+  readonly takeover?: { readonly step: string; readonly takeover: Takeover };
 }
 
 export type RunOutcome =
@@ -122,7 +127,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     if (previous.status === 'running' && previous.host.hostname === hostname() && previous.host.pid !== process.pid && pidAlive(previous.host.pid, previous.host.procStart)) {
       return { ok: false, diagnostics: [], busy: true, usage: `run ${previous.id} is still running (pid ${previous.host.pid}); wait for it to end or stop it first` };
     }
-    const inReview = Object.values(previous.steps).filter((s) => s.status === 'review').map((s) => s.id);
+    // A step taken over (`braid attach`) leaves review by its new attempt.
+    const inReview = Object.values(previous.steps).filter((s) => s.status === 'review' && s.id !== req.takeover?.step).map((s) => s.id);
     if (inReview.length > 0) {
       return { ok: false, diagnostics: [], usage: `${inReview.join(', ')} ${inReview.length > 1 ? 'wait' : 'waits'} for review: approve or reject first (braid approve|reject ${req.retry.runId} STEP...)` };
     }
@@ -169,6 +175,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let ownLocks: ReturnType<typeof sharedLocks> | undefined;
   let ahead: ReturnType<typeof prepareAhead> | undefined;
   let inbox: { close(): Promise<void> } | undefined;
+  let takeoverInbox: { close(): void } | undefined;
   let result: RunResult;
   let scheduler: Scheduler | undefined;
   try {
@@ -231,6 +238,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         const wt = new WorktreeIsolator({
           root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks,
           ...(previous && req.retry ? { landedBefore: landedChanges(previous) } : {}),
+          ...adoptOf(req, previous),
         });
         await wt.start();
         isolator = wt;
@@ -254,6 +262,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       }
     }
     const history = await store.durationHistory(req.planFile);
+    // `braid attach | say` from elsewhere reach a running agent step's attempt here.
+    const takeovers = new Takeovers();
+    if (req.takeover) takeovers.atStart(req.takeover.step, req.takeover.takeover);
     const executor = new StepExecutor({
       graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog, output: paths.output },
       ...(resumeSessions ? { resumeSessions } : {}),
@@ -262,6 +273,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(isolator ? { isolator } : {}),
       ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
       ...(launchers ? { launchers } : {}),
+      takeovers,
     });
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
@@ -284,11 +296,13 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
     const [rec, sched] = [record, scheduler];
     inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
+    takeoverInbox = await openTakeoverInbox(paths.dir, takeovers, (id, message) => { recordSaid(rec, id, message); void store.save(rec); });
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
     await isolator?.idle?.(); // best-of alternatives' worktrees, removed after their steps ended
   } finally {
     await inbox?.close();
+    takeoverInbox?.close();
     if (claim?.ok) claim.release();
     ownLaunchers?.close();
     await ahead?.close();
@@ -357,3 +371,12 @@ async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecor
   return summary ? store.load(summary.id) : undefined;
 }
 
+
+/** `braid attach` on an ended run: the step's kept worktree is its attempt's (a committed change's base kept). */
+function adoptOf(req: RunRequest, previous: RunRecord | undefined): { adopt?: { stepId: string; base?: string } } {
+  const id = req.takeover?.step;
+  if (id === undefined || !req.retry) return {};
+  const old = previous?.steps[id];
+  const committed = old?.status === 'review' || old?.status === 'conflict' ? old.changes?.base : undefined;
+  return { adopt: { stepId: id, ...(committed !== undefined ? { base: committed } : {}) } };
+}

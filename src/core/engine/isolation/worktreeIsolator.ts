@@ -13,7 +13,8 @@
 // (`refs/braid/runs/<run>/<step>.alt<i>`), a loser's or a failed one's as its tree was when it ended.
 // A step's worktree may also be prepared ahead (`prepare`, driven by prepareAhead.ts; preparedTrees.ts): made from
 // the run's base and set up while its needs still run, so its attempt only merges their results.
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
+import { git } from '../../exec/git';
 import { appendFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Graph, GraphStep } from '../../plan/types';
@@ -54,6 +55,12 @@ export interface WorktreeIsolatorOptions {
     /** The step's merge-back waits for `wait.holder` (once each holder); undefined: the wait is over (granted or canceled). */
     onWait(stepId: string, wait: { readonly holder: string; readonly paths: readonly string[] } | undefined): void;
   };
+  /**
+   * `braid attach` on an ended run: the step's next attempt continues in the worktree its last one
+   * kept (the session the person resumes worked there), its change taken from `base` (a committed
+   * change's own base), else from the tree's HEAD.
+   */
+  readonly adopt?: { readonly stepId: string; readonly base?: string };
 }
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
@@ -76,8 +83,10 @@ export class WorktreeIsolator implements Isolator {
   /** Steps whose first attempt began: a preparation for them comes too late. */
   private readonly attempted = new Set<string>();
   private readonly removing = new Set<Promise<void>>();
+  private adopt: WorktreeIsolatorOptions['adopt'];
 
   constructor(private readonly o: WorktreeIsolatorOptions) {
+    this.adopt = o.adopt;
     this.prepared = new PreparedTrees({
       root: o.root, runId: o.runId, graph: o.graph, log: (stepId) => o.log(stepId), ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
       base: () => this.baseOf(),
@@ -109,6 +118,15 @@ export class WorktreeIsolator implements Isolator {
     const step = this.o.graph.steps.get(stepId);
     if (!step || step.bestOf || step.isolation !== 'worktree' || this.attempted.has(stepId)) return false;
     return this.prepared.prepare(step);
+  }
+
+  /** The kept worktree `adopt` names, once, as the attempt's tree; undefined when there is none. */
+  private async adopted(stepId: string, path: string): Promise<{ path: string; head: string } | undefined> {
+    const a = this.adopt;
+    if (a?.stepId !== stepId || !existsSync(path)) return undefined;
+    this.adopt = undefined;
+    const head = a.base ?? (await git(['rev-parse', 'HEAD'], { cwd: path })).stdout.trim();
+    return head ? { path, head } : undefined;
   }
 
   /** Removes the step's prepared worktree unless an attempt took it (the step was skipped or canceled, or the run ended). */
@@ -143,7 +161,7 @@ export class WorktreeIsolator implements Isolator {
         if (prepared) await this.prepared.drop(step.id, prepared);
         return end('failed', 'spawn-failed', start.message);
       }
-      let tree = prepared ? await this.prepared.adopt(prepared, start, ctx) : undefined;
+      let tree = prepared ? await this.prepared.adopt(prepared, start, ctx) : await this.adopted(step.id, path);
       const setUp = tree !== undefined;
       if (tree) made = true;
       else {

@@ -3,6 +3,7 @@
 // first attempt is the resolution (scheduler `answers`; resolveConflict.ts does the work). Here:
 // whether the record allows it, which agent resolves, and what the resolution starts from.
 import type { Graph } from '../../plan/types';
+import { takesText } from '../../agents/promptInput';
 import type { RunRecord } from '../records/runRecord';
 import type { ChangeRecord } from '../isolation/changeRecord';
 import type { ConflictAttempt } from '../types';
@@ -20,6 +21,9 @@ export function resolveAnswer(graph: Graph, rec: RunRecord, req: { readonly step
   if (agent === undefined) return { ok: false, message: `step ${req.step} runs a shell command and has no agent: name the one that resolves it (--agent NAME)` };
   if (!graph.agents[agent]) return { ok: false, message: `unknown agent ${agent}; the plan's agents and the presets: ${Object.keys(graph.agents).sort().join(', ')}` };
   const own = agent === step.agent;
+  // A command that may run its prompt (no `input: text`) gets no prose made of file and step names:
+  // it can run its own step's script again, with BRAID_CONFLICT_FILES, and nothing else.
+  if (!own && !takesText(graph.agents[agent]!)) return { ok: false, message: `agent ${agent} may run its prompt as code (its definition has no \`input: text\`): it can resolve only its own steps; name an agent that takes text (claude, codex, gemini) with --agent` };
   const answer: ConflictAttempt = {
     mode: 'resolve', change: { base: old.changes.base, commit: old.changes.commit },
     ...(req.agent !== undefined && !own ? { agent } : {}),

@@ -23,6 +23,8 @@ import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../types';
 import type { ChangeRecord } from '../isolation/changeRecord';
+import { afterTakeover, takesPeople, type Takeover, type Takeovers } from './takeover';
+import { handoverOf, saidInvocation } from './takeoverRun';
 
 const OUTPUT_MAX = 64 * 1024;
 
@@ -79,6 +81,8 @@ export interface ExecutorOptions {
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
   readonly launchers?: LauncherPool;
+  /** Where a person steps into an agent step's attempt (`braid attach`, `braid say`): takeover.ts. */
+  readonly takeovers?: Takeovers;
 }
 
 export class StepExecutor implements StepRunner {
@@ -189,25 +193,62 @@ export class StepExecutor implements StepRunner {
     const seen = agent ? new FailureTail() : undefined;
     const onOutput = seen ? seen.wrap(ctx.onOutput) : ctx.onOutput;
     const resumedUsage = inv.resumed !== undefined ? this.o.resumeUsage?.get(step.id) : undefined;
-    const capture = agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }, resumedUsage) : undefined;
+    const newCapture = (usage?: { inputTokens?: number; outputTokens?: number }) => agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }, usage) : undefined;
+    let capture = newCapture(resumedUsage);
     const onSpawn = this.o.onSpawn;
+    // A person may step in while the agent runs (takeover.ts): its process is stopped, not the attempt.
+    let stop = new AbortController();
+    let pending: Takeover | undefined;
+    const take = (t: Takeover): void => { pending = t; stop.abort('takeover'); };
+    const takeovers = agent && takesPeople(agent) ? this.o.takeovers : undefined;
+    pending = takeovers?.enter(step.id, take);
+    const run = (i: typeof inv, c: AgentCapture | undefined): Promise<ProcessResult> => runProcess({
+      argv: confine ? confine.wrap(i.argv, runCwd) : i.argv, cwd: runCwd, env: i.env, signal: takeovers ? AbortSignal.any([ctx.signal, stop.signal]) : ctx.signal,
+      // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
+      ...(c?.structured ? {} : { log: log.stream }),
+      onOutput: c ? c.onOutput : onOutput,
+      ...(i.stdin !== undefined ? { stdin: i.stdin } : {}),
+      ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
+      ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
+      ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
+      ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
+      ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
+    });
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
     let score: number | undefined;
     try {
-      res = await runProcess({
-        argv: confine ? confine.wrap(inv.argv, runCwd) : inv.argv, cwd: runCwd, env: inv.env, signal: ctx.signal,
-        // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
-        ...(capture?.structured ? {} : { log: log.stream }),
-        onOutput: capture ? capture.onOutput : onOutput,
-        ...(inv.stdin !== undefined ? { stdin: inv.stdin } : {}),
-        ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
-        ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
-        ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
-        ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
-        ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
-      });
-      summary = capture?.end();
+      const queued = pending !== undefined;
+      res = queued ? { exitCode: 0, signal: null, reason: 'exit', durationMs: 0, stdoutTail: '' } : await run(inv, capture);
+      summary = queued ? undefined : capture?.end();
+      // Each takeover continues the attempt in the same folder and session; another may follow it.
+      while (pending !== undefined && !ctx.signal.aborted) {
+        const t: Takeover = pending;
+        pending = undefined;
+        stop = new AbortController();
+        const session = summary?.sessionId ?? inv.resumed ?? resume;
+        if (t.kind === 'say') {
+          log.stream.write(`──── you said: ${t.message} ────\n`);
+          const next = saidInvocation(scope, session, t.message);
+          if (next.resumed !== undefined) log.stream.write(`──── resuming session ${next.resumed} ────\n`);
+          const before = summary;
+          capture = newCapture();
+          res = await run(next, capture);
+          summary = afterTakeover(before, capture?.end());
+          continue;
+        }
+        const h = handoverOf(scope, agent!, session, runCwd, capture?.readableTail ?? '');
+        log.stream.write(h.resumed !== undefined ? `──── continued by hand in a terminal: session ${h.resumed} ────\n` : `──── continued by hand in a terminal: ${h.why} ────\n`);
+        const handed = Date.now();
+        // One person at a time: while they have it, the attempt takes no other takeover.
+        takeovers?.leave(step.id, take);
+        await t.handover(h, ctx.signal);
+        takeovers?.enter(step.id, take);
+        log.stream.write(`──── left the terminal; the folder is this attempt's ────\n`);
+        res = { exitCode: ctx.signal.aborted ? null : 0, signal: null, reason: ctx.signal.aborted ? 'canceled' : 'exit', durationMs: Date.now() - handed, stdoutTail: '' };
+        summary = afterTakeover(summary, undefined);
+      }
+      takeovers?.leave(step.id, take);
       if (summary?.sessionId !== undefined && sessions) {
         const before = summary.sessionId === inv.resumed ? resumedUsage : undefined;
         sessions.set(step.id, summary.sessionId);
@@ -244,6 +285,7 @@ export class StepExecutor implements StepRunner {
         }
       }
     } finally {
+      takeovers?.leave(step.id, take);
       await log.close().catch(() => {});
       if (raw) await raw.close().catch(() => {}); // a full disk loses the raw copy, never the step
     }

@@ -107,7 +107,7 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
  * prompt places `${{ attempt.previous.* }}` itself or the step has `retry-context: false`.
  * Values become text only for an agent that takes its prompt as text (promptInput.ts).
  */
-export function stepInvocation(scope: RenderScope, resumeSession?: string): Invocation {
+export function stepInvocation(scope: RenderScope, resumeSession?: string, said?: string): Invocation {
   const env = stepEnv(scope);
   const { step, graph } = scope;
   if (step.kind === 'run') return shellInvocation(scope, step.run ?? '', env);
@@ -121,7 +121,8 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   // A session is continued with a note made of values: only where the command takes text.
   const resuming = resumeSession !== undefined && text ? resumeAgent(agent, resumeSession) : undefined;
   if (resuming) {
-    const prompt = failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT;
+    // `said`: a person's message (`braid say`), the session's next prompt.
+    const prompt = said ?? (failed ? retryNote(failed, { resumed: true, isolation: step.isolation }) : RESUME_PROMPT);
     const inv = agentInvocation(resuming, render, prompt);
     return withPrompt(scope, { ...inv, env: { ...env, ...inv.env }, resumed: resumeSession! }, prompt);
   }
@@ -131,6 +132,7 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string): Invo
   // The prompt as text, what a text agent gets and BRAID_PROMPT holds for any agent.
   let prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
   if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
+  if (said !== undefined) prompt = `${prompt}\n\n${said}`;
   if (!text) return withPrompt(scope, codeInvocation(scope, agent, source, prompt, env), prompt);
   const inv = agentInvocation(agent, render, prompt);
   return withPrompt(scope, { ...inv, env: { ...env, ...inv.env } }, prompt);

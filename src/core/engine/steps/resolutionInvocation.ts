@@ -1,12 +1,12 @@
 // How a resolution attempt's agent runs (`on-conflict: resolve`, `braid resolve`): the step's own
 // agent (or the one `--agent` names), continuing the step's session where its CLI can, with the
 // conflict note as the prompt of a resumed session, else after the step's own prompt; and
-// BRAID_CONFLICT_FILES, the conflicted paths one a line, in its environment. An agent whose shell
-// runs the prompt as source (`agent: shell`) runs its script again with that variable set.
+// BRAID_CONFLICT_FILES, the conflicted paths one a line, in its environment. An agent that may run
+// its prompt as code (no `input: text`, e.g. `agent: shell`) runs its script again with that variable set.
 import { agentInvocation, promptWithContext } from '../../agents/invocation';
 import { conflictNote } from '../../agents/conflictPrompt';
 import { resumeAgent } from '../../agents/resume';
-import { shellScriptOf } from '../../agents/shellScript';
+import { takesText } from '../../agents/promptInput';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { AgentDef } from '../../plan/types';
 import { renderTemplate } from '../../plan/templates';
@@ -26,9 +26,15 @@ export function resolutionInvocation(scope: RenderScope, resolving: Resolving): 
   const agent = resolutionAgent(scope, resolving);
   if (!agent) throw new Error(`step ${scope.step.id}: no agent to resolve its conflict with`);
   const own = resolving.agent === undefined || resolving.agent === scope.step.agent;
-  if (own && scope.step.kind === 'prompt' && shellScriptOf(agent) !== undefined) {
+  // A command that may run its prompt (promptInput.ts) runs its step's own invocation again, with
+  // the conflicted files in its environment: the note, made of file and step names, is never its source.
+  if (!takesText(agent)) {
+    if (!own || scope.step.kind !== 'prompt') throw new Error(`step ${scope.step.id}: agent ${agent.name} takes no text and cannot resolve another step (resolveRequest.ts refuses it)`);
     const inv = stepInvocation(scope);
-    return { ...inv, env: { ...inv.env, BRAID_CONFLICT_FILES: env.BRAID_CONFLICT_FILES } };
+    // The note reaches it as a value: after its prompt in BRAID_PROMPT (`[bash, -c, 'mytool "$BRAID_PROMPT"']`).
+    const note = conflictNote(resolving.files, resolving.changedBy);
+    const prompt: Record<string, string> = inv.env.BRAID_PROMPT !== undefined ? { BRAID_PROMPT: `${inv.env.BRAID_PROMPT.trimEnd()}\n\n${note}` } : {};
+    return { ...inv, env: { ...inv.env, ...prompt, BRAID_CONFLICT_FILES: env.BRAID_CONFLICT_FILES } };
   }
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
   const note = conflictNote(resolving.files, resolving.changedBy);

@@ -1,0 +1,180 @@
+// Taking over an agent step with the real claude CLI (issue 34): `braid attach` stops a running
+// step, opens `claude --resume SESSION` in the step's worktree on a terminal (tmux, typed into as a
+// person would), and what the person's session writes there lands as the step's attempt, its
+// check run and its dependent going on; `braid say` reaches a running step as the user's next turn
+// of its session, seen by the loopback model, and is kept in the step's log and record.
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type AgentHome } from './harness/agentHome';
+import { braid, buildCli, CLI, makeWorkspace, type StatusJson, type Workspace } from './harness/braidRun';
+import { openTerminal, type Terminal } from './harness/tmux';
+import { withModelAndHome } from './harness/suite';
+import { scenarios, type Scenario } from './modelServer/scenario';
+import type { ModelServer, RecordedRequest } from './modelServer/server';
+
+/** Polls `get` until it returns something; throws `what` after `ms`. */
+async function until<T>(get: () => Promise<T | undefined> | T | undefined, what: string, ms = 90_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await get();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+const LONG: Scenario = { turns: [{ shell: 'sleep 300' }, { text: 'Slept.' }] };
+
+/** The agent answers with `first` (by default a long command, so it is still running), and a request carrying `word` with `then`. */
+function longRunUntil(word: string, then: Scenario, first = LONG): (q: RecordedRequest) => Scenario {
+  let from: number | undefined;
+  return (q) => {
+    if (!q.userTexts.some((t) => t.includes(word))) return first;
+    from ??= q.position;
+    return { turns: [...Array.from({ length: from }, () => ({ text: '-' })), ...then.turns] };
+  };
+}
+
+const PLAN = (check: string) => [
+  'version: 1', 'steps:',
+  '  work:', '    agent: claude', '    prompt: FIRST PROMPT of the work step.', `    check: ${check}`,
+  '  after:', '    needs: [work]', '    run: cp attached.txt after.txt',
+].join('\n') + '\n';
+
+/**
+ * Waits for claude's prompt box, answering the questions a first interactive start asks on the
+ * way: the loopback API key (yes) and whether to trust the folder (yes).
+ */
+async function claudeReady(term: Terminal): Promise<void> {
+  const answered = new Set<string>();
+  await term.until((s) => {
+    const last = s.trimEnd().split('\n').slice(-30).join('\n');
+    if (/use this API key/.test(last) && !answered.has('key')) { answered.add('key'); term.press('Up'); term.press('Enter'); return false; }
+    if (/trust (this|the files in this) folder/i.test(last) && !answered.has('trust')) { answered.add('trust'); term.press('Enter'); return false; }
+    // The input box: a prompt between two rules.
+    return /─{20,}\s*\n❯/.test(last) && !/Enter to confirm/.test(last);
+  }, 'claude\'s prompt box');
+}
+
+describe('taking over a step: braid attach and braid say with the real claude CLI (contract)', function () {
+  this.timeout(240_000);
+  let server: ModelServer;
+  let home: AgentHome;
+  let run: ChildProcess | undefined;
+  let term: Terminal | undefined;
+  withModelAndHome({ scenario: scenarios.answer('Answered.') }, (s, h) => { server = s; home = h; });
+  before(() => buildCli());
+  afterEach(() => { term?.kill(); term = undefined; if (run && run.exitCode === null) run.kill('SIGKILL'); run = undefined; });
+
+  const env = (): Record<string, string> => ({ ...home.env, ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}) });
+
+  /** Starts `braid run` in the background and waits until step `work`'s agent runs its long command. */
+  async function runningStep(ws: Workspace, plan: string): Promise<{ runId: string; session: string; ended: Promise<number | null> }> {
+    await ws.write('plan.braid.yaml', plan);
+    run = spawn(process.execPath, [CLI, 'run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'], { cwd: ws.dir, env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    run.stdout!.on('data', (d: Buffer) => { output += d.toString(); });
+    run.stderr!.on('data', (d: Buffer) => { output += d.toString(); });
+    const ended = new Promise<number | null>((r) => run!.on('exit', r));
+    const status = async (): Promise<StatusJson | undefined> => {
+      const s = await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env());
+      try { return JSON.parse(s.stdout) as StatusJson; } catch { return undefined; }
+    };
+    const found = await until(async () => {
+      if (run!.exitCode !== null) throw new Error(`the run ended early:\n${output}`);
+      const s = await status();
+      const w = s?.steps.work;
+      const sleeping = server.requests.some((q) => q.conversation && q.userTexts.some((t) => t.includes('FIRST PROMPT')) && q.status === 200);
+      return w?.status === 'running' && w.sessionId && sleeping ? { runId: s!.id, session: w.sessionId } : undefined;
+    }, 'the work step running with a session');
+    return { ...found, ended };
+  }
+
+  it('attach: a running step is stopped, claude --resume SESSION opens in its worktree, and what the person has it write lands as the step\'s attempt', async () => {
+    server.serve(longRunUntil('TAKE OVER NOW', scenarios.writeFile('attached.txt', 'written by hand\n', 'Done by hand.')));
+    const ws = await makeWorkspace(home.dir, { git: true });
+    const { runId, session, ended } = await runningStep(ws, PLAN('test -f attached.txt'));
+
+    term = openTerminal(`braid-attach-${process.pid}`, home.dir, [process.execPath, CLI, 'attach', runId, 'work', '--workspace', ws.dir], env(), ws.dir);
+    const opened = await term.until((s) => /continuing session \S+ in \S+/.test(s), 'the handover');
+    const [, shownSession, cwd] = /continuing session (\S+) in (\S+);/.exec(opened)!;
+    assert.equal(shownSession, session, 'the step\'s own session is continued');
+    assert.match(cwd!, /worktrees/, `the step's worktree, not the workspace: ${cwd}`);
+    await claudeReady(term);
+    term.type('TAKE OVER NOW and write attached.txt');
+    await until(() => (server.requests.some((q) => q.userTexts.some((t) => t.includes('TAKE OVER NOW'))) ? true : undefined), 'the typed turn at the model', 60_000)
+      .catch((e: Error) => { throw new Error(`${e.message}; the screen:\n${term!.screen()}\nrequests: ${JSON.stringify(server.requests.map((q) => [q.path, q.status, q.conversation, q.userTexts.map((t) => t.slice(0, 60))]))}`); });
+    await term.until((s) => /Done by hand/.test(s), 'the model\'s answer', 90_000);
+    term.type('/exit');
+    await term.until((s) => /\[exit \d+\]/.test(s), 'braid attach to end', 90_000);
+    const screen = term.screen();
+    assert.match(screen, /work: succeeded/, screen);
+    assert.equal(await ended, 0, 'the run ends succeeded');
+
+    // The person's turn went to the resumed session (its history holds the step's first prompt), in the worktree.
+    const typed = server.requests.find((q) => q.userTexts.some((t) => t.includes('TAKE OVER NOW')))!;
+    assert.ok(typed.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')), 'the resumed conversation carries the step\'s prompt');
+    assert.equal(await ws.read('attached.txt'), 'written by hand\n', 'what the person\'s session wrote landed in the workspace');
+    assert.equal(await ws.read('after.txt'), 'written by hand\n', 'the dependent ran on it');
+    const status = JSON.parse((await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    assert.equal(status.steps.work!.status, 'succeeded');
+    assert.ok((status.steps.work!.changes as { files?: unknown[] } | undefined)?.files?.length, 'the attempt recorded its change');
+    const log = await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8');
+    assert.match(log, new RegExp(`continued by hand in a terminal: session ${session}`));
+    assert.ok(!existsSync(cwd!), 'the worktree went with the landed attempt');
+  });
+
+  it('attach on an ended run: a failed step\'s session continues in its kept worktree, and its new attempt lands and lets its dependent run', async () => {
+    server.serve(longRunUntil('TAKE OVER NOW', scenarios.writeFile('attached.txt', 'fixed by hand\n', 'Done by hand.'), scenarios.answer('I did nothing.')));
+    const ws = await makeWorkspace(home.dir, { git: true });
+    await ws.write('plan.braid.yaml', PLAN('test -f attached.txt'));
+    const first = await braid(['run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'], ws.dir, env());
+    assert.equal(first.code, 1, `the check fails the step: ${first.stdout}${first.stderr}`);
+    const before = JSON.parse((await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    const failed = before.steps.work!;
+    assert.equal(failed.status, 'failed');
+    const kept = failed.worktree as string;
+    assert.ok(kept && existsSync(kept), 'the failed attempt kept its worktree');
+
+    term = openTerminal(`braid-attach-ended-${process.pid}`, home.dir, [process.execPath, CLI, 'attach', before.id, 'work', '--permission', 'full', '--workspace', ws.dir], env(), ws.dir);
+    const opened = await term.until((s) => /continuing session \S+ in \S+/.test(s), 'the handover');
+    const [, shownSession, cwd] = /continuing session (\S+) in (\S+);/.exec(opened)!;
+    assert.equal(shownSession, failed.sessionId, 'the failed attempt\'s session');
+    assert.equal(cwd, kept, 'in the worktree the failed attempt kept');
+    await claudeReady(term);
+    term.type('TAKE OVER NOW and write attached.txt');
+    await term.until((s) => /Done by hand/.test(s), 'the model\'s answer', 90_000);
+    term.type('/exit');
+    const screen = await term.until((s) => /\[exit \d+\]/.test(s), 'braid attach to end', 90_000);
+    assert.match(screen, /work: succeeded; run \S+ succeeded/, screen);
+    assert.match(screen, /\[exit 0\]/);
+    assert.equal(await ws.read('attached.txt'), 'fixed by hand\n');
+    assert.equal(await ws.read('after.txt'), 'fixed by hand\n', 'the dependent the failure had skipped ran');
+    const after = JSON.parse((await braid(['status', before.id, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    assert.equal(after.steps.work!.attempts.length, failed.attempts.length + 1, 'one new attempt');
+    assert.equal(after.status, 'succeeded');
+  });
+
+  it('say: a running claude step gets the message as the next user turn of its session, kept in its log and record', async () => {
+    const MESSAGE = 'STEER: stop sleeping and write attached.txt';
+    server.serve(longRunUntil('STEER:', scenarios.writeFile('attached.txt', 'steered\n', 'Steered.')));
+    const ws = await makeWorkspace(home.dir, { git: true });
+    const { runId, session, ended } = await runningStep(ws, PLAN('test -f attached.txt'));
+    const said = await braid(['say', runId, 'work', MESSAGE, '--workspace', ws.dir], ws.dir, env());
+    assert.equal(said.code, 0, said.stderr);
+    assert.equal(await ended, 0, 'the run ends succeeded');
+    const turn = server.requests.find((q) => q.conversation && q.userTexts.some((t) => t.includes(MESSAGE)));
+    assert.ok(turn, 'the loopback model saw the message');
+    assert.ok(turn.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')), 'as a turn of the step\'s session (its history holds the first prompt)');
+    assert.equal(await ws.read('attached.txt'), 'steered\n');
+    const status = JSON.parse((await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
+    const work = status.steps.work!;
+    assert.equal(work.status, 'succeeded');
+    assert.equal(work.sessionId, session, 'the same session went on');
+    assert.deepEqual((work.said as { message: string }[]).map((m) => m.message), [MESSAGE], 'the record keeps the message');
+    assert.match(await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8'), /you said: STEER: stop sleeping/);
+  });
+});

@@ -1,0 +1,66 @@
+// `braid say` and `braid attach` as users run them against a live run, with real processes: what
+// they refuse (a shell agent, whose prompt is a script; an ended run for say; a step not running),
+// and say's fallback for an agent that cannot continue a session: stopped, then run again with
+// the message after its prompt, the message kept in the log and the record. The real CLIs'
+// sessions are test/contract/takeover.test.ts's.
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { braid, buildCli, runInBackground as inBackground } from '../helpers/cliRun';
+import { type TestRepo } from '../helpers/gitRepo';
+import { throwaway } from '../helpers/throwaway';
+
+const { repo, cleanup } = throwaway('braid-takeover-cli-');
+const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
+
+// A prose agent Braid cannot resume: it prints its prompt and waits, unless the prompt holds GO,
+// then writes the prompt to said.txt. (`sh FILE`: the prompt is an argument, never script source.)
+const AGENT = 'printf "%s\\n" "$1"; case "$1" in *GO*) printf "%s" "$1" > said.txt ;; *) sleep 60 ;; esac\n';
+const PLAN = [
+  'version: 1',
+  'agents:', '  waiter:', '    command: [sh, agent.sh, "${{ prompt }}"]',
+  'steps:',
+  '  talk:', '    agent: waiter', '    prompt: Wait for a word.',
+  // Long enough to be running when it is asked; it ends the run by itself.
+  '  script:', '    agent: shell', '    prompt: sleep 8',
+].join('\n') + '\n';
+
+describe('braid say | attach against a live run (real processes)', function () {
+  this.timeout(60_000);
+  before(() => { assert.ok(buildCli()); });
+
+  it('say to an agent that cannot resume: it is stopped and runs again with the message after its prompt; the log and record keep it', async () => {
+    const r = repo({ 'agent.sh': AGENT, 'p.braid.yaml': PLAN });
+    const run = runInBackground(r, join(r.dir, 'p.braid.yaml'));
+    const ev = await run.when((e) => e.type === 'output' && e.id === 'talk' && String(e.text).includes('Wait for a word.'));
+    const runId = String(ev.run);
+    await run.when((e) => e.type === 'step' && e.id === 'script' && e.status === 'running');
+
+    // A shell agent's prompt is its script: a message must never become shell source.
+    const shell = braid(['say', runId, 'script', 'touch pwned', '--workspace', r.dir], r.dir);
+    assert.equal(shell.status, 1);
+    assert.match(shell.stderr, /runs its prompt as a shell script/);
+    const attachShell = braid(['attach', runId, 'script', '--workspace', r.dir], r.dir);
+    assert.equal(attachShell.status, 1);
+    assert.match(attachShell.stderr, /runs its prompt as a shell script/);
+
+    const said = braid(['say', runId, 'talk', 'GO: $(touch pwned)', '--workspace', r.dir], r.dir);
+    assert.equal(said.status, 0, said.stderr);
+    await run.when((e) => e.type === 'step' && e.id === 'talk' && e.status === 'succeeded');
+    assert.equal(readFileSync(join(r.dir, 'said.txt'), 'utf8'), 'Wait for a word.\n\nGO: $(touch pwned)', 'the message followed the prompt, as data');
+    assert.throws(() => readFileSync(join(r.dir, 'pwned')), 'nothing ran the message');
+    const rec = JSON.parse(readFileSync(join(r.dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as { steps: Record<string, { said?: { message: string; attempt: number }[]; attempts: unknown[] }> };
+    assert.deepEqual(rec.steps.talk!.said?.map((m) => [m.message, m.attempt]), [['GO: $(touch pwned)', 1]]);
+    assert.equal(rec.steps.talk!.attempts.length, 1, 'still one attempt: the message continued it');
+    assert.match(readFileSync(join(r.dir, '.braid', 'runs', runId, 'logs', 'talk.log'), 'utf8'), /──── you said: GO: \$\(touch pwned\) ────/);
+
+    // The step has ended: nothing is running to take a message.
+    const late = braid(['say', runId, 'talk', 'again', '--workspace', r.dir], r.dir);
+    assert.equal(late.status, 1);
+    assert.match(late.stderr, /not running an agent session now/);
+    assert.equal(await run.exited, 0);
+    const ended = braid(['say', runId, 'talk', 'hello', '--workspace', r.dir], r.dir);
+    assert.equal(ended.status, 1);
+    assert.match(ended.stderr, /is not running: say reaches a running step/);
+  });
+});
