@@ -24,7 +24,7 @@ function plan(r: TestRepo, mode: string, stepA: string[], stepB: string[], wait 
   writeFileSync(file, [
     'version: 1',
     'env:', `  RESOLVER_WS: ${JSON.stringify(r.dir)}`, `  RESOLVER_LOG: ${JSON.stringify(log)}`,
-    'agents:', `  resolver:`, `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(RESOLVER)}, ${mode}, "\${{ prompt }}"]`,
+    'agents:', `  resolver:`, `    input: text`, `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(RESOLVER)}, ${mode}, "\${{ prompt }}"]`,
     'steps:',
     '  a:', '    agent: resolver', '    prompt: put your mark on line 2', '    isolation: worktree', '    writes: [f.txt]',
     `    env: { RESOLVER_WAIT: ${wait} }`, ...stepA,

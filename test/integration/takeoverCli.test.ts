@@ -18,7 +18,7 @@ const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cle
 const AGENT = 'printf "%s\\n" "$1"; case "$1" in *GO*) printf "%s" "$1" > said.txt ;; *) sleep 60 ;; esac\n';
 const PLAN = [
   'version: 1',
-  'agents:', '  waiter:', '    command: [sh, agent.sh, "${{ prompt }}"]',
+  'agents:', '  waiter:', '    input: text', '    command: [sh, agent.sh, "${{ prompt }}"]',
   'steps:',
   '  talk:', '    agent: waiter', '    prompt: Wait for a word.',
   // Long enough to be running when it is asked; it ends the run by itself.

@@ -33,7 +33,7 @@ describe('Continue in Terminal in the workbench', function () {
     writeFileSync(join(dir, 'agent.sh'), AGENT);
     writeFileSync(join(dir, PLAN_FILE), [
       'version: 1', 'name: Takeover e2e',
-      'agents:', '  helper:', `    command: [sh, ${JSON.stringify(join(dir, 'agent.sh'))}, "\${{ prompt }}"]`,
+      'agents:', '  helper:', '    input: text', `    command: [sh, ${JSON.stringify(join(dir, 'agent.sh'))}, "\${{ prompt }}"]`,
       'steps:', '  fix-it:', '    agent: helper', '    prompt: Fix the thing.', '',
     ].join('\n'));
   } }, (b, w) => { wb = b; ws = w; });
