@@ -24,6 +24,9 @@ export async function mcpCommand(args: string[], cliPath: string): Promise<numbe
 }
 
 async function serveMcp(args: string[], cliPath: string): Promise<number> {
+  // Variables VS Code set only to start us (ELECTRON_RUN_AS_NODE): the engine and its steps must not inherit them.
+  for (const name of (process.env.BRAID_ENGINE_UNSET ?? '').split(',')) if (name) delete process.env[name];
+  delete process.env.BRAID_ENGINE_UNSET;
   const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { workspace: { type: 'string' }, 'no-land': { type: 'boolean', default: false } } });
   if (positionals.length > 0) throw new McpUsage(`mcp takes no arguments, got ${positionals.join(' ')}`);
   if (values.workspace !== undefined && !isDir(values.workspace)) throw new McpUsage(`--workspace must name a folder, got ${values.workspace}`);
