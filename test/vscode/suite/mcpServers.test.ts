@@ -3,12 +3,13 @@
 // VS Code 1.100, which lacks it), and the server definition the provider hands VS Code started as
 // VS Code would start it, then spoken to with the official MCP SDK's client.
 import { strict as assert } from 'node:assert';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import { atLeast, MCP_PROVIDER_ID, registerMcpServers, type McpVscodeApi } from '../../../src/extension/mcpServers';
-import { EXTENSION_ID, braidApi, workspaceRoot } from './helpers';
+import { EXTENSION_ID, braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
 
 /** A log channel that keeps its lines. */
 function lines(): vscode.LogOutputChannel & { readonly said: string[] } {
@@ -69,6 +70,25 @@ describe('Braid\'s MCP server in VS Code', function () {
     } finally {
       await client?.close();
       d.dispose();
+    }
+  });
+
+  it('a run an agent starts through braid mcp shows live in the runs model, this window having started nothing', async () => {
+    const api = await braidApi();
+    const root = workspaceRoot();
+    const plan = await writePlan('mcp-live', 'version: 1\nsteps:\n  wait:\n    timeout: 30s\n    run: until [ -f plans/mcp-live.go ]; do sleep 0.05; done\n');
+    const client = new Client({ name: 'agent', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath(), 'mcp', '--workspace', root], env: process.env as Record<string, string>, cwd: root }));
+    try {
+      const r = await client.callTool({ name: 'run_plan', arguments: { file: vscode.workspace.asRelativePath(plan, false) } });
+      assert.equal(r.isError, undefined, JSON.stringify(r.content));
+      const runId = (r.structuredContent as { run: string }).run;
+      await waitFor('the run running in the runs model', () => api.runs.get(runId)?.steps.get('wait')?.status === 'running');
+      await writeFile(join(root, 'plans', 'mcp-live.go'), '');
+      await waitFor('the run ended in the runs model', () => api.runs.get(runId)?.status === 'succeeded');
+      assert.equal(api.runs.get(runId)!.steps.get('wait')!.status, 'succeeded');
+    } finally {
+      await client.close();
     }
   });
 });
