@@ -32,7 +32,8 @@ export function watchNewRuns(deps: NewRunsDeps): vscode.Disposable {
   const appeared = async (root: string): Promise<void> => {
     try {
       // Only an engine already listening: a record written by a terminal's `braid run` must not start one.
-      if (existsSync(engineSocketPathFor(root, PROTOCOL_VERSION))) await deps.follow(root);
+      // Untrusted, the window starts no engine process, not even by following a stale socket.
+      if (vscode.workspace.isTrusted && existsSync(engineSocketPathFor(root, PROTOCOL_VERSION))) await deps.follow(root);
       else await deps.reload(root);
     } catch (e) {
       deps.log.warn(`a new run in ${root}: ${(e as Error).message}`);
