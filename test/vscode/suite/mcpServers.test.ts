@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
 import { atLeast, MCP_PROVIDER_ID, registerMcpServers, type McpVscodeApi } from '../../../src/extension/mcpServers';
+import { requestScreenshot } from './screenshot';
 import { EXTENSION_ID, braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
 
 /** A log channel that keeps its lines. */
@@ -84,6 +85,9 @@ describe('Braid\'s MCP server in VS Code', function () {
       assert.equal(r.isError, undefined, JSON.stringify(r.content));
       const runId = (r.structuredContent as { run: string }).run;
       await waitFor('the run running in the runs model', () => api.runs.get(runId)?.steps.get('wait')?.status === 'running');
+      await vscode.commands.executeCommand('workbench.view.extension.braid');
+      const shot = await requestScreenshot('mcp-run-live');
+      if (shot) console.log(`screenshot: ${shot}`);
       await writeFile(join(root, 'plans', 'mcp-live.go'), '');
       await waitFor('the run ended in the runs model', () => api.runs.get(runId)?.status === 'succeeded');
       assert.equal(api.runs.get(runId)!.steps.get('wait')!.status, 'succeeded');
