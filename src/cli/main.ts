@@ -24,6 +24,7 @@ import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { EXPORT_HELP, exportCommand } from './exportCommand';
+import { MCP_HELP } from './mcp/mcpHelp';
 import { PLAN_HELP, planCommand } from './planCommand';
 import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
 import { attachCommand, sayCommand, TAKEOVER_HELP, TakeoverUsage } from './takeoverCommands';
@@ -66,7 +67,7 @@ usage:
                                                remove kept worktrees, branches and recorded changes (of one run, all, or runs ended
                                                longer ago than 7d, 12h…); records and logs stay
   braid pick RUN-ID STEP N                     land alternative N of a best-of step waiting on pick: review
-${REVIEW_HELP}${TAKEOVER_HELP}${PLAN_HELP}${EXPORT_HELP}
+${REVIEW_HELP}${TAKEOVER_HELP}${PLAN_HELP}${EXPORT_HELP}${MCP_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
 
@@ -361,6 +362,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'say': return await sayCommand(rest, { out, err });
       case 'plan': return await planCommand(rest);
       case 'export': return await exportCommand(rest);
+      case 'mcp': return await (await import('./mcp/mcpCommand')).mcpCommand(rest, __filename);
       case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }

@@ -14,6 +14,8 @@ import { exportPlanToGithubActions } from './exportCommand';
 import { GraphPanels } from './graphPanels';
 import { registerLanguageService } from './languageService';
 import { newPlan } from './newPlan';
+import { registerMcpServers } from './mcpServers';
+import { watchNewRuns } from './newRuns';
 import { Plans } from './plans';
 import { paletteContext } from './paletteContext';
 import { RunCommands } from './runCommands';
@@ -98,6 +100,8 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
   sub(registerLanguageService({ selector: PLAN_SELECTOR, schemaPath: context.asAbsolutePath('out/plan.schema.json'), plans, runs }));
+  sub(watchNewRuns({ roots: workspaceRoots, follow: (root) => engines.client(root), reload: (root) => runs.loadRecords([root]), log }));
+  sub(registerMcpServers({ cliPath, roots: workspaceRoots, version: String((context.extension.packageJSON as { version?: unknown }).version), log }));
   sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent: applied.on })));
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {

@@ -5,7 +5,7 @@
 // `anthropic-ratelimit-unified-*` headers.
 import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import type { Turn } from './scenario';
+import { offeredTool, type Turn } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -38,7 +38,9 @@ export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, c
     ? { kind: 'text' as const, text: turn.text }
     : 'write' in turn
       ? { kind: 'tool' as const, name: 'Write', input: { file_path: resolve(cwd ?? '.', turn.write.path), content: turn.write.content } }
-      : { kind: 'tool' as const, name: 'Bash', input: { command: turn.shell, description: 'Run the command' } };
+      : 'call' in turn
+        ? { kind: 'tool' as const, name: offeredTool((body.tools ?? []).map((t: Json) => t?.name), turn.call.tool), input: turn.call.input }
+        : { kind: 'tool' as const, name: 'Bash', input: { command: turn.shell, description: 'Run the command' } };
   const usage = { input_tokens: 100 + id, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
   const msgId = `msg_braid${String(id).padStart(6, '0')}`;
   const stop = block.kind === 'text' ? 'end_turn' : 'tool_use';

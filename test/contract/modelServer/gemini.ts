@@ -6,7 +6,7 @@
 // in …s." in the message, as the free tier answers.
 import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import type { Turn } from './scenario';
+import { offeredTool, type Turn } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -32,13 +32,18 @@ export function userTexts(body: Json): string[] {
   return out;
 }
 
+/** The functions the request declares (an MCP server's among them). */
+const declared = (body: Json): string[] => (body.tools ?? []).flatMap((t: Json) => (t?.functionDeclarations ?? []).map((f: Json) => f?.name)).filter((n: unknown) => typeof n === 'string');
+
 export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, model: string): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30);
   const part = 'text' in turn
     ? { text: turn.text }
     : 'write' in turn
       ? { functionCall: { name: 'write_file', args: { file_path: resolve(cwd ?? '.', turn.write.path), content: turn.write.content } } }
-      : { functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } } };
+      : 'call' in turn
+        ? { functionCall: { name: offeredTool(declared(body), turn.call.tool), args: turn.call.input } }
+        : { functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } } };
   const usage = { promptTokenCount: 300 + id, candidatesTokenCount: 40, totalTokenCount: 340 + id };
   startSse(res);
   const chunk = (parts: Json[], finish?: string) => ({

@@ -5,7 +5,7 @@
 // for a freeform tool such as apply_patch), chosen from the tools the request offers. Errors
 // carry the API's JSON body: `usage_limit_reached` with `resets_at` for a plan's limit.
 import type { ServerResponse } from 'node:http';
-import type { Turn } from './scenario';
+import { offeredTool, type Turn } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -47,13 +47,35 @@ function writeCall(body: Json, path: string, content: string): Json {
   return shellCall(body, `printf '%s' '${content.replace(/'/g, `'\\''`)}' > '${path.replace(/'/g, `'\\''`)}'`);
 }
 
+/** A call of an offered tool by (a suffix of) its name: an MCP server's, as codex names it. */
+function toolCall(body: Json, call: { tool: string; input: Record<string, unknown> }): Json {
+  const names = toolNames(body);
+  const offered = offeredTool(names, call.tool);
+  if (names.includes(offered) || !names.includes('tool_search')) return { type: 'function_call', name: offered, arguments: JSON.stringify(call.input) };
+  // Codex defers MCP tools behind its client-side tool_search: search first, then call what it found.
+  const found = searched(body).find((t) => t.name === offered || t.name === call.tool);
+  if (!found) return { type: 'tool_search_call', execution: 'client', arguments: { query: call.tool.replace(/_/g, ' '), limit: 8 } };
+  return { type: 'function_call', name: found.name, ...(found.namespace ? { namespace: found.namespace } : {}), arguments: JSON.stringify(call.input) };
+}
+
+/** The tools earlier tool_search calls found (their outputs in the request's history), with their namespaces. */
+function searched(body: Json): { name: string; namespace?: string }[] {
+  const out: { name: string; namespace?: string }[] = [];
+  const visit = (t: Json, namespace?: string): void => {
+    if (t?.type === 'namespace') { for (const inner of t.tools ?? []) visit(inner, t.name); return; }
+    if (typeof t?.name === 'string') out.push({ name: t.name, ...(namespace ? { namespace } : {}) });
+  };
+  for (const item of body.input ?? []) if (item?.type === 'tool_search_output') for (const t of item.tools ?? []) visit(t);
+  return out;
+}
+
 export function reply(res: ServerResponse, turn: Turn, body: Json, id: number): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30);
   const respId = `resp_braid${id}`;
   const model = body.model ?? MODEL;
   const item: Json = 'text' in turn
     ? { type: 'message', id: `msg_braid${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] }
-    : { ...('write' in turn ? writeCall(body, turn.write.path, turn.write.content) : shellCall(body, turn.shell)), id: `fc_braid${id}`, call_id: `call_braid${id}`, status: 'completed' };
+    : { ...('write' in turn ? writeCall(body, turn.write.path, turn.write.content) : 'call' in turn ? toolCall(body, turn.call) : shellCall(body, turn.shell)), id: `fc_braid${id}`, call_id: `call_braid${id}`, status: 'completed' };
   const usage = { input_tokens: 200 + id, input_tokens_details: { cached_tokens: 50 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 230 + id };
   startSse(res, { 'x-request-id': `req_braid${id}` });
   let seq = 0;

@@ -10,6 +10,8 @@ export type Turn =
   | { readonly text: string }
   | { readonly write: { readonly path: string; readonly content: string } }
   | { readonly shell: string }
+  /** A call of a tool the request offers whose name is `tool` or ends in `__tool` / `_tool` (an MCP server's, as each CLI prefixes it). */
+  | { readonly call: { readonly tool: string; readonly input: Record<string, unknown> } }
   | {
       readonly error: ErrorKind;
       /** Seconds until the limit resets (rate limits); default 30. */
@@ -39,4 +41,10 @@ export const scenarios = {
   quota: (): Scenario => ({ turns: [{ error: 'quota' }] }),
   limitedOnce: (text: string, resetSeconds = 2): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds, times: 1 }, { text }] }),
   serverError: (): Scenario => ({ turns: [{ error: 'server-error' }] }),
+  callTool: (tool: string, input: Record<string, unknown>, answer = 'Done.'): Scenario => ({ turns: [{ call: { tool, input } }, { text: answer }] }),
 } as const;
+
+/** The offered tool a `call` turn means: named `tool`, or an MCP server's tool prefixed by the CLI; the bare name when none is offered. */
+export function offeredTool(names: readonly string[], tool: string): string {
+  return names.find((n) => n === tool) ?? names.find((n) => n.endsWith(`__${tool}`) || n.endsWith(`_${tool}`)) ?? tool;
+}
