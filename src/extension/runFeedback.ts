@@ -150,7 +150,9 @@ export class RunFeedback implements vscode.Disposable {
     const message = endMessage(name, end.status, steps.map(([, s]) => s), failed, took);
     const conflict = steps.find(([, s]) => s === 'conflict')?.[0];
     const showLog = failed.length > 1 ? 'Show Failed Steps…' : 'Show Log';
-    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Resolve with Agent', 'Merge Again'] : []), 'Retry', 'Review Changes');
+    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Resolve with Agent', 'Merge Again'] : []), 'Retry',
+      // Five buttons cut every label short: a conflict step's change is a click away in the tree and the graph.
+      ...(conflict ? [] : ['Review Changes']));
     if (pick === showLog) {
       const step = failed.length === 1 ? failed[0] : (await vscode.window.showQuickPick(
         failed.map((id) => ({ label: id, description: end.steps[id] })),

@@ -54,6 +54,9 @@ export async function resolveInWorktree(
   if (!now.ok) return conflict(`could not snapshot the workspace to resolve against: ${now.message}`);
   const m = await mergeWorkspaceIn({ worktree: path, base: change.base, commit: change.commit, workspace: now.sha });
   if (!m.ok) return conflict(m.message);
+  // BRAID_CONFLICT_FILES is one path a line: a name holding a line break would read as two (mergeBack refuses such names too).
+  const odd = m.files.find((f) => /[\n\r]/.test(f));
+  if (odd !== undefined) return conflict(`a file name with a line break is not supported: ${JSON.stringify(odd)}`);
   const resolving: Resolving = {
     files: m.files, changedBy: changedBy(m.files, host.landedChanges(step.id)),
     ...(ctx.conflict?.agent !== undefined ? { agent: ctx.conflict.agent } : {}),
