@@ -27,7 +27,7 @@ describe('Resolve with Agent in the workbench', function () {
   useWorkbench({ name: 'resolve', prepare: (dir) => {
     writeFileSync(join(dir, FILE), 'line 1\nline 2\nline 3\n');
     writeFileSync(join(dir, PLAN_FILE), ['version: 1', 'name: Resolve e2e', 'env:', `  RESOLVER_WS: ${q(dir)}`, `  RESOLVER_FILE: ${FILE}`,
-      'agents:', '  resolver:', `    command: [${q(process.execPath)}, ${q(join(PROJECT_ROOT, 'test', 'fixtures', 'agents', 'resolver.mjs'))}, both, "\${{ prompt }}"]`,
+      'agents:', '  resolver:', '    input: text', `    command: [${q(process.execPath)}, ${q(join(PROJECT_ROOT, 'test', 'fixtures', 'agents', 'resolver.mjs'))}, both, "\${{ prompt }}"]`,
       'steps:',
       '  mark:', '    agent: resolver', '    prompt: put your mark on line 2', `    writes: [${FILE}]`, '    on-conflict: stop', '    env: { RESOLVER_WAIT: by other }',
       '  other:', `    run: sed -i "s/^line 2$/line 2 by other/" ${FILE}`, '    isolation: worktree', `    writes: [${FILE}]`, ''].join('\n'));
