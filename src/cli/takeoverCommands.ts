@@ -48,11 +48,15 @@ function agentStep(rec: RunRecord, id: string): string | undefined {
 function openHere(h: Handover, io: TakeoverIo, signal?: AbortSignal): Promise<number | null> {
   if (h.why) io.err(`braid: ${h.why}\n`);
   io.err(`braid: ${h.resumed !== undefined ? `continuing session ${h.resumed}` : 'a fresh session'} in ${h.cwd}; leave the CLI to hand the step back\n`);
-  return new Promise((resolve) => {
+  // A SIGINT to the terminal's process group (a CLI out of raw mode, a Ctrl-C while it starts) is
+  // the CLI's to handle: it must not end this process, which hands the step back when the CLI ends.
+  const keep = (): void => undefined;
+  process.on('SIGINT', keep);
+  return new Promise<number | null>((resolve) => {
     const child = spawn(h.argv[0]!, h.argv.slice(1), { cwd: h.cwd, env: { ...process.env, ...h.env }, stdio: 'inherit', ...(signal ? { signal } : {}) });
     child.on('error', (e) => { if (e.name !== 'AbortError') io.err(`braid: could not start ${h.argv[0]}: ${e.message}\n`); resolve(null); });
     child.on('exit', (code) => resolve(code));
-  });
+  }).finally(() => process.off('SIGINT', keep));
 }
 
 /** Polls the record until the step has left `running` (or the run's process is gone). */

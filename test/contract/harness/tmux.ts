@@ -7,8 +7,11 @@ import { join } from 'node:path';
 export interface Terminal {
   /** What the pane shows now (its scrollback too). */
   screen(): string;
-  /** Types `text` (literally) then, unless `enter` is false, Enter. */
-  type(text: string, enter?: boolean): void;
+  /**
+   * Types `text` (literally) and, once the screen shows it, presses Enter (unless `enter` is
+   * false): a TUI that takes a burst of keys as a paste would read an Enter in it as a newline.
+   */
+  type(text: string, enter?: boolean): Promise<void>;
   /** Presses a key by tmux's name (`Enter`, `C-d`, `Escape`). */
   press(key: string): void;
   /** Waits until `test(screen)` holds, polling; throws with the screen after `ms`. */
@@ -32,7 +35,12 @@ export function openTerminal(name: string, dir: string, argv: readonly string[],
   tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', script);
   const t: Terminal = {
     screen: () => tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', name),
-    type: (text, enter = true) => { tmux('send-keys', '-t', name, '-l', text); if (enter) tmux('send-keys', '-t', name, 'Enter'); },
+    async type(text, enter = true) {
+      tmux('send-keys', '-t', name, '-l', text);
+      if (!enter) return;
+      await t.until((s) => s.includes(text.slice(-20)), `"${text}" typed`, 10_000);
+      tmux('send-keys', '-t', name, 'Enter');
+    },
     press: (key) => { tmux('send-keys', '-t', name, key); },
     async until(test, what, ms = 60_000) {
       const end = Date.now() + ms;
