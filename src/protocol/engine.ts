@@ -158,30 +158,39 @@ const runRecordSchema = z.looseObject({
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
 const eventBase = { time: z.string(), run: runId };
+const costSource = z.enum(['reported', 'estimated', 'mixed']);
 const count = z.number().int().nonnegative();
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int(),
-    costUsd: cost.optional(), reason: z.literal('budget').optional(),
+    costUsd: cost.optional(), costSource: costSource.optional(), reason: z.literal('budget').optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
     exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(),
     reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
     waitingFor: z.object({ holder: z.string(), paths: z.array(z.string()).readonly() }).readonly().optional(),
-    retryAt: z.string().optional(), costUsd: cost.optional(),
+    retryAt: z.string().optional(), costUsd: cost.optional(), costSource: costSource.optional(),
+    usage: z.object({
+      model: z.string().optional(), inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+      costUsd: cost.optional(), costSource: costSource.optional(), costUnknown: z.string().optional(),
+    }).readonly().optional(),
     alternatives: z.array(z.object({
-      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
+      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), costSource: costSource.optional(),
+      inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+      score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
     winner: z.number().int().optional(), winnerWhy: z.string().optional(),
     reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),
-    sessionId: z.string().optional(), turns: count.optional(), inputTokens: count.optional(), outputTokens: count.optional(),
-    costUsd: cost.optional(), runCostUsd: cost.optional(), activity: z.string().optional(),
+    sessionId: z.string().optional(), model: z.string().optional(), turns: count.optional(),
+    inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+    costUsd: cost.optional(), costSource: costSource.optional(), attemptCostUsd: cost.optional(), runCostUsd: cost.optional(),
+    costUnknown: z.string().optional(), activity: z.string().optional(),
   }),
-  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional() }),
+  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional(), pool: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string(), skippedLines: count.optional(), alternative: z.number().int().min(1).optional() }),
   z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
 ]);

@@ -6,6 +6,7 @@ import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetAsk } from './scheduling/budget';
+import type { PriceTable } from '../cost/prices';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
 import { pidAlive, SELF_START } from '../exec/pidAlive';
@@ -78,6 +79,8 @@ export interface RunRequest {
    * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
    */
   readonly onBudget?: BudgetAsk;
+  /** The user's own prices (the setting `braid.prices`): a plan's `prices:` win over them, they over the pinned table (cost/priceTable.ts). */
+  readonly prices?: PriceTable;
   /** Called once a step's process has spawned (benchmarks measure ready → spawned with it). */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /**
@@ -247,6 +250,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(resumeUsage ? { resumeUsage } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
+      ...(req.prices ? { prices: req.prices } : {}),
       ...(isolator ? { isolator } : {}),
       ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
       ...(launchers ? { launchers } : {}),
@@ -290,7 +294,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   await saved;
   emit({
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
-    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd, ...(result.costSource ? { costSource: result.costSource } : {}) } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
   return { ok: true, runId, result, record, ran: [...selected], reused: [...reused.keys()] };
 }

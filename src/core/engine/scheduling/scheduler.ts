@@ -409,7 +409,7 @@ export class Scheduler {
     }
     const budget = this.budget.stopped && status !== 'canceled';
     if (budget) status = 'failed';
-    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total() } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
+    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total(), ...(this.costs.source() ? { costSource: this.costs.source()! } : {}) } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
   }
 
   private changed(st: StepState): void {

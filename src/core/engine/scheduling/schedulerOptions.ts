@@ -6,7 +6,7 @@ import type { RaceOptions } from './alternatives';
 import type { BudgetAsk } from './budget';
 import type { Clock } from './clock';
 import type { StepState } from './stepState';
-import type { EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { CostSource, EngineEvent, PreviousAttempt, StepRunner } from '../types';
 import type { RunStatus, StepStatus } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -62,6 +62,7 @@ export interface RunResult {
   readonly steps: ReadonlyMap<string, Readonly<StepState>>;
   /** What the run's agents reported spending; absent when none reported a cost. */
   readonly costUsd?: number;
+  readonly costSource?: CostSource;
   /** `budget`: the run stopped at its `max-cost-usd`. */
   readonly reason?: 'budget';
 }
