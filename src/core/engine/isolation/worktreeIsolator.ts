@@ -187,7 +187,8 @@ export class WorktreeIsolator implements Isolator {
       }
       const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
       let r = await body(tree.path);
-      if (r.status === 'canceled') return await dropTree(await unfinished(r));
+      // Stopped at a budget: what it did so far cost money, and stays in its worktree for a look or a retry.
+      if (r.status === 'canceled' && ctx.signal.reason !== 'budget') return await dropTree(await unfinished(r));
       if (r.status !== 'succeeded') return this.keep(step.id, path, await unfinished(r));
       const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
       if (extra.notLanded.length > 0) {

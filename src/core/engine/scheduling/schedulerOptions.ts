@@ -3,7 +3,7 @@
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { RaceOptions } from './alternatives';
-import type { BudgetAsk } from './budget';
+import type { BudgetsAsk } from './budgets';
 import type { Clock } from './clock';
 import type { StepState } from './stepState';
 import type { CostSource, EngineEvent, PreviousAttempt, StepRunner } from '../types';
@@ -50,8 +50,8 @@ export interface SchedulerOptions {
   readonly outputIntervalMs?: number;
   /** The run's budget; default the plan's `max-cost-usd`. */
   readonly budgetUsd?: number;
-  /** Asked when the run's spending reaches its budget; without it the run stops there. */
-  readonly onBudget?: BudgetAsk;
+  /** Asked when the run's (or a pool's) spending reaches its budget; without it what the budget covers stops there. */
+  readonly onBudget?: BudgetsAsk;
   readonly maxRateLimitRequeues?: number;
   /** A best-of step with `pick: review`: resolves to the alternative the user picked (`braid pick`). */
   readonly waitForPick?: RaceOptions['waitForPick'];
