@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph, GraphStep } from '../plan/types';
-import type { BudgetAsk } from './scheduling/budget';
+import type { BudgetsAsk } from './scheduling/budgets';
 import type { PriceTable } from '../cost/prices';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
@@ -78,7 +78,9 @@ export interface RunRequest {
    * `continue` allows one more budget's worth; `stop` (and the default, without it) cancels what
    * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
    */
-  readonly onBudget?: BudgetAsk;
+  readonly onBudget?: BudgetsAsk;
+  /** The run's budget, over the plan's `max-cost-usd` (`braid retry --max-cost-usd`: going on past a budget). */
+  readonly maxCostUsd?: number;
   /** The user's own prices (the setting `braid.prices`): a plan's `prices:` win over them, they over the pinned table (cost/priceTable.ts). */
   readonly prices?: PriceTable;
   /** Called once a step's process has spawned (benchmarks measure ready → spawned with it). */
@@ -267,6 +269,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(req.retry && previous ? { failedBefore: await failedBefore(graph, previous, selected, store) } : {}),
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
+      ...(req.maxCostUsd !== undefined ? { budgetUsd: req.maxCostUsd } : {}),
       onState: (st) => recorder.onState(st),
       waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });

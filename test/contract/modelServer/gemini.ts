@@ -6,7 +6,7 @@
 // in …s." in the message, as the free tier answers.
 import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import type { Turn } from './scenario';
+import type { Turn, Usage } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -32,14 +32,17 @@ export function userTexts(body: Json): string[] {
   return out;
 }
 
-export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, model: string): void {
+export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, model: string, tokens?: Usage): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30);
   const part = 'text' in turn
     ? { text: turn.text }
     : 'write' in turn
       ? { functionCall: { name: 'write_file', args: { file_path: resolve(cwd ?? '.', turn.write.path), content: turn.write.content } } }
       : { functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } } };
-  const usage = { promptTokenCount: 300 + id, candidatesTokenCount: 40, totalTokenCount: 340 + id };
+  // promptTokenCount counts the cached ones; thoughts are apart from the candidates, in the total.
+  const usage = tokens
+    ? { promptTokenCount: tokens.input, cachedContentTokenCount: tokens.cached, candidatesTokenCount: tokens.output - tokens.reasoning, thoughtsTokenCount: tokens.reasoning, totalTokenCount: tokens.input + tokens.output }
+    : { promptTokenCount: 300 + id, candidatesTokenCount: 40, totalTokenCount: 340 + id };
   startSse(res);
   const chunk = (parts: Json[], finish?: string) => ({
     candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }],

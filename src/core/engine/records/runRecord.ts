@@ -73,6 +73,8 @@ export interface RunRecord {
 export interface RunSummary {
   id: string; planFile: string; planName: string; status: RunStatus; createdAt: string; endedAt?: string;
   counts: Record<StepStatus, number>;
+  /** What its agents spent, reported or estimated. */
+  costUsd?: number; costSource?: CostSource;
 }
 
 /**
@@ -102,5 +104,6 @@ export function summarize(r: RunRecord): RunSummary {
   return {
     id: r.id, planFile: r.planFile, planName: r.planName, status: r.status, createdAt: r.createdAt,
     ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}), counts,
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource !== undefined ? { costSource: r.costSource } : {}) } : {}),
   };
 }
