@@ -1,5 +1,6 @@
 // How a step shows on the graph panel: its node's status and one line beside it, a projection of
 // the runs model's step (the same fields the tree reads), posted as the protocol's StatusUpdate.
+import { costText } from '../core/cost/costText';
 import { formatUsd, stepTimeText } from '../core/format';
 import { endSentence } from '../core/status';
 import type { StatusUpdate } from '../protocol/webview';
@@ -13,8 +14,12 @@ export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
   // A best-of step's node: the race so far, or the alternative that won (the Runs tree lists them all).
   if (detail === undefined && (step.winner !== undefined || step.status === 'running')) detail = bestOfText(step);
   if (detail === undefined && step.status === 'running') {
-    detail = [step.costUsd !== undefined ? formatUsd(step.costUsd) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
-  } else detail ??= endSentence(step);
+    detail = [step.costUsd !== undefined ? costText(step.costUsd, step.costSource) : '', step.activity ?? ''].filter(Boolean).join(' · ').slice(0, 200) || undefined;
+  } else {
+    detail ??= endSentence(step);
+    // An agent step keeps its cost on its node once it ended.
+    if (step.costUsd !== undefined && step.status !== 'running') detail = [costText(step.costUsd, step.costSource), detail].filter(Boolean).join(' · ');
+  }
   // Time spent running on the node; the wall time, when waits made it longer, beside the detail.
   const times = stepTimeText(step, now);
   if (times?.wall) detail = detail ? `${detail} · ${times.wall}` : times.wall;

@@ -27,6 +27,8 @@ const stepStatus = z.enum(STEP_STATUSES);
 const concurrency = z.number().int().min(1);
 const cost = z.number().nonnegative();
 const budgetDecision = z.enum(['continue', 'stop']);
+// USD per million tokens by model (cost/prices.ts); bounded, as anything a window sends.
+const prices = z.record(z.string().min(1).max(200), z.object({ input: cost, cachedInput: cost.optional(), output: cost })).refine((r) => Object.keys(r).length <= 1000, 'at most 1000 prices');
 
 /** The extension's settings as compile defaults; a plan's own values win. */
 export const compileOptionsSchema = z.object({
@@ -54,6 +56,8 @@ const run = z.object({
   fresh: z.boolean().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
+  /** The user's prices (`braid.prices`), USD per million tokens by model. */
+  prices: prices.optional(),
 });
 /** client → engine: re-run a run's failed/canceled/skipped/interrupted steps (or `steps`) in place. */
 const retry = z.object({
@@ -63,6 +67,7 @@ const retry = z.object({
   compile: compileOptionsSchema.optional(),
   /** Agent steps whose last attempt recorded a session continue it (when their agent can resume) instead of starting over. */
   resume: z.boolean().optional(),
+  prices: prices.optional(),
 });
 /**
  * client → engine: the answer to a run held at its `max-cost-usd` (a `budget` event without
@@ -148,7 +153,7 @@ const runRecordSchema = z.looseObject({
   status: z.enum(RUN_STATUSES), createdAt: z.string(),
   graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
   steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
-  pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost }).optional(),
+  pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost, pool: z.string().optional() }).optional(),
 });
 /**
  * engine → client: after `hello`, the active runs as they are now, so a reloaded window reattaches.
@@ -212,7 +217,7 @@ export type RunEnded = Omit<RunEndedMessage, 'type'>;
 /** An active run's record as the engine holds it in memory now (current with every event sent). */
 export type LiveRunRecord = RunRecord & {
   /** The run reached its `max-cost-usd` and waits for a `budgetDecision`; no new step starts meanwhile. */
-  pendingBudget?: { spentUsd: number; budgetUsd: number };
+  pendingBudget?: { spentUsd: number; budgetUsd: number; pool?: string };
 };
 /** The snapshot's records are validated loosely and then trusted as the store's records. */
 export type SnapshotMessage = { type: 'snapshot'; runs: LiveRunRecord[] };
