@@ -49,7 +49,7 @@ export class HumanView {
     if (e.type === 'budget') {
       const who = e.pool === undefined ? 'the run' : `pool ${e.pool}`;
       const spent = `${formatUsd(e.spentUsd)} of its ${formatUsd(e.budgetUsd)} budget`;
-      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   ${who} has spent ${spent}; none of its new steps starts`);
+      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   ${who} has spent ${spent}; no new step ${e.pool === undefined ? '' : 'of the pool '}starts`);
       if (e.decision !== 'stop') return this.print('budget    continuing');
       // The CLI cannot ask: it says how to go on with a higher budget.
       const raise = e.pool === undefined
