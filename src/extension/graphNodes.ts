@@ -23,7 +23,10 @@ export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {
   // Time spent running on the node; the wall time, when waits made it longer, beside the detail.
   const times = stepTimeText(step, now);
   if (times?.wall) detail = detail ? `${detail} · ${times.wall}` : times.wall;
-  const time = times?.time;
+  // An agent step's node shows its cost under its name beside its time, live while it runs.
+  // Compact, to fit the node's slot: cents, `≈` for an estimate (the detail and tree say `est.`).
+  const cost = step.costUsd !== undefined ? `${step.costSource === 'estimated' || step.costSource === 'mixed' ? '≈' : ''}$${step.costUsd.toFixed(2)}` : undefined;
+  const time = [times?.time, cost].filter((t) => t !== undefined).join(' · ').slice(0, 64) || undefined;
   return {
     stepId: step.id, status: step.status,
     ...(step.attempt > 0 ? { attempt: Math.min(step.attempt, 10_000) } : {}),
