@@ -40,7 +40,7 @@ export class RunBar {
     }
     const started = new Date(run.startedAt);
     const when = started.toDateString() === new Date().toDateString() ? started.toLocaleTimeString() : started.toLocaleString();
-    this.summary.textContent = `Run ${run.id} · started ${when} · ${run.status} · ${run.duration}`;
+    this.summary.textContent = `Run ${run.id} · started ${when} · ${run.status} · ${run.duration}${run.cost !== undefined ? ` · ${run.cost}` : ''}`;
     this.summary.setAttribute('data-status', run.status);
     this.older.hidden = !run.older;
   }

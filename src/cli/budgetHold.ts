@@ -10,7 +10,8 @@ export class BudgetHold {
   private readonly timer: NodeJS.Timeout;
   private done = false;
 
-  constructor(readonly spentUsd: number, readonly budgetUsd: number, timeoutMs: number, onTimeout: () => void) {
+  /** `pool`: a pool's budget holds, not the run's. */
+  constructor(readonly spentUsd: number, readonly budgetUsd: number, readonly pool: string | undefined, timeoutMs: number, onTimeout: () => void) {
     this.decision = new Promise((resolve) => { this.settle = resolve; });
     // setTimeout fires at once past 2^31-1 ms; a huge setting means "wait as long as it can".
     this.timer = setTimeout(() => { if (this.decide('stop')) onTimeout(); }, Math.min(timeoutMs, 2 ** 31 - 1));

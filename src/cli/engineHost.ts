@@ -1,6 +1,7 @@
 // The engine's state: connected windows and the runs it executes. Runs belong to the engine, not to
 // a connection, so a window reload (disconnect, reconnect) leaves them going; a reconnecting window
 // gets a snapshot of the active runs and then every event, and is back in step.
+import type { PriceTable } from '../core/cost/prices';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
@@ -77,6 +78,8 @@ type RunParams = {
   planFile: string; only?: readonly string[]; from?: string; fresh?: boolean; concurrency?: number;
   compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
   resolve?: { step: string; agent?: string };
+  /** The window's `braid.prices`. */
+  prices?: PriceTable;
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
 
@@ -186,6 +189,7 @@ export class EngineHost {
         planFile: resolve(this.o.workspace, m.planFile),
         ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}), ...(m.fresh ? { fresh: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+        ...(m.prices ? { prices: m.prices } : {}),
       }));
       case 'retry': return this.retry(conn, m);
       case 'budgetDecision': {
@@ -243,6 +247,7 @@ export class EngineHost {
       this.reportStart(conn, m.id, 'retry', await this.startRun({
         planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) }, ...(m.resume ? { resume: true } : {}),
         ...(m.resolve ? { resolve: { step: m.resolve.step, ...(m.resolve.agent !== undefined ? { agent: m.resolve.agent } : {}) } } : {}),
+        ...(m.prices ? { prices: m.prices } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
       }));
     } finally {
@@ -272,10 +277,10 @@ export class EngineHost {
         compile: { ...p.compile, isGit: this.o.isGit },
         ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}), ...(p.fresh ? { fresh: true } : {}),
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
-        ...(p.resume ? { resume: true } : {}), ...(p.resolve ? { resolve: p.resolve } : {}),
+        ...(p.resume ? { resume: true } : {}), ...(p.resolve ? { resolve: p.resolve } : {}), ...(p.prices ? { prices: p.prices } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
-        onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),
+        onBudget: (spentUsd, budgetUsd, pool) => this.askBudget(run, spentUsd, budgetUsd, pool),
         onEvent: (e) => { register(e.run); this.broadcast({ type: 'event', event: e }); },
         onStart: (runId, scheduler, _graph, record) => {
           register(runId);
@@ -313,14 +318,14 @@ export class EngineHost {
    * answering in time, it stops. A window that disconnects does not stop it by itself: a reloading
    * window comes back, finds `pendingBudget` in its snapshot and can still answer.
    */
-  private askBudget(run: ActiveRun, spentUsd: number, budgetUsd: number): Promise<BudgetDecision> {
-    const what = `run ${run.runId ?? '?'} reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
+  private askBudget(run: ActiveRun, spentUsd: number, budgetUsd: number, pool?: string): Promise<BudgetDecision> {
+    const what = `${pool !== undefined ? `pool ${pool} of ` : ''}run ${run.runId ?? '?'} reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     if (![...this.connections].some((c) => c.subscribed)) {
       this.o.log(`${what} with no window to ask: stopping it`);
       return Promise.resolve('stop');
     }
     this.o.log(`${what}: waiting up to ${this.o.budgetTimeoutMs} ms for a decision`);
-    const hold = new BudgetHold(spentUsd, budgetUsd, this.o.budgetTimeoutMs, () => {
+    const hold = new BudgetHold(spentUsd, budgetUsd, pool, this.o.budgetTimeoutMs, () => {
       this.o.log(`${what}: no decision within ${this.o.budgetTimeoutMs} ms: stopping it`);
     });
     run.budget = hold;
@@ -344,7 +349,7 @@ export class EngineHost {
     for (const run of this.byId.values()) {
       if (!run.record) continue; // between its first event and its start, synchronously: never seen here
       const rec: LiveRunRecord = structuredClone(run.record);
-      if (run.budget?.pending) rec.pendingBudget = { spentUsd: run.budget.spentUsd, budgetUsd: run.budget.budgetUsd };
+      if (run.budget?.pending) rec.pendingBudget = { spentUsd: run.budget.spentUsd, budgetUsd: run.budget.budgetUsd, ...(run.budget.pool !== undefined ? { pool: run.budget.pool } : {}) };
       runs.push(rec);
     }
     return runs;

@@ -1,5 +1,6 @@
 // `braid runs` (what runs there are, and the worktrees and braid/* branches they kept) and
 // `braid clean RUN-ID | --all | --older-than DURATION` (removes what runs kept).
+import { costText } from '../core/cost/costText';
 import { parseArgs } from 'node:util';
 import { gitOk } from '../core/exec/git';
 import { cleanRun } from '../core/engine/isolation/cleanRun';
@@ -50,7 +51,7 @@ export async function runsCommand(args: readonly string[], io: Io): Promise<numb
   }
   if (runs.length === 0 && orphans.length === 0) { io.err('braid: no runs here\n'); return 0; }
   for (const r of runs) {
-    io.out(`${r.id}  ${r.status.padEnd(11)} ${r.planName} · ${counts(r)}\n`);
+    io.out(`${r.id}  ${r.status.padEnd(11)} ${r.planName} · ${counts(r)}${r.costUsd !== undefined ? ` · ${costText(r.costUsd, r.costSource)}` : ''}\n`);
     const trees = kept.worktrees.get(r.id) ?? [];
     const branches = kept.branches.get(r.id) ?? [];
     for (const p of trees) io.out(`    kept worktree ${p}\n`);

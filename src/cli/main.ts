@@ -20,6 +20,8 @@ import { endSentence, type StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { formatDiagnostic, stepTimeText } from '../core/format';
+import { costText } from '../core/cost/costText';
+import type { StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, GraphStep } from '../core/plan/types';
@@ -52,9 +54,11 @@ usage:
       --dry-run         print the schedule and the agent commands, run nothing
       --permission P    what agent CLIs may do unasked: read-only, edit (default) or full
                         (a step's or the plan's defaults' \`permission\` wins)
+      --max-cost-usd N  the run's budget (overrides the plan's max-cost-usd); codex's and
+                        gemini's costs are estimated from their tokens (shown "est.")
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
-  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P]
+  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P] [--max-cost-usd N]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
   braid retry --last [STEP...] [options]       the same for the newest run
@@ -123,10 +127,15 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
       resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
-      fresh: { type: 'boolean', default: false }, agent: { type: 'string' },
+      fresh: { type: 'boolean', default: false }, agent: { type: 'string' }, 'max-cost-usd': { type: 'string' },
     },
   });
   if (values.agent !== undefined && !resolving) throw new Usage('--agent is for resolve');
+  let maxCostUsd: number | undefined;
+  if (values['max-cost-usd'] !== undefined) {
+    maxCostUsd = Number(values['max-cost-usd']);
+    if (!Number.isFinite(maxCostUsd) || maxCostUsd < 0 || values['max-cost-usd'].trim() === '') throw new Usage(`--max-cost-usd must be an amount in US dollars ≥ 0, got ${values['max-cost-usd']}`);
+  }
   const permission = values.permission;
   if (permission !== undefined && !isPermission(permission)) {
     throw new Usage(`--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
@@ -187,7 +196,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
   const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
   const outcome = await runPlan({
     planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(`${formatDiagnostic(d)}\n`),
-    ...(concurrency !== undefined ? { concurrency } : {}),
+    ...(concurrency !== undefined ? { concurrency } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}), ...(values.fresh ? { fresh: true } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
     ...(resolving ? { resolve: { step: steps[0]!, ...(values.agent !== undefined ? { agent: values.agent } : {}) } } : {}),
@@ -276,17 +285,26 @@ async function status(args: string[]): Promise<number> {
   const id = positionals[0] ?? (await store.latest())?.id;
   const rec = id ? await store.load(id) : undefined;
   if (!rec) { err(id ? `braid: unknown run ${id}\n` : 'braid: no runs here\n'); return 1; }
-  if (values.json) { out(JSON.stringify({ id: rec.id, plan: rec.planName, status: rec.status, steps: rec.steps }, null, 2) + '\n'); return 0; }
-  out(`run ${rec.id} · ${rec.planName} · ${rec.status}\n`);
+  const cost = rec.costUsd !== undefined ? { costUsd: rec.costUsd, ...(rec.costSource ? { costSource: rec.costSource } : {}) } : {};
+  if (values.json) { out(JSON.stringify({ id: rec.id, plan: rec.planName, status: rec.status, ...cost, steps: rec.steps }, null, 2) + '\n'); return 0; }
+  out(`run ${rec.id} · ${rec.planName} · ${rec.status}${rec.costUsd !== undefined ? ` · ${costText(rec.costUsd, rec.costSource)}` : ''}\n`);
   const now = Date.now();
   for (const s of Object.values(rec.steps)) {
     const why = endSentence(s);
     // Time spent running; the wall time apart when retry delays or waits made it longer.
     const t = stepTimeText(timeFactsOf(s), now);
     const time = t ? ` · ${t.time}${t.wall ? ` (${t.wall})` : ''}` : '';
-    out(`  ${s.status.padEnd(11)} ${s.id}${time}${s.attempts.length > 1 ? ` · ${s.attempts.length} attempts` : ''}${why ? ` · ${why}` : ''}\n`);
+    out(`  ${s.status.padEnd(11)} ${s.id}${time}${s.attempts.length > 1 ? ` · ${s.attempts.length} attempts` : ''}${spendText(s)}${why ? ` · ${why}` : ''}\n`);
   }
   return 0;
+}
+
+/** ` · 12,345 in / 678 out tokens · $0.0400 est.` for a step whose agent counted tokens or a cost. */
+function spendText(s: StepRecord): string {
+  const tokens = s.inputTokens !== undefined ? ` · ${s.inputTokens.toLocaleString('en-US')} in / ${(s.outputTokens ?? 0).toLocaleString('en-US')} out tokens` : '';
+  const unknown = s.attempts.map((a) => a.costUnknown).find((u) => u !== undefined);
+  const cost = s.costUsd !== undefined ? ` · ${costText(s.costUsd, s.costSource)}` : unknown !== undefined ? ` · ${unknown}` : '';
+  return tokens + cost;
 }
 
 async function logs(args: string[]): Promise<number> {

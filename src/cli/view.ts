@@ -6,12 +6,14 @@ import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence } from '../core/status';
+import { costText, unknownCostText } from '../core/cost/costText';
+import type { CostSource } from '../core/engine/types';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
 
 export class HumanView {
-  private readonly live = new Map<string, { attempt: number; since: number; last: string; costUsd?: number }>();
+  private readonly live = new Map<string, { attempt: number; since: number; last: string; costUsd?: number; costSource?: CostSource }>();
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
@@ -41,13 +43,19 @@ export class HumanView {
       const l = this.live.get(e.id);
       if (!l) return;
       if (e.activity) l.last = e.activity;
-      if (e.costUsd !== undefined) l.costUsd = e.costUsd;
+      if (e.costUsd !== undefined) { l.costUsd = e.costUsd; if (e.costSource !== undefined) l.costSource = e.costSource; }
       return;
     }
     if (e.type === 'budget') {
+      const who = e.pool === undefined ? 'the run' : `pool ${e.pool}`;
       const spent = `${formatUsd(e.spentUsd)} of its ${formatUsd(e.budgetUsd)} budget`;
-      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   the run has spent ${spent}; no new step starts`);
-      return this.print(e.decision === 'stop' ? `${this.color('canceled', 'budget')}   stopping: running steps finish, the rest are canceled` : `budget    continuing`);
+      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   ${who} has spent ${spent}; no new step ${e.pool === undefined ? '' : 'of the pool '}starts`);
+      if (e.decision !== 'stop') return this.print('budget    continuing');
+      // The CLI cannot ask: it says how to go on with a higher budget.
+      const raise = e.pool === undefined
+        ? `braid retry ${e.run} --max-cost-usd ${e.budgetUsd.toFixed(2)} (another ${formatUsd(e.budgetUsd)} for what remains)`
+        : `raise pools.${e.pool}.max-cost-usd in the plan, then braid retry ${e.run}`;
+      return this.print(`${this.color('canceled', 'budget')}   stopping ${who}: its new steps are canceled · to go on: ${raise}`);
     }
     if (e.type === 'lock') return this.print(`${this.color('waiting', 'waiting')} ${e.id} for ${e.waitingFor}: ${e.paths.join(' ↔ ')}`);
     if (e.type === 'run') {
@@ -85,7 +93,7 @@ export class HumanView {
     this.frame++;
     const width = this.out.columns || 100;
     for (const [id, l] of this.live) {
-      const cost = l.costUsd !== undefined ? ` ${formatUsd(l.costUsd)}` : '';
+      const cost = l.costUsd !== undefined ? ` ${costText(l.costUsd, l.costSource)}` : '';
       const line = `${SPIN[this.frame % SPIN.length]} ${id} ${formatDuration(Date.now() - l.since)}${cost} ${l.last}`;
       this.out.write(line.slice(0, width - 1) + '\n');
       this.drawn++;
@@ -106,7 +114,8 @@ export class HumanView {
     const rows = order.map((id) => {
       const s = record.steps[id]!;
       const t = times.get(id);
-      const cost = costs ? [s.costUsd !== undefined ? formatUsd(s.costUsd) : agentRan(s) ? 'not reported' : ''] : [];
+      const unknown = s.attempts.map((a) => a.costUnknown).find((u) => u !== undefined);
+      const cost = costs ? [s.costUsd !== undefined ? costText(s.costUsd, s.costSource) : unknown !== undefined ? unknownCostText(unknown) : agentRan(s) ? 'not reported' : ''] : [];
       return [id, s.status, s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(walls ? ['wall'] : []), ...(costs ? ['cost'] : []), 'note'];
@@ -115,7 +124,7 @@ export class HumanView {
     const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
     this.out.write('\n' + fmt(head) + '\n');
     for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
-    const total = result.costUsd !== undefined ? ` · ${formatUsd(result.costUsd)}` : '';
+    const total = result.costUsd !== undefined ? ` · ${costText(result.costUsd, result.costSource)}` : '';
     const why = result.reason === 'budget' ? ' · stopped at its budget' : '';
     this.out.write(`\nrun ${result.status}${why}${total}\n`);
   }

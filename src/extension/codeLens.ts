@@ -9,9 +9,10 @@ import { asCommand, Command } from './commandIds';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
 import type { RunsModel } from './runsModel';
-import type { StepView } from './runView';
+import { isActive, type StepView } from './runView';
 import { RETRYABLE } from '../core/status';
 import { formatDuration, runningMs, stepTimeText } from '../core/format';
+import { costText } from '../core/cost/costText';
 import { STATUS_LABEL } from './statusText';
 import { bestOfText } from './bestOfText';
 import { pickable } from './pickText';
@@ -56,6 +57,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       new vscode.CodeLens(top, asCommand(Command.validatePlan, '$(check) Validate', doc.uri)),
     ];
     const last = this.runs.latestOf(doc.uri.fsPath);
+    // The last run's total, live while it runs (est.: estimated from tokens and prices).
+    if (last?.costUsd !== undefined) lenses.push(new vscode.CodeLens(top, asCommand(Command.showGraph, `$(credit-card) ${isActive(last) ? 'spent so far' : 'last run spent'} ${costText(last.costUsd, last.costSource)}`, doc.uri)));
     // A matrix step is one key in the file and several steps in the graph: one set of lenses for it.
     const bySource = new Map<number, GraphStep[]>();
     for (const id of graph.order) {
@@ -81,7 +84,7 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const worst = seen.find((v) => v.status !== 'succeeded') ?? seen[0]!;
       // Time spent running; the wall time, when waits made it longer, in the lens's tooltip.
       const times = stepTimeText(worst, Date.now());
-      const dur = (times ? ` ${times.time}` : '') + (worst.reused ? ' (reused)' : '');
+      const dur = (times ? ` ${times.time}` : '') + (worst.reused ? ' (reused)' : '') + (worst.costUsd !== undefined ? ` · ${costText(worst.costUsd, worst.costSource)}` : '');
       // A best-of step: the winner (or the race so far) in place of the bare status.
       const race = bestOfText(worst);
       // An attempt answering a conflict (`on-conflict`): what it does, live.

@@ -3,6 +3,8 @@
 import * as vscode from 'vscode';
 import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../core/agents/permission';
 import type { Isolation } from '../core/plan/types';
+import type { PriceTable } from '../core/cost/prices';
+import type { ModelPrice } from '../core/cost/priceTable';
 import { KEEP_TERMINALS, type KeepTerminals } from './terminalPolicy';
 
 export interface BraidSettings {
@@ -15,6 +17,8 @@ export interface BraidSettings {
   readonly keepTerminals: KeepTerminals;
   /** A progress notification per active run (off: the status bar and the panel's run bar show progress). */
   readonly progressNotification: boolean;
+  /** `braid.prices`: the user's prices by model, USD per million tokens (entries that are not prices are dropped). */
+  readonly prices: PriceTable;
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -33,5 +37,20 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
     progressNotification: c.get<boolean>('progressNotification', false) === true,
+    prices: pricesOf(c.get<unknown>('prices', {})),
   };
+}
+
+const price = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/** The setting's `{ model: { input, cached-input, output } }` as a price table; a malformed entry is left out (the settings editor flags it). */
+export function pricesOf(setting: unknown): PriceTable {
+  const out: Record<string, ModelPrice> = Object.create(null) as Record<string, ModelPrice>;
+  if (typeof setting !== 'object' || setting === null) return out;
+  for (const [model, v] of Object.entries(setting)) {
+    const p = v as Record<string, unknown> | null;
+    if (model === '' || typeof p !== 'object' || p === null || !price(p.input) || !price(p.output)) continue;
+    out[model] = { input: p.input, output: p.output, ...(price(p['cached-input']) ? { cachedInput: p['cached-input'] } : {}) };
+  }
+  return out;
 }

@@ -202,6 +202,7 @@ export class RunCommands {
       // The plan's own concurrency wins over the setting.
       ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
       compile: engineCompileOptions(options),
+      ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
     };
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
@@ -212,7 +213,10 @@ export class RunCommands {
     if (!run) return undefined;
     // The settings as they are now (a retry reads the plan again, so it takes its new agents too).
     const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
-    return this.follow(() => this.d.engines.retry(run.workspace, { runId, compile, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
+    const prices = readSettings(vscode.Uri.file(run.planFile)).prices;
+    return this.follow(() => this.d.engines.retry(run.workspace, {
+      runId, compile, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}), ...(Object.keys(prices).length > 0 ? { prices: { ...prices } } : {}),
+    }), run.planName);
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */

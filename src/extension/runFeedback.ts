@@ -3,6 +3,9 @@
 // pane for the whole run), a question when a step's change waits for review (Review Changes,
 // Approve, Reject), and a notification when a run ends (failed steps get "Show Log" and "Retry";
 // every run "Review Changes").
+import { costText } from '../core/cost/costText';
+import { joinSource } from '../core/engine/scheduling/costLedger';
+import type { CostSource } from '../core/engine/types';
 import * as vscode from 'vscode';
 import { bestOfText } from './bestOfText';
 import { awaitsPick } from './pickText';
@@ -82,16 +85,19 @@ export class RunFeedback implements vscode.Disposable {
   }
 
   /** A run reached its max-cost-usd: no new step starts until the user says Continue or Stop. */
-  private async askBudget(runId: string, budget: { spentUsd: number; budgetUsd: number }): Promise<void> {
+  private async askBudget(runId: string, budget: { spentUsd: number; budgetUsd: number; pool?: string }): Promise<void> {
     this.asking.add(runId);
     try {
       const name = this.runs.get(runId)?.planName ?? runId;
+      const who = budget.pool !== undefined ? `${name}'s pool ${budget.pool}` : name;
+      // Continue raises the budget by another budget's worth (budget.ts); a step streaming past it is stopped meanwhile.
+      const raise = `Raise to ${formatUsd(budget.spentUsd + budget.budgetUsd)}`;
       const pick = await vscode.window.showWarningMessage(
-        `Braid: ${name} has spent ${formatUsd(budget.spentUsd)} of its ${formatUsd(budget.budgetUsd)} budget. No new step starts until you decide; running steps go on.`,
-        'Continue', 'Stop',
+        `Braid: ${who} has spent ${formatUsd(budget.spentUsd)} of its ${formatUsd(budget.budgetUsd)} budget. No new step ${budget.pool !== undefined ? 'of the pool ' : ''}starts until you decide.`,
+        raise, 'Stop',
       );
       // Dismissed: the question stays open in the engine (another window, or its timeout, answers).
-      if (pick && this.runs.get(runId)?.budget) await this.decide(runId, pick === 'Continue' ? 'continue' : 'stop');
+      if (pick && this.runs.get(runId)?.budget) await this.decide(runId, pick === raise ? 'continue' : 'stop');
     } finally {
       this.asking.delete(runId);
     }
@@ -102,8 +108,10 @@ export class RunFeedback implements vscode.Disposable {
     const active = this.runs.runs().filter(isActive);
     if (active.length === 0) return undefined;
     const progress = active.length === 1 ? runProgress(active[0]!) : `${active.length} runs`;
-    const costs = active.map((r) => r.costUsd).filter((c): c is number => c !== undefined);
-    const cost = costs.length > 0 ? ` ${formatUsd(costs.reduce((a, b) => a + b, 0))}` : '';
+    // The total spent while runs go on, reported or estimated (`est.`): what a budget counts.
+    const costs = active.filter((r) => r.costUsd !== undefined);
+    const source = costs.reduce<CostSource | undefined>((s, r) => joinSource(s, r.costSource), undefined);
+    const cost = costs.length > 0 ? ` ${costText(costs.reduce((a, r) => a + r.costUsd!, 0), source)}` : '';
     return `$(sync~spin) Braid ${progress}${cost}`;
   }
 
@@ -138,7 +146,7 @@ export class RunFeedback implements vscode.Disposable {
   private async notify(end: RunEnded, name: string): Promise<void> {
     if (!notifies(readSettings().notifications, end.status)) return;
     const run = this.runs.get(end.runId);
-    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${formatUsd(run.costUsd)}` : '');
+    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${costText(run.costUsd, run.costSource)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {
       const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph', 'Review Changes');

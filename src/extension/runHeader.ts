@@ -1,6 +1,7 @@
 // The graph panel's header: which run the graph shows, and whether the plan has a newer one.
 import type { RunHeader } from '../protocol/webview';
 import { formatDuration } from '../core/format';
+import { costText } from '../core/cost/costText';
 import type { RunsModel } from './runsModel';
 import type { RunView } from './runView';
 
@@ -12,5 +13,6 @@ export function runHeader(run: RunView, runs: RunsModel, now = Date.now()): RunH
     status: run.status,
     duration: formatDuration(Math.max(0, (run.endedAt ?? now) - run.createdAt)),
     older: latest !== undefined && latest.id !== run.id,
+    ...(run.costUsd !== undefined ? { cost: costText(run.costUsd, run.costSource) } : {}),
   };
 }

@@ -2,7 +2,7 @@
 // a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
 // the record's own fields, so a view shows the same thing live and after a reload. Pure: no
 // `vscode`, tested in plain mocha.
-import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
+import type { AlternativeSummary, CostSource, EngineEvent } from '../core/engine/types';
 import type { RunRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
@@ -34,8 +34,9 @@ export interface StepView {
   /** A running agent's last readable line (its words or a tool call). */
   activity?: string;
   worktree?: string;
-  /** What its agent reported: cost so far in this run, and the session it can resume. */
+  /** What its agent spent so far in this run (reported, or estimated from its tokens), and the session it can resume. */
   costUsd?: number;
+  costSource?: CostSource;
   sessionId?: string;
   /** Waiting out a retry delay or a rate limit until then (ms since epoch). */
   retryAt?: number;
@@ -56,10 +57,11 @@ export interface RunView {
   endedAt?: number;
   readonly order: readonly string[];
   readonly steps: Map<string, StepView>;
-  /** The run's agents' spending so far, when any reported a cost. */
+  /** The run's agents' spending so far, when any said, reported or estimated. */
   costUsd?: number;
-  /** Set while the run is held at its budget, until a decision. */
-  budget?: { readonly spentUsd: number; readonly budgetUsd: number };
+  costSource?: CostSource;
+  /** Set while the run is held at its budget (or a pool's: `pool`), until a decision. */
+  budget?: { readonly spentUsd: number; readonly budgetUsd: number; readonly pool?: string };
 }
 
 export function isActive(run: RunView): boolean {
@@ -98,7 +100,7 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.message ? { message: r.message } : {}),
       ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
       ...(r?.worktree ? { worktree: r.worktree } : {}),
-      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) } : {}),
       ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
       ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
       ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
@@ -111,7 +113,7 @@ export function viewOf(record: RunRecord): RunView {
     id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
     status: record.status, createdAt: Date.parse(record.createdAt),
     ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
-    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0), ...(record.costSource ? { costSource: record.costSource } : {}) } : {}),
   };
 }
 
@@ -150,7 +152,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'message', e.message);
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
-      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (e.costUsd !== undefined) { step.costUsd = e.costUsd; set(step, 'costSource', e.costSource); }
       // A best-of step's events carry its alternatives on every change of its race (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
@@ -170,7 +172,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       return;
     case 'agent':
       if (e.sessionId) step.sessionId = e.sessionId;
-      if (e.costUsd !== undefined) step.costUsd = e.costUsd;
+      if (e.costUsd !== undefined) { step.costUsd = e.costUsd; set(step, 'costSource', e.costSource); }
       if (e.activity) {
         step.activity = e.activity;
         step.lastLine = lastLineOf(e.activity) ?? step.lastLine;

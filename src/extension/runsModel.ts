@@ -2,6 +2,7 @@
 // kept current by engine events (live). The one model the tree, the lenses, the status bar, the
 // terminals and the graph panel project; it changes only on events, never by polling. No
 // `vscode` at run time: it is tested in plain mocha.
+import { joinSource } from '../core/engine/scheduling/costLedger';
 import type * as vscode from 'vscode';
 import { Emitter } from '../core/emitter';
 import { RunStore } from '../core/engine/records/runStore';
@@ -94,7 +95,7 @@ export class RunsModel implements vscode.Disposable {
     const at = Date.parse(e.time);
     switch (e.type) {
       case 'run':
-        if (e.costUsd !== undefined) run.costUsd = e.costUsd;
+        if (e.costUsd !== undefined) { run.costUsd = e.costUsd; if (e.costSource !== undefined) run.costSource = e.costSource; }
         if (e.status === 'started') { run.status = 'running'; this.started.fire(run); break; }
         run.status = e.status;
         run.endedAt = at;
@@ -105,14 +106,18 @@ export class RunsModel implements vscode.Disposable {
         break;
       case 'budget':
         if (e.decision) delete run.budget;
-        else run.budget = { spentUsd: e.spentUsd, budgetUsd: e.budgetUsd };
-        run.costUsd = e.spentUsd;
+        else run.budget = { spentUsd: e.spentUsd, budgetUsd: e.budgetUsd, ...(e.pool !== undefined ? { pool: e.pool } : {}) };
+        // A pool's spending is not the run's.
+        if (e.pool === undefined) run.costUsd = e.spentUsd;
         break;
       default: {
         const step = run.steps.get(e.id);
         if (!step) return;
         applyStepEvent(step, e, at);
-        if (e.type === 'agent' && e.runCostUsd !== undefined) run.costUsd = e.runCostUsd;
+        if (e.type === 'agent' && e.runCostUsd !== undefined) {
+          run.costUsd = e.runCostUsd;
+          if (e.costSource !== undefined) run.costSource = joinSource(run.costSource, e.costSource);
+        }
         this.stepChanged.fire({ run, step, event: e });
       }
     }

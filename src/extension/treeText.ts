@@ -1,5 +1,6 @@
 // How a run and its steps read in the Runs tree (and the pickers and status bar that reuse it):
 // projections of the runs model, pure, so they are table-tested in plain mocha.
+import { costText } from '../core/cost/costText';
 import { clockTime } from '../core/engine/scheduling/retry';
 import { formatDuration, formatUsd, stepTimeText, type TimeFacts } from '../core/format';
 import { endSentence } from '../core/status';
@@ -20,8 +21,8 @@ export function runProgress(run: RunView): string {
 export function runDescription(run: RunView, now = Date.now(), counts?: string): string {
   const active = isActive(run);
   const took = formatDuration((run.endedAt ?? now) - run.createdAt);
-  const cost = run.costUsd !== undefined ? ` · ${formatUsd(run.costUsd)}` : '';
-  const held = run.budget ? ` · budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
+  const cost = run.costUsd !== undefined ? ` · ${costText(run.costUsd, run.costSource)}` : '';
+  const held = run.budget ? ` · ${run.budget.pool !== undefined ? `pool ${run.budget.pool}'s ` : ''}budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
   return `${counts ?? runProgress(run)} · ${active ? took : `${run.status} ${took}`}${cost}${held}`;
 }
 
@@ -45,8 +46,8 @@ export function stepDescription(step: StepView, now = Date.now()): string {
   if (time?.wall !== undefined) parts.push(time.wall);
   if (step.reused) parts.push('reused');
   if (step.attempt > 1) parts.push(`attempt ${step.attempt}`);
-  if (step.costUsd !== undefined) parts.push(formatUsd(step.costUsd));
-  // An agent with a session but no cost (codex, gemini report none): not "$0", which would be a claim.
+  if (step.costUsd !== undefined) parts.push(costText(step.costUsd, step.costSource));
+  // An agent with a session but no cost (a model without a price): not "$0", which would be a claim.
   else if (step.sessionId !== undefined && step.status !== 'running') parts.push('cost not reported');
   if (step.status === 'running') {
     // An attempt that answers a conflict (`on-conflict`) says so while it runs.
@@ -72,7 +73,7 @@ export function alternativeFacts(step: StepView, index: number): string[] {
   const parts: string[] = [];
   if (alt?.score !== undefined) parts.push(`score ${alt.score}`);
   if (alt && alt.attempts > 1) parts.push(`attempt ${alt.attempts}`);
-  if (alt?.costUsd !== undefined) parts.push(formatUsd(alt.costUsd));
+  if (alt?.costUsd !== undefined) parts.push(costText(alt.costUsd, alt.costSource));
   if (step.winner !== index && alt?.message) parts.push(alt.message);
   return parts;
 }

@@ -28,6 +28,8 @@ const stepStatus = z.enum(STEP_STATUSES);
 const concurrency = z.number().int().min(1);
 const cost = z.number().nonnegative();
 const budgetDecision = z.enum(['continue', 'stop']);
+// USD per million tokens by model (cost/prices.ts); bounded, as anything a window sends.
+const prices = z.record(z.string().min(1).max(200), z.object({ input: cost, cachedInput: cost.optional(), output: cost })).refine((r) => Object.keys(r).length <= 1000, 'at most 1000 prices');
 
 /** The extension's settings as compile defaults; a plan's own values win. */
 export const compileOptionsSchema = z.object({
@@ -55,6 +57,8 @@ const run = z.object({
   fresh: z.boolean().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
+  /** The user's prices (`braid.prices`), USD per million tokens by model. */
+  prices: prices.optional(),
 });
 /** client → engine: re-run a run's failed/canceled/skipped/interrupted steps (or `steps`) in place. */
 const retry = z.object({
@@ -66,6 +70,7 @@ const retry = z.object({
   resume: z.boolean().optional(),
   /** `braid resolve`: the one step in `steps` resolves its conflict first, with its agent or this one. */
   resolve: z.object({ step: stepId, agent: z.string().min(1).max(200).optional() }).optional(),
+  prices: prices.optional(),
 });
 /**
  * client → engine: the answer to a run held at its `max-cost-usd` (a `budget` event without
@@ -151,7 +156,7 @@ const runRecordSchema = z.looseObject({
   status: z.enum(RUN_STATUSES), createdAt: z.string(),
   graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
   steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
-  pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost }).optional(),
+  pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost, pool: z.string().optional() }).optional(),
 });
 /**
  * engine → client: after `hello`, the active runs as they are now, so a reloaded window reattaches.
@@ -161,30 +166,39 @@ const runRecordSchema = z.looseObject({
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
 const eventBase = { time: z.string(), run: runId };
+const costSource = z.enum(['reported', 'estimated', 'mixed']);
 const count = z.number().int().nonnegative();
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int(),
-    costUsd: cost.optional(), reason: z.literal('budget').optional(),
+    costUsd: cost.optional(), costSource: costSource.optional(), reason: z.literal('budget').optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
     exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(),
     reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
     waitingFor: z.object({ holder: z.string(), paths: z.array(z.string()).readonly() }).readonly().optional(),
-    retryAt: z.string().optional(), costUsd: cost.optional(),
+    retryAt: z.string().optional(), costUsd: cost.optional(), costSource: costSource.optional(),
+    usage: z.object({
+      model: z.string().optional(), inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+      costUsd: cost.optional(), costSource: costSource.optional(), costUnknown: z.string().optional(),
+    }).readonly().optional(),
     alternatives: z.array(z.object({
-      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), score: z.number().optional(), message: z.string().optional(),
+      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), costSource: costSource.optional(),
+      inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+      score: z.number().optional(), message: z.string().optional(),
     })).readonly().optional(),
     winner: z.number().int().optional(), winnerWhy: z.string().optional(),
     reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
   }),
   z.object({
     ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),
-    sessionId: z.string().optional(), turns: count.optional(), inputTokens: count.optional(), outputTokens: count.optional(),
-    costUsd: cost.optional(), runCostUsd: cost.optional(), activity: z.string().optional(),
+    sessionId: z.string().optional(), model: z.string().optional(), turns: count.optional(),
+    inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
+    costUsd: cost.optional(), costSource: costSource.optional(), attemptCostUsd: cost.optional(), runCostUsd: cost.optional(),
+    costUnknown: z.string().optional(), activity: z.string().optional(),
   }),
-  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional() }),
+  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional(), pool: z.string().optional() }),
   z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string(), skippedLines: count.optional(), alternative: z.number().int().min(1).optional() }),
   z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
 ]);
@@ -206,7 +220,7 @@ export type RunEnded = Omit<RunEndedMessage, 'type'>;
 /** An active run's record as the engine holds it in memory now (current with every event sent). */
 export type LiveRunRecord = RunRecord & {
   /** The run reached its `max-cost-usd` and waits for a `budgetDecision`; no new step starts meanwhile. */
-  pendingBudget?: { spentUsd: number; budgetUsd: number };
+  pendingBudget?: { spentUsd: number; budgetUsd: number; pool?: string };
 };
 /** The snapshot's records are validated loosely and then trusted as the store's records. */
 export type SnapshotMessage = { type: 'snapshot'; runs: LiveRunRecord[] };

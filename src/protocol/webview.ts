@@ -141,6 +141,8 @@ export const runHeaderSchema = z.object({
   duration: text(64),
   /** The plan has a newer run than this one. */
   older: z.boolean(),
+  /** What its agents spent so far: "$1.08 est." (est.: Braid's estimate from tokens and prices). */
+  cost: text(64).optional(),
 });
 export type RunHeader = z.infer<typeof runHeaderSchema>;
 

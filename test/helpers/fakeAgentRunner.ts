@@ -2,7 +2,7 @@
 // hit rate limits, or end with a session id, attempt by attempt.
 import type { Clock } from '../../src/core/engine/scheduling/clock';
 import { workOnClock, type FakeCosts } from './fakeWork';
-import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
+import type { AttemptContext, AttemptResult, CostSource, StepRunner } from '../../src/core/engine/types';
 
 export interface AgentAttempt {
   durationMs?: number;
@@ -10,6 +10,8 @@ export interface AgentAttempt {
   costs?: FakeCosts;
   /** The attempt's final cost (reported with its result). */
   costUsd?: number;
+  /** Whether its costs are the agent's own figures or Braid's estimates (default: neither said). */
+  costSource?: CostSource;
   /** Ends rate-limited, with a reset time this long after its end when given. */
   limited?: true | { resetInMs: number };
   fail?: true;
@@ -42,15 +44,15 @@ export class FakeAgentRunner implements StepRunner {
     try {
       await workOnClock(this.clock, ctx.signal, b.costs, b.durationMs, (usd, at) => {
         cost = usd;
-        ctx.onAgent?.({ costUsd: usd, activity: `working at ${at}` });
+        ctx.onAgent?.({ costUsd: usd, ...(b.costSource ? { costSource: b.costSource } : {}), activity: `working at ${at}` });
       });
     } catch {
       entry('canceled', { abortReason: ctx.signal.reason });
-      return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start, ...(cost !== undefined ? { agent: { costUsd: cost } } : {}) };
+      return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start, ...(cost !== undefined ? { agent: { costUsd: cost, ...(b.costSource ? { costSource: b.costSource } : {}) } } : {}) };
     } finally {
       if (pool) this.inPool.set(pool, this.inPool.get(pool)! - 1);
     }
-    const agent = { ...(b.sessionId ? { sessionId: b.sessionId } : {}), ...((b.costUsd ?? cost) !== undefined ? { costUsd: b.costUsd ?? cost } : {}) };
+    const agent = { ...(b.sessionId ? { sessionId: b.sessionId } : {}), ...((b.costUsd ?? cost) !== undefined ? { costUsd: b.costUsd ?? cost, ...(b.costSource ? { costSource: b.costSource } : {}) } : {}) };
     const durationMs = this.clock.now() - start;
     if (b.limited) {
       entry('limited');

@@ -137,14 +137,16 @@ describe('agent steps through runPlan (fake agent)', function () {
     assert.ok(Date.parse(wait.retryAt!) - Date.parse(wait.time) >= 100, `${wait.retryAt} vs ${wait.time}`);
   });
 
-  it('the run’s max-cost-usd: no new step after it is reached; the run fails with reason budget', async () => {
+  it('the run’s max-cost-usd: the step whose stream passes it is stopped, no new step starts; the run fails with reason budget', async () => {
     const w = workspace([...AGENTS, 'max-cost-usd: 0.02', 'concurrency: 1', 'steps:', '  a:', '    prompt: one',
       '  b:', '    needs: [a]', '    prompt: two', '  c:', '    needs: [b]', '    prompt: three']);
     const asked: number[] = [];
     const { result, record, events } = await run(w, { onBudget: async (spent) => { asked.push(spent); return 'stop'; } });
     assert.equal(result.status, 'failed');
     assert.equal(result.reason, 'budget');
-    assert.deepEqual(Object.values(record.steps).map((s) => s.status), ['succeeded', 'succeeded', 'canceled']);
+    // b's stream passes $0.02 (a budget counts what is being spent): it is stopped there, c never starts.
+    assert.deepEqual(Object.values(record.steps).map((s) => s.status), ['succeeded', 'canceled', 'canceled']);
+    assert.equal(record.steps.b!.reason, 'budget');
     assert.equal(record.steps.c!.reason, 'budget');
     assert.equal(record.reason, 'budget');
     assert.equal(asked.length, 1);

@@ -182,7 +182,10 @@ describe('agent streams: gemini stream-json', () => {
       'All fixed.',
       '· done · 800 in / 100 out tokens',
     ]);
-    assert.deepEqual(summary, { errors: [], sessionId: 'g-1', model: 'gemini-2.5-pro', inputTokens: 800, outputTokens: 100, cachedInputTokens: 300, finalText: 'All fixed.' });
+    assert.deepEqual(summary, {
+      errors: [], sessionId: 'g-1', model: 'gemini-2.5-pro', inputTokens: 800, outputTokens: 100, cachedInputTokens: 300, reasoningTokens: 0,
+      models: { 'gemini-2.5-pro': { input: 800, cached: 300, output: 100, reasoning: 0 } }, finalText: 'All fixed.',
+    });
   });
 
   it('an error event and an error result are errors', () => {

@@ -93,7 +93,12 @@ describe('agent events', () => {
     const text = s.text();
     assert.match(text, /waiting\s+a · rate-limited, retrying at 14:05/);
     assert.match(text, /spent \$0\.0600 of its \$0\.0500 budget; no new step starts/);
-    assert.match(text, /stopping: running steps finish, the rest are canceled/);
+    assert.match(text, /stopping the run: its new steps are canceled · to go on: braid retry 20261203-140000-abcd --max-cost-usd 0\.05/);
+    view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai' });
+    view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai', decision: 'stop' });
+    const more = s.text();
+    assert.match(more, /pool openai has spent \$5\.20 of its \$5\.00 budget; no new step of the pool starts/);
+    assert.match(more, /to go on: raise pools\.openai\.max-cost-usd in the plan, then braid retry 20261203-140000-abcd/);
   });
 
   it('prints a best-of step waiting for its pick as review is printed: what waits and the commands; its race goes on quietly', () => {

@@ -143,9 +143,9 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.match(r.steps.get('a')!.outcome!.message!, /^all 2 alternatives failed \(1: a\.alt1 exited 1; 2: a\.alt2 exited 1\)$/);
   });
 
-  it("the run's budget reached mid-race: an alternative queued behind the others does not start", async () => {
+  it("the run's budget reached (not passed) mid-race: an alternative queued behind the others does not start", async () => {
     const { runner, run } = setup([race(3, 'first')],
-      { 'a.alt1': { costs: [[10, 0.06]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, { concurrency: 2 }, { maxCostUsd: 0.05 });
+      { 'a.alt1': { costs: [[10, 0.05]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, { concurrency: 2 }, { maxCostUsd: 0.05 });
     const r = await run();
     assert.equal(runner.attempts('a.alt3'), 0, 'alternative 3 never started');
     const alt3 = r.steps.get('a')!.alternatives!.find((x) => x.index === 3)!;
@@ -272,13 +272,23 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.deepEqual(runner.log.map((l) => [l.id, l.end, l.abortReason]), [['a.alt1', 20, 'budget'], ['a.alt2', 20, 'budget']]);
   });
 
-  it("the run's budget reached mid-race: running alternatives finish, none is retried", async () => {
+  it("the run's budget reached (not passed) mid-race: running alternatives finish, none is retried", async () => {
     const { runner, run } = setup([race(2, 'first', { retries: 3, retryDelayMs: 1 })],
-      { 'a.alt1': { costs: [[10, 0.06]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, {}, { maxCostUsd: 0.05 });
+      { 'a.alt1': { costs: [[10, 0.05]], durationMs: 20, fail: true }, 'a.alt2': { durationMs: 50 } }, {}, { maxCostUsd: 0.05 });
     const r = await run();
     assert.equal(runner.attempts('a.alt1'), 1, 'not retried past the budget');
-    assert.equal(r.steps.get('a')!.status, 'succeeded', 'a run budget never kills what runs');
+    assert.equal(r.steps.get('a')!.status, 'succeeded', 'reaching the budget holds new work; what runs within it finishes');
     assert.equal(r.reason, 'budget');
+  });
+
+  it("the run's budget passed mid-race: the race is stopped there, every alternative canceled, reason budget", async () => {
+    const { runner, run } = setup([race(2, 'first')],
+      { 'a.alt1': { costs: [[10, 0.06]], durationMs: 100 }, 'a.alt2': { durationMs: 100 } }, {}, { maxCostUsd: 0.05 });
+    const r = await run();
+    const a = r.steps.get('a')!;
+    assert.equal(a.status, 'canceled');
+    assert.equal(a.outcome?.reason, 'budget');
+    assert.ok(runner.log.every((l) => l.end === 10), `both stopped when the cost passed it: ${JSON.stringify(runner.log)}`);
   });
 
   it('lastNumber reads the score a check printed last', () => {

@@ -60,13 +60,67 @@ describe('budgets in the scheduler', () => {
     assert.equal(runner.log.find((l) => l.id === 'slow')!.end, 500);
   });
 
-  it('the budget is checked against cost reported mid-run', async () => {
-    const { runner, run } = setup([{ id: 'a' }, { id: 'b' }], { a: { costs: [[10, 0.02], [20, 0.08]], durationMs: 100 }, b: { durationMs: 50 } },
-      { concurrency: 1 }, { maxCostUsd: 0.05 });
+  it('a step streaming past the run’s budget is stopped there (reason budget), and the run asks', async () => {
+    const asked: number[] = [];
+    const { runner, run } = setup([{ id: 'a' }, { id: 'b' }], { a: { costs: [[10, 0.02], [20, 0.08]], durationMs: 100, costSource: 'estimated' }, b: { durationMs: 50 } },
+      { concurrency: 1, onBudget: async (spent) => { asked.push(spent); return 'stop'; } }, { maxCostUsd: 0.05 });
     const r = await run();
-    assert.equal(r.steps.get('a')!.status, 'succeeded', 'a run budget never kills a running step');
+    const a = r.steps.get('a')!;
+    assert.equal(a.status, 'canceled', 'a budget counts what is being spent: the step is not left to finish');
+    assert.equal(a.outcome?.reason, 'budget');
+    assert.match(a.outcome?.message ?? '', /the run's spending \$0\.0800 passed its budget \$0\.0500/);
+    assert.equal(runner.log[0]!.end, 20, 'stopped when its stream said so, not at its end (100)');
     assert.equal(r.steps.get('b')!.status, 'canceled');
     assert.equal(runner.attempts('b'), 0);
+    assert.deepEqual(asked, [0.08]);
+    assert.equal(r.costSource, 'estimated');
+  });
+
+  it('under the budget nothing is stopped: a step that ends at the budget ends as it would', async () => {
+    const { run } = setup([{ id: 'a' }], { a: { costs: [[10, 0.02], [20, 0.05]], durationMs: 100 } }, {}, { maxCostUsd: 0.05 });
+    const r = await run();
+    assert.equal(r.steps.get('a')!.status, 'succeeded');
+  });
+
+  it('a pool’s budget holds only its pool: its steps wait for the answer, others run; stop cancels the pool’s rest', async () => {
+    const asked: Array<[number, number, string | undefined]> = [];
+    let answer!: (d: BudgetDecision) => void;
+    const specs = [
+      { id: 'o1', pool: 'openai' }, { id: 'o2', pool: 'openai', needs: ['o1'] },
+      { id: 'g1', pool: 'google', needs: ['o1'] }, { id: 'c1', needs: ['o1'] },
+    ];
+    const { runner, events, clock, run } = setup(specs, { o1: { costUsd: 0.06, durationMs: 10 }, g1: { costUsd: 0.5, durationMs: 10 }, c1: { durationMs: 10 } }, {
+      onBudget: (spent, budget, pool) => { asked.push([spent, budget, pool]); return new Promise((r) => { answer = r; }); },
+    }, { poolBudgets: { openai: 0.05 } });
+    void clock.sleep(100).then(() => answer('stop'));
+    const r = await run();
+    assert.deepEqual(statuses(r.steps), { o1: 'succeeded', o2: 'canceled', g1: 'succeeded', c1: 'succeeded' });
+    assert.equal(runner.attempts('o2'), 0);
+    assert.ok(runner.log.find((l) => l.id === 'g1')!.start < 100, 'another pool\'s step started while openai\'s waited for the answer');
+    assert.deepEqual(asked, [[0.06, 0.05, 'openai']]);
+    assert.match(r.steps.get('o2')!.outcome?.message ?? '', /pool openai reached its budget/);
+    assert.equal(r.reason, 'budget');
+    assert.ok(events.some((e) => e.type === 'budget' && e.pool === 'openai' && e.decision === 'stop'));
+  });
+
+  it('a step streaming past its pool’s budget is stopped; raising it (continue) lets the pool go on', async () => {
+    const { runner, run } = setup([{ id: 'o1', pool: 'openai' }, { id: 'o2', pool: 'openai', needs: ['o1'] }],
+      { o1: { costs: [[10, 0.03], [20, 0.09]], durationMs: 100 }, o2: { costUsd: 0.01 } },
+      { onBudget: async () => 'continue' }, { poolBudgets: { openai: 0.05 } });
+    const r = await run();
+    assert.equal(r.steps.get('o1')!.outcome?.reason, 'budget');
+    assert.match(r.steps.get('o1')!.outcome?.message ?? '', /pool openai's spending \$0\.0900 passed its budget \$0\.0500/);
+    assert.equal(runner.log[0]!.end, 20);
+    assert.equal(r.steps.get('o2')!.status, 'skipped', 'its dependent does not run on a stopped step');
+  });
+
+  it('reported and estimated costs add up, and the total says it is mixed', async () => {
+    const { run } = setup([{ id: 'a' }, { id: 'b' }], { a: { costUsd: 0.02, costSource: 'reported' }, b: { costUsd: 0.03, costSource: 'estimated' } });
+    const r = await run();
+    assert.ok(Math.abs(r.costUsd! - 0.05) < 1e-9);
+    assert.equal(r.costSource, 'mixed');
+    assert.equal(r.steps.get('a')!.costSource, 'reported');
+    assert.equal(r.steps.get('b')!.costSource, 'estimated');
   });
 
   it('a step past its own budget is canceled with reason budget, and not retried', async () => {

@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph, GraphStep } from '../plan/types';
-import type { BudgetAsk } from './scheduling/budget';
+import type { BudgetsAsk } from './scheduling/budgets';
+import type { PriceTable } from '../cost/prices';
 import { StepExecutor, type Isolator } from './steps/executor';
 import { LauncherPool } from '../exec/launcher';
 import { pidAlive, SELF_START } from '../exec/pidAlive';
@@ -81,7 +82,11 @@ export interface RunRequest {
    * `continue` allows one more budget's worth; `stop` (and the default, without it) cancels what
    * has not started, lets running steps finish, and ends the run `failed` with reason `budget`.
    */
-  readonly onBudget?: BudgetAsk;
+  readonly onBudget?: BudgetsAsk;
+  /** The run's budget, over the plan's `max-cost-usd` (`braid retry --max-cost-usd`: going on past a budget). */
+  readonly maxCostUsd?: number;
+  /** The user's own prices (the setting `braid.prices`): a plan's `prices:` win over them, they over the pinned table (cost/priceTable.ts). */
+  readonly prices?: PriceTable;
   /**
    * With `retry` naming this one step: its first attempt resolves the conflict its last one ended
    * in (`braid resolve`): its agent (or `agent`) on its kept worktree, see resolveConflict.ts.
@@ -270,6 +275,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(resumeUsage ? { resumeUsage } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
+      ...(req.prices ? { prices: req.prices } : {}),
       ...(isolator ? { isolator } : {}),
       ...(req.onSpawn ? { onSpawn: req.onSpawn } : {}),
       ...(launchers ? { launchers } : {}),
@@ -288,6 +294,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(answers?.ok ? { answers: answers.answers } : {}),
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
+      ...(req.maxCostUsd !== undefined ? { budgetUsd: req.maxCostUsd } : {}),
       onState: (st) => recorder.onState(st),
       waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
@@ -317,7 +324,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   await saved;
   emit({
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
-    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}), ...(result.reason ? { reason: result.reason } : {}),
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd, ...(result.costSource ? { costSource: result.costSource } : {}) } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
   return { ok: true, runId, result, record, ran: [...selected], reused: [...reused.keys()] };
 }

@@ -1,6 +1,6 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
-import type { StepState } from './scheduling/stepState';
-import type { EngineEvent } from './types';
+import type { AttemptState, StepState } from './scheduling/stepState';
+import type { AttemptUsage, EngineEvent } from './types';
 import { TERMINAL } from '../status';
 
 /** An event before the scheduler stamps its time and run. */
@@ -21,7 +21,12 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   }
   if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
-  if (TERMINAL.has(st.status) && st.costUsd !== undefined) ev.costUsd = st.costUsd;
+  if (TERMINAL.has(st.status) && st.costUsd !== undefined) { ev.costUsd = st.costUsd; if (st.costSource !== undefined) ev.costSource = st.costSource; }
+  const a = st.current;
+  if (a?.endedAt !== undefined && st.status !== 'running') {
+    const usage = attemptUsage(a);
+    if (usage) ev.usage = usage;
+  }
   // A best-of step's alternatives as they race (every change: views follow it live), and at its end.
   if (st.alternatives) {
     ev.alternatives = st.alternatives.map((a) => ({ ...a }));
@@ -38,10 +43,28 @@ export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBo
   return {
     type: 'agent', id: st.id, attempt: st.attempt,
     ...(st.sessionId !== undefined ? { sessionId: st.sessionId } : {}),
+    ...(a?.model !== undefined ? { model: a.model } : {}),
     ...(a?.turns !== undefined ? { turns: a.turns } : {}),
     ...(a?.inputTokens !== undefined ? { inputTokens: a.inputTokens } : {}),
+    ...(a?.cachedInputTokens !== undefined ? { cachedInputTokens: a.cachedInputTokens } : {}),
     ...(a?.outputTokens !== undefined ? { outputTokens: a.outputTokens } : {}),
-    ...(st.costUsd !== undefined ? { costUsd: st.costUsd, runCostUsd } : {}),
+    ...(a?.reasoningTokens !== undefined ? { reasoningTokens: a.reasoningTokens } : {}),
+    ...(st.costUsd !== undefined ? { costUsd: st.costUsd, ...(st.costSource !== undefined ? { costSource: st.costSource } : {}), runCostUsd } : {}),
+    ...(a?.costUsd !== undefined ? { attemptCostUsd: a.costUsd } : {}),
+    ...(a?.costUnknown !== undefined ? { costUnknown: a.costUnknown } : {}),
     ...(a?.activity !== undefined ? { activity: a.activity } : {}),
   };
+}
+
+/** An ended attempt's tokens and cost; undefined for an attempt that reported none (a shell step). */
+export function attemptUsage(a: Readonly<AttemptState>): AttemptUsage | undefined {
+  const u: { -readonly [K in keyof AttemptUsage]: AttemptUsage[K] } = {};
+  if (a.model !== undefined) u.model = a.model;
+  if (a.inputTokens !== undefined) u.inputTokens = a.inputTokens;
+  if (a.cachedInputTokens !== undefined) u.cachedInputTokens = a.cachedInputTokens;
+  if (a.outputTokens !== undefined) u.outputTokens = a.outputTokens;
+  if (a.reasoningTokens !== undefined) u.reasoningTokens = a.reasoningTokens;
+  if (a.costUsd !== undefined) { u.costUsd = a.costUsd; if (a.costSource !== undefined) u.costSource = a.costSource; }
+  if (a.costUnknown !== undefined) u.costUnknown = a.costUnknown;
+  return Object.keys(u).length > 0 ? u : undefined;
 }

@@ -40,13 +40,28 @@ export interface PreviousAttempt {
   readonly sessionId?: string;
 }
 
-/** An agent's session and spending as it reported them; a field is absent when it never said. */
+/** Whether a cost is the agent's own figure (claude) or Braid's estimate from its tokens and a price table (cost/); `mixed`: a sum of both. */
+export type CostSource = 'reported' | 'estimated' | 'mixed';
+
+/**
+ * An agent's session and spending as it reported them; a field is absent when it never said.
+ * Tokens: `inputTokens` counts every input token (`cachedInputTokens` is the part served from a
+ * cache), `outputTokens` every output token (`reasoningTokens` is the part spent thinking).
+ */
 export interface AgentUsage {
   readonly sessionId?: string;
+  /** The model that used the tokens (as the agent said, else the step's `model` or the CLI's configured one). */
+  readonly model?: string;
   readonly turns?: number;
   readonly inputTokens?: number;
+  readonly cachedInputTokens?: number;
   readonly outputTokens?: number;
+  readonly reasoningTokens?: number;
   readonly costUsd?: number;
+  /** With costUsd: `reported` by the agent, or `estimated` by Braid. */
+  readonly costSource?: CostSource;
+  /** Tokens but no cost: why ("cost unknown: no price for MODEL"). Never a cost of 0. */
+  readonly costUnknown?: string;
 }
 
 /** Progress of a running agent attempt: usage so far (this attempt only) and its last readable line. */
@@ -119,10 +134,19 @@ export interface StepRunner {
   alternativesSettled?(stepId: string, winner: string | undefined, losers: readonly string[], keep: 'all' | 'none'): Promise<void>;
 }
 
+/** One attempt's agent usage as a `step` event carries it once the attempt ended (AgentUsage says what each field counts). */
+export interface AttemptUsage {
+  readonly model?: string;
+  readonly inputTokens?: number; readonly cachedInputTokens?: number; readonly outputTokens?: number; readonly reasoningTokens?: number;
+  readonly costUsd?: number; readonly costSource?: CostSource; readonly costUnknown?: string;
+}
+
 /** One alternative of a best-of step as events and run.json show it. */
 export interface AlternativeSummary {
   readonly index: number; readonly status: string; readonly attempts: number;
-  readonly costUsd?: number; readonly score?: number; readonly message?: string;
+  readonly costUsd?: number; readonly costSource?: CostSource;
+  readonly inputTokens?: number; readonly cachedInputTokens?: number; readonly outputTokens?: number; readonly reasoningTokens?: number;
+  readonly score?: number; readonly message?: string;
 }
 
 interface EventBase {
@@ -134,8 +158,8 @@ interface EventBase {
 export type EngineEvent =
   | (EventBase & {
       readonly type: 'run'; readonly status: 'started' | 'succeeded' | 'failed' | 'canceled'; readonly plan: string; readonly steps: number;
-      /** At the end: what the run's agents reported spending, when any did. */
-      readonly costUsd?: number;
+      /** At the end: what the run's agents spent (reported or estimated), when any said. */
+      readonly costUsd?: number; readonly costSource?: CostSource;
       /** At the end: `budget` when the run stopped at its `max-cost-usd`. */
       readonly reason?: 'budget';
     })
@@ -148,8 +172,10 @@ export type EngineEvent =
       readonly waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
       /** `waiting` out a retry delay or a rate limit: when the next attempt starts (ISO-8601). */
       readonly retryAt?: string;
-      /** Terminal events of agent steps: the step's cost in this run. */
-      readonly costUsd?: number;
+      /** Terminal events of agent steps: the step's cost in this run (every attempt), reported or estimated. */
+      readonly costUsd?: number; readonly costSource?: CostSource;
+      /** Agent steps, once attempt `attempt` ended: its tokens and cost. */
+      readonly usage?: AttemptUsage;
       /** Best-of steps: each alternative as it stands, on every change of one while they race and at the end; the winner's index once chosen. */
       readonly alternatives?: readonly AlternativeSummary[];
       readonly winner?: number;
@@ -161,15 +187,21 @@ export type EngineEvent =
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */
       readonly type: 'agent'; readonly id: string; readonly attempt: number;
-      readonly sessionId?: string; readonly turns?: number; readonly inputTokens?: number; readonly outputTokens?: number;
-      /** The step's cost so far in this run (every attempt), and the whole run's. */
-      readonly costUsd?: number; readonly runCostUsd?: number;
+      readonly sessionId?: string; readonly model?: string; readonly turns?: number;
+      /** The running attempt's tokens so far (AgentUsage says what each counts). */
+      readonly inputTokens?: number; readonly cachedInputTokens?: number; readonly outputTokens?: number; readonly reasoningTokens?: number;
+      /** The step's cost so far in this run (every attempt) and its source, the running attempt's, and the whole run's. */
+      readonly costUsd?: number; readonly costSource?: CostSource; readonly attemptCostUsd?: number; readonly runCostUsd?: number;
+      /** Tokens but no price: "cost unknown: no price for MODEL". */
+      readonly costUnknown?: string;
       /** The agent's last readable line (its words or a tool call). */
       readonly activity?: string;
     })
   | (EventBase & {
       /** The run's spending reached its `max-cost-usd`: no new step starts; then the decision. */
       readonly type: 'budget'; readonly spentUsd: number; readonly budgetUsd: number; readonly decision?: 'continue' | 'stop';
+      /** A pool's `max-cost-usd` (its steps' spending), not the run's. */
+      readonly pool?: string;
     })
   | (EventBase & {
       readonly type: 'output'; readonly id: string; readonly stream: OutputStream; readonly text: string;

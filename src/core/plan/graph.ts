@@ -5,7 +5,7 @@ import { basename } from 'node:path';
 import { dict, ownValue } from './dict';
 import { isBestOf, type Instance, type PlanModel } from './expand';
 import { rangeAt, type LoadedPlan } from './load';
-import type { StepDoc } from './schema';
+import type { PlanDoc, StepDoc } from './schema';
 import type { AlternativeDef, BestOf, Graph, GraphStep, OnConflict, PlanInfo } from './types';
 
 const DEFAULT_RETRY_DELAY_MS = 2000;
@@ -108,11 +108,32 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   }
   const top = model.checked.top;
   const plan: PlanInfo = Object.freeze({
-    file: lp.file, name: model.planName, version: 1, env: dict(top.env), pools: dict(top.pools),
+    file: lp.file, name: model.planName, version: 1, env: dict(top.env), ...poolsOf(top.pools),
+    ...(top.prices !== undefined ? { prices: pricesOf(top.prices) } : {}),
     ...(top.concurrency !== undefined ? { concurrency: top.concurrency } : {}),
     ...(top.context !== undefined ? { context: top.context } : {}),
     ...(top['max-cost-usd'] !== undefined ? { maxCostUsd: top['max-cost-usd'] } : {}),
     ...(top.base !== undefined ? { base: top.base } : {}),
   });
   return { plan, agents: model.table.agents, steps, order };
+}
+
+/** `pools:` as caps (a number, or an object's `concurrency`) and budgets (an object's `max-cost-usd`). */
+function poolsOf(pools: PlanDoc['pools']): Pick<PlanInfo, 'pools' | 'poolBudgets'> {
+  const caps: Record<string, number> = {};
+  const budgets: Record<string, number> = {};
+  for (const [name, p] of Object.entries(pools ?? {})) {
+    if (typeof p === 'number') caps[name] = p;
+    else {
+      if (p.concurrency !== undefined) caps[name] = p.concurrency;
+      if (p['max-cost-usd'] !== undefined) budgets[name] = p['max-cost-usd'];
+    }
+  }
+  return { pools: dict(caps), ...(Object.keys(budgets).length > 0 ? { poolBudgets: dict(budgets) } : {}) };
+}
+
+function pricesOf(prices: NonNullable<PlanDoc['prices']>): NonNullable<PlanInfo['prices']> {
+  const out: Record<string, { input: number; cachedInput?: number; output: number }> = {};
+  for (const [model, p] of Object.entries(prices)) out[model] = { input: p.input, output: p.output, ...(p['cached-input'] !== undefined ? { cachedInput: p['cached-input'] } : {}) };
+  return dict(out);
 }

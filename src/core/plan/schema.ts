@@ -171,8 +171,11 @@ export const PLAN_FIELDS = {
   env: envMap.optional(),
   defaults: defaultsSchema.optional(),
   agents: z.record(nonEmpty('an agent name'), agentSchema).optional(),
-  pools: z.record(z.string(), intRange(1)).optional(),
+  // A pool is a cap (`openai: 3`) or a cap and a budget (`openai: { concurrency: 3, max-cost-usd: 5 }`).
+  pools: z.record(z.string(), z.union([intRange(1), z.strictObject({ concurrency: intRange(1).optional(), 'max-cost-usd': cost.optional() })])).optional(),
   'max-cost-usd': cost.optional(),
+  // USD per million tokens by model: what codex's and gemini's tokens (and any model's) cost; wins over the pinned prices.
+  prices: z.record(nonEmpty('a model name'), z.strictObject({ input: cost, 'cached-input': cost.optional(), output: cost })).optional(),
   base: nonEmpty('base').optional(),
   steps: z
     .record(

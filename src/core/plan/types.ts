@@ -139,7 +139,11 @@ export interface PlanInfo {
   readonly context?: string;
   readonly env: Readonly<Record<string, string>>;
   readonly pools: Readonly<Record<string, number>>;
+  /** Pools given a `max-cost-usd`: what the steps of each may spend together in a run. */
+  readonly poolBudgets?: Readonly<Record<string, number>>;
   readonly maxCostUsd?: number;
+  /** The plan's `prices:` (USD per million tokens by model), which win over the user's and the pinned ones. */
+  readonly prices?: Readonly<Record<string, { readonly input: number; readonly cachedInput?: number; readonly output: number }>>;
   readonly base?: string;
 }
 

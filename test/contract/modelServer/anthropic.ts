@@ -5,7 +5,7 @@
 // `anthropic-ratelimit-unified-*` headers.
 import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { offeredTool, type Turn } from './scenario';
+import { offeredTool, type Turn, type Usage } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -32,7 +32,7 @@ export function userTexts(body: Json): string[] {
   return out;
 }
 
-export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined): void {
+export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, tokens?: Usage): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30, id);
   const block = 'text' in turn
     ? { kind: 'text' as const, text: turn.text }
@@ -41,12 +41,16 @@ export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, c
       : 'call' in turn
         ? { kind: 'tool' as const, name: offeredTool((body.tools ?? []).map((t: Json) => t?.name), turn.call.tool), input: turn.call.input }
         : { kind: 'tool' as const, name: 'Bash', input: { command: turn.shell, description: 'Run the command' } };
-  const usage = { input_tokens: 100 + id, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
+  // Anthropic counts cache reads apart from input_tokens; output arrives in message_delta.
+  const usage = tokens
+    ? { input_tokens: tokens.input - tokens.cached, cache_creation_input_tokens: 0, cache_read_input_tokens: tokens.cached, output_tokens: 1 }
+    : { input_tokens: 100 + id, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 };
+  const output = tokens?.output ?? 20;
   const msgId = `msg_braid${String(id).padStart(6, '0')}`;
   const stop = block.kind === 'text' ? 'end_turn' : 'tool_use';
   if (body.stream !== true) {
     const content = block.kind === 'text' ? [{ type: 'text', text: block.text }] : [{ type: 'tool_use', id: `toolu_braid${id}`, name: block.name, input: block.input }];
-    return sendJson(res, 200, { id: msgId, type: 'message', role: 'assistant', model: body.model ?? MODEL, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: 20 } });
+    return sendJson(res, 200, { id: msgId, type: 'message', role: 'assistant', model: body.model ?? MODEL, content, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: output } });
   }
   startSse(res, { 'request-id': `req_braid${id}` });
   sendEvent(res, { type: 'message_start', message: { id: msgId, type: 'message', role: 'assistant', model: body.model ?? MODEL, content: [], stop_reason: null, stop_sequence: null, usage } }, 'message_start');
@@ -63,7 +67,7 @@ export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, c
     sendEvent(res, { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } }, 'content_block_delta');
   }
   sendEvent(res, { type: 'content_block_stop', index: 0 }, 'content_block_stop');
-  sendEvent(res, { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 20 } }, 'message_delta');
+  sendEvent(res, { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: output } }, 'message_delta');
   sendEvent(res, { type: 'message_stop' }, 'message_stop');
   res.end();
 }

@@ -6,7 +6,7 @@
 // in …s." in the message, as the free tier answers.
 import type { ServerResponse } from 'node:http';
 import { resolve } from 'node:path';
-import { offeredTool, type Turn } from './scenario';
+import { offeredTool, type Turn, type Usage } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -35,7 +35,7 @@ export function userTexts(body: Json): string[] {
 /** The functions the request declares (an MCP server's among them). */
 const declared = (body: Json): string[] => (body.tools ?? []).flatMap((t: Json) => (t?.functionDeclarations ?? []).map((f: Json) => f?.name)).filter((n: unknown) => typeof n === 'string');
 
-export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, model: string): void {
+export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, cwd: string | undefined, model: string, tokens?: Usage): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30);
   const part = 'text' in turn
     ? { text: turn.text }
@@ -44,7 +44,10 @@ export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, c
       : 'call' in turn
         ? { functionCall: { name: offeredTool(declared(body), turn.call.tool), args: turn.call.input } }
         : { functionCall: { name: 'run_shell_command', args: { command: turn.shell, description: 'Run the command' } } };
-  const usage = { promptTokenCount: 300 + id, candidatesTokenCount: 40, totalTokenCount: 340 + id };
+  // promptTokenCount counts the cached ones; thoughts are apart from the candidates, in the total.
+  const usage = tokens
+    ? { promptTokenCount: tokens.input, cachedContentTokenCount: tokens.cached, candidatesTokenCount: tokens.output - tokens.reasoning, thoughtsTokenCount: tokens.reasoning, totalTokenCount: tokens.input + tokens.output }
+    : { promptTokenCount: 300 + id, candidatesTokenCount: 40, totalTokenCount: 340 + id };
   startSse(res);
   const chunk = (parts: Json[], finish?: string) => ({
     candidates: [{ content: { role: 'model', parts }, index: 0, ...(finish ? { finishReason: finish } : {}) }],

@@ -5,7 +5,7 @@
 // for a freeform tool such as apply_patch), chosen from the tools the request offers. Errors
 // carry the API's JSON body: `usage_limit_reached` with `resets_at` for a plan's limit.
 import type { ServerResponse } from 'node:http';
-import { offeredTool, type Turn } from './scenario';
+import { offeredTool, type Turn, type Usage } from './scenario';
 import { sendEvent, sendJson, startSse } from './sse';
 
 type Json = Record<string, any>;
@@ -69,14 +69,17 @@ function searched(body: Json): { name: string; namespace?: string }[] {
   return out;
 }
 
-export function reply(res: ServerResponse, turn: Turn, body: Json, id: number): void {
+export function reply(res: ServerResponse, turn: Turn, body: Json, id: number, tokens?: Usage): void {
   if ('error' in turn) return error(res, turn.error, turn.resetSeconds ?? 30);
   const respId = `resp_braid${id}`;
   const model = body.model ?? MODEL;
   const item: Json = 'text' in turn
     ? { type: 'message', id: `msg_braid${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text, annotations: [] }] }
     : { ...('write' in turn ? writeCall(body, turn.write.path, turn.write.content) : 'call' in turn ? toolCall(body, turn.call) : shellCall(body, turn.shell)), id: `fc_braid${id}`, call_id: `call_braid${id}`, status: 'completed' };
-  const usage = { input_tokens: 200 + id, input_tokens_details: { cached_tokens: 50 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 230 + id };
+  // The Responses API: input_tokens counts the cached ones, output_tokens the reasoning ones.
+  const usage = tokens
+    ? { input_tokens: tokens.input, input_tokens_details: { cached_tokens: tokens.cached }, output_tokens: tokens.output, output_tokens_details: { reasoning_tokens: tokens.reasoning }, total_tokens: tokens.input + tokens.output }
+    : { input_tokens: 200 + id, input_tokens_details: { cached_tokens: 50 }, output_tokens: 30, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 230 + id };
   startSse(res, { 'x-request-id': `req_braid${id}` });
   let seq = 0;
   const send = (data: Json) => sendEvent(res, { ...data, sequence_number: seq++ }, data.type);

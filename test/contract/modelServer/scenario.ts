@@ -29,8 +29,18 @@ export type Turn =
  */
 export type ErrorKind = 'rate-limit' | 'quota' | 'server-error';
 
+/** Tokens a model turn reports, in each provider's own usage fields: `input` counts every input token (`cached` of them from a cache), `output` every output token (`reasoning` of them thinking). */
+export interface Usage {
+  readonly input: number;
+  readonly cached: number;
+  readonly output: number;
+  readonly reasoning: number;
+}
+
 export interface Scenario {
   readonly turns: readonly Turn[];
+  /** What every answered turn of the conversation reports using (default: a few hundred tokens). */
+  readonly usage?: Usage;
 }
 
 export const scenarios = {
@@ -42,6 +52,8 @@ export const scenarios = {
   limitedOnce: (text: string, resetSeconds = 2): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds, times: 1 }, { text }] }),
   serverError: (): Scenario => ({ turns: [{ error: 'server-error' }] }),
   callTool: (tool: string, input: Record<string, unknown>, answer = 'Done.'): Scenario => ({ turns: [{ call: { tool, input } }, { text: answer }] }),
+  /** `scenario` with every turn reporting `usage`. */
+  costing: (scenario: Scenario, usage: Usage): Scenario => ({ ...scenario, usage }),
 } as const;
 
 /** The offered tool a `call` turn means: named `tool`, or an MCP server's tool prefixed by the CLI; the bare name when none is offered. */

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import * as anthropic from './anthropic';
 import * as gemini from './gemini';
 import * as openai from './openai';
-import type { ErrorKind, Scenario, Turn } from './scenario';
+import type { ErrorKind, Scenario, Turn, Usage } from './scenario';
 import { sendJson } from './sse';
 
 export type Provider = 'anthropic' | 'openai' | 'gemini';
@@ -105,7 +105,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     }
     const turn = pick(provider, record);
     answer('error' in turn ? statusOf(turn.error) : 200);
-    replyTurn(provider, res, turn, body, requests.length, api.cwdOf(body), model);
+    const scenario = typeof source === 'function' ? source(record) : source;
+    replyTurn(provider, res, turn, body, requests.length, api.cwdOf(body), model, scenario.usage);
   }
 
   function pick(provider: Provider, record: RecordedRequest): Turn {
@@ -177,8 +178,8 @@ function positionOf(provider: Provider, body: any): number {
 
 const statusOf = (kind: ErrorKind): number => (kind === 'server-error' ? 500 : 429);
 
-function replyTurn(provider: Provider, res: ServerResponse, turn: Turn, body: any, id: number, cwd: string | undefined, model: string): void {
-  if (provider === 'anthropic') return anthropic.reply(res, turn, body, id, cwd);
-  if (provider === 'openai') return openai.reply(res, turn, body, id);
-  return gemini.reply(res, turn, body, id, cwd, model);
+function replyTurn(provider: Provider, res: ServerResponse, turn: Turn, body: any, id: number, cwd: string | undefined, model: string, usage?: Usage): void {
+  if (provider === 'anthropic') return anthropic.reply(res, turn, body, id, cwd, usage);
+  if (provider === 'openai') return openai.reply(res, turn, body, id, usage);
+  return gemini.reply(res, turn, body, id, cwd, model, usage);
 }

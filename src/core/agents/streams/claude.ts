@@ -3,12 +3,16 @@
 // messages the tool results, `system/api_retry` a failed API call being retried,
 // `rate_limit_event` the plan's limit status, and one `result` closes it with the final answer
 // (`result`), `num_turns`, `total_cost_usd`, `usage`, `is_error`, `api_error_status`, `errors`.
-import { add, arr, epochDate, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import { add, addModel, arr, clearTokens, epochDate, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import type { TokenCounts } from '../../cost/prices';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 
 export class ClaudeStream extends LineStream {
   private lastText: string | undefined;
+  // Each API message's usage as its assistant events report it (one message may arrive as several
+  // events, each with the message's usage so far): the tokens while claude runs, before its result.
+  private readonly live = new Map<string, { model: string; tokens: TokenCounts }>();
   private sawResult = false;
   // The text of an API error claude reported as a (synthetic) assistant message: its result
   // repeats it, and it is shown once.
@@ -78,6 +82,22 @@ export class ClaudeStream extends LineStream {
     }
     if (texts.length > 0) this.lastText = texts.join('\n');
     if (this.summary.model === undefined) this.summary.model = str(message.model);
+    this.liveUsage(message);
+  }
+
+  // The tokens so far, summed over the messages seen: claude's result replaces them with its own.
+  private liveUsage(message: JsonObject): void {
+    const u = obj(message.usage);
+    const id = str(message.id);
+    const model = str(message.model) ?? this.summary.model;
+    if (!u || id === undefined || model === undefined || this.sawResult) return;
+    const cacheRead = num(u.cache_read_input_tokens) ?? 0;
+    this.live.set(id, { model, tokens: {
+      input: (num(u.input_tokens) ?? 0) + cacheRead + (num(u.cache_creation_input_tokens) ?? 0), cached: cacheRead,
+      output: num(u.output_tokens) ?? 0, reasoning: 0,
+    } });
+    clearTokens(this.summary);
+    for (const m of this.live.values()) addModel(this.summary, m.model, m.tokens);
   }
 
   private result(e: JsonObject, out: ParsedLine[]): void {
@@ -87,14 +107,13 @@ export class ClaudeStream extends LineStream {
     s.costUsd = num(e.total_cost_usd) ?? num(e.cost_usd) ?? s.costUsd; // cost_usd: older releases
     const usage = obj(e.usage);
     const models = obj(e.modelUsage);
+    if (usage || models) clearTokens(s); // the result's figures, not the sum of what the messages said
     if (usage && num(usage.input_tokens) === 0 && num(usage.output_tokens) === 0 && models && Object.keys(models).length > 0) {
       // error_max_budget_usd: `usage` is all zeros, the tokens are only in `modelUsage`.
-      for (const m of Object.values(models)) {
+      for (const [name, m] of Object.entries(models)) {
         const u = obj(m);
-        const cacheRead = num(u?.cacheReadInputTokens);
-        add(s, 'inputTokens', (num(u?.inputTokens) ?? 0) + (cacheRead ?? 0) + (num(u?.cacheCreationInputTokens) ?? 0));
-        add(s, 'outputTokens', num(u?.outputTokens));
-        add(s, 'cachedInputTokens', cacheRead);
+        const cacheRead = num(u?.cacheReadInputTokens) ?? 0;
+        addModel(s, name, { input: (num(u?.inputTokens) ?? 0) + cacheRead + (num(u?.cacheCreationInputTokens) ?? 0), cached: cacheRead, output: num(u?.outputTokens) ?? 0, reasoning: 0 });
       }
     } else if (usage) {
       const cacheRead = num(usage.cache_read_input_tokens);

@@ -3,7 +3,7 @@
 // `turn.failed` (with `error`), and the work is items, each `item.started` / `item.updated` /
 // `item.completed` with `item.type` one of agent_message, reasoning, command_execution,
 // file_change, mcp_tool_call, web_search, todo_list, error. The final answer is the last
-// agent_message. Codex reports tokens but no cost.
+// agent_message. Codex reports tokens but no cost, nor the model (Braid estimates the cost: cost/).
 import { add, arr, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
@@ -13,6 +13,7 @@ export interface ThreadUsage {
   readonly inputTokens?: number;
   readonly outputTokens?: number;
   readonly cachedInputTokens?: number;
+  readonly reasoningTokens?: number;
 }
 
 // Codex sends these as `error` events (or error items) though they are notices: its own
@@ -23,12 +24,12 @@ const NOTICES: readonly RegExp[] = [/^Reconnecting\.\.\.\s*\d+\/\d+/i, /^Model m
 export class CodexStream extends LineStream {
   // Item ids whose start was logged, so completion does not log the same call twice.
   private started = new Set<string>();
-  private base: { input: number; cached: number; output: number } | undefined;
+  private base: { input: number; cached: number; output: number; reasoning: number } | undefined;
 
   /** `threadBase`: the tokens the thread had used before this attempt (a resumed session's earlier attempts). */
   constructor(threadBase?: ThreadUsage) {
     super();
-    if (threadBase) this.base = { input: threadBase.inputTokens ?? 0, cached: threadBase.cachedInputTokens ?? 0, output: threadBase.outputTokens ?? 0 };
+    if (threadBase) this.base = { input: threadBase.inputTokens ?? 0, cached: threadBase.cachedInputTokens ?? 0, output: threadBase.outputTokens ?? 0, reasoning: threadBase.reasoningTokens ?? 0 };
   }
 
   protected event(e: JsonObject, out: ParsedLine[]): void {
@@ -74,11 +75,14 @@ export class CodexStream extends LineStream {
   // included): what they used is taken off, so the attempt records only its own tokens.
   private usage(u: JsonObject): void {
     const s = this.summary;
-    const base = this.base ?? { input: 0, cached: 0, output: 0 };
+    const base = this.base ?? { input: 0, cached: 0, output: 0, reasoning: 0 };
     this.base = undefined;
     add(s, 'inputTokens', Math.max(0, (num(u.input_tokens) ?? 0) - base.input));
     add(s, 'cachedInputTokens', Math.max(0, (num(u.cached_input_tokens) ?? 0) - base.cached));
+    // output_tokens counts the reasoning tokens too (the Responses API's usage, as codex passes it on).
     add(s, 'outputTokens', Math.max(0, (num(u.output_tokens) ?? 0) - base.output));
+    const reasoning = num(u.reasoning_output_tokens);
+    if (reasoning !== undefined) add(s, 'reasoningTokens', Math.max(0, reasoning - base.reasoning));
   }
 
   private item(item: JsonObject | undefined, completed: boolean, out: ParsedLine[]): void {

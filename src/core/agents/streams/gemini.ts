@@ -4,7 +4,7 @@
 // (severity, message: warnings and API errors such as quota) and one `result` (status, error,
 // stats: total/input/output tokens, cached, duration_ms, tool_calls). Also reads the single
 // object of `--output-format json` (`response`, `stats`, `error`), printed over several lines.
-import { add, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import { addModel, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 
@@ -95,20 +95,25 @@ export class GeminiStream extends LineStream {
     // The json format nests per-model token counts under stats.models.<name>.tokens.
     const models = obj(stats?.models);
     if (models) {
-      for (const m of Object.values(models)) {
+      for (const [name, m] of Object.entries(models)) {
         const t = obj(obj(m)?.tokens);
-        add(s, 'inputTokens', num(t?.prompt));
-        add(s, 'outputTokens', num(t?.candidates));
-        add(s, 'cachedInputTokens', num(t?.cached));
+        const input = num(t?.prompt) ?? 0, candidates = num(t?.candidates) ?? 0, thoughts = num(t?.thoughts) ?? 0;
+        addModel(s, name, { input, cached: num(t?.cached) ?? 0, output: candidates + thoughts, reasoning: thoughts });
       }
     }
   }
 
+  // Per model: input_tokens is the prompt (cached part included), output_tokens the candidates
+  // without the thoughts, which total_tokens counts: the rest of the total is reasoning, billed as output.
   private stats(st: JsonObject | undefined): void {
     if (!st) return;
-    add(this.summary, 'inputTokens', num(st.input_tokens));
-    add(this.summary, 'outputTokens', num(st.output_tokens));
-    add(this.summary, 'cachedInputTokens', num(st.cached));
+    const models = obj(st.models);
+    const lines = models && Object.keys(models).length > 0 ? Object.entries(models).map(([n, m]) => [n, obj(m)] as const) : [[this.summary.model ?? '', st] as const];
+    for (const [name, m] of lines) {
+      const input = num(m?.input_tokens) ?? 0, candidates = num(m?.output_tokens) ?? 0;
+      const reasoning = Math.max(0, (num(m?.total_tokens) ?? input + candidates) - input - candidates);
+      addModel(this.summary, name, { input, cached: num(m?.cached) ?? 0, output: candidates + reasoning, reasoning });
+    }
   }
 
   private text(content: string, delta: boolean, out: ParsedLine[]): void {

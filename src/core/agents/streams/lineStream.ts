@@ -1,5 +1,6 @@
 // The part every JSON-lines agent stream shares: splitting chunks into lines (a line may arrive
 // in pieces, or many in one chunk), telling events from noise, and the growing summary.
+import type { TokenCounts } from '../../cost/prices';
 import type { AgentStream, AgentSummary, ParsedLine } from './types';
 
 /** Longest line kept whole; past it the line is cut (a runaway tool output must not grow memory unbounded). */
@@ -91,9 +92,25 @@ export const obj = (v: unknown): JsonObject | undefined =>
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Adds `n` to a summary counter, leaving it absent while the agent reports nothing. */
-export function add(summary: AgentSummary, key: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'turns', n: number | undefined): void {
+export function add(summary: AgentSummary, key: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens' | 'turns', n: number | undefined): void {
   if (n === undefined) return;
   summary[key] = (summary[key] ?? 0) + n;
+}
+
+/** Adds one model's tokens to the summary: its totals and its line by model. */
+export function addModel(summary: AgentSummary, model: string, t: TokenCounts): void {
+  add(summary, 'inputTokens', t.input);
+  add(summary, 'cachedInputTokens', t.cached);
+  add(summary, 'outputTokens', t.output);
+  add(summary, 'reasoningTokens', t.reasoning);
+  const models = (summary.models ??= {});
+  const m = models[model];
+  models[model] = m ? { input: m.input + t.input, cached: m.cached + t.cached, output: m.output + t.output, reasoning: m.reasoning + t.reasoning } : t;
+}
+
+/** Forgets the summary's tokens (an agent's final figures replace what it reported along the way). */
+export function clearTokens(summary: AgentSummary): void {
+  delete summary.inputTokens; delete summary.cachedInputTokens; delete summary.outputTokens; delete summary.reasoningTokens; delete summary.models;
 }
 
 /** An epoch the agent printed, in seconds or milliseconds, as a Date. */

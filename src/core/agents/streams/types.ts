@@ -1,5 +1,6 @@
 // What an agent's stdout becomes while it runs: readable log lines now, and a summary (session,
 // turns, tokens, cost, final answer, errors) that grows as events arrive and is final after end().
+import type { TokenCounts } from '../../cost/prices';
 
 /** One readable log line (never contains a newline). */
 export interface ParsedLine {
@@ -16,8 +17,13 @@ export interface AgentSummary {
   turns?: number;
   inputTokens?: number;
   outputTokens?: number;
-  /** Input tokens served from the provider's cache (a subset of, or beside, inputTokens as the agent counts them). */
+  /** Input tokens served from the provider's cache: a part of inputTokens, which counts every input token. */
   cachedInputTokens?: number;
+  /** Reasoning (thinking) tokens: a part of outputTokens, which counts every output token (as providers bill them). */
+  reasoningTokens?: number;
+  /** The same tokens by the model that used them, when the agent says (what a cost is estimated from: cost/prices.ts). */
+  models?: Record<string, TokenCounts>;
+  /** The cost the agent itself reported (claude); absent when it reports none (codex, gemini), which Braid then estimates. */
   costUsd?: number;
   /** The agent's final answer: the step's output. Absent for plain-text agents (the stdout tail is used). */
   finalText?: string;

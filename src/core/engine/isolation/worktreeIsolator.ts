@@ -4,7 +4,7 @@
 // shared steps lock through) only around its merge-back: overlapping worktree steps work side by
 // side in their own trees, and only their landings, and shared steps writing there, take turns.
 // Without `mergeLocks` the scheduler is taken to hold the step's locks for the whole attempt.
-// Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed and conflicted
+// Clean-up never loses work: succeeded and canceled attempts' worktrees go, failed, conflicted and budget-stopped
 // ones stay for the user (`braid clean`). Every committed change is recorded (changeRecord.ts);
 // a `review: true` step's waits, its worktree kept, until `land` (approve) or `reject`, and a
 // conflicted one can `land` again (`braid merge`) without running the step again. An alternative
@@ -211,7 +211,8 @@ export class WorktreeIsolator implements Isolator {
       }
       const bodyStarted = Date.now() - 1000; // mtimes are coarse on some file systems
       let r = await body(tree.path);
-      if (r.status === 'canceled') return await dropTree(await unfinished(r));
+      // Stopped at a budget: what it did so far cost money, and stays in its worktree for a look or a retry.
+      if (r.status === 'canceled' && ctx.signal.reason !== 'budget') return await dropTree(await unfinished(r));
       if (r.status !== 'succeeded') return this.keep(step.id, path, await unfinished(r));
       const extra = await ignoredWrites(tree.path, step.writes, bodyStarted);
       if (extra.notLanded.length > 0) {

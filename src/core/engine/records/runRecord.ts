@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
-import type { AttemptResult } from '../types';
+import type { AttemptResult, CostSource } from '../types';
 import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
 
 export interface AttemptRecord {
@@ -11,8 +11,11 @@ export interface AttemptRecord {
   reason?: ReasonCode; message?: string; durationMs?: number;
   /** How the attempt ended; when absent, a succeeded step's last attempt is taken as its success. */
   status?: AttemptResult['status'];
-  /** What its agent reported (agent steps). */
-  sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number;
+  /** What its agent reported (agent steps), so far while it runs; AgentUsage (engine/types.ts) says what each counts. */
+  sessionId?: string; model?: string; turns?: number;
+  inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number;
+  /** Its cost: `reported` by the agent or `estimated` by Braid from its tokens; `costUnknown` says why there is none. */
+  costUsd?: number; costSource?: CostSource; costUnknown?: string;
   /** The change this attempt committed (worktree steps); kept when a later attempt replaces the step's. */
   changes?: ChangeRecord;
 }
@@ -27,8 +30,10 @@ export interface StepRecord {
   retryAt?: string;
   /** Where a kept worktree is: an absolute path (records before worktrees left the workspace: workspace-relative). */
   worktree?: string;
-  /** What its agents reported spending, every attempt of every run of it; and its latest agent session. */
-  costUsd?: number; sessionId?: string;
+  /** What its agents spent, every attempt of every run of it, and whether reported or estimated; and its latest agent session. */
+  costUsd?: number; costSource?: CostSource; sessionId?: string;
+  /** Its attempts' tokens added up (agent steps). */
+  inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number;
   /** Worktree steps: the change its last attempt committed (`files: []` when nothing changed). */
   changes?: ChangeRecord;
   /** When `braid revert` took its landed change back out of the workspace. */
@@ -56,8 +61,8 @@ export interface RunRecord {
   status: RunStatus; createdAt: string; endedAt?: string;
   /** `budget`: the run stopped at its `max-cost-usd`. */
   reason?: 'budget';
-  /** What the run's agents reported spending (the sum of its steps'). */
-  costUsd?: number;
+  /** What the run's agents spent (the sum of its steps'), and whether reported, estimated or both. */
+  costUsd?: number; costSource?: CostSource;
   /** The process that runs it; `procStart` (Linux) tells a reused pid apart. */
   host: { pid: number; hostname: string; procStart?: string };
   /** The plan as it ran. */
@@ -68,6 +73,8 @@ export interface RunRecord {
 export interface RunSummary {
   id: string; planFile: string; planName: string; status: RunStatus; createdAt: string; endedAt?: string;
   counts: Record<StepStatus, number>;
+  /** What its agents spent, reported or estimated. */
+  costUsd?: number; costSource?: CostSource;
 }
 
 /**
@@ -97,5 +104,6 @@ export function summarize(r: RunRecord): RunSummary {
   return {
     id: r.id, planFile: r.planFile, planName: r.planName, status: r.status, createdAt: r.createdAt,
     ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}), counts,
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource !== undefined ? { costSource: r.costSource } : {}) } : {}),
   };
 }

@@ -4,11 +4,15 @@
 import { alternativeId } from '../scheduling/alternatives';
 import type { StepState } from '../scheduling/stepState';
 import type { RunRecord, StepRecord } from './runRecord';
+import { joinSource } from '../scheduling/costLedger';
+import { attemptUsage } from '../stepEvents';
+import type { CostSource } from '../types';
 import { TERMINAL } from '../../status';
 import type { ChangeRecord } from '../isolation/changeRecord';
 
 export class RunRecorder {
   private readonly costs = new Map<string, number>();
+  private readonly sources = new Map<string, CostSource>();
 
   /**
    * `before`: how many attempts each step's record held when this run began (a retry keeps earlier
@@ -22,8 +26,11 @@ export class RunRecorder {
     /** The change the step's last attempt committed, if it made one. */
     private readonly changeOf: (stepId: string) => ChangeRecord | undefined = () => undefined,
   ) {
-    for (const s of Object.values(record.steps)) if (s.costUsd !== undefined) this.costs.set(s.id, s.costUsd);
-    if (this.costs.size > 0) record.costUsd = this.total(); else delete record.costUsd;
+    for (const s of Object.values(record.steps)) {
+      if (s.costUsd !== undefined) this.costs.set(s.id, s.costUsd);
+      if (s.costSource !== undefined) this.sources.set(s.id, s.costSource);
+    }
+    if (this.costs.size > 0) { record.costUsd = this.total(); this.setSource(); } else { delete record.costUsd; delete record.costSource; }
   }
 
   /** The scheduler's onState. */
@@ -55,11 +62,18 @@ export class RunRecorder {
     }
     if (st.winner) { rec.winner = st.winner.index; rec.winnerWhy = st.winner.why; } else { delete rec.winner; delete rec.winnerWhy; }
     this.record.steps[st.id] = rec;
-    if (rec.costUsd !== prev?.costUsd) {
+    if (rec.costUsd !== prev?.costUsd || rec.costSource !== prev?.costSource) {
       if (rec.costUsd !== undefined) this.costs.set(st.id, rec.costUsd); else this.costs.delete(st.id);
-      if (this.costs.size > 0) this.record.costUsd = this.total();
+      if (rec.costSource !== undefined) this.sources.set(st.id, rec.costSource); else this.sources.delete(st.id);
+      if (this.costs.size > 0) { this.record.costUsd = this.total(); this.setSource(); }
     }
     this.save(this.record);
+  }
+
+  private setSource(): void {
+    let s: CostSource | undefined;
+    for (const v of this.sources.values()) s = joinSource(s, v);
+    if (s !== undefined) this.record.costSource = s; else delete this.record.costSource;
   }
 
   // A sum, not a running total: adding and taking back floats would drift from what a reader adds up.
@@ -80,6 +94,9 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
   // Cost: earlier runs' attempts, plus this run's (the running attempt's so far included).
   const earlier = rec.attempts.slice(0, before).reduce<number | undefined>((sum, a) => (a.costUsd !== undefined ? (sum ?? 0) + a.costUsd : sum), undefined);
   if (st.costUsd !== undefined || earlier !== undefined) rec.costUsd = (earlier ?? 0) + (st.costUsd ?? 0);
+  const earlierSource = rec.attempts.slice(0, before).reduce<CostSource | undefined>((s, a) => joinSource(s, a.costSource), undefined);
+  const source = joinSource(earlierSource, st.costSource);
+  if (source !== undefined) rec.costSource = source;
   if (st.sessionId !== undefined) rec.sessionId = st.sessionId;
   if (st.status === 'running') {
     // Progress reports (cost, session) come as more `running` states of the same attempt.
@@ -93,6 +110,10 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
     delete rec.endedAt; delete rec.exitCode; delete rec.signal; delete rec.reason; delete rec.message; delete rec.retryAt;
     // A worktree step's merge-back waiting for a lock: noted while it waits.
     if (st.waitingFor) rec.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] }; else delete rec.waitingFor;
+    // The running attempt's tokens and cost so far: run.json follows it live.
+    const live = st.current ? attemptUsage(st.current) : undefined;
+    if (live) rec.attempts[rec.attempts.length - 1] = { ...rec.attempts[rec.attempts.length - 1]!, ...live };
+    sumTokens(rec);
     return rec;
   }
   const o = st.outcome ?? {};
@@ -122,5 +143,17 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
     rec.endedAt = new Date(o.endedAt).toISOString();
     if (rec.startedAt) rec.durationMs = o.endedAt - Date.parse(rec.startedAt);
   }
+  sumTokens(rec);
   return rec;
+}
+
+const TOKENS = ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const;
+
+/** The step's tokens: its attempts' added up (absent when no attempt counted any). */
+function sumTokens(rec: StepRecord): void {
+  for (const k of TOKENS) {
+    let sum: number | undefined;
+    for (const a of rec.attempts) if (a[k] !== undefined) sum = (sum ?? 0) + a[k];
+    if (sum !== undefined) rec[k] = sum; else delete rec[k];
+  }
 }

@@ -7,7 +7,8 @@ import { dict } from '../../plan/dict';
 import type { AlternativeDef, GraphStep, PickPolicy } from '../../plan/types';
 import type { Clock } from './clock';
 import { previousAttempt } from './retry';
-import type { AgentProgress, AgentUsage, AttemptContext, AttemptResult, PreviousAttempt, StepRunner } from '../types';
+import type { AgentProgress, AgentUsage, AttemptContext, AttemptResult, CostSource, PreviousAttempt, StepRunner } from '../types';
+import { joinSource } from './costLedger';
 
 export type AlternativeStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict';
 
@@ -17,6 +18,9 @@ export interface AlternativeState {
   status: AlternativeStatus;
   attempts: number;
   costUsd?: number;
+  /** Its attempts' tokens added up, and whether its cost is reported or estimated (AgentUsage). */
+  costSource?: CostSource;
+  inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number;
   score?: number;
   message?: string;
 }
@@ -84,11 +88,14 @@ const addUsage = (a: AgentUsage, b: AgentUsage | undefined): AgentUsage => {
   if (!b) return a;
   const sum = (x: number | undefined, y: number | undefined) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
   const out: { -readonly [K in keyof AgentUsage]: AgentUsage[K] } = { ...a };
-  for (const k of ['turns', 'inputTokens', 'outputTokens', 'costUsd'] as const) {
+  for (const k of ['turns', 'inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens', 'costUsd'] as const) {
     const v = sum(a[k], b[k]);
     if (v !== undefined) out[k] = v;
   }
+  const source = joinSource(a.costSource, b.costSource);
+  if (source !== undefined) out.costSource = source;
   if (b.sessionId !== undefined) out.sessionId = b.sessionId;
+  if (b.model !== undefined) out.model = a.model === undefined || a.model === b.model ? b.model : a.model;
   return out;
 };
 
@@ -208,6 +215,8 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
       r.spent = addUsage(r.spent, res.agent);
       delete r.current;
       if (r.spent.costUsd !== undefined) r.state.costUsd = r.spent.costUsd;
+      if (r.spent.costSource !== undefined) r.state.costSource = r.spent.costSource;
+      for (const k of ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const) if (r.spent[k] !== undefined) r.state[k] = r.spent[k];
       // Without an isolator nothing asks before landing: the alternative's success is its candidacy.
       if (res.status === 'succeeded' && !settled && !(await candidate(r, res))) res = { ...res, status: 'canceled', reason: 'canceled' };
       if (res.status === 'canceled' && winner && winner.index !== r.def.index) res = { ...res, message: `alternative ${winner.index} won` };

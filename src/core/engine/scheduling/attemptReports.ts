@@ -22,6 +22,10 @@ export interface ReportsHost {
   emit(e: EventBody): void;
   /** A cost changed: the run's budget may be reached. */
   checkBudget(): void;
+  /** Why the step must stop because its run or its pool spent past its budget (budgets.ts); undefined: it goes on. */
+  overrun(step: GraphStep): string | undefined;
+  /** Notes why the step is being stopped at a budget (its end says so). */
+  stoppedAtBudget(id: string, why: string): void;
 }
 
 export class AttemptReports {
@@ -65,6 +69,10 @@ export class AttemptReports {
     this.progress.mark(step.id);
     if (costChanged) {
       if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');
+      // A budget counts what is being spent: a step streaming past what the run (or its pool) may
+      // still spend is stopped now, its work kept, not left to finish at any price.
+      const over = ctl.aborted ? undefined : this.host.overrun(step);
+      if (over !== undefined) { this.host.stoppedAtBudget(step.id, over); ctl.abort('budget'); }
       this.host.checkBudget();
     }
   }

@@ -1,5 +1,5 @@
-// The run's `max-cost-usd`: once what its agents report spending reaches it, no new step starts
-// and the caller is asked. `continue` lets the run spend one more budget's worth before asking
+// One budget (the run's `max-cost-usd`, or a pool's: budgets.ts): once what its agents spend
+// (reported or estimated, running attempts included) reaches it, no new step starts and the caller is asked. `continue` lets the run spend one more budget's worth before asking
 // again; `stop` (the default, and what a failed or throwing ask means) ends the run there.
 
 export type BudgetDecision = 'continue' | 'stop';
@@ -24,6 +24,9 @@ export class RunBudget {
     if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0)) throw new RangeError(`max-cost-usd must be a finite number ≥ 0, got ${budgetUsd}`);
     this.threshold = budgetUsd;
   }
+
+  /** What may be spent now before a running step is stopped: the budget as last raised; undefined without one. */
+  get limit(): number | undefined { return this.threshold; }
 
   /** Whether a new step may start now. */
   get open(): boolean { return this.state === 'open'; }

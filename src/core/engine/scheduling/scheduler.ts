@@ -6,7 +6,7 @@ import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import { foldUsage } from '../steps/agentProgress';
 import { raceBestOf, type BestOfHost } from './bestOfAttempt';
-import { RunBudget } from './budget';
+import { Budgets } from './budgets';
 import { realClock, type Clock } from './clock';
 import { RunningAttempt, type AttemptAbort } from './attempt';
 import { AttemptReports } from './attemptReports';
@@ -53,7 +53,9 @@ export class Scheduler {
   private readonly clock: Clock;
   private readonly reports: AttemptReports;
   private readonly pools: PoolLimits;
-  private readonly budget: RunBudget;
+  private readonly budgets: Budgets;
+  /** Why a running step was stopped at the run's or its pool's budget (its own budget says its own). */
+  private readonly budgetStops = new Map<string, string>();
   private readonly costs = new CostLedger();
   private readonly cap: number;
   private readonly runAbort = new AbortController();
@@ -86,13 +88,15 @@ export class Scheduler {
       costs: this.costs,
       onState: o.onState,
       emit: (e) => this.emit(e),
-      checkBudget: () => this.budget.check(),
+      checkBudget: () => this.budgets.check(),
+      overrun: (step) => this.budgets.overrun(step),
+      stoppedAtBudget: (id, why) => this.budgetStops.set(id, why),
     }, o.outputIntervalMs);
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
     this.slots = new SlotLedger(this.cap, this.pools);
     this.bestOfHost = {
       runId: o.runId, runner: o.runner, clock: this.clock, slots: this.slots, waitForPick: o.waitForPick,
-      going: () => !this.runAbort.signal.aborted && !this.budget.stopped,
+      going: () => !this.runAbort.signal.aborted && !this.budgets.run.stopped,
       changed: (st) => this.changed(st),
       flushProgress: (id) => this.reports.flushProgress(id),
       dispatch: () => this.dispatch(),
@@ -103,12 +107,11 @@ export class Scheduler {
       changed: (st) => this.changed(st),
       leaveReview: (id, r) => this.leaveReview(id, r),
     };
-    this.budget = new RunBudget(o.budgetUsd ?? this.g.plan.maxCostUsd, o.onBudget, {
-      spent: () => this.costs.total(),
-      reached: (spentUsd, budgetUsd) => this.emit({ type: 'budget', spentUsd, budgetUsd }),
-      decided: (decision, spentUsd, budgetUsd) => {
-        this.emit({ type: 'budget', spentUsd, budgetUsd, decision });
-        if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd);
+    this.budgets = new Budgets(o.budgetUsd ?? this.g.plan.maxCostUsd, this.g.plan.poolBudgets ?? {}, this.costs, o.onBudget, {
+      reached: (spentUsd, budgetUsd, pool) => this.emit({ type: 'budget', spentUsd, budgetUsd, ...(pool !== undefined ? { pool } : {}) }),
+      decided: (decision, spentUsd, budgetUsd, pool) => {
+        this.emit({ type: 'budget', spentUsd, budgetUsd, decision, ...(pool !== undefined ? { pool } : {}) });
+        if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd, pool);
         else this.dispatch();
       },
     });
@@ -200,7 +203,7 @@ export class Scheduler {
   private evaluate(id: string): void {
     const step = this.g.steps.get(id)!;
     if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
-    if (this.budget.stopped) return this.finish(id, { status: 'canceled', reason: 'budget', message: 'not started: the run reached its budget' });
+    if (this.budgets.stopped(step)) return this.finish(id, { status: 'canceled', reason: 'budget', message: this.budgets.run.stopped ? 'not started: the run reached its budget' : `not started: pool ${step.pool} reached its budget` });
     const skip = skipReason(this.g, step, this.statusOf);
     if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
     this.ready.insert(id);
@@ -220,10 +223,10 @@ export class Scheduler {
     try {
       do {
         this.again = false;
-        for (let i = 0; i < this.ready.length && this.slots.busy < this.cap && this.budget.open;) {
+        for (let i = 0; i < this.ready.length && this.slots.busy < this.cap && this.budgets.run.open;) {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
-          if (!this.slots.poolHasRoom(step)) { this.hold(id, undefined); i++; continue; }
+          if (!this.slots.poolHasRoom(step) || !this.budgets.open(step)) { this.hold(id, undefined); i++; continue; }
           // A best-of step waits for slots enough for its alternatives; what ranks below it waits
           // too, or a stream of one-slot steps would keep it from ever starting.
           if (this.slots.busy + this.slots.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
@@ -260,6 +263,7 @@ export class Scheduler {
 
   private start(step: GraphStep, release: () => void): void {
     const st = this.states.get(step.id)!;
+    this.budgets.track(step);
     st.attempt += 1;
     const answer = st.answer;
     st.answer = undefined;
@@ -293,14 +297,16 @@ export class Scheduler {
     foldUsage(st, r.agent, this.costs);
     // Past its own budget, the attempt ends `budget` whatever the process managed to do meanwhile.
     if (ctl.aborted && ctl.reason === 'budget') {
-      r = { ...r, status: 'canceled', reason: 'budget', message: `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
+      const why = this.budgetStops.get(step.id);
+      this.budgetStops.delete(step.id);
+      r = { ...r, status: 'canceled', reason: 'budget', message: why ?? `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded; and the
     // dispatch waits for the lock, or the freed slot would go to a worse step while the best
     // ready one still saw this step's lock held.
     this.deferDispatch++;
     try {
-      this.budget.check();
+      this.budgets.check();
       this.settleAttempt(step, r);
     } finally {
       this.deferDispatch--;
@@ -315,7 +321,7 @@ export class Scheduler {
     if (r.status === 'conflict') return this.answerConflict(step, st, r);
     if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const next = nextAttempt({
-      step, st, result: r, going: !this.runAbort.signal.aborted && !this.budget.stopped, now: this.clock.now(),
+      step, st, result: r, going: !this.runAbort.signal.aborted && !this.budgets.stopped(step), now: this.clock.now(),
       random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
     });
     if (next.kind === 'finish') return this.finish(step.id, next.result);
@@ -336,7 +342,7 @@ export class Scheduler {
 
   /** A conflict: answered by another attempt (`on-conflict: resolve | rerun`), which takes a slot as any does, or the step's end. */
   private answerConflict(step: GraphStep, st: StepState, r: AttemptResult): void {
-    const answer = conflictAnswer(step, st, r, !this.runAbort.signal.aborted && !this.budget.stopped);
+    const answer = conflictAnswer(step, st, r, !this.runAbort.signal.aborted && !this.budgets.stopped(step));
     if (!answer) return this.finish(step.id, r);
     st.resolutions = (st.resolutions ?? 0) + 1;
     st.answer = r.conflictPaths ? { ...answer, paths: r.conflictPaths } : answer;
@@ -366,12 +372,13 @@ export class Scheduler {
     this.finish(id, r);
   }
 
-  /** The run's budget is spent and the answer was stop: nothing else starts; running steps finish. */
-  private stopForBudget(spentUsd: number, budgetUsd: number): void {
-    const message = `not started: the run reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
+  /** A budget is spent and the answer was stop: nothing else it covers starts (the run's steps, or the pool's); running steps finish. */
+  private stopForBudget(spentUsd: number, budgetUsd: number, pool?: string): void {
+    const message = `not started: ${pool === undefined ? 'the run' : `pool ${pool}`} reached its budget (${formatUsd(spentUsd)} of ${formatUsd(budgetUsd)})`;
     for (const id of this.g.order) {
       const st = this.states.get(id)!;
       if (TERMINAL.has(st.status) || this.running.has(id)) continue;
+      if (pool !== undefined && this.g.steps.get(id)!.pool !== pool) continue;
       if (this.waits.abort(id, 'budget')) continue;
       this.ready.remove(id);
       this.finish(id, { status: 'canceled', reason: 'budget', message });
@@ -418,7 +425,7 @@ export class Scheduler {
     this.releaseSub?.dispose();
     this.reports.dispose();
     this.pools.dispose();
-    this.budget.close();
+    this.budgets.close();
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
     if (status === 'succeeded') {
       for (const s of this.states.values()) {
@@ -427,9 +434,9 @@ export class Scheduler {
         if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
       }
     }
-    const budget = this.budget.stopped && status !== 'canceled';
+    const budget = this.budgets.anyStopped && status !== 'canceled';
     if (budget) status = 'failed';
-    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total() } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
+    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total(), ...(this.costs.source() ? { costSource: this.costs.source()! } : {}) } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
   }
 
   private changed(st: StepState): void {

@@ -3,10 +3,10 @@
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { RaceOptions } from './alternatives';
-import type { BudgetAsk } from './budget';
+import type { BudgetsAsk } from './budgets';
 import type { Clock } from './clock';
 import type { StepState } from './stepState';
-import type { ConflictAttempt, EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { ConflictAttempt, CostSource, EngineEvent, PreviousAttempt, StepRunner } from '../types';
 import type { RunStatus, StepStatus } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -52,8 +52,8 @@ export interface SchedulerOptions {
   readonly outputIntervalMs?: number;
   /** The run's budget; default the plan's `max-cost-usd`. */
   readonly budgetUsd?: number;
-  /** Asked when the run's spending reaches its budget; without it the run stops there. */
-  readonly onBudget?: BudgetAsk;
+  /** Asked when the run's (or a pool's) spending reaches its budget; without it what the budget covers stops there. */
+  readonly onBudget?: BudgetsAsk;
   readonly maxRateLimitRequeues?: number;
   /** A best-of step with `pick: review`: resolves to the alternative the user picked (`braid pick`). */
   readonly waitForPick?: RaceOptions['waitForPick'];
@@ -64,6 +64,7 @@ export interface RunResult {
   readonly steps: ReadonlyMap<string, Readonly<StepState>>;
   /** What the run's agents reported spending; absent when none reported a cost. */
   readonly costUsd?: number;
+  readonly costSource?: CostSource;
   /** `budget`: the run stopped at its `max-cost-usd`. */
   readonly reason?: 'budget';
 }

@@ -2,7 +2,7 @@
 // far, its spending, how it stands outside an attempt) and its current attempt, made new at each
 // start so nothing of one attempt carries into the next. The run store folds both into the
 // step's record.
-import type { AgentUsage } from '../types';
+import type { AgentUsage, CostSource } from '../types';
 import type { ReasonCode, StepStatus } from '../../status';
 import type { AlternativeState, Winner } from './alternatives';
 
@@ -17,10 +17,16 @@ export interface AttemptState {
   readonly number: number;
   readonly startedAt: number;
   endedAt?: number;
-  /** Its agent's usage: so far while it runs, as it ended after. */
+  /** Its agent's usage: so far while it runs, as it ended after (AgentUsage says what each counts). */
+  model?: string;
   turns?: number;
   inputTokens?: number;
+  cachedInputTokens?: number;
   outputTokens?: number;
+  reasoningTokens?: number;
+  costUsd?: number;
+  costSource?: CostSource;
+  costUnknown?: string;
   /** The running agent's last readable line. */
   activity?: string;
 }
@@ -53,8 +59,9 @@ export interface StepState {
   output?: string;
   /** Rate-limited attempts in this run (they do not count against `retries`). */
   rateLimited?: number;
-  /** What the agent reported spending in this run, every attempt (the running one so far). */
+  /** What the agent reported spending in this run, every attempt (the running one so far), reported or estimated. */
   costUsd?: number;
+  costSource?: CostSource;
   /** The agent's latest session id. */
   sessionId?: string;
   /** The usage the last ended attempt reported (what its attempt record keeps). */

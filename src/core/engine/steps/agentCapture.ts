@@ -8,8 +8,11 @@ import type { ThreadUsage } from '../../agents/streams/codex';
 import { createAgentStream } from '../../agents/streams/createStream';
 import { StderrFilter } from '../../agents/streams/stderrFilter';
 import type { AgentStream, AgentSummary, ParsedLine } from '../../agents/streams/types';
+
+export { usageOf };
 import type { AgentDef } from '../../plan/types';
-import type { AgentProgress, AgentUsage, AttemptContext, OutputStream } from '../types';
+import { usageOf, type Pricing } from '../../cost/agentCost';
+import type { AgentProgress, AttemptContext, OutputStream } from '../types';
 
 const TAIL_CHARS = 64 * 1024;
 
@@ -23,7 +26,8 @@ export class AgentCapture {
 
   /**
    * `log`: the readable step log; `raw`: the raw stream's file (structured agents only);
-   * `resumedUsage`: what a resumed session had used before (createAgentStream).
+   * `resumedUsage`: what a resumed session had used before (createAgentStream); `pricing`: how
+   * its tokens become a cost when the agent reports none (cost/agentCost.ts).
    */
   constructor(
     format: AgentDef['format'],
@@ -31,6 +35,7 @@ export class AgentCapture {
     private readonly raw: Writable | undefined,
     private readonly ctx: Pick<AttemptContext, 'onOutput' | 'onAgent'>,
     resumedUsage?: ThreadUsage,
+    private readonly pricing?: Pricing,
   ) {
     this.parser = format === 'text' ? undefined : createAgentStream(format, resumedUsage);
   }
@@ -90,7 +95,7 @@ export class AgentCapture {
       this.ctx.onOutput('stdout', text);
       activity = lines.filter((l) => l.kind !== 'info' && l.kind !== 'raw').pop()?.text;
     }
-    const now: AgentProgress = { ...usageOf(s), ...(activity !== undefined ? { activity } : {}) };
+    const now: AgentProgress = { ...usageOf(s, this.pricing), ...(activity !== undefined ? { activity } : {}) };
     const changed = activity !== undefined || (Object.keys(now) as (keyof AgentProgress)[]).some((k) => k !== 'activity' && now[k] !== this.sent[k]);
     if (!changed) return;
     this.sent = { ...this.sent, ...now };
@@ -98,15 +103,5 @@ export class AgentCapture {
   }
 }
 
-/** The part of an agent's summary a step records. */
-export function usageOf(s: AgentSummary): AgentUsage {
-  return {
-    ...(s.sessionId !== undefined ? { sessionId: s.sessionId } : {}),
-    ...(s.turns !== undefined ? { turns: s.turns } : {}),
-    ...(s.inputTokens !== undefined ? { inputTokens: s.inputTokens } : {}),
-    ...(s.outputTokens !== undefined ? { outputTokens: s.outputTokens } : {}),
-    ...(s.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
-  };
-}
 
 const clip = (s: string) => (s.length > TAIL_CHARS ? s.slice(-TAIL_CHARS) : s);

@@ -1,7 +1,7 @@
 // Folding what an agent reports into its step's state and the run's cost ledger: progress while
 // it runs, and the usage of an attempt that ended.
 import type { CostLedger } from '../scheduling/costLedger';
-import type { StepState } from '../scheduling/stepState';
+import type { AttemptState, StepState } from '../scheduling/stepState';
 import type { AgentProgress, AgentUsage } from '../types';
 
 /** Folds a running attempt's progress in; `recorded`: a new session, `costChanged`: a new cost. */
@@ -9,12 +9,13 @@ export function foldProgress(st: StepState, p: AgentProgress, costs: CostLedger)
   const recorded = p.sessionId !== undefined && p.sessionId !== st.sessionId;
   if (p.sessionId !== undefined) st.sessionId = p.sessionId;
   const a = st.current!; // progress comes only from a running attempt
-  if (p.turns !== undefined) a.turns = p.turns;
-  if (p.inputTokens !== undefined) a.inputTokens = p.inputTokens;
-  if (p.outputTokens !== undefined) a.outputTokens = p.outputTokens;
+  foldTokens(a, p);
   if (p.activity !== undefined) a.activity = p.activity;
   const costChanged = p.costUsd !== undefined && p.costUsd !== costs.attempt(st.id);
-  if (p.costUsd !== undefined) st.costUsd = costs.report(st.id, p.costUsd);
+  if (p.costUsd !== undefined) {
+    st.costUsd = costs.report(st.id, p.costUsd, p.costSource);
+    st.costSource = costs.stepSource(st.id);
+  }
   return { recorded, costChanged };
 }
 
@@ -23,11 +24,19 @@ export function foldUsage(st: StepState, usage: AgentUsage | undefined, costs: C
   if (usage) {
     st.lastUsage = usage;
     if (usage.sessionId !== undefined) st.sessionId = usage.sessionId;
-    const a = st.current!; // the attempt that just ended
-    if (usage.turns !== undefined) a.turns = usage.turns;
-    if (usage.inputTokens !== undefined) a.inputTokens = usage.inputTokens;
-    if (usage.outputTokens !== undefined) a.outputTokens = usage.outputTokens;
+    foldTokens(st.current!, usage); // the attempt that just ended
   } else delete st.lastUsage;
-  const cost = costs.end(st.id, usage?.costUsd);
-  if (cost !== undefined) st.costUsd = cost;
+  const cost = costs.end(st.id, usage?.costUsd, usage?.costSource);
+  if (cost !== undefined) { st.costUsd = cost; st.costSource = costs.stepSource(st.id); }
+}
+
+function foldTokens(a: AttemptState, u: AgentUsage): void {
+  if (u.model !== undefined) a.model = u.model;
+  if (u.turns !== undefined) a.turns = u.turns;
+  if (u.inputTokens !== undefined) a.inputTokens = u.inputTokens;
+  if (u.cachedInputTokens !== undefined) a.cachedInputTokens = u.cachedInputTokens;
+  if (u.outputTokens !== undefined) a.outputTokens = u.outputTokens;
+  if (u.reasoningTokens !== undefined) a.reasoningTokens = u.reasoningTokens;
+  if (u.costUsd !== undefined) { a.costUsd = u.costUsd; a.costSource = u.costSource; delete a.costUnknown; }
+  if (u.costUnknown !== undefined) a.costUnknown = u.costUnknown;
 }

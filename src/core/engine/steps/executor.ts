@@ -18,7 +18,10 @@ import { lastNumber } from '../scheduling/alternatives';
 import { MAX_ARG_BYTES } from './largeValues';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { resolutionAgent, resolutionInvocation } from './resolutionInvocation';
-import { AgentCapture, usageOf } from './agentCapture';
+import { AgentCapture } from './agentCapture';
+import { usageOf, type Pricing } from '../../cost/agentCost';
+import { configuredModel } from '../../cost/agentModel';
+import type { PriceTable } from '../../cost/prices';
 import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../types';
@@ -76,7 +79,9 @@ export interface ExecutorOptions {
    * The tokens each resumed session had used before (its earlier attempts), by step id: codex
    * reports a resumed thread's whole usage, of which only the growth is the attempt's.
    */
-  readonly resumeUsage?: Map<string, { inputTokens?: number; outputTokens?: number }>;
+  readonly resumeUsage?: Map<string, { inputTokens?: number; outputTokens?: number; cachedInputTokens?: number; reasoningTokens?: number }>;
+  /** The user's own prices (the setting `braid.prices`); the plan's `prices:` win over them, and both over the pinned table. */
+  readonly prices?: PriceTable;
   /** Called once a step's own process has spawned (not its check or set-up); `spawnMs`: how long spawn() blocked. */
   readonly onSpawn?: (stepId: string, pid: number, spawnMs: number) => void;
   /** Warm launchers for steps' own processes (launcher.ts); without them each step is spawned at its start. */
@@ -137,6 +142,13 @@ export class StepExecutor implements StepRunner {
     return file;
   }
 
+  /** How an agent attempt's tokens are priced: the plan's prices, then the user's, then the pinned table; the model from its argv or its CLI's config when its stream will not say. */
+  private pricing(family: ReturnType<typeof agentFamily>, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Pricing {
+    const tables = [this.o.graph.plan.prices, this.o.prices].filter((t): t is PriceTable => t !== undefined);
+    const model = configuredModel(family, argv, env);
+    return { tables, ...(model !== undefined ? { model } : {}) };
+  }
+
   land(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined> {
     return this.o.isolator?.land?.(stepId, signal) ?? Promise.resolve(undefined);
   }
@@ -193,7 +205,8 @@ export class StepExecutor implements StepRunner {
     const seen = agent ? new FailureTail() : undefined;
     const onOutput = seen ? seen.wrap(ctx.onOutput) : ctx.onOutput;
     const resumedUsage = inv.resumed !== undefined ? this.o.resumeUsage?.get(step.id) : undefined;
-    const newCapture = (usage?: { inputTokens?: number; outputTokens?: number }) => agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }, usage) : undefined;
+    const pricing: Pricing | undefined = agent ? this.pricing(agentFamily(agent), inv.argv, inv.env) : undefined;
+    const newCapture = (usage?: ConstructorParameters<typeof AgentCapture>[4]) => agent ? new AgentCapture(agent.format, log.stream, raw?.stream, { onOutput, ...(ctx.onAgent ? { onAgent: ctx.onAgent } : {}) }, usage, pricing) : undefined;
     let capture = newCapture(resumedUsage);
     const onSpawn = this.o.onSpawn;
     // A person may step in while the agent runs (takeover.ts): its process is stopped, not the attempt.
@@ -255,6 +268,8 @@ export class StepExecutor implements StepRunner {
         this.o.resumeUsage?.set(step.id, {
           inputTokens: (before?.inputTokens ?? 0) + (summary.inputTokens ?? 0),
           outputTokens: (before?.outputTokens ?? 0) + (summary.outputTokens ?? 0),
+          cachedInputTokens: (before?.cachedInputTokens ?? 0) + (summary.cachedInputTokens ?? 0),
+          reasoningTokens: (before?.reasoningTokens ?? 0) + (summary.reasoningTokens ?? 0),
         });
       }
       const limited = agent && res.reason === 'exit' ? detectRateLimit({
@@ -267,12 +282,12 @@ export class StepExecutor implements StepRunner {
           status: 'failed', exitCode: res.exitCode, signal: res.signal, reason: 'rate-limited', durationMs: res.durationMs,
           message: failureMessage(`rate-limited: ${limited.evidence ?? 'limit reached'}`, res.exitCode),
           rateLimit: { ...(limited.resetAt ? { resetAt: limited.resetAt } : {}), ...(limited.evidence ? { evidence: limited.evidence } : {}) },
-          ...(summary ? { agent: usageOf(summary) } : {}),
+          ...(summary ? { agent: usageOf(summary, pricing) } : {}),
         };
       }
       // An agent that says it failed has failed, whatever its exit status.
       if (res.reason === 'exit' && res.exitCode === 0 && summary?.isError) {
-        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: failureMessage(`the agent reported an error: ${agentFailureReason(summary, '') ?? 'unknown'}`, 0), agent: usageOf(summary), ...seen!.result() };
+        return { status: 'failed', exitCode: 0, signal: null, reason: 'exit', durationMs: res.durationMs, message: failureMessage(`the agent reported an error: ${agentFailureReason(summary, '') ?? 'unknown'}`, 0), agent: usageOf(summary, pricing), ...seen!.result() };
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
         log.stream.write(checkHeader(step.check));
@@ -281,7 +296,7 @@ export class StepExecutor implements StepRunner {
         const c = await runProcess({ argv: confine ? confine.wrap(check.argv, cwd) : check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
         score = lastNumber(c.stdoutTail);
         if (c.reason !== 'exit' || c.exitCode !== 0) {
-          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary) } : {}), ...seen?.result() };
+          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary, pricing) } : {}), ...seen?.result() };
         }
       }
     } finally {
@@ -291,7 +306,7 @@ export class StepExecutor implements StepRunner {
     }
     const base = {
       exitCode: res.exitCode, signal: res.signal, durationMs: res.durationMs, ...(res.message !== undefined ? { message: res.message } : {}),
-      ...(summary ? { agent: usageOf(summary) } : {}),
+      ...(summary ? { agent: usageOf(summary, pricing) } : {}),
     };
     if (res.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled' };
     if (res.reason !== 'exit') return { ...base, status: 'failed', reason: res.reason, ...seen?.result() };
