@@ -11,6 +11,7 @@ import { buildGraph, planNameOf } from './graph';
 import { loadPlan } from './load';
 import { reachability, slowReach } from './reachability';
 import { reporter, tidy } from './reporter';
+import { checkNotify } from './notifyChecks';
 import { checkSchema } from './schemaCheck';
 import { checkStepRefs, checkTemplates } from './templateChecks';
 import type { Diagnostic, Graph, Isolation } from './types';
@@ -49,6 +50,7 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   const model = modelPlan(schema.plan, planNameOf(file, schema.plan.top.name), opts);
   const { order } = validateGraph(model, opts, report);
   const queries = checkTemplates(model, report);
+  checkNotify(schema.plan.top.notify, report);
   if (order) {
     const pairs = candidates(model, schema.plan.top.concurrency);
     // Only the steps some check will ask about get a bit in the index, so it stays small.

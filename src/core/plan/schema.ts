@@ -166,6 +166,8 @@ export const PLAN_FIELDS = {
   agents: z.record(nonEmpty('an agent name'), agentSchema).optional(),
   pools: z.record(z.string(), intRange(1)).optional(),
   'max-cost-usd': cost.optional(),
+  // Webhooks told when the run ends or waits on someone (notify/): URLs, secrets as `${{ env.NAME }}`.
+  notify: pathList('a webhook URL').optional(),
   base: nonEmpty('base').optional(),
   steps: z
     .record(

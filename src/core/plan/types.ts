@@ -130,6 +130,8 @@ export interface PlanInfo {
   readonly pools: Readonly<Record<string, number>>;
   readonly maxCostUsd?: number;
   readonly base?: string;
+  /** Webhook URLs as written (`${{ env.NAME }}` unresolved): read when the run starts (notify/). */
+  readonly notify?: readonly string[];
 }
 
 /** The compiled plan: steps in a topological order (ties by file order). */
