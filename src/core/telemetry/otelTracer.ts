@@ -54,7 +54,8 @@ class ReportingExporter implements SpanExporter {
 
 /** The endpoint as the user may see it: no credentials, no query. */
 function shownUrl(target: TraceTarget, env: Env): string {
-  const raw = target.url ?? env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? env.OTEL_EXPORTER_OTLP_ENDPOINT ?? 'http://localhost:4318';
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim().replace(/\/+$/, '')}/v1/traces` : undefined;
+  const raw = target.url ?? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined) ?? base ?? 'http://localhost:4318/v1/traces';
   try { const u = new URL(raw); return `${u.protocol}//${u.host}${u.pathname}`; } catch { return 'the OTLP endpoint'; }
 }
 
