@@ -7,6 +7,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { CompileOptions } from '../core/plan/compile';
 import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
+import { runWatchers } from '../core/engine/runWatchers';
 import type { Scheduler } from '../core/engine/scheduling/scheduler';
 import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
 import { RunStore } from '../core/engine/records/runStore';
@@ -76,6 +77,7 @@ interface ActiveRun {
 type RunParams = {
   planFile: string; only?: readonly string[]; from?: string; fresh?: boolean; concurrency?: number;
   compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
+  watch?: { otelEndpoint?: string; notify?: readonly string[] };
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
 
@@ -185,6 +187,7 @@ export class EngineHost {
         planFile: resolve(this.o.workspace, m.planFile),
         ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}), ...(m.fresh ? { fresh: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+        ...(m.watch ? { watch: m.watch } : {}),
       }));
       case 'retry': return this.retry(conn, m);
       case 'budgetDecision': {
@@ -242,6 +245,7 @@ export class EngineHost {
       this.reportStart(conn, m.id, 'retry', await this.startRun({
         planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) }, ...(m.resume ? { resume: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+        ...(m.watch ? { watch: m.watch } : {}),
       }));
     } finally {
       this.retrying.delete(m.runId);
@@ -263,6 +267,13 @@ export class EngineHost {
       run.runId = runId;
       this.byId.set(runId, run);
     };
+    // A failing webhook or collector is said in the engine's log, once; it never fails the run.
+    const notice = (m: string) => this.o.log(`run ${run.runId ?? p.planFile}: ${m}`);
+    const observers = runWatchers(process.env, {
+      otel: { ...(p.watch?.otelEndpoint ? { endpoint: p.watch.otelEndpoint } : {}) },
+      ...(p.watch?.notify ? { notify: p.watch.notify } : {}),
+      budgetAnswer: 'it holds until a VS Code window answers (Continue or Stop on the run), or stops when none does',
+    }, notice);
     return new Promise<StartOutcome>((settle) => {
       let started = false;
       run.done = runPlan({
@@ -272,6 +283,7 @@ export class EngineHost {
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
         ...(p.resume ? { resume: true } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),
+        observers, onNotice: notice,
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd) => this.askBudget(run, spentUsd, budgetUsd),
         onEvent: (e) => { register(e.run); this.broadcast({ type: 'event', event: e }); },

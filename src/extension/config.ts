@@ -15,6 +15,9 @@ export interface BraidSettings {
   readonly keepTerminals: KeepTerminals;
   /** A progress notification per active run (off: the status bar and the panel's run bar show progress). */
   readonly progressNotification: boolean;
+  /** `braid.otel.endpoint` and `braid.notify`: the user's own watchers of every run (the engine adds them to the plan's). */
+  readonly otelEndpoint?: string;
+  readonly notify: readonly string[];
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -33,5 +36,7 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
     progressNotification: c.get<boolean>('progressNotification', false) === true,
+    ...(c.get<string>('otel.endpoint', '').trim() !== '' ? { otelEndpoint: c.get<string>('otel.endpoint', '').trim() } : {}),
+    notify: (c.get<unknown[]>('notify', []) ?? []).filter((x): x is string => typeof x === 'string' && x.trim() !== ''),
   };
 }

@@ -9,7 +9,7 @@ import { canResume } from '../core/agents/resume';
 import type { CompileOptions } from '../core/plan/compile';
 import type { RequestParams } from '../protocol/engine';
 import type { RetryOptions, RunSummary, RunRef, StepRef } from './commandIds';
-import { readSettings } from './config';
+import { readSettings, type BraidSettings } from './config';
 import type { PlanDiagnostics } from './diagnostics';
 import type { Engines } from './engines';
 import { pickPlan, pickPlanStep, pickRun, pickStep } from './pickers';
@@ -182,6 +182,7 @@ export class RunCommands {
       // The plan's own concurrency wins over the setting.
       ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
       compile: engineCompileOptions(options),
+      ...watchOf(settings),
     };
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
@@ -192,7 +193,8 @@ export class RunCommands {
     if (!run) return undefined;
     // The settings as they are now (a retry reads the plan again, so it takes its new agents too).
     const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
-    return this.follow(() => this.d.engines.retry(run.workspace, { runId, compile, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
+    const watch = watchOf(readSettings(vscode.Uri.file(run.planFile)));
+    return this.follow(() => this.d.engines.retry(run.workspace, { runId, compile, ...watch, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}) }), run.planName);
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */
@@ -217,6 +219,12 @@ export class RunCommands {
     await this.d.runs.settled(); // views (tree, lenses) show the end before the command answers
     return { runId: end.runId, status: end.status, steps: end.steps };
   }
+}
+
+/** The settings' own trace endpoint and webhooks, for the engine to add to the run's. */
+function watchOf(s: BraidSettings): Pick<RequestParams<'run'>, 'watch'> {
+  if (s.otelEndpoint === undefined && s.notify.length === 0) return {};
+  return { watch: { ...(s.otelEndpoint !== undefined ? { otelEndpoint: s.otelEndpoint } : {}), ...(s.notify.length > 0 ? { notify: s.notify } : {}) } };
 }
 
 /** The compile options the engine takes from the window: all but `isGit`, which it finds itself. */
