@@ -8,7 +8,7 @@ import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
-import { startOtlpReceiver } from '../helpers/otlpReceiver';
+import { startOtlpReceiver, type ReceivedSpan } from '../helpers/otlpReceiver';
 
 const SYSTEMS = { claude: 'anthropic', codex: 'openai', gemini: 'gcp.gemini' } as const;
 
@@ -32,9 +32,9 @@ describe('real agent CLIs exported as GenAI spans (contract)', function () {
       assert.ok(root, otlp.spans.map((s) => s.name).join(', '));
       assert.equal(root.attributes['braid.run.id'], r.status.id);
       for (const [cli, system] of Object.entries(SYSTEMS)) {
-        const step = otlp.spans.find((s) => s.name === `step ask-${cli}` && s.parentSpanId === root.spanId);
+        const step: ReceivedSpan | undefined = otlp.spans.find((s) => s.name === `step ask-${cli}` && s.parentSpanId === root.spanId);
         assert.ok(step, `step ask-${cli}`);
-        const inv = otlp.spans.filter((s) => s.parentSpanId === step.spanId);
+        const inv: ReceivedSpan[] = otlp.spans.filter((s: ReceivedSpan) => s.parentSpanId === step.spanId);
         assert.deepEqual(inv.map((s) => s.name), [`invoke_agent ${cli}`]);
         const att = stepOf(r, `ask-${cli}`).attempts[0]!;
         assert.ok((att.inputTokens ?? 0) > 0 && (att.outputTokens ?? 0) > 0, `${cli} recorded tokens: ${JSON.stringify(att)}`);
