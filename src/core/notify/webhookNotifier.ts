@@ -22,6 +22,8 @@ interface Hook {
   /** Posts to one webhook go one after the other, so it hears the events in their order. */
   chain: Promise<void>;
   told: boolean;
+  /** It once gave no answer in time: later posts skip it, so a hung hook cannot hold the run's end for each event. */
+  hung: boolean;
 }
 
 class WebhookNotifier implements RunObserver {
@@ -37,6 +39,7 @@ class WebhookNotifier implements RunObserver {
   }
 
   private async post(h: Hook, n: Notice): Promise<void> {
+    if (h.hung) return;
     let problem: string | undefined;
     try {
       const res = await fetch(h.url, {
@@ -47,7 +50,8 @@ class WebhookNotifier implements RunObserver {
       if (!res.ok) problem = `HTTP ${res.status}`;
     } catch (e) {
       const err = e as Error & { cause?: { code?: string; message?: string } };
-      problem = err.name === 'TimeoutError' ? `no answer within ${Math.round(this.timeoutMs / 1000)}s` : (err.cause?.code ?? err.cause?.message ?? err.message);
+      if (err.name === 'TimeoutError') h.hung = true;
+      problem = err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}` : (err.cause?.code ?? err.cause?.message ?? err.message);
     }
     if (problem !== undefined && !h.told) {
       h.told = true;
@@ -71,7 +75,7 @@ export function webhookNotifier(options: NotifyOptions = {}): RunObserverFactory
       if ('problem' in r) { start.notice(`notify: no word goes to ${shownWebhook(value)}: ${r.problem}`); continue; }
       if (seen.has(r.url)) continue;
       seen.add(r.url);
-      hooks.push({ url: r.url, shown: shownWebhook(value.includes('${{') ? value : r.url), chain: Promise.resolve(), told: false });
+      hooks.push({ url: r.url, shown: shownWebhook(value.includes('${{') ? value : r.url), chain: Promise.resolve(), told: false, hung: false });
     }
     if (hooks.length === 0) return undefined;
     const ctx: NotifyContext = { budgetAnswer: options.budgetAnswer ?? `the run stops there (braid run asks no one): raise max-cost-usd, then braid retry ${start.runId}` };
