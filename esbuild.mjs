@@ -8,12 +8,20 @@ const watch = process.argv.includes('--watch');
 
 const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalComments: 'none' };
 
-const node = { ...common, platform: 'node', format: 'cjs', target: 'node20' };
+// OpenTelemetry is loaded only by a run that traces (src/core/telemetry/tracing.ts): its own file
+// beside cli.js, so a run without an endpoint does not even parse it.
+const otelApart = {
+  name: 'otel-apart',
+  setup(b) { b.onResolve({ filter: /^\.\/otelTracer$/ }, () => ({ path: './otelTracer.js', external: true })); },
+};
+
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', plugins: [otelApart] };
 // The extension host provides `vscode`; mocha is bundled into the suite so it needs nothing at run time.
 const extensionHost = { ...node, external: ['vscode'] };
 
 const builds = [
   { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...node, entryPoints: ['src/core/telemetry/otelTracer.ts'], outfile: 'out/otelTracer.js' },
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
   // The graph panel's page: mermaid and our code in one file, loaded by nonce under a strict CSP.
   { ...common, entryPoints: ['webview/main.ts'], outfile: 'out/webview/main.js', platform: 'browser', format: 'iife', target: 'es2022', minify: !watch,

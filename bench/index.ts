@@ -1,5 +1,5 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
-// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes); BRAID_BENCH_WORKTREES=0 skips the git part.
+// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes; tracing: a 1,000-step run traced and not); BRAID_BENCH_WORKTREES=0 skips the git part.
 // `webview` needs a build (out/webview) and Chromium; `workbench` a build and code-server
 // (scripts/setup-vscode.sh); `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
@@ -20,6 +20,7 @@ import { benchPlanLoad } from './planLoad';
 import { benchRateLimits } from './rateLimits';
 import { benchRealMakespan } from './realMakespan';
 import { benchResolveConflict } from './resolveConflict';
+import { benchTracing } from './tracing';
 import { webviewBench } from './webview';
 import { workbenchLatencyBench } from './workbenchLatency';
 import { benchWorktrees } from './worktrees';
@@ -44,6 +45,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['flood', benchJsonFlood],
   ['bestof', benchBestOf],
   ['resolve', benchResolveConflict],
+  ['tracing', benchTracing],
   ['webview', printed(webviewBench)],
   ['workbench', printed(workbenchLatencyBench)],
   ['host', printed(hostBlockBench)],

@@ -8,6 +8,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { CompileOptions } from '../core/plan/compile';
 import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
+import { runWatchers } from '../core/engine/runWatchers';
 import type { Scheduler } from '../core/engine/scheduling/scheduler';
 import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
 import { RunStore } from '../core/engine/records/runStore';
@@ -80,6 +81,7 @@ type RunParams = {
   resolve?: { step: string; agent?: string };
   /** The window's `braid.prices`. */
   prices?: PriceTable;
+  watch?: { otelEndpoint?: string; notify?: readonly string[] };
 };
 type StartOutcome = { ok: true; runId: string } | { ok: false; error: string; diagnostics?: readonly Diagnostic[] };
 
@@ -190,6 +192,7 @@ export class EngineHost {
         ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}), ...(m.fresh ? { fresh: true } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
         ...(m.prices ? { prices: m.prices } : {}),
+        ...(m.watch ? { watch: m.watch } : {}),
       }));
       case 'retry': return this.retry(conn, m);
       case 'budgetDecision': {
@@ -249,6 +252,7 @@ export class EngineHost {
         ...(m.resolve ? { resolve: { step: m.resolve.step, ...(m.resolve.agent !== undefined ? { agent: m.resolve.agent } : {}) } } : {}),
         ...(m.prices ? { prices: m.prices } : {}),
         ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
+        ...(m.watch ? { watch: m.watch } : {}),
       }));
     } finally {
       this.retrying.delete(m.runId);
@@ -270,6 +274,13 @@ export class EngineHost {
       run.runId = runId;
       this.byId.set(runId, run);
     };
+    // A failing webhook or collector is said in the engine's log, once; it never fails the run.
+    const notice = (m: string) => this.o.log(`run ${run.runId ?? p.planFile}: ${m}`);
+    const observers = runWatchers(process.env, {
+      otel: { ...(p.watch?.otelEndpoint ? { endpoint: p.watch.otelEndpoint } : {}) },
+      ...(p.watch?.notify ? { notify: p.watch.notify } : {}),
+      budgetAnswer: 'it holds until a VS Code window answers (Continue or Stop on the run), or stops when none does',
+    }, notice);
     return new Promise<StartOutcome>((settle) => {
       let started = false;
       run.done = runPlan({
@@ -279,6 +290,7 @@ export class EngineHost {
         ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
         ...(p.resume ? { resume: true } : {}), ...(p.resolve ? { resolve: p.resolve } : {}), ...(p.prices ? { prices: p.prices } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),
+        observers, onNotice: notice,
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd, pool) => this.askBudget(run, spentUsd, budgetUsd, pool),
         onEvent: (e) => { register(e.run); this.broadcast({ type: 'event', event: e }); },

@@ -9,6 +9,7 @@ import { stepAgent, stepAgentOptions } from '../core/agents/stepAgent';
 import { cleanRun } from '../core/engine/isolation/cleanRun';
 import { missingAgents } from '../core/engine/steps/missingAgents';
 import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
+import { runWatchers } from '../core/engine/runWatchers';
 import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
 import { pickProblem, writePick } from '../core/engine/records/pickRequest';
 import { alternativeStep } from '../core/engine/scheduling/alternatives';
@@ -56,9 +57,12 @@ usage:
                         (a step's or the plan's defaults' \`permission\` wins)
       --max-cost-usd N  the run's budget (overrides the plan's max-cost-usd); codex's and
                         gemini's costs are estimated from their tokens (shown "est.")
+      --otel            export the run as an OpenTelemetry trace (OTLP/HTTP) even with no
+                        OTEL_EXPORTER_OTLP_ENDPOINT set (then to http://localhost:4318);
+                        with it set, every run is exported and the OTEL_* variables apply
       --workspace DIR   where runs are recorded (default: the plan's git root, else its folder)
   braid status [RUN-ID] [--json]               the last (or named) run's steps
-  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P] [--max-cost-usd N]
+  braid retry RUN-ID [STEP...] [--json] [--concurrency N] [--resume] [--permission P] [--max-cost-usd N] [--otel]
                                                re-run failed/canceled/skipped steps and what they block
                                                (--resume: agent steps continue their last session)
   braid retry --last [STEP...] [options]       the same for the newest run
@@ -127,7 +131,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
       concurrency: { type: 'string' }, only: { type: 'string', multiple: true }, from: { type: 'string' },
       json: { type: 'boolean', default: false }, 'dry-run': { type: 'boolean', default: false }, workspace: { type: 'string' },
       resume: { type: 'boolean', default: false }, permission: { type: 'string' }, last: { type: 'boolean', default: false },
-      fresh: { type: 'boolean', default: false }, agent: { type: 'string' }, 'max-cost-usd': { type: 'string' },
+      fresh: { type: 'boolean', default: false }, agent: { type: 'string' }, 'max-cost-usd': { type: 'string' }, otel: { type: 'boolean', default: false },
     },
   });
   if (values.agent !== undefined && !resolving) throw new Usage('--agent is for resolve');
@@ -194,12 +198,15 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
   // A slow reader of --json costs dropped output events (counted), never unbounded memory.
   const events = json ? new JsonEventWriter(process.stdout) : undefined;
   const onEvent = (e: EngineEvent) => (events ? (process.stdout.destroyed || events.write(e)) : view!.on(e));
+  const notice = (m: string) => err(`braid: ${m}\n`);
   const outcome = await runPlan({
     planFile, workspace, signal: ac.signal, onEvent, compile, onWarning: (d) => err(`${formatDiagnostic(d)}\n`),
     ...(concurrency !== undefined ? { concurrency } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
     ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}), ...(values.fresh ? { fresh: true } : {}),
     ...(retryId ? { retry: { runId: retryId, steps }, resume: values.resume } : {}),
     ...(resolving ? { resolve: { step: steps[0]!, ...(values.agent !== undefined ? { agent: values.agent } : {}) } } : {}),
+    // Traces (with an OTLP endpoint) and the plan's webhooks; what fails there is said, never fatal.
+    observers: runWatchers(process.env, { otel: { enabled: values.otel } }, notice), onNotice: notice,
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
   for (const s of SIGNALS) process.off(s, onSignal);

@@ -19,6 +19,9 @@ export interface BraidSettings {
   readonly progressNotification: boolean;
   /** `braid.prices`: the user's prices by model, USD per million tokens (entries that are not prices are dropped). */
   readonly prices: PriceTable;
+  /** `braid.otel.endpoint` and `braid.notify`: the user's own watchers of every run (the engine adds them to the plan's). */
+  readonly otelEndpoint?: string;
+  readonly notify: readonly string[];
 }
 
 export function readSettings(scope?: vscode.Uri): BraidSettings {
@@ -38,6 +41,8 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
     progressNotification: c.get<boolean>('progressNotification', false) === true,
     prices: pricesOf(c.get<unknown>('prices', {})),
+    ...(c.get<string>('otel.endpoint', '').trim() !== '' ? { otelEndpoint: c.get<string>('otel.endpoint', '').trim() } : {}),
+    notify: (c.get<unknown[]>('notify', []) ?? []).filter((x): x is string => typeof x === 'string' && x.trim() !== ''),
   };
 }
 

@@ -10,7 +10,7 @@ import type { CompileOptions } from '../core/plan/compile';
 import { RunStore } from '../core/engine/records/runStore';
 import type { RequestParams } from '../protocol/engine';
 import type { RetryOptions, RunSummary, RunRef, StepRef } from './commandIds';
-import { readSettings } from './config';
+import { readSettings, type BraidSettings } from './config';
 import type { PlanDiagnostics } from './diagnostics';
 import type { Engines } from './engines';
 import { pickPlan, pickPlanStep, pickRun, pickStep } from './pickers';
@@ -203,6 +203,7 @@ export class RunCommands {
       ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
       compile: engineCompileOptions(options),
       ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
+      ...watchOf(settings),
     };
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
@@ -213,9 +214,10 @@ export class RunCommands {
     if (!run) return undefined;
     // The settings as they are now (a retry reads the plan again, so it takes its new agents too).
     const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
-    const prices = readSettings(vscode.Uri.file(run.planFile)).prices;
+    const settings = readSettings(vscode.Uri.file(run.planFile));
+    const watch = watchOf(settings);
     return this.follow(() => this.d.engines.retry(run.workspace, {
-      runId, compile, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}), ...(Object.keys(prices).length > 0 ? { prices: { ...prices } } : {}),
+      runId, compile, ...watch, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}), ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
     }), run.planName);
   }
 
@@ -241,6 +243,12 @@ export class RunCommands {
     await this.d.runs.settled(); // views (tree, lenses) show the end before the command answers
     return { runId: end.runId, status: end.status, steps: end.steps };
   }
+}
+
+/** The settings' own trace endpoint and webhooks, for the engine to add to the run's. */
+function watchOf(s: BraidSettings): Pick<RequestParams<'run'>, 'watch'> {
+  if (s.otelEndpoint === undefined && s.notify.length === 0) return {};
+  return { watch: { ...(s.otelEndpoint !== undefined ? { otelEndpoint: s.otelEndpoint } : {}), ...(s.notify.length > 0 ? { notify: s.notify } : {}) } };
 }
 
 /** The compile options the engine takes from the window: all but `isGit`, which it finds itself. */

@@ -44,6 +44,12 @@ export const compileOptionsSchema = z.object({
 
 // ── client → engine: requests, each answered by one `reply` with the same id ──────────────────
 
+/** The user's own watchers of a run (settings `braid.otel.endpoint`, `braid.notify`), besides the plan's and the environment's. */
+const watch = z.object({
+  otelEndpoint: z.string().max(2048).optional(),
+  notify: z.array(z.string().max(2048)).max(20).readonly().optional(),
+});
+
 /** client → engine: the first message on a connection; the engine answers, then sends a `snapshot`. */
 const hello = z.object({ type: z.literal('hello'), id: requestId, protocol: z.number().int(), client: z.string().max(200) });
 /** client → engine: start a plan; the reply comes as soon as the run has started (or failed to). */
@@ -59,6 +65,7 @@ const run = z.object({
   compile: compileOptionsSchema.optional(),
   /** The user's prices (`braid.prices`), USD per million tokens by model. */
   prices: prices.optional(),
+  watch: watch.optional(),
 });
 /** client → engine: re-run a run's failed/canceled/skipped/interrupted steps (or `steps`) in place. */
 const retry = z.object({
@@ -66,6 +73,7 @@ const retry = z.object({
   steps: z.array(stepId).readonly().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
+  watch: watch.optional(),
   /** Agent steps whose last attempt recorded a session continue it (when their agent can resume) instead of starting over. */
   resume: z.boolean().optional(),
   /** `braid resolve`: the one step in `steps` resolves its conflict first, with its agent or this one. */

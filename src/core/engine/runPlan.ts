@@ -41,6 +41,7 @@ import { landedChanges, resolveAnswer } from './review/resolveRequest';
 import { Takeovers, type Takeover } from './steps/takeover';
 import { openTakeoverInbox } from './steps/takeoverInbox';
 import { recordSaid } from './records/said';
+import { RunObservers, type RunObserverFactory } from './runObservers';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -101,6 +102,10 @@ export interface RunRequest {
   readonly launchers?: LauncherPool;
   /** With `retry` of one step: its attempt starts as this takeover (`braid attach` on an ended run). */
   readonly takeover?: { readonly step: string; readonly takeover: Takeover };
+  /** Listeners made as the run starts (traces, webhooks), closed after its last event (runObservers.ts). */
+  readonly observers?: readonly RunObserverFactory[];
+  /** Something beside the run went wrong that the user should hear once (an observer's failure, a webhook refusing). */
+  readonly onNotice?: (message: string) => void;
 }
 
 export type RunOutcome =
@@ -183,6 +188,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   let takeoverInbox: { close(): void } | undefined;
   let result: RunResult;
   let scheduler: Scheduler | undefined;
+  let observers: RunObservers | undefined;
   try {
     runId = req.retry?.runId ?? RunStore.newRunId();
     const keep = new Map<string, { status: StepStatus; output?: string }>();
@@ -225,7 +231,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
     const bus = new Emitter<EngineEvent>();
-    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); };
+    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); observers?.fire(e); };
     let locks = gate;
     // Steps that take their locks later than their start (worktree steps: at merge-back).
     let locksLater: ((s: GraphStep) => boolean) | undefined;
@@ -298,6 +304,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onState: (st) => recorder.onState(st),
       waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
+    if (req.observers && req.observers.length > 0) {
+      const notice = (e: unknown) => req.onNotice?.(e instanceof Error ? e.message : String(e));
+      observers = await RunObservers.start(req.observers, { runId, graph, record, env: baseEnv, notice: (m) => req.onNotice?.(m) }, notice);
+    }
     emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
     for (const id of reused.keys()) emit(reusedEvent(record.steps[id]!, runId));
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
@@ -326,6 +336,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
     ...(result.costUsd !== undefined ? { costUsd: result.costUsd, ...(result.costSource ? { costSource: result.costSource } : {}) } : {}), ...(result.reason ? { reason: result.reason } : {}),
   });
+  await observers?.close();
   return { ok: true, runId, result, record, ran: [...selected], reused: [...reused.keys()] };
 }
 

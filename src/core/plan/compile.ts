@@ -12,6 +12,7 @@ import { buildGraph, planNameOf } from './graph';
 import { loadPlan } from './load';
 import { reachability, slowReach } from './reachability';
 import { reporter, tidy } from './reporter';
+import { checkNotify } from './notifyChecks';
 import { checkSchema } from './schemaCheck';
 import { checkStepRefs, checkTemplates } from './templateChecks';
 import type { Diagnostic, Graph, Isolation } from './types';
@@ -51,6 +52,7 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   const { order } = validateGraph(model, opts, report);
   const queries = checkTemplates(model, report);
   checkAgentInputs(model, report);
+  checkNotify(schema.plan.top.notify, report);
   if (order) {
     const pairs = candidates(model, schema.plan.top.concurrency);
     // Only the steps some check will ask about get a bit in the index, so it stays small.

@@ -114,6 +114,7 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
     ...(top.context !== undefined ? { context: top.context } : {}),
     ...(top['max-cost-usd'] !== undefined ? { maxCostUsd: top['max-cost-usd'] } : {}),
     ...(top.base !== undefined ? { base: top.base } : {}),
+    ...(top.notify !== undefined ? { notify: Object.freeze([...top.notify]) } : {}),
   });
   return { plan, agents: model.table.agents, steps, order };
 }

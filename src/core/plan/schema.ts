@@ -176,6 +176,8 @@ export const PLAN_FIELDS = {
   'max-cost-usd': cost.optional(),
   // USD per million tokens by model: what codex's and gemini's tokens (and any model's) cost; wins over the pinned prices.
   prices: z.record(nonEmpty('a model name'), z.strictObject({ input: cost, 'cached-input': cost.optional(), output: cost })).optional(),
+  // Webhooks told when the run ends or waits on someone (notify/): URLs, secrets as `${{ env.NAME }}`.
+  notify: pathList('a webhook URL').optional(),
   base: nonEmpty('base').optional(),
   steps: z
     .record(

@@ -145,6 +145,8 @@ export interface PlanInfo {
   /** The plan's `prices:` (USD per million tokens by model), which win over the user's and the pinned ones. */
   readonly prices?: Readonly<Record<string, { readonly input: number; readonly cachedInput?: number; readonly output: number }>>;
   readonly base?: string;
+  /** Webhook URLs as written (`${{ env.NAME }}` unresolved): read when the run starts (notify/). */
+  readonly notify?: readonly string[];
 }
 
 /** The compiled plan: steps in a topological order (ties by file order). */

@@ -30,7 +30,7 @@ export function expectedEntries(projectRoot: string): string[] {
   const files = [
     'package.json', 'readme.md', 'LICENSE.txt',
     ...filesUnder(projectRoot, 'media'),
-    'out/extension.js', 'out/cli.js', 'out/plan.schema.json',
+    'out/extension.js', 'out/cli.js', 'out/otelTracer.js', 'out/plan.schema.json',
     ...filesUnder(projectRoot, join('out', 'webview')).filter((f) => !f.endsWith('.map')),
   ];
   return ['[Content_Types].xml', 'extension.vsixmanifest', ...files.map((f) => `extension/${f}`)].sort();
