@@ -5,7 +5,7 @@ import type { RunRecord, StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
-import { endSentence } from '../core/status';
+import { endSentence, shownStatus } from '../core/status';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
@@ -107,7 +107,7 @@ export class HumanView {
       const s = record.steps[id]!;
       const t = times.get(id);
       const cost = costs ? [s.costUsd !== undefined ? formatUsd(s.costUsd) : agentRan(s) ? 'not reported' : ''] : [];
-      return [id, s.status, s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
+      return [id, shownStatus(s), s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(walls ? ['wall'] : []), ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;

@@ -256,7 +256,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
     scheduler = new Scheduler({
-      graph, runId, runner: executor, keep, weight: historyWeight(history),
+      graph, runId, runner: executor, keep, keptAreOwn: req.retry !== undefined, weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       locks,

@@ -160,7 +160,7 @@ export class WorktreeIsolator implements Isolator {
             // against what was there): the workspace as it is now holds them all.
             await this.remove(step.id);
             made = false;
-            const fresh = await this.freshSnapshot(step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded'));
+            const fresh = await this.freshSnapshot();
             if (!fresh.ok) return end('failed', 'spawn-failed', fresh.message);
             wt = await create(fresh.sha);
             if (!wt.ok) return end('failed', 'spawn-failed', wt.message);
@@ -321,20 +321,16 @@ export class WorktreeIsolator implements Isolator {
     if (!base.ok) return base;
     const done = ctx.step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded');
     if (done.some((n) => !this.results.has(n))) {
-      const fresh = await this.freshSnapshot(done);
+      const fresh = await this.freshSnapshot();
       return fresh.ok ? { ok: true, sha: fresh.sha, merge: [] } : fresh;
     }
     const merge = [...new Set(done.map((n) => this.results.get(n)!))].filter((c) => c !== base.sha);
     return { ok: true, sha: base.sha, merge };
   }
 
-  /**
-   * The workspace as it is now, with the files the needs may have created: merge-backs and shared
-   * steps leave new files untracked, which a snapshot of tracked files alone would miss.
-   */
-  private freshSnapshot(needs: readonly string[]) {
-    const sets = needs.map((n) => this.o.graph.steps.get(n)!.writes);
-    return snapshotBase(this.o.root, undefined, sets.some((w) => w.length === 0) ? 'all' : sets.flat());
+  /** The workspace as it is now, untracked files included (merge-backs and shared steps leave new files untracked). */
+  private freshSnapshot() {
+    return snapshotBase(this.o.root);
   }
 
   private keep(stepId: string, path: string, r: AttemptResult): AttemptResult {

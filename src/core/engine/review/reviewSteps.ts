@@ -7,6 +7,7 @@ import { withRunLock } from '../records/runLock';
 import type { RunRecord } from '../records/runRecord';
 import { landFromRecord, rejectInRecord, revertChange, runIsLive, wrongState } from './landRecorded';
 import { postToInbox, type ReviewRequest, type StepOutcome } from './reviewInbox';
+import { dependentsNotRun, settleEndedRun } from './afterLanding';
 import { claimDecision, decidedMessage, decisionKey, decisionOf, requester, stands } from './decisionClaim';
 
 export type ReviewResult = { ok: true; results: StepOutcome[] } | { ok: false; message: string };
@@ -65,19 +66,27 @@ async function offline(store: RunStore, runId: string, req: ReviewRequest): Prom
     const results: StepOutcome[] = [];
     for (const id of req.steps) {
       if (req.action === 'revert') { results.push(await revertChange(store.root, rec, id)); continue; }
-      if (req.action === 'merge') { results.push(await landFromRecord(store.root, rec, id)); continue; }
+      if (req.action === 'merge') { results.push(withDependents(rec, await landFromRecord(store.root, rec, id))); continue; }
       // The run's own process may have decided this change before it ended: one decision a change.
       const claim = await claimDecision(dir, decisionKey(rec.steps[id]!), { action: req.action, by: req.by!, at: new Date().toISOString() });
       // A claim that does not stand (its claimant died before recording it) is completed, not taken again.
       if (!claim.ok && stands(claim.decided, rec.steps[id]!.status, req.action)) { results.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) }); continue; }
-      const o = req.action === 'reject' ? rejectInRecord(rec, id, req.reason) : await landFromRecord(store.root, rec, id);
+      const o = req.action === 'reject' ? rejectInRecord(rec, id, req.reason) : withDependents(rec, await landFromRecord(store.root, rec, id));
       if (!o.ok && claim.ok) await claim.release(); // nothing was done (its paths locked, its change gone): not decided
       results.push(o);
     }
+    settleEndedRun(rec);
     const saved = store.save(rec);
     await store.flush();
     await saved;
     return { ok: true, results };
   });
   return locked.ok ? locked.value : { ok: false, message: `another braid command is working on run ${runId}: try again once it is done` };
+}
+
+/** A change that landed on the ended run: the dependents it blocked, which have not run. */
+function withDependents(rec: RunRecord, o: StepOutcome): StepOutcome {
+  if (!o.ok || o.status !== 'succeeded') return o;
+  const waiting = dependentsNotRun(rec, o.step);
+  return waiting.length > 0 ? { ...o, dependents: waiting } : o;
 }
