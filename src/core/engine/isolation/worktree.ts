@@ -116,8 +116,9 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
     } catch {
       await gitOk(['read-tree', head], { cwd: root, env });
     }
-    // `:!.braid`: the records are ignored by their own .gitignore, unless a run has not written it yet.
-    const add = await git(['add', '-A', '--', '.', ':(exclude).braid'], { cwd: root, env });
+    // `.braid` holds its own .gitignore (`*`): the records are never part of a snapshot.
+    await ensureBraidDir(root);
+    const add = await git(['add', '-A'], { cwd: root, env });
     if (add.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(add.stderr)}` };
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     if (tree === (await revParse(root, 'HEAD^{tree}'))) return { ok: true, sha: head };
