@@ -22,6 +22,7 @@ import { benchRealMakespan } from './realMakespan';
 import { webviewBench } from './webview';
 import { workbenchLatencyBench } from './workbenchLatency';
 import { benchWorktrees } from './worktrees';
+import { benchDecisions, benchLandingSnapshot } from './landing';
 
 // The parts that return their tables instead of printing them.
 const printed = (part: () => Promise<string>) => async (): Promise<void> => { console.log(`\n${await part()}`); };
@@ -37,6 +38,8 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['language', benchLanguageService],
   ['fuzz', benchPlanFuzz],
   ['worktrees', benchWorktrees],
+  ['snapshot', benchLandingSnapshot],
+  ['decisions', benchDecisions],
   ['locks', benchLocks],
   ['export', benchExport],
   ['orphans', benchOrphans],

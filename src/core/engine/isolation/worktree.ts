@@ -1,6 +1,7 @@
 // Git worktrees for `worktree` steps: the run's base, one worktree and branch per step, its needs'
 // results merged in, its change committed, and clean-up. The user's index and HEAD are never
 // touched: the snapshot uses a temporary index, everything else happens inside Braid's worktrees.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -116,10 +117,12 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
     } catch {
       await gitOk(['read-tree', head], { cwd: root, env });
     }
-    // `.braid` holds its own .gitignore (`*`): the records are never part of a snapshot.
-    await ensureBraidDir(root);
     const add = await git(['add', '-A'], { cwd: root, env });
     if (add.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(add.stderr)}` };
+    // `.braid` ignores itself (its .gitignore is `*`); a folder that lost that file stays out all the same.
+    if (existsSync(join(root, '.braid')) && !existsSync(join(root, '.braid', '.gitignore'))) {
+      await gitOk(['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', '.braid'], { cwd: root, env });
+    }
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     if (tree === (await revParse(root, 'HEAD^{tree}'))) return { ok: true, sha: head };
     const sha = (await gitOk(['commit-tree', tree, '-p', head, '-m', 'braid: snapshot of the workspace'], { cwd: root })).trim();
