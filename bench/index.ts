@@ -24,6 +24,7 @@ import { benchTracing } from './tracing';
 import { webviewBench } from './webview';
 import { workbenchLatencyBench } from './workbenchLatency';
 import { benchWorktrees } from './worktrees';
+import { benchDecisions, benchLandingSnapshot } from './landing';
 
 // The parts that return their tables instead of printing them.
 const printed = (part: () => Promise<string>) => async (): Promise<void> => { console.log(`\n${await part()}`); };
@@ -39,6 +40,8 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['language', benchLanguageService],
   ['fuzz', benchPlanFuzz],
   ['worktrees', benchWorktrees],
+  ['snapshot', benchLandingSnapshot],
+  ['decisions', benchDecisions],
   ['locks', benchLocks],
   ['export', benchExport],
   ['orphans', benchOrphans],

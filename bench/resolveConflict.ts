@@ -51,7 +51,7 @@ async function round(i: number): Promise<Round> {
     if (first.ok) throw new Error('expected a conflict');
 
     t = performance.now();
-    const now = await snapshotBase(root, undefined, ['**']);
+    const now = await snapshotBase(root);
     if (!now.ok) throw new Error(now.message);
     const m = await mergeWorkspaceIn({ worktree: wt.path, base: base.sha, commit: c.sha, workspace: now.sha });
     if (!m.ok) throw new Error(m.message);

@@ -13,6 +13,7 @@ import type { Scheduler } from '../core/engine/scheduling/scheduler';
 import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
 import { RunStore } from '../core/engine/records/runStore';
 import type { RunRecord } from '../core/engine/records/runRecord';
+import { requester } from '../core/engine/review/decisionClaim';
 import { reviewSteps } from '../core/engine/review/reviewSteps';
 import type { Diagnostic } from '../core/plan/types';
 import {
@@ -219,7 +220,7 @@ export class EngineHost {
       }
       case 'review': {
         this.o.log(`${m.action} ${m.steps.join(' ')} of ${m.runId}`);
-        const r = await reviewSteps(this.o.workspace, m.runId, { action: m.action, steps: m.steps, ...(m.reason !== undefined ? { reason: m.reason } : {}) });
+        const r = await reviewSteps(this.o.workspace, m.runId, { action: m.action, steps: m.steps, by: requester('VS Code'), ...(m.reason !== undefined ? { reason: m.reason } : {}) });
         return r.ok ? conn.reply(m.id, 'review', { results: r.results }) : conn.fail(m.id, r.message);
       }
       case 'listRuns': {

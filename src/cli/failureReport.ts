@@ -21,10 +21,20 @@ export async function failureReport(record: RunRecord, ran: ReadonlySet<string>)
     if (s.worktree) lines.push(`  its worktree is kept at ${s.worktree} (branch braid/${record.id}/${s.id})`);
     blocks.push(lines.join('\n'));
   }
+  // A conflict's change is done work: look at it, have an agent resolve it, or merge it again
+  // before paying for a new run of the step; retry comes last, and says what it costs.
+  const conflicts = failed.filter((s) => s.status === 'conflict');
   const next = [
-    ...failed.map((s) => `  braid logs ${record.id} ${s.id}`),
-    `  braid retry ${record.id}`,
+    ...conflicts.flatMap((s) => [
+      `  braid diff ${record.id} ${s.id}      (its change)`,
+      `  braid resolve ${record.id} ${s.id}   (an agent merges it into the workspace as it is now)`,
+      `  braid merge ${record.id} ${s.id}     (merges it again, if what it conflicted with changed)`,
+    ]),
+    ...failed.filter((s) => s.status !== 'conflict').map((s) => `  braid logs ${record.id} ${s.id}`),
     ...(failed.some((s) => s.worktree) ? [`  braid clean ${record.id}   (removes the kept worktrees and branches)`] : []),
+    conflicts.length > 0
+      ? `  braid retry ${record.id}   (runs ${conflicts.map((s) => s.id).join(', ')} again from the start: a new paid session for an agent)`
+      : `  braid retry ${record.id}`,
   ];
   return `\n${blocks.join('\n\n')}\n\nnext:\n${next.join('\n')}\n`;
 }

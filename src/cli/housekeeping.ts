@@ -30,7 +30,7 @@ async function keptWork(root: string): Promise<Kept> {
 }
 
 const counts = (r: RunSummary): string =>
-  Object.entries(r.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
+  [...Object.entries(r.counts), ['reverted', r.reverted ?? 0] as const].filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
 
 /** `braid runs [--json]`: newest first. */
 export async function runsCommand(args: readonly string[], io: Io): Promise<number> {

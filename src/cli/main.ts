@@ -17,7 +17,7 @@ import { RunStore } from '../core/engine/records/runStore';
 import { contentKeys } from '../core/engine/reuse/contentKey';
 import { reusableNeeds, type ReusedStep } from '../core/engine/reuse/reusable';
 import type { EngineEvent } from '../core/engine/types';
-import { endSentence, type StepStatus } from '../core/status';
+import { endSentence, shownStatus, type StepStatus } from '../core/status';
 import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
 import { toDot, toJson } from '../core/plan/formats';
 import { formatDiagnostic, stepTimeText } from '../core/format';
@@ -110,7 +110,7 @@ async function graph(file: string | undefined, format: string): Promise<number> 
   return 0;
 }
 
-async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Promise<number> {
+async function finish(outcome: RunOutcome, json: boolean, view?: HumanView, retried = false): Promise<number> {
   if (!outcome.ok) {
     if (outcome.usage) { err(`braid: ${outcome.usage}\n`); return outcome.busy || outcome.refused ? 1 : 2; }
     for (const d of outcome.diagnostics) err(`${formatDiagnostic(d)}\n`);
@@ -118,7 +118,8 @@ async function finish(outcome: RunOutcome, json: boolean, view?: HumanView): Pro
   }
   if (!json) {
     view?.summary(outcome.result, outcome.record);
-    out(await failureReport(outcome.record, new Set(outcome.ran)));
+    // A retry's run holds every step as its own (a conflict it kept fails it): the report covers them all.
+    out(await failureReport(outcome.record, new Set(retried ? Object.keys(outcome.record.steps) : outcome.ran)));
   }
   if (outcome.result.status === 'canceled') return 130;
   return outcome.result.status === 'succeeded' ? 0 : 1;
@@ -210,7 +211,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
   });
   for (const s of SIGNALS) process.off(s, onSignal);
-  const code = await finish(outcome, json, view);
+  const code = await finish(outcome, json, view, retryId !== undefined);
   return interrupted ? 130 : code;
 }
 
@@ -301,7 +302,7 @@ async function status(args: string[]): Promise<number> {
     // Time spent running; the wall time apart when retry delays or waits made it longer.
     const t = stepTimeText(timeFactsOf(s), now);
     const time = t ? ` · ${t.time}${t.wall ? ` (${t.wall})` : ''}` : '';
-    out(`  ${s.status.padEnd(11)} ${s.id}${time}${s.attempts.length > 1 ? ` · ${s.attempts.length} attempts` : ''}${spendText(s)}${why ? ` · ${why}` : ''}\n`);
+    out(`  ${shownStatus(s).padEnd(11)} ${s.id}${time}${s.attempts.length > 1 ? ` · ${s.attempts.length} attempts` : ''}${spendText(s)}${why ? ` · ${why}` : ''}\n`);
   }
   return 0;
 }
@@ -382,7 +383,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'runs': return await runsCommand(rest, { out, err });
       case 'pick': return await pick(rest);
       case 'diff': return await diffCommand(rest, reviewIo());
-      case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo());
+      // `--continue`: what the landed step blocked runs now, as `braid retry RUN STEP...`.
+      case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo(), (args) => run(args, true));
       case 'attach': return await attachCommand(rest, { out, err });
       case 'say': return await sayCommand(rest, { out, err });
       case 'plan': return await planCommand(rest);

@@ -9,11 +9,13 @@ import { workspaceForCwd } from './workspace';
 
 export const REVIEW_HELP = `  braid diff RUN-ID [STEP...] [--stat]         each step's recorded change (default: every step that made one)
   braid diff RUN-ID STEP --alternative N       the change alternative N of a best-of step made (a loser's too)
-  braid approve RUN-ID STEP...                 land the changes of steps in review (the run's process does it
-                                               while it goes on; after it ended, this command does)
+  braid approve RUN-ID STEP... [--continue]    land the changes of steps in review (the run's process does it
+                                               while it goes on; after it ended, this command does, and
+                                               --continue then runs what they blocked, as braid retry)
   braid reject RUN-ID STEP... [--reason TEXT]  fail steps in review (reason rejected): their changes never land
   braid revert RUN-ID STEP                     take a landed step's change back out of the workspace
-  braid merge RUN-ID STEP                      merge a conflict step's change again, onto the workspace as it is
+  braid merge RUN-ID STEP [--continue]         merge a conflict step's change again, onto the workspace as it is
+                                               (--continue: then run what it blocked, as braid retry)
 `;
 
 export interface ReviewIo {
@@ -60,24 +62,37 @@ export async function diffCommand(args: string[], io: ReviewIo): Promise<number>
   return failed ? 1 : 0;
 }
 
-/** approve, reject, revert and merge: one RUN-ID and its steps. */
-export async function reviewCommand(action: ReviewAction, args: string[], io: ReviewIo): Promise<number> {
+/** approve, reject, revert and merge: one RUN-ID and its steps; `retry` runs `braid retry ARGS` (for `--continue`). */
+export async function reviewCommand(action: ReviewAction, args: string[], io: ReviewIo, retry?: (args: string[]) => Promise<number>): Promise<number> {
+  const lands = action === 'approve' || action === 'merge';
   const { values, positionals } = parseArgs({
-    args, allowPositionals: true, options: { workspace: { type: 'string' }, ...(action === 'reject' ? { reason: { type: 'string' as const } } : {}) },
+    args, allowPositionals: true, options: {
+      workspace: { type: 'string' }, ...(action === 'reject' ? { reason: { type: 'string' as const } } : {}),
+      ...(lands ? { continue: { type: 'boolean' as const, default: false } } : {}),
+    },
   });
   const [runId, ...steps] = positionals;
   if (!runId || steps.length === 0) throw new ReviewUsage(`${action} needs a RUN-ID and ${action === 'approve' || action === 'reject' ? 'at least one STEP' : 'a STEP'}`);
   if ((action === 'revert' || action === 'merge') && steps.length > 1) throw new ReviewUsage(`${action} takes one STEP`);
   const reason = (values as { reason?: string }).reason;
+  const goOn = (values as { continue?: boolean }).continue === true;
   const r = await reviewSteps(workspaceForCwd(values.workspace), runId, { action, steps, ...(reason !== undefined ? { reason } : {}) });
   if (!r.ok) { io.err(`braid: ${r.message}\n`); return 1; }
   let failed = false;
+  const blocked: string[] = [];
   for (const o of r.results) {
     if (!o.ok) { failed = true; io.err(`braid: ${o.step}: ${o.message}\n`); continue; }
-    const landed = action === 'approve' || action === 'merge';
-    if (landed && o.status !== 'succeeded') failed = true;
-    const said = action === 'revert' ? 'reverted' : landed ? (o.status === 'succeeded' ? 'landed' : `${o.status}`) : 'rejected';
+    if (lands && o.status !== 'succeeded') failed = true;
+    const said = action === 'revert' ? 'reverted' : lands ? (o.status === 'succeeded' ? 'landed' : `${o.status}`) : 'rejected';
     io.err(`${o.step}: ${said}${o.message && o.message !== 'reverted' ? ` · ${o.message}` : ''}\n`);
+    for (const d of o.dependents ?? []) if (!blocked.includes(d)) blocked.push(d);
   }
+  if (blocked.length === 0) return failed ? 1 : 0;
+  // The run has ended: what the landed change blocked has not run, and nothing runs it unasked.
+  if (goOn && retry && !failed) {
+    io.err(`running what it blocked: ${blocked.join(', ')}\n`);
+    return retry([runId, ...blocked, ...(values.workspace !== undefined ? ['--workspace', values.workspace] : [])]);
+  }
+  io.err(`${blocked.join(', ')} ${blocked.length === 1 ? 'has' : 'have'} not run: braid retry ${runId}${lands ? ` (or ${action} with --continue)` : ''}\n`);
   return failed ? 1 : 0;
 }

@@ -5,7 +5,7 @@ import type { RunRecord, StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
-import { endSentence } from '../core/status';
+import { endSentence, shownStatus } from '../core/status';
 import { costText, unknownCostText } from '../core/cost/costText';
 import type { CostSource } from '../core/engine/types';
 
@@ -116,7 +116,7 @@ export class HumanView {
       const t = times.get(id);
       const unknown = s.attempts.map((a) => a.costUnknown).find((u) => u !== undefined);
       const cost = costs ? [s.costUsd !== undefined ? costText(s.costUsd, s.costSource) : unknown !== undefined ? unknownCostText(unknown) : agentRan(s) ? 'not reported' : ''] : [];
-      return [id, s.status, s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
+      return [id, shownStatus(s), s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
     });
     const head = ['step', 'status', 'tries', 'time', ...(walls ? ['wall'] : []), ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;

@@ -70,3 +70,9 @@ export function stepTimeText(f: TimeFacts, now: number): { time: string; wall?: 
   const wall = formatDuration(wallMs);
   return wallMs - ran >= WALL_APART_MS && wall !== time ? { time, wall: `wall ${wall}` } : { time };
 }
+
+/** A command in a one-line message: its first line, and `…` when it has more (a `run: |` block). */
+export function commandLine(command: string): string {
+  const lines = command.trim().split('\n');
+  return lines.length > 1 ? `${lines[0]!.trimEnd()} …` : lines[0]!;
+}

@@ -94,3 +94,11 @@ export function endSentence(f: EndFacts): string | undefined {
   if (f.message) return f.message;
   return f.reason === undefined ? undefined : reasonSentence({ ...f, reason: f.reason });
 }
+
+/**
+ * A step's status as the views name it: `reverted` for a landed change `braid revert` took back
+ * out (the record keeps `succeeded` and `revertedAt`: the step did succeed).
+ */
+export function shownStatus(s: { readonly status: StepStatus; readonly revertedAt?: string | undefined }): StepStatus | 'reverted' {
+  return s.status === 'succeeded' && s.revertedAt !== undefined ? 'reverted' : s.status;
+}

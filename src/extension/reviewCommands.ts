@@ -11,7 +11,7 @@ import type { ReviewAction, StepOutcome } from '../core/engine/review/reviewInbo
 import { writeConflictMarkers } from '../core/engine/review/resolveByHand';
 import { stepsWithChanges } from '../core/engine/review/stepDiff';
 import { changeUri, labelUri } from './changeDocuments';
-import type { RunRef, StepRef } from './commandIds';
+import { Command, type RunRef, type StepRef } from './commandIds';
 import type { Engines } from './engines';
 import { pickRun, pickStep } from './pickers';
 import { refOf } from './runCommands';
@@ -137,10 +137,18 @@ export class ReviewCommands {
     for (const o of results) {
       if (!o.ok) void vscode.window.showErrorMessage(`Braid: ${title} ${o.step}: ${o.message}`);
       else if (o.status === 'conflict') void this.offerConflict(run.id, o.step, o.message);
+      else if (o.dependents && o.dependents.length > 0) void this.offerDependents(run.id, o.step, o.dependents);
     }
     // The record changed on disk after a run's end: the views read it again.
     await this.d.runs.loadRecords([run.workspace]);
     return results;
+  }
+
+  /** A change that landed on an ended run: what it blocked has not run; ask before running it (a retry of the run). */
+  private async offerDependents(runId: string, stepId: string, dependents: readonly string[]): Promise<void> {
+    const pick = await vscode.window.showInformationMessage(
+      `Braid: ${stepId} landed; ${dependents.join(', ')} ${dependents.length === 1 ? 'has' : 'have'} not run.`, 'Run Them');
+    if (pick === 'Run Them') await vscode.commands.executeCommand(Command.retryFailed, runId);
   }
 
   /** A landing that conflicted: Merge Again later, or (the user's choice) resolve it by hand. */

@@ -45,6 +45,8 @@ export interface StepView {
   winner?: number;
   /** Why the winner won: `first to pass`, `score 0.93`, `picked`. */
   winnerWhy?: string;
+  /** When `braid revert` (Revert Change) took its landed change back out: the views say `reverted`. */
+  revertedAt?: string;
 }
 
 export interface RunView {
@@ -100,6 +102,7 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.message ? { message: r.message } : {}),
       ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
       ...(r?.worktree ? { worktree: r.worktree } : {}),
+      ...(r?.revertedAt ? { revertedAt: r.revertedAt } : {}),
       ...(r?.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) } : {}),
       ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
       ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),

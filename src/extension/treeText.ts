@@ -3,7 +3,7 @@
 import { costText } from '../core/cost/costText';
 import { clockTime } from '../core/engine/scheduling/retry';
 import { formatDuration, formatUsd, stepTimeText, type TimeFacts } from '../core/format';
-import { endSentence } from '../core/status';
+import { endSentence, shownStatus } from '../core/status';
 import { isActive, type RunView, type StepView } from './runView';
 
 /** "3/10 ▶2" — done of total, and how many are running. */
@@ -34,6 +34,7 @@ export function lockNote(step: StepView): string | undefined {
 /** A step's row: a lock wait or retry time, elapsed time, attempt, cost, then its last line or how it ended. */
 export function stepDescription(step: StepView, now = Date.now()): string {
   const parts: string[] = [];
+  if (shownStatus(step) === 'reverted') parts.push('reverted');
   const lock = lockNote(step);
   if (lock) parts.push(lock);
   if (step.status === 'waiting' && step.retryAt !== undefined) {

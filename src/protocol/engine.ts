@@ -131,7 +131,7 @@ export const resultSchemas = {
   /** Each step's outcome: its status after, or (`ok: false`) why nothing was done to it. */
   review: z.object({
     results: z.array(z.union([
-      z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional() }),
+      z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional(), dependents: z.array(z.string()).optional() }),
       z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
     ])),
   }),

@@ -32,5 +32,5 @@ export function runInBackground(r: TestRepo, plan: string, cleanup: Array<() => 
       await new Promise<void>((w) => waiters.push(w));
     }
   };
-  return { exited, events, when };
+  return { exited, events, when, kill: (signal: NodeJS.Signals) => child.kill(signal) };
 }

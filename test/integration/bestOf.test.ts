@@ -83,6 +83,24 @@ describe('best-of with real processes', function () {
     assertNoLeftovers(repo);
   });
 
+  it('pick check reads a score only from `score: N` or $BRAID_SCORE_FILE (the file first), never a test count printed last', async () => {
+    const plan = ['version: 1', 'steps:', '  s:', '    best-of: 3', '    pick: check', '    isolation: worktree', '    writes: [a.txt]',
+      '    run: echo "$BRAID_ALTERNATIVE" > a.txt',
+      '    check: |',
+      '      case "$BRAID_ALTERNATIVE" in',
+      '        1) echo "score: 7" ;;',
+      '        2) echo "score: 1"; echo 40 > "$BRAID_SCORE_FILE" ;;',
+      '      esac',
+      '      echo "99 tests passed"'].join('\n') + '\n';
+    repo = makeRepo({ 'p.braid.yaml': plan });
+    const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
+    const s = record.steps.s!;
+    assert.deepEqual(s.alternatives!.map((a) => a.score), [7, 40, undefined]);
+    assert.equal(s.winner, 2);
+    assert.equal(s.winnerWhy, 'score 40');
+    assert.equal(repo.read('a.txt'), '2\n');
+  });
+
   it('when every alternative fails, their worktrees are kept for a look and named in the record', async () => {
     repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; exit 3\n' });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));

@@ -37,7 +37,7 @@ describe('braid CLI: what a user is told', function () {
     const id = runIdOf(r.stdout);
     assert.match(r.stdout, /build failed: exited with code 1\n  last lines of its log:\n(  │ .*\n)*  │ error: boom at line 3\n/);
     assert.match(r.stdout, new RegExp(`its worktree is kept at \\S+ \\(branch braid/${id}/build\\)`));
-    assert.match(r.stdout, new RegExp(`next:\\n  braid logs ${id} build\\n  braid retry ${id}\\n  braid clean ${id}`));
+    assert.match(r.stdout, new RegExp(`next:\\n  braid logs ${id} build\\n  braid clean ${id} .*\\n  braid retry ${id}\\n$`));
   });
 
   it('--from STEP: the result covers what ran, not a failure carried over', () => {

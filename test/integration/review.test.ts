@@ -2,9 +2,10 @@
 // repositories: while the run's process goes on (the request goes through its inbox) and after
 // it ended (carried out from the record).
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { runPlan, type RunOutcome, type RunRequest } from '../../src/core/engine/runPlan';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import type { RunRecord } from '../../src/core/engine/records/runRecord';
@@ -187,13 +188,22 @@ describe('review: true and the review commands', function () {
     ac.abort();
     assert.ok((await live.done).ok);
     // What a kill -9 between the landing and the record's save leaves: the change in the
-    // workspace, the record still saying `review`.
+    // workspace, the record still saying `review`, the decision claimed by a process now gone.
     const file = new RunStore(r.dir).paths(ev.run).runJson;
     const before = readFileSync(file, 'utf8');
     const first = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
     assert.deepEqual(first, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
     assert.equal(r.read('log.txt'), 'start\nadded\n');
     writeFileSync(file, before);
+    const decisions = join(dirname(file), 'decisions');
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    for (const f of readdirSync(decisions)) {
+      const d = JSON.parse(readFileSync(join(decisions, f), 'utf8')) as Record<string, unknown>;
+      writeFileSync(join(decisions, f), JSON.stringify({ ...d, pid: gone }));
+    }
+    // Another action stays refused: the change landed; only the approval it was may complete.
+    const reject = await reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'] });
+    assert.match(!reject.ok ? reject.message : '', /^step a was approved by braid approve/);
     const again = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
     assert.ok(again.ok, JSON.stringify(again));
     assert.equal(r.read('log.txt'), 'start\nadded\n', 'the append landed once');
@@ -217,7 +227,7 @@ describe('review: true and the review commands', function () {
     assert.deepEqual(await new RunStore(r.dir).load(rec.id), json);
   });
 
-  it('two commands on one ended run at once: the second is refused and changes nothing', async () => {
+  it('two commands on one ended run at once: the second waits, is refused, told who decided, and changes nothing', async () => {
     const r = repo({ 'README.md': 'hi\n' });
     const ac = new AbortController();
     const live = startRun(r, planFile(REVIEWED), ac.signal);
@@ -231,7 +241,7 @@ describe('review: true and the review commands', function () {
     const oks = [x, y].filter((o) => o.ok);
     assert.equal(oks.length, 1, JSON.stringify([x, y]));
     const refused = [x, y].find((o) => !o.ok)!;
-    assert.match(!refused.ok ? refused.message : '', /another braid command is working on run|not in review/);
+    assert.match(!refused.ok ? refused.message : '', /^step a was (approved|rejected) by braid (approve|reject) \(pid \d+\) at [\d:.]+ UTC; nothing was done$/);
   });
 
   it('merge lands a conflict step’s kept change onto the workspace as it is now, without running it again', async () => {

@@ -39,10 +39,10 @@ describe('braid diff | approve | reject | revert | merge', function () {
     assert.equal(await run.exited, 0);
     assert.equal(r.read('b.txt'), 'from a\n');
     assert.equal(braid(['diff', runId, 'a'], r.dir).status, 0, 'a landed change still shows');
-    // Approving again: the wrong state, exit 1, nothing changed.
+    // Approving again: decided already (who, when), exit 1, nothing changed.
     const again = braid(['approve', runId, 'a'], r.dir);
     assert.equal(again.status, 1);
-    assert.match(again.stderr, /step a is succeeded, not in review: nothing to approve; nothing was done/);
+    assert.match(again.stderr, /^braid: step a was approved by braid approve \(pid \d+\) at [\d:.]+ UTC; nothing was done\n$/);
   });
 
   it('reject --reason from another terminal: the step fails (rejected), its dependent is skipped, the run exits 1', async () => {

@@ -313,6 +313,38 @@ describe('RunStore', () => {
     assert.deepEqual(await store.markInterrupted(), []);
   });
 
+  it('never writes back a stale read: a host that ends its run and exits after markInterrupted read it keeps its end (issue 31)', async () => {
+    // The host is a real process; the record on disk says it runs. Right after markInterrupted
+    // reads that record, the host writes its end (the run succeeded, a decision landed) and exits:
+    // the window two CLI commands raced through under load, here held open on purpose.
+    const host = spawn('sleep', ['30']);
+    const hostGone = new Promise((r) => host.once('exit', r));
+    const live = record('ending', { host: { pid: host.pid!, hostname: hostname() } });
+    live.steps.build = { id: 'build', status: 'review', attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z' }] };
+    const setup = new RunStore(root);
+    await setup.create(live);
+    const ended: RunRecord = { ...live, status: 'succeeded', endedAt: '2026-12-02T19:06:00.000Z', steps: { ...live.steps, build: { ...live.steps.build!, status: 'succeeded' } } };
+    let held = false;
+    const fs: StoreFs = {
+      ...fsp,
+      readFile: (async (file: string, enc: BufferEncoding) => {
+        const text = await fsp.readFile(file, enc);
+        if (!held && String(file).endsWith(join('ending', 'run.json'))) {
+          held = true;
+          await fsp.writeFile(String(file), JSON.stringify(ended));
+          host.kill('SIGKILL');
+          await hostGone;
+        }
+        return text;
+      }) as StoreFs['readFile'],
+    };
+    assert.deepEqual(await new RunStore(root, fs).markInterrupted(), []);
+    assert.ok(held, 'the hook ran');
+    const after = (await setup.load('ending'))!;
+    assert.equal(after.status, 'succeeded');
+    assert.equal(after.steps.build!.status, 'succeeded');
+  });
+
   it('takes a host that is a zombie, or whose pid another process reuses, for dead (Linux)', async function () {
     if (process.platform !== 'linux') this.skip();
     const store = new RunStore(root);

@@ -63,7 +63,8 @@ describe('engine/worktree', () => {
     const w = await worktree(r, 'dirty', sha);
     assert.equal(wtFile(w.path, 'a.txt'), 'uncommitted edit\n');
     assert.equal(wtFile(w.path, 'staged.txt'), 'staged new file\n');
-    assert.equal(existsSync(join(w.path, 'untracked.txt')), false);
+    // Untracked and not ignored: there as the user sees it (`git add -A` through a temporary index; issue 31).
+    assert.equal(wtFile(w.path, 'untracked.txt'), 'not tracked\n');
     assert.equal(w.branch, 'braid/run1/dirty');
   });
 
@@ -99,11 +100,11 @@ describe('engine/worktree', () => {
     assert.ok(!bad.ok && bad.message.includes('../out'));
   });
 
-  it('copies and links untracked files in, and keeps them out of the step\'s change', async () => {
+  it('copies and links ignored files in, and keeps them out of the step\'s change; untracked ones are in the base', async () => {
     const r = repo({ '.gitignore': '.env\nnode_modules/\n', 'src/a.ts': 'a' });
     r.write('.env', 'SECRET=1\n');
     r.write('node_modules/pkg/index.js', 'module.exports = 1;\n');
-    r.write('notes.txt', 'untracked, not asked for\n');
+    r.write('notes.txt', 'untracked, not ignored\n');
     const w = await worktree(r, 'setup', await base(r), { copy: ['.env', '*.missing'], symlink: ['node_modules'] });
     assert.deepEqual(w.copied, ['.env']);
     assert.deepEqual(w.linked, ['node_modules']);
@@ -112,7 +113,8 @@ describe('engine/worktree', () => {
     assert.ok(lstatSync(join(w.path, 'node_modules')).isSymbolicLink());
     assert.equal(readlinkSync(join(w.path, 'node_modules')), join(r.dir, 'node_modules'));
     assert.equal(wtFile(w.path, 'node_modules/pkg/index.js'), 'module.exports = 1;\n');
-    assert.equal(existsSync(join(w.path, 'notes.txt')), false);
+    assert.equal(wtFile(w.path, 'notes.txt'), 'untracked, not ignored\n');
+    assert.equal(r.git(['ls-files', 'notes.txt'], w.path).trim(), 'notes.txt', 'in the base commit, not copied');
     const startSha = r.git(['rev-parse', 'HEAD'], w.path).trim();
     // `node_modules/` in .gitignore does not ignore a symlink: only the exclusion keeps it out.
     const { sha, changed } = await commitWorktree({ worktree: w.path, message: 'nothing' });

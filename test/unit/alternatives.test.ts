@@ -2,7 +2,8 @@
 // isolator): every pick policy, the slots alternatives take, and every way a race can fail.
 import { strict as assert } from 'node:assert';
 import { PRESETS } from '../../src/core/agents/presets';
-import { alternativeStep, lastNumber } from '../../src/core/engine/scheduling/alternatives';
+import { alternativeStep } from '../../src/core/engine/scheduling/alternatives';
+import { scoreLine } from '../../src/core/engine/steps/checkScore';
 import { stepInvocation } from '../../src/core/engine/steps/render';
 import { SimClock } from '../../src/core/engine/scheduling/clock';
 import { Scheduler } from '../../src/core/engine/scheduling/scheduler';
@@ -190,18 +191,34 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.ok(runner.log.filter((l) => l.id.startsWith('c')).every((l) => l.start >= 110), 'no c took the slot r waited for');
   });
 
-  it('pick check: all run to the end; the highest score wins, ties to the earliest', async () => {
+  it('pick check: all run to the end; the highest score wins, ties to the one that passed first', async () => {
     const { runner, run } = setup([race(3, 'check', { check: 'score' })],
       { 'a.alt1': { durationMs: 10, score: 0.5 }, 'a.alt2': { durationMs: 40, score: 0.93 }, 'a.alt3': { durationMs: 20, score: 0.93 } });
     const r = await run();
     const a = r.steps.get('a')!;
-    assert.deepEqual(a.winner, { index: 2, why: 'score 0.93' });
-    assert.equal(a.output, 'out:a.alt2');
+    assert.deepEqual(a.winner, { index: 3, why: 'score 0.93' });
+    assert.equal(a.output, 'out:a.alt3');
     assert.equal(r.steps.get('a')!.outcome?.endedAt, 40, 'decided only when the slowest ended');
-    assert.deepEqual(runner.landed, ['a.alt2']);
-    assert.deepEqual(runner.dropped.sort(), ['a.alt1', 'a.alt3']);
+    assert.deepEqual(runner.landed, ['a.alt3']);
+    assert.deepEqual(runner.dropped.sort(), ['a.alt1', 'a.alt2']);
     assert.deepEqual(a.alternatives!.map((x) => [x.status, x.score]), [['succeeded', 0.5], ['succeeded', 0.93], ['succeeded', 0.93]]);
-    assert.match(a.alternatives![0]!.message!, /alternative 2 won/);
+    assert.match(a.alternatives![0]!.message!, /alternative 3 won/);
+  });
+
+  it('pick check with no score at all: the alternative that passed first wins, and the reason says no check printed `score: N`', async () => {
+    const { runner, run } = setup([race(3, 'check', { check: 'npx ava' })],
+      { 'a.alt1': { durationMs: 40 }, 'a.alt2': { durationMs: 10 }, 'a.alt3': { durationMs: 20 } });
+    const r = await run();
+    const a = r.steps.get('a')!;
+    assert.deepEqual(a.winner, { index: 2, why: 'first to pass (no check printed a `score: N` line)' });
+    assert.deepEqual(runner.landed, ['a.alt2']);
+  });
+
+  it('a scored alternative outranks one without a score, whenever each passed', async () => {
+    const { runner, run } = setup([race(2, 'check', { check: 's' })], { 'a.alt1': { durationMs: 10 }, 'a.alt2': { durationMs: 30, score: -1 } });
+    const r = await run();
+    assert.deepEqual(r.steps.get('a')!.winner, { index: 2, why: 'score -1' });
+    assert.deepEqual(runner.landed, ['a.alt2']);
   });
 
   it('pick review: all run; the step waits for the pick among those that passed', async () => {
@@ -291,11 +308,12 @@ describe('best-of steps (alternatives.ts)', () => {
     assert.ok(runner.log.every((l) => l.end === 10), `both stopped when the cost passed it: ${JSON.stringify(runner.log)}`);
   });
 
-  it('lastNumber reads the score a check printed last', () => {
-    assert.equal(lastNumber('tests: 41/44 passed\nscore 0.93\n'), 0.93);
-    assert.equal(lastNumber('coverage 87%'), 87);
-    assert.equal(lastNumber('-2'), -2);
-    assert.equal(lastNumber('no digits'), undefined);
+  it('scoreLine reads only a line `score: N` (the last one), never the last number printed', () => {
+    assert.equal(scoreLine('tests: 41/44 passed\nscore: 0.93\n'), 0.93);
+    assert.equal(scoreLine('score: 3\n  Score: -2.5e1  \n'), -25);
+    assert.equal(scoreLine('✔ 32 tests passed\n'), undefined, 'a test count is no score');
+    assert.equal(scoreLine('score 87\ncoverage 87%\nthe score: 4 of 5\n'), undefined);
+    assert.equal(scoreLine('score: 5 apples'), undefined);
   });
 });
 

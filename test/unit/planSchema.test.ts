@@ -77,7 +77,7 @@ describe('planJsonSchema()', () => {
     assert.match(String(obj(top.concurrency).description), /most steps running at once/);
     const step = obj(obj(obj(top.steps).additionalProperties).properties);
     assert.match(String(obj(step.writes).description), /exclusive locks/);
-    assert.match(String(obj(step.copy).description), /untracked files copied in/);
+    assert.match(String(obj(step.copy).description), /git-ignored files copied in/);
     assert.match(String(obj(obj(obj(top.defaults).properties).timeout).description), /process tree is killed/);
   });
 });

@@ -42,6 +42,8 @@ import { Takeovers, type Takeover } from './steps/takeover';
 import { openTakeoverInbox } from './steps/takeoverInbox';
 import { recordSaid } from './records/said';
 import { RunObservers, type RunObserverFactory } from './runObservers';
+import { decidedAlready } from './review/reviewSteps';
+import { claimDecision, decidedMessage, decisionKey } from './review/decisionClaim';
 
 export interface RunRequest {
   readonly planFile: string;
@@ -290,7 +292,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
     scheduler = new Scheduler({
-      graph, runId, runner: executor, keep, weight: historyWeight(history),
+      graph, runId, runner: executor, keep, keptAreOwn: req.retry !== undefined, weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       locks,
@@ -312,7 +314,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     for (const id of reused.keys()) emit(reusedEvent(record.steps[id]!, runId));
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
     const [rec, sched] = [record, scheduler];
-    inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, rec, sched, store, r));
+    inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, paths.dir, rec, sched, store, r));
     takeoverInbox = await openTakeoverInbox(paths.dir, takeovers, (id, message) => { recordSaid(rec, id, message); void store.save(rec); });
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
@@ -341,7 +343,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
 }
 
 /** A review request for this run, carried out by its own scheduler (revert: on the workspace and record). */
-async function liveReview(root: string, record: RunRecord, scheduler: Scheduler, store: RunStore, r: ReviewRequest): Promise<Handled> {
+async function liveReview(root: string, runDir: string, record: RunRecord, scheduler: Scheduler, store: RunStore, r: ReviewRequest): Promise<Handled> {
+  const decided = await decidedAlready(runDir, record, r);
+  if (decided) return { refused: decided };
   const problems = r.steps.map((id) => wrongState(record, id, r.action)).filter((p) => p !== undefined);
   if (problems.length > 0) return { refused: `${problems.join('; ')}; nothing was done` };
   const out: StepOutcome[] = [];
@@ -351,8 +355,14 @@ async function liveReview(root: string, record: RunRecord, scheduler: Scheduler,
       void store.save(record);
       continue;
     }
+    // One decision a change, across processes: a command that found this run ended decides from the record (decisionClaim.ts).
+    const claim = r.action === 'approve' || r.action === 'reject'
+      ? await claimDecision(runDir, decisionKey(record.steps[id]!), { action: r.action, by: r.by ?? 'an unnamed requester', at: new Date().toISOString() })
+      : undefined;
+    if (claim && !claim.ok) { out.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) }); continue; }
     const d = scheduler.review(id, r.action === 'reject' ? { action: 'reject', ...(r.reason !== undefined ? { reason: r.reason } : {}) } : { action: r.action });
     const o = await d;
+    if (!o.ok) await claim?.release();
     out.push(o.ok ? { step: id, ok: true, status: o.status, ...(o.message !== undefined ? { message: o.message } : {}) } : { step: id, ok: false, message: o.message });
   }
   // The requester reads run.json next: it must hold the outcome.

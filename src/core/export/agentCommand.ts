@@ -10,6 +10,7 @@ import { classifyRef, parseTemplates } from '../plan/templates';
 import type { AgentDef, GraphStep } from '../plan/types';
 import { agentSetup, secretEnv, type AgentSetup } from './agentInstall';
 import { ghLiteral } from './ghText';
+import { uninstalledAgentNote } from './notes';
 import { exportUnder, hasTemplates, shellWord, type RefVars } from './refVars';
 
 const SAFE_WORD = /^[A-Za-z0-9_@%+=:,./-]+$/;
@@ -37,7 +38,7 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   const notes: string[] = [];
   const install = agentSetup(agent);
   if (install) Object.assign(env, secretEnv(install));
-  else notes.push(`${step.id}: agent ${agent.name} (${agent.command[0]}) is not installed by the workflow: make it available on the runner`);
+  else { const note = uninstalledAgentNote(step.id, agent.name, agent.command[0]!); if (note) notes.push(note); }
   if (agent.cwd !== undefined) notes.push(`${step.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
   if (step.retries > 0 && step.retryContext !== false && agent.context) notes.push(`${step.id}: a retry on the runner is not told why the attempt before failed (retry-context), nor continues its session`);
 

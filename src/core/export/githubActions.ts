@@ -6,7 +6,7 @@ import type { Graph } from '../plan/types';
 import { ACTIONS, secretNames, type AgentSetup } from './agentInstall';
 import { artifactName, commentLine, ghExpr, ghLiteral, ghPlain, planSlug } from './ghText';
 import { freeJobId, planJobs } from './jobs';
-import { planNotes } from './notes';
+import { planNotes, REVIEW_ENVIRONMENT } from './notes';
 import { hasTemplates } from './refVars';
 import { LAND_SCRIPT } from './scripts';
 import { SHELL_LIBRARY } from './shellLibrary';
@@ -88,6 +88,10 @@ export function exportGithubActions(graph: Graph, options: ExportOptions): Expor
     `Plan "${commentLine(graph.plan.name)}": ${graph.order.length} step${graph.order.length === 1 ? '' : 's'} in ${plans.length} job${plans.length === 1 ? '' : 's'}; `
       + `the last job, ${landId}, lands every change on the branch braid/${slug}/<run id> for a pull request.`,
     `Run it from the Actions tab (workflow_dispatch). Agents: permission ${permission}.${secrets.length > 0 ? ` Secrets it reads: ${secrets.join(', ')}.` : ''}`,
+    ...(graph.order.some((id) => graph.steps.get(id)!.review)
+      ? [`Review: before the first run, create the environment ${REVIEW_ENVIRONMENT} (Settings → Environments → New environment) and add its Required reviewers; `
+        + 'until then GitHub creates it on first use with no reviewers, and the review: true jobs run unreviewed (required reviewers need a public repository or a paid plan).']
+      : []),
     ...(notes.length > 0 ? ['No counterpart on GitHub Actions (mapped as closely as it can be):', ...notes.map((n) => `- ${commentLine(n)}`)] : []),
   ];
   const body = stringify(workflow, { lineWidth: 0, aliasDuplicateObjects: false });

@@ -7,6 +7,7 @@ import { agentCommand } from './agentCommand';
 import { ACTIONS, type AgentSetup } from './agentInstall';
 import { artifactName, artifactPattern, ghExpr, ghLiteral } from './ghText';
 import type { JobPlan } from './jobs';
+import { REVIEW_ENVIRONMENT } from './notes';
 import { RefVars, hasTemplates, shellSource, shellWord } from './refVars';
 import { HAND_ON_SCRIPT, MERGE_NEEDS_SCRIPT, commandScript, runScript } from './scripts';
 
@@ -155,6 +156,8 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   if (first.if === 'always') job.if = 'always()';
   else if (first.if === 'failure') job.if = 'failure()';
   if (first.continueOnError) job['continue-on-error'] = true;
+  // review: true waits for the environment's required reviewers (notes.ts says how to set them).
+  if (first.review) job.environment = REVIEW_ENVIRONMENT;
   job.permissions = { contents: 'read' };
   if (plan.matrix) {
     job.strategy = { 'fail-fast': false, ...(o.maxParallel !== undefined ? { 'max-parallel': o.maxParallel } : {}), matrix: { include: per.include } };

@@ -26,7 +26,7 @@ export function checkBestOf(model: PlanModel, inst: Instance, opts: ExpandOption
     report(fieldPath(inst.group, own, 'isolation'), `\`${key}\` needs \`isolation: worktree\` (each alternative works in its own tree); use \`worktree\` here`, 'best-of', { suggestion: 'worktree' });
   }
   if (own.pick === 'check' && inst.merged.check === undefined) {
-    report(at('pick'), '`pick: check` scores each alternative by the number its `check` command prints last: add `check`, or use `pick: first`', 'best-of', { key: true });
+    report(at('pick'), '`pick: check` scores each alternative by the line `score: N` its `check` prints (or the number it writes to $BRAID_SCORE_FILE): add `check`, or use `pick: first`', 'best-of', { key: true });
   }
   (own.alternatives ?? []).forEach((alt, i) => {
     if (alt.agent !== undefined && !model.table.known.has(alt.agent)) {

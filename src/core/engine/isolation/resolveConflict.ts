@@ -21,7 +21,7 @@ export interface ResolveHost {
   pending(stepId: string): Landing | undefined;
   /** The attempt begins: nothing of the last one's landing speaks for it. */
   begin(stepId: string): void;
-  workspaceNow(step: GraphStep): Promise<{ ok: true; sha: string } | { ok: false; message: string }>;
+  workspaceNow(): Promise<{ ok: true; sha: string } | { ok: false; message: string }>;
   /** Each step's landed change (this run's, and an ended run's before this process), but `except`'s own. */
   landedChanges(except: string): ReadonlyMap<string, ChangeRecord>;
   recorded(stepId: string, change: ChangeRecord): void;
@@ -50,7 +50,7 @@ export async function resolveInWorktree(
     const wt = await createWorktree({ root: host.root, runId: host.runId, stepId: step.id, base: change.commit, sparse: step.sparse, copy: step.copy, symlink: step.symlink });
     if (!wt.ok) return conflict(`could not make a worktree to resolve in: ${wt.message}`);
   }
-  const now = await host.workspaceNow(step);
+  const now = await host.workspaceNow();
   if (!now.ok) return conflict(`could not snapshot the workspace to resolve against: ${now.message}`);
   const m = await mergeWorkspaceIn({ worktree: path, base: change.base, commit: change.commit, workspace: now.sha });
   if (!m.ok) return conflict(m.message);

@@ -5,6 +5,7 @@ import type { Graph, GraphStep } from '../../plan/types';
 import { runProcess } from '../../exec/process';
 import { shellInvocation, stepEnv } from '../steps/render';
 import { openStepLog } from '../records/stepLog';
+import { commandLine } from '../../format';
 import type { AttemptContext, AttemptResult, OutputStream } from '../types';
 
 /** The run a setup belongs to. */
@@ -41,7 +42,7 @@ export async function runSetup(run: SetupRun, step: GraphStep, dir: string, comm
     if (r.reason === 'exit' && r.exitCode === 0) return undefined;
     const base = { exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs };
     if (r.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled during setup' };
-    return { ...base, status: 'failed', reason: r.reason, message: `setup failed (${r.message ?? `exit ${r.exitCode}`}): ${command}` };
+    return { ...base, status: 'failed', reason: r.reason, message: `setup failed (${r.message ?? `exit ${r.exitCode}`}): ${commandLine(command)}` };
   } finally {
     await log.close().catch(() => {});
   }

@@ -1,6 +1,7 @@
 // Git worktrees for `worktree` steps: the run's base, one worktree and branch per step, its needs'
 // results merged in, its change committed, and clean-up. The user's index and HEAD are never
 // touched: the snapshot uses a temporary index, everything else happens inside Braid's worktrees.
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
@@ -96,14 +97,11 @@ export async function isGitRepo(dir: string): Promise<string | undefined> {
 }
 
 /**
- * The run's base commit: `baseRef` resolved to a commit, else a commit of the workspace's tracked
- * files as they are on disk (uncommitted edits included), or HEAD when there are none.
+ * The run's base commit: `baseRef` resolved to a commit, else a commit of the workspace as `git
+ * add -A` sees it (uncommitted edits and untracked files that are not ignored included, `.braid`
+ * never), or HEAD when that is HEAD's tree. Ignored files come in only as a step's `copy`/`symlink`.
  */
-export async function snapshotBase(
-  root: string, baseRef?: string,
-  /** Untracked (not ignored) files to include too: those matching these globs, or all of them. */
-  untracked?: readonly string[] | 'all',
-): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
+export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
   if (baseRef !== undefined) {
     if (baseRef === '' || baseRef.startsWith('-')) return { ok: false, message: `base "${baseRef}" is not a git ref` };
     const sha = await revParse(root, `${baseRef}^{commit}`);
@@ -114,7 +112,8 @@ export async function snapshotBase(
     return { ok: false, message: `${root} has no commit yet (HEAD is unborn): commit once, or set the plan's base` };
   }
   // Not `git stash create`: it refreshes and rewrites the user's index (taking index.lock). A copy
-  // of the index keeps its stat data, so `add -u` only re-reads files that changed.
+  // of the index keeps its stat data, so `add -A` only re-reads files that changed, and hashes
+  // the untracked ones (a step sees the files an earlier run added and nobody committed yet).
   const dir = await mkdtemp(join(tmpdir(), 'braid-snapshot-'));
   try {
     const env = { GIT_INDEX_FILE: join(dir, 'index') };
@@ -124,12 +123,11 @@ export async function snapshotBase(
     } catch {
       await gitOk(['read-tree', head], { cwd: root, env });
     }
-    const add = await git(['add', '-u'], { cwd: root, env });
+    const add = await git(['add', '-A'], { cwd: root, env });
     if (add.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(add.stderr)}` };
-    const extra = untracked === undefined ? [] : await untrackedFiles(root, untracked);
-    if (extra.length > 0) {
-      const more = await git(['add', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd: root, env, input: extra.map((p) => `:(literal)${p}\0`).join('') });
-      if (more.code !== 0) return { ok: false, message: `could not snapshot the workspace: ${firstLine(more.stderr)}` };
+    // `.braid` ignores itself (its .gitignore is `*`); a folder that lost that file stays out all the same.
+    if (existsSync(join(root, '.braid')) && !existsSync(join(root, '.braid', '.gitignore'))) {
+      await gitOk(['rm', '--cached', '-r', '-q', '--ignore-unmatch', '--', '.braid'], { cwd: root, env });
     }
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     if (tree === (await revParse(root, 'HEAD^{tree}'))) return { ok: true, sha: head };
@@ -138,15 +136,6 @@ export async function snapshotBase(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
-}
-
-async function untrackedFiles(root: string, globs: readonly string[] | 'all'): Promise<string[]> {
-  if (globs !== 'all' && globs.length === 0) return [];
-  const all = splitZ(await gitOk(['ls-files', '--others', '--exclude-standard', '-z'], { cwd: root }))
-    .filter((p) => !isBraidPath(p));
-  if (globs === 'all') return all;
-  const isMatch = globMatcher(globs, { dot: true });
-  return all.filter((p) => isMatch(p));
 }
 
 /**

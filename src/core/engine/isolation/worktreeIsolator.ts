@@ -156,7 +156,7 @@ export class WorktreeIsolator implements Isolator {
     let made = false;
     try {
       // `on-conflict: rerun`: the step again, on the workspace as it is now (what landed meanwhile included).
-      const start = ctx.conflict?.mode === 'rerun' ? await this.workspaceNow(step) : await this.startOf(ctx);
+      const start = ctx.conflict?.mode === 'rerun' ? await this.workspaceNow() : await this.startOf(ctx);
       if (!start.ok) {
         if (prepared) await this.prepared.drop(step.id, prepared);
         return end('failed', 'spawn-failed', start.message);
@@ -184,7 +184,7 @@ export class WorktreeIsolator implements Isolator {
             // against what was there): the workspace as it is now holds them all.
             await this.remove(step.id);
             made = false;
-            const fresh = await this.freshSnapshot(step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded'));
+            const fresh = await this.freshSnapshot();
             if (!fresh.ok) return end('failed', 'spawn-failed', fresh.message);
             wt = await create(fresh.sha);
             if (!wt.ok) return end('failed', 'spawn-failed', wt.message);
@@ -346,16 +346,16 @@ export class WorktreeIsolator implements Isolator {
     if (!base.ok) return base;
     const done = ctx.step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded');
     if (done.some((n) => !this.results.has(n))) {
-      const fresh = await this.freshSnapshot(done);
+      const fresh = await this.freshSnapshot();
       return fresh.ok ? { ok: true, sha: fresh.sha, merge: [] } : fresh;
     }
     const merge = [...new Set(done.map((n) => this.results.get(n)!))].filter((c) => c !== base.sha);
     return { ok: true, sha: base.sha, merge };
   }
 
-  /** A snapshot of the workspace as it is now, with the untracked files the step may write (all, without `writes`). */
-  workspaceNow(step: GraphStep): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
-    return snapshotBase(this.o.root, undefined, step.writes.length > 0 ? step.writes : 'all').then((s) => (s.ok ? { ...s, merge: [] } : s));
+  /** A snapshot of the workspace as it is now, as `git add -A` sees it. */
+  workspaceNow(): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
+    return snapshotBase(this.o.root).then((s) => (s.ok ? { ...s, merge: [] } : s));
   }
 
   /** What a resolution (resolveConflict.ts) uses of this isolator. */
@@ -368,7 +368,7 @@ export class WorktreeIsolator implements Isolator {
       this.kept.delete(id);
       if (this.o.landed) rmSync(this.o.landed(id), { force: true });
     },
-    workspaceNow: (step) => this.workspaceNow(step),
+    workspaceNow: () => this.workspaceNow(),
     landedChanges: (except) => {
       const out = new Map(this.o.landedBefore ?? []);
       for (const id of this.results.keys()) { const c = this.changes.get(id); if (c) out.set(id, c); }
@@ -388,13 +388,9 @@ export class WorktreeIsolator implements Isolator {
     };
   }
 
-  /**
-   * The workspace as it is now, with the files the needs may have created: merge-backs and shared
-   * steps leave new files untracked, which a snapshot of tracked files alone would miss.
-   */
-  private freshSnapshot(needs: readonly string[]) {
-    const sets = needs.map((n) => this.o.graph.steps.get(n)!.writes);
-    return snapshotBase(this.o.root, undefined, sets.some((w) => w.length === 0) ? 'all' : sets.flat());
+  /** The workspace as it is now, untracked files included (merge-backs and shared steps leave new files untracked). */
+  private freshSnapshot() {
+    return snapshotBase(this.o.root);
   }
 
   private keep(stepId: string, path: string, r: AttemptResult): AttemptResult {

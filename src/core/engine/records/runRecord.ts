@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { ChangeRecord } from '../isolation/changeRecord';
 import type { GraphSnapshot } from './snapshot';
 import type { AttemptResult, CostSource } from '../types';
-import { RUN_STATUSES, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
+import { RUN_STATUSES, shownStatus, STEP_STATUSES, type ReasonCode, type RunStatus, type StepStatus } from '../../status';
 
 export interface AttemptRecord {
   attempt: number; startedAt: string; endedAt?: string; exitCode?: number | null; signal?: string | null;
@@ -75,6 +75,8 @@ export interface RunSummary {
   counts: Record<StepStatus, number>;
   /** What its agents spent, reported or estimated. */
   costUsd?: number; costSource?: CostSource;
+  /** Steps whose landed change `braid revert` took back out (counted here, not as succeeded). */
+  reverted?: number;
 }
 
 /**
@@ -100,10 +102,14 @@ export const recordSchema = z.looseObject({
 /** A run's line in a list: its counts of steps by status. */
 export function summarize(r: RunRecord): RunSummary {
   const counts = Object.fromEntries(STEP_STATUSES.map((s) => [s, 0])) as Record<StepStatus, number>;
-  for (const s of Object.values(r.steps)) counts[s.status]++;
+  let reverted = 0;
+  for (const s of Object.values(r.steps)) {
+    if (shownStatus(s) === 'reverted') reverted++;
+    else counts[s.status]++;
+  }
   return {
     id: r.id, planFile: r.planFile, planName: r.planName, status: r.status, createdAt: r.createdAt,
-    ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}), counts,
+    ...(r.endedAt !== undefined ? { endedAt: r.endedAt } : {}), counts, ...(reverted > 0 ? { reverted } : {}),
     ...(r.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource !== undefined ? { costSource: r.costSource } : {}) } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { recordSchema, summarize, type RunRecord, type RunSummary, type StepReco
 import { RecordWriter } from './recordWriter';
 import { braidGitignore, runsDir, worktreesDir } from './braidLayout';
 import { pidAlive } from '../../exec/pidAlive';
+import { withRunLock } from './runLock';
 import { realClock, type Clock } from '../scheduling/clock';
 
 export interface RunPaths {
@@ -139,33 +140,48 @@ export class RunStore {
    */
   async markInterrupted(): Promise<string[]> {
     const here = hostname();
+    const dead = (rec: RunRecord) => rec.status === 'running' && rec.host.hostname === here && !pidAlive(rec.host.pid, rec.host.procStart);
     const marked: string[] = [];
-    for (const rec of await this.loadAll()) {
-      if (rec.status !== 'running' || rec.host.hostname !== here || pidAlive(rec.host.pid, rec.host.procStart)) continue;
-      // run.json's mtime is the last moment the host was known alive: the best end time there is.
-      const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date(this.clock.now()).toISOString());
-      rec.status = 'interrupted';
-      rec.endedAt = lastSeen;
-      for (const step of Object.values(rec.steps)) {
-        if (step.status !== 'running' && step.status !== 'waiting') continue;
-        if (await this.landedLast(rec.id, step)) {
-          // Killed after its merge-back's commit point: its change is in the workspace, and
-          // running it again would apply it twice.
-          step.status = 'succeeded';
-          step.message = `its change had landed in the workspace when the engine (pid ${rec.host.pid}) stopped`;
-          step.endedAt = lastSeen;
-          delete step.waitingFor;
-          continue;
-        }
-        step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
-        step.status = 'interrupted';
-        step.endedAt = lastSeen;
-        delete step.waitingFor; delete step.retryAt;
-      }
-      await this.save(rec);
-      marked.push(rec.id);
+    for (const seen of await this.loadAll()) {
+      if (!dead(seen)) continue;
+      // What we read may predate the host's last write (it ended the run, then exited, after our
+      // read): read again now that it is gone, under the run's lock, or the stale copy written
+      // back would undo its end and every decision made since (issue 31).
+      const done = await withRunLock(this.paths(seen.id).dir, async () => {
+        const rec = await this.load(seen.id);
+        if (!rec || !dead(rec)) return false;
+        await this.interrupt(rec);
+        const saved = this.save(rec);
+        await this.flush();
+        await saved;
+        return true;
+      });
+      if (done.ok && done.value) marked.push(seen.id);
     }
     return marked;
+  }
+
+  private async interrupt(rec: RunRecord): Promise<void> {
+    // run.json's mtime is the last moment the host was known alive: the best end time there is.
+    const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date(this.clock.now()).toISOString());
+    rec.status = 'interrupted';
+    rec.endedAt = lastSeen;
+    for (const step of Object.values(rec.steps)) {
+      if (step.status !== 'running' && step.status !== 'waiting') continue;
+      if (await this.landedLast(rec.id, step)) {
+        // Killed after its merge-back's commit point: its change is in the workspace, and
+        // running it again would apply it twice.
+        step.status = 'succeeded';
+        step.message = `its change had landed in the workspace when the engine (pid ${rec.host.pid}) stopped`;
+        step.endedAt = lastSeen;
+        delete step.waitingFor;
+        continue;
+      }
+      step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
+      step.status = 'interrupted';
+      step.endedAt = lastSeen;
+      delete step.waitingFor; delete step.retryAt;
+    }
   }
 
   /** Whether the step's last recorded attempt (or a later one) marked its merge-back as landed. */

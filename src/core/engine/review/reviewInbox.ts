@@ -16,19 +16,25 @@ export interface ReviewRequest {
   readonly steps: readonly string[];
   /** `reject`: why, kept in the step's message. */
   readonly reason?: string;
+  /** Who asks (`braid approve (pid 4242)`): the loser of a decision is told who won it (decisionClaim.ts). */
+  readonly by?: string;
 }
 
 /** One step's outcome: its status after, or why nothing was done. */
-export type StepOutcome = { step: string; ok: true; status: string; message?: string } | { step: string; ok: false; message: string };
+export type StepOutcome = {
+  step: string; ok: true; status: string; message?: string;
+  /** It landed on an ended run: its dependents that have not run (`braid retry RUN` runs them). */
+  dependents?: string[];
+} | { step: string; ok: false; message: string };
 
 const requestSchema = z.object({
-  action: z.enum(REVIEW_ACTIONS), steps: z.array(z.string().min(1).max(200)).min(1).max(1000), reason: z.string().max(2000).optional(),
+  action: z.enum(REVIEW_ACTIONS), steps: z.array(z.string().min(1).max(200)).min(1).max(1000), reason: z.string().max(2000).optional(), by: z.string().max(200).optional(),
 });
 const replySchema = z.object({
   /** The whole request was refused (a step in the wrong state): nothing was done. */
   refused: z.string().optional(),
   results: z.array(z.union([
-    z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional() }),
+    z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional(), dependents: z.array(z.string()).optional() }),
     z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
   ])),
 });

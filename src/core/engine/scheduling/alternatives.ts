@@ -62,13 +62,6 @@ export function alternativeSlots(step: GraphStep, cap: number, poolCap: number |
   return Math.max(1, Math.min(step.bestOf.alternatives.length, cap, poolCap ?? Infinity));
 }
 
-/** The last number a check printed (`0.93`, `-2`, `87%` → 87); undefined when it printed none. */
-export function lastNumber(text: string): number | undefined {
-  const all = text.match(/[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/g);
-  const n = all ? Number(all[all.length - 1]) : NaN;
-  return Number.isFinite(n) ? n : undefined;
-}
-
 interface Racer {
   readonly def: AlternativeDef;
   readonly step: GraphStep;
@@ -79,6 +72,8 @@ interface Racer {
   result?: AttemptResult;
   /** Its last failed attempt, which an agent's retry is told about (retryPrompt.ts). */
   previous?: PreviousAttempt;
+  /** When it passed, in order (1 first): `pick: check` ranks alternatives without a score by it. */
+  passedOrder?: number;
   /** Passed (check included) and waiting to hear whether it lands. */
   land?: (yes: boolean) => void;
   passed?: boolean;
@@ -113,6 +108,7 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   let winner = undefined as Winner | undefined;
   const winnerNow = (): Winner | undefined => winner;
   let deciding = false;
+  let passed = 0;
   const queue = [...racers];
   const lanes: Promise<void>[] = [];
   // A lane runs queued alternatives one after the other; a passed one waiting for the pick opens another.
@@ -151,10 +147,11 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
     const candidates = racers.filter((r) => r.land);
     if (candidates.length === 0) return;
     if (pick === 'check') {
-      // Highest score wins; ties (and alternatives whose check printed no number) go to the lower index.
-      let best = candidates[0]!;
-      for (const r of candidates) if ((r.state.score ?? -Infinity) > (best.state.score ?? -Infinity)) best = r;
-      return choose(best, best.state.score !== undefined ? `score ${best.state.score}` : 'passed (no score printed)');
+      // Highest score wins (a check's `score: N` line or $BRAID_SCORE_FILE); ties, and
+      // alternatives without a score, go to the one that passed first.
+      const ranked = [...candidates].sort((x, y) => (y.state.score ?? -Infinity) - (x.state.score ?? -Infinity) || x.passedOrder! - y.passedOrder!);
+      const best = ranked[0]!;
+      return choose(best, best.state.score !== undefined ? `score ${best.state.score}` : 'first to pass (no check printed a `score: N` line)');
     }
     deciding = true;
     const race = new AbortController();
@@ -177,6 +174,7 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
     if (res.score !== undefined) r.state.score = res.score;
     if (winner || r.abort.signal.aborted) return resolve(false);
     r.passed = true;
+    r.passedOrder = ++passed;
     if (pick === 'first') { r.land = resolve; return choose(r, 'first to pass'); }
     r.land = resolve;
     r.abort.signal.addEventListener('abort', () => { if (r.land === resolve) { r.land = undefined; resolve(false); } }, { once: true });

@@ -429,8 +429,9 @@ export class Scheduler {
     let status: RunResult['status'] = this.runAbort.signal.aborted ? 'canceled' : 'succeeded';
     if (status === 'succeeded') {
       for (const s of this.states.values()) {
-        // A run's result covers what it ran: a failure kept from before (`--from`) is not this run's.
-        if (this.o.keep?.has(s.id)) continue;
+        // A run's result covers what it holds as its own: a failure carried over by `--from` is
+        // another run's; one a retry kept (a conflict it did not name) is this run's (issue 31).
+        if (this.o.keep?.has(s.id) && !this.o.keptAreOwn) continue;
         if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
       }
     }

@@ -39,6 +39,12 @@ export interface SchedulerOptions {
   readonly signal?: AbortSignal;
   /** Steps to keep as they are (a retry keeps what succeeded). Every other step runs. */
   readonly keep?: ReadonlyMap<string, { status: StepStatus; output?: string }>;
+  /**
+   * Whether the kept steps are this run's own (a retry in place): then a kept failure or conflict
+   * fails the run as any other. Otherwise (`--from`, `--only`) they were carried over from
+   * another run, and the run's result covers what it ran.
+   */
+  readonly keptAreOwn?: boolean;
   /** Attempts each step recorded in earlier runs of this run id (a retry numbers on from them). */
   readonly attemptsBefore?: ReadonlyMap<string, number>;
   /** `braid retry`: why each agent step's recorded last attempt failed, which its next attempt is told. */

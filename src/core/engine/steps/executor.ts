@@ -14,8 +14,10 @@ import type { Graph, GraphStep } from '../../plan/types';
 import type { LauncherPool } from '../../exec/launcher';
 import { runProcess, type ProcessResult } from '../../exec/process';
 import { findBwrap, sandboxArgv } from '../../exec/sandbox';
-import { lastNumber } from '../scheduling/alternatives';
+import { checkScore, scoreFileFor } from './checkScore';
 import { MAX_ARG_BYTES } from './largeValues';
+import { nodeModulesHint, OutputTail } from './missingTool';
+import { commandLine } from '../../format';
 import { shellInvocation, stepEnv, stepInvocation, type RenderScope } from './render';
 import { resolutionAgent, resolutionInvocation } from './resolutionInvocation';
 import { AgentCapture } from './agentCapture';
@@ -291,12 +293,15 @@ export class StepExecutor implements StepRunner {
       }
       if (res.reason === 'exit' && res.exitCode === 0 && step.check) {
         log.stream.write(checkHeader(step.check));
-        const check = shellInvocation(scope, step.check, stepEnv(scope));
+        const scoreFile = step.alternative !== undefined ? scoreFileFor(root) : undefined;
+        const check = shellInvocation(scope, step.check, { ...stepEnv(scope), ...(scoreFile !== undefined ? { BRAID_SCORE_FILE: scoreFile } : {}) });
         seen?.clear(); // the check's output, not the agent's, says why the check failed
-        const c = await runProcess({ argv: confine ? confine.wrap(check.argv, cwd) : check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput });
-        score = lastNumber(c.stdoutTail);
+        const printed = new OutputTail();
+        const c = await runProcess({ argv: confine ? confine.wrap(check.argv, cwd) : check.argv, cwd, env: check.env, signal: ctx.signal, log: log.stream, onOutput: (stream, text) => { printed.add(text); onOutput(stream, text); } });
+        score = checkScore(c.stdoutTail, scoreFile);
         if (c.reason !== 'exit' || c.exitCode !== 0) {
-          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${step.check}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary, pricing) } : {}), ...seen?.result() };
+          const hint = c.reason === 'exit' ? nodeModulesHint({ workspace: this.o.workspace, tree: root, command: step.check, exitCode: c.exitCode, output: printed.value }) : undefined;
+          return { status: c.reason === 'canceled' ? 'canceled' : 'failed', exitCode: c.exitCode, signal: c.signal, reason: c.reason === 'exit' ? 'check-failed' : c.reason, message: `check failed (${c.message ?? `exit ${c.exitCode}`}): ${commandLine(step.check)}${hint ? `; ${hint}` : ''}`, durationMs: Date.now() - started, ...(summary ? { agent: usageOf(summary, pricing) } : {}), ...seen?.result() };
         }
       }
     } finally {
