@@ -4,9 +4,12 @@
 import { strict as assert } from 'node:assert';
 import { compilePlan } from '../../src/core/plan/compile';
 import { MAX_PLAN_STEPS } from '../../src/core/plan/expand';
+import { PlanLanguageService } from '../../src/core/language/languageService';
 import { MAX_DEPTH } from '../../src/core/plan/load';
+import { nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nesting';
 import { MAX_DIAGNOSTICS } from '../../src/core/plan/reporter';
 import type { Diagnostic } from '../../src/core/plan/types';
+import { docs } from '../helpers/planCursor';
 
 const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
 const show = (ds: readonly Diagnostic[]) => ds.map((d) => `${d.range.start.line}:${d.range.start.column} ${d.code} ${d.message}`).join('\n');
@@ -64,6 +67,34 @@ describe('plan validation limits', () => {
         assert.match(r.diagnostics[0]!.message, /nested more than 64 levels deep/);
       });
     }
+    // yaml closes every open collection of a dedent in one recursion: these overflowed its stack (exit 70).
+    for (const [what, level] of [['block mappings', (i: number) => `${' '.repeat(6 + i)}k:`], ['block lists', (i: number) => `${' '.repeat(6 + i)}-`]] as const) {
+      it(`3,000 levels of ${what} closed by one dedent: one problem, found before the parse`, () => {
+        const lines = ['version: 1', 'steps:', '  a:', '    run: echo', '    name:'];
+        for (let i = 0; i < 3000; i++) lines.push(level(i));
+        lines.push(`${' '.repeat(3006)}x`, '  b:', '    run: echo');
+        const r = compile(lines);
+        assert.deepEqual(r.diagnostics.map((d) => [d.code, d.message]), [['yaml-depth', 'YAML: nested more than 64 levels deep']], show(r.diagnostics));
+        // Where the pre-scan stopped: deeper than the located check's limit, well before the end.
+        const line = r.diagnostics[0]!.range.start.line;
+        assert.ok(line > 5 + MAX_DEPTH && line < 5 + PRESCAN_DEPTH + 2, show(r.diagnostics));
+      });
+    }
+    it('3,000 compact block lists (`- - - x`) closed by one dedent, and in the language service', () => {
+      const text = ['version: 1', 'steps:', '  a:', '    run: echo', `    name: ${'- '.repeat(3000)}x`, '  b:', '    run: echo', ''].join('\n');
+      const r = compilePlan('/ws/p.braid.yaml', text, { isGit: true });
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['yaml-depth'], show(r.diagnostics));
+      // The language service parses the text's pieces with the same loader: no throw there either.
+      const service = new PlanLanguageService(docs);
+      const doc = { key: 'file:///ws/p.braid.yaml', version: 1, text };
+      assert.ok(Array.isArray(service.symbols(doc)));
+      assert.ok(Array.isArray(service.completion(doc, { line: 4, column: 10 })));
+    });
+    it('a plan nested a reasonable depth passes the pre-scan (a prompt in a block scalar full of brackets, a quoted one)', () => {
+      const r = compile(['version: 1', 'steps:', '  a:', '    agent: claude', '    prompt: |', `      ${'['.repeat(400)}`, '  b:', '    run: echo', `    name: "${'{'.repeat(400)}"`]);
+      assert.deepEqual(r.diagnostics, []);
+      assert.equal(nestingPast(`a:\n${Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 + 2 * i)}k${i}:`).join('\n')} [[[1]]]\n`), undefined);
+    });
   });
 
   it('160 KB of unclosed `${{`: ten problems located, then how many more', () => {
