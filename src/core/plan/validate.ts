@@ -47,6 +47,8 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
   }
   for (const p of model.needProblems) {
     const at = ['steps', p.group, 'needs', p.index];
+    // Past the cap the problem is only counted: no did-you-mean against every step for it.
+    if (report.full()) { report(at, '', 'unknown-need'); continue; }
     if (p.kind === 'self') report(at, `a step cannot need itself (\`${p.entry}\`)`, 'self-need');
     else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
     else if (p.kind === 'too-many') report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
