@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, starvingPlans, validateInProcess, validateOutputProblems } from '../test/helpers/planFuzz';
 import { goal, ms, quantile, table } from './stats';
 
@@ -72,11 +72,12 @@ export async function benchPlanFuzz(): Promise<void> {
 
 /** `braid validate FILE` in a fresh process: its wall time, its own peak RSS (getrusage) and exit code. */
 function validateInChild(file: string, name: string): { name: string; wall: number; rss: number; code: number | null } {
+  // The CLI runs only as the main module (a require() from `-e` loaded it and ran nothing), so
+  // the peak is read by a preloaded exit hook.
+  const hook = join(dirname(file), 'rss-hook.cjs');
+  writeFileSync(hook, "process.on('exit', () => process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
   const t = performance.now();
-  const r = spawnSync(process.execPath, ['-e', `
-    process.argv.splice(1, 0, ${JSON.stringify(CLI)});
-    process.on('exit', (code) => { process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'); });
-    require(${JSON.stringify(CLI)});`, 'validate', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, ['--require', hook, CLI, 'validate', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const kb = Number(/RSS (\d+)/.exec(r.stderr)?.[1] ?? NaN);
   return { name, wall: performance.now() - t, rss: kb / 1024, code: r.status };
 }
