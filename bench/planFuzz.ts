@@ -1,12 +1,14 @@
 // Part `fuzz`: the unit suite's fuzz corpus (test/helpers/planFuzz.ts, 2,000 seeded plans) through
 // `braid validate`, timed: in this process (main(), as the unit test runs it) for every plan, and
 // through the built CLI (`node out/cli.js validate`, its own process, maxRSS from getrusage) for
-// the known attacks. Goals (#22): no crash, every plan under 2 s, peak memory under 300 MB.
+// the known attacks and the inputs that starved validation (#32: deep nesting closed by a dedent,
+// error-dense text, a JSON plan written twice, 250,000 needs, 5 MB). Goals (#22, #32): no crash,
+// every plan up to 5 MB under 2 s, peak memory under 300 MB.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, validateInProcess, validateOutputProblems } from '../test/helpers/planFuzz';
+import { dirname, join, resolve } from 'node:path';
+import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, starvingPlans, validateInProcess, validateOutputProblems } from '../test/helpers/planFuzz';
 import { goal, ms, quantile, table } from './stats';
 
 const CLI = resolve(__dirname, '../out/cli.js');
@@ -43,16 +45,7 @@ export async function benchPlanFuzz(): Promise<void> {
     // The attacks and every 20th other plan, each in a fresh CLI process: wall time and its peak RSS.
     const attacks = plans.filter((p, i) => p.name.startsWith('attack-') || i % 20 === 0);
     const rows: { name: string; wall: number; rss: number; code: number | null }[] = [];
-    for (const p of attacks) {
-      const file = join(dir, p.name);
-      const t = performance.now();
-      const r = spawnSync(process.execPath, ['-e', `
-        process.argv.splice(1, 0, ${JSON.stringify(CLI)});
-        process.on('exit', (code) => { process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'); });
-        require(${JSON.stringify(CLI)});`, 'validate', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
-      const kb = Number(/RSS (\d+)/.exec(r.stderr)?.[1] ?? NaN);
-      rows.push({ name: p.name, wall: performance.now() - t, rss: kb / 1024, code: r.status });
-    }
+    for (const p of attacks) rows.push(validateInChild(join(dir, p.name), p.name));
     const worstWall = rows.reduce((a, b) => (b.wall > a.wall ? b : a));
     const worstRss = rows.reduce((a, b) => (b.rss > a.rss ? b : a));
     const bad = rows.filter((r) => r.code !== 0 && r.code !== 1).length;
@@ -61,7 +54,30 @@ export async function benchPlanFuzz(): Promise<void> {
         goal(`${ms(worstWall.wall)} (${worstWall.name})`, worstWall.wall < 2000, '< 2 s'),
         goal(`${worstRss.rss.toFixed(0)} MB (${worstRss.name})`, worstRss.rss < 300, '< 300 MB')],
     ]);
+    // #32: the inputs that starved validation, at full size, each in its own CLI process.
+    const starving = starvingPlans(1).map((p) => {
+      const file = join(dir, p.name);
+      writeFileSync(file, p.text);
+      return { ...validateInChild(file, p.name), mb: Buffer.byteLength(p.text) / 1e6 };
+    });
+    console.log('\n#### The inputs that starved validation (#32), each through `node out/cli.js validate` in its own process\n');
+    table(['plan', 'size', 'exit', 'wall (Node start included)', 'peak RSS'], starving.map((r) => [
+      r.name, `${r.mb.toFixed(1)} MB`, goal(String(r.code), r.code === 0 || r.code === 1, '0 or 1'),
+      goal(ms(r.wall), r.wall <= 2000, '≤ 2 s'), goal(`${r.rss.toFixed(0)} MB`, r.rss <= 300, '≤ 300 MB'),
+    ]));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** `braid validate FILE` in a fresh process: its wall time, its own peak RSS (getrusage) and exit code. */
+function validateInChild(file: string, name: string): { name: string; wall: number; rss: number; code: number | null } {
+  // The CLI runs only as the main module (a require() from `-e` loaded it and ran nothing), so
+  // the peak is read by a preloaded exit hook.
+  const hook = join(dirname(file), 'rss-hook.cjs');
+  writeFileSync(hook, "process.on('exit', () => process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+  const t = performance.now();
+  const r = spawnSync(process.execPath, ['--require', hook, CLI, 'validate', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const kb = Number(/RSS (\d+)/.exec(r.stderr)?.[1] ?? NaN);
+  return { name, wall: performance.now() - t, rss: kb / 1024, code: r.status };
 }

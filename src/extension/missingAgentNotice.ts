@@ -1,27 +1,16 @@
-// A plan whose agent CLI is not installed: an error on the step's `agent:` line as soon as the plan
-// is validated (before any run), and, when a run is asked for, a notification with the install
+// A plan whose agent CLI is not installed: a warning on the step's `agent:` line as soon as the plan
+// is validated (before any run; core/engine/steps/missingAgents.ts), and, when a run is asked for, a notification with the install
 // command whole and a *Copy* action, instead of a run that fails in its first step.
 import * as vscode from 'vscode';
-import { installCommand, notInstalledMessage } from '../core/agents/which';
-import { missingAgentCommands, stepList, type MissingAgent } from '../core/engine/steps/missingAgents';
-import { agentLineRange } from '../core/plan/agentLine';
-import type { Diagnostic, Graph } from '../core/plan/types';
+import { installCommand } from '../core/agents/which';
+import { missingAgentCommands, type MissingAgent } from '../core/engine/steps/missingAgents';
+import type { Graph } from '../core/plan/types';
+
+export { missingAgentDiagnostics } from '../core/engine/steps/missingAgents';
 
 /** The plan's missing agent CLIs among `selected` steps (all by default). */
 export function missingFor(graph: Graph, workspace: string, selected: ReadonlySet<string> = new Set(graph.order)): MissingAgent[] {
   return missingAgentCommands(graph, selected, workspace, process.env);
-}
-
-/** One error per missing CLI, on the first step's `agent:` line (its key when it has none). */
-export function missingAgentDiagnostics(graph: Graph, text: string, missing: readonly MissingAgent[]): Diagnostic[] {
-  const lines = text.split(/\r?\n/);
-  return missing.map(({ command, steps }) => {
-    const first = steps[0]!;
-    return {
-      file: graph.plan.file, range: agentLineRange(lines, first.range.start.line) ?? first.range, severity: 'error', code: 'agent-missing',
-      message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
-    };
-  });
 }
 
 const COPY = 'Copy Install Command';

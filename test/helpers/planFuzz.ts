@@ -266,6 +266,47 @@ export function fuzzPlans(seed: number, count: number): FuzzPlan[] {
   return out;
 }
 
+/**
+ * The inputs that starved validation (#32), at `scale` (1: as reported; the unit suite runs a
+ * fraction, the bench the whole): nesting closed by one dedent (exit 70 in yaml's parser), text
+ * that is mostly syntax errors, a valid 20,000-step JSON plan written twice, 250,000 unknown
+ * `needs`, a valid plan just under the size cap and one just over it.
+ */
+export function starvingPlans(scale = 1): FuzzPlan[] {
+  const n = (x: number) => Math.max(1, Math.round(x * scale));
+  const levels = Array.from({ length: 3000 }, (_, i) => `${' '.repeat(6 + i)}k:`).join('\n');
+  const errorLines: string[] = ['version: 1', 'steps:'];
+  for (let i = 0, len = 0; len < n(2_000_000); i++) {
+    const l = [`  s${i}:`, `\t run: echo ]${i}`, `    needs: [s${i - 1}`, `    nope: } ]]`].join('\n');
+    errorLines.push(l);
+    len += l.length + 1;
+  }
+  const jsonSteps: Record<string, unknown> = {};
+  for (let i = 0; i < n(20_000); i++) jsonSteps[`s${i}`] = { run: `echo ${i}`, ...(i > 0 ? { needs: [`s${i - 1}`] } : {}) };
+  const json = JSON.stringify({ version: 1, steps: jsonSteps });
+  const valid = (bytes: number) => {
+    const pad = 'x'.repeat(400);
+    const out = ['version: 1', 'steps:'];
+    let len = 0;
+    for (let i = 0; len < bytes - 600 && i < 10_000; i++) {
+      const l = `  s${i}:\n    run: echo ${pad} ${i}\n${i > 0 ? `    needs: [s${i - 1}]\n` : ''}    writes: [out/s${i}/**]`;
+      out.push(l);
+      len += l.length + 1;
+    }
+    return `${out.join('\n')}\n`;
+  };
+  const comments = (bytes: number) => `version: 1\nsteps:\n  a:\n    run: echo\n${`# ${'x'.repeat(997)}\n`.repeat(Math.ceil(bytes / 1000))}`;
+  return [
+    { name: 'starve-nesting-dedent.braid.yaml', text: `version: 1\nsteps:\n  a:\n    run: echo\n    name:\n${levels}\n${' '.repeat(3006)}x\n  b:\n    run: echo\n` },
+    { name: 'starve-syntax-errors.braid.yaml', text: `${errorLines.join('\n')}\n` },
+    { name: 'starve-json-twice.braid.json', text: json + json },
+    { name: 'starve-needs.braid.yaml', text: `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${Array.from({ length: n(250_000) }, (_, i) => `n${i}`).join(', ')}]\n` },
+    { name: 'starve-valid-large.braid.yaml', text: valid(n(4_900_000)) },
+    // Past the cap whatever the scale: refused before it is parsed.
+    { name: 'starve-over-cap.braid.yaml', text: comments(5_100_000) },
+  ];
+}
+
 const LINE = /^(.*):(\d+):(\d+): (error|warning|info): (.+)$/;
 
 /**

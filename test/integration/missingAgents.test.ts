@@ -7,6 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
+import { missingAgentCommands, missingAgentDiagnostics } from '../../src/core/engine/steps/missingAgents';
+import { compilePlan } from '../../src/core/plan/compile';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
@@ -55,6 +57,18 @@ describe('agent CLIs missing before a run', function () {
 
   const STEPS = ['steps:', '  design:', '    prompt: design it', '  build:', '    needs: [design]', '    prompt: build it',
     '  review:', '    agent: codex', '    prompt: review it', '  lint:', '    run: "true"'];
+
+  it('on the plan (as the editor shows it) a missing CLI is a warning on the `agent:` line, naming the install command', async () => {
+    const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);
+    const text = readFileSync(w.plan, 'utf8');
+    const { graph, diagnostics } = compilePlan(w.plan, text, { isGit: true });
+    assert.ok(graph, JSON.stringify(diagnostics));
+    const missing = missingAgentCommands(graph, new Set(graph.order), w.r.dir, process.env);
+    assert.deepEqual(missingAgentDiagnostics(graph, text, missing).map((d) => [d.severity, d.code, d.message, d.range.start.line]), [
+      ['warning', 'agent-missing', 'claude is not installed on this machine; needed by steps design, build; install it with npm install -g @anthropic-ai/claude-code before running the plan', 3],
+      ['warning', 'agent-missing', 'codex is not installed on this machine; needed by step review; install it with npm install -g @openai/codex before running the plan', 9],
+    ]);
+  });
 
   it('refuses the run with one error a missing executable, before any record, worktree or step', async () => {
     const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);

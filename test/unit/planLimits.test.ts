@@ -2,11 +2,17 @@
 // located problems (#22: globs that backtrack, aliases that multiply a matrix, deep nesting,
 // thousands of unclosed templates, keys that are collections, control characters in messages).
 import { strict as assert } from 'node:assert';
-import { compilePlan } from '../../src/core/plan/compile';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compilePlan, compilePlanFile, MAX_PLAN_BYTES } from '../../src/core/plan/compile';
 import { MAX_PLAN_STEPS } from '../../src/core/plan/expand';
-import { MAX_DEPTH } from '../../src/core/plan/load';
-import { MAX_DIAGNOSTICS } from '../../src/core/plan/reporter';
+import { PlanLanguageService } from '../../src/core/language/languageService';
+import { loadPlan, MAX_DEPTH } from '../../src/core/plan/load';
+import { nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nesting';
+import { MAX_BUILT_DIAGNOSTICS, MAX_DIAGNOSTICS, reporter, tidy } from '../../src/core/plan/reporter';
 import type { Diagnostic } from '../../src/core/plan/types';
+import { docs } from '../helpers/planCursor';
 
 const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
 const show = (ds: readonly Diagnostic[]) => ds.map((d) => `${d.range.start.line}:${d.range.start.column} ${d.code} ${d.message}`).join('\n');
@@ -64,6 +70,34 @@ describe('plan validation limits', () => {
         assert.match(r.diagnostics[0]!.message, /nested more than 64 levels deep/);
       });
     }
+    // yaml closes every open collection of a dedent in one recursion: these overflowed its stack (exit 70).
+    for (const [what, level] of [['block mappings', (i: number) => `${' '.repeat(6 + i)}k:`], ['block lists', (i: number) => `${' '.repeat(6 + i)}-`]] as const) {
+      it(`3,000 levels of ${what} closed by one dedent: one problem, found before the parse`, () => {
+        const lines = ['version: 1', 'steps:', '  a:', '    run: echo', '    name:'];
+        for (let i = 0; i < 3000; i++) lines.push(level(i));
+        lines.push(`${' '.repeat(3006)}x`, '  b:', '    run: echo');
+        const r = compile(lines);
+        assert.deepEqual(r.diagnostics.map((d) => [d.code, d.message]), [['yaml-depth', 'YAML: nested more than 64 levels deep']], show(r.diagnostics));
+        // Where the pre-scan stopped: deeper than the located check's limit, well before the end.
+        const line = r.diagnostics[0]!.range.start.line;
+        assert.ok(line > 5 + MAX_DEPTH && line < 5 + PRESCAN_DEPTH + 2, show(r.diagnostics));
+      });
+    }
+    it('3,000 compact block lists (`- - - x`) closed by one dedent, and in the language service', () => {
+      const text = ['version: 1', 'steps:', '  a:', '    run: echo', `    name: ${'- '.repeat(3000)}x`, '  b:', '    run: echo', ''].join('\n');
+      const r = compilePlan('/ws/p.braid.yaml', text, { isGit: true });
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['yaml-depth'], show(r.diagnostics));
+      // The language service parses the text's pieces with the same loader: no throw there either.
+      const service = new PlanLanguageService(docs);
+      const doc = { key: 'file:///ws/p.braid.yaml', version: 1, text };
+      assert.ok(Array.isArray(service.symbols(doc)));
+      assert.ok(Array.isArray(service.completion(doc, { line: 4, column: 10 })));
+    });
+    it('a plan nested a reasonable depth passes the pre-scan (a prompt in a block scalar full of brackets, a quoted one)', () => {
+      const r = compile(['version: 1', 'steps:', '  a:', '    agent: claude', '    prompt: |', `      ${'['.repeat(400)}`, '  b:', '    run: echo', `    name: "${'{'.repeat(400)}"`]);
+      assert.deepEqual(r.diagnostics, []);
+      assert.equal(nestingPast(`a:\n${Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 + 2 * i)}k${i}:`).join('\n')} [[[1]]]\n`), undefined);
+    });
   });
 
   it('160 KB of unclosed `${{`: ten problems located, then how many more', () => {
@@ -82,6 +116,64 @@ describe('plan validation limits', () => {
     const last = r.diagnostics[MAX_DIAGNOSTICS]!;
     assert.equal(last.message, 'and 100 more errors, not listed');
     assert.deepEqual(at(last), [2 + 3 * MAX_DIAGNOSTICS + 2, 4]);
+  });
+
+  describe('problems past the cap are counted, not built', () => {
+    it(`text that is all mistakes (50 KB of \`]\`): at most ${MAX_BUILT_DIAGNOSTICS} problems built, all of them counted`, () => {
+      const text = `version: 1\nsteps:\n${']'.repeat(50_000)}\n`;
+      const lp = loadPlan('/ws/p.braid.yaml', text);
+      assert.equal(lp.diagnostics.length, MAX_BUILT_DIAGNOSTICS);
+      const r = compilePlan('/ws/p.braid.yaml', text);
+      assert.equal(r.diagnostics.length, MAX_DIAGNOSTICS + 1);
+      const more = /^and (\d+) more errors, not listed$/.exec(r.diagnostics[MAX_DIAGNOSTICS]!.message);
+      assert.ok(more && Number(more[1]) > 40_000, r.diagnostics[MAX_DIAGNOSTICS]!.message);
+    });
+    it('50,000 unknown `needs`: the first ones located, every one counted', () => {
+      const needs = Array.from({ length: 50_000 }, (_, i) => `n${i}`).join(', ');
+      const lp = loadPlan('/ws/p.braid.yaml', `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${needs}]\n`);
+      const out: Diagnostic[] = [];
+      const report = reporter(lp, out);
+      for (let i = 0; i < 50_000; i++) report(['steps', 'a', 'needs', i], `unknown step \`n${i}\``, 'unknown-need');
+      assert.equal(out.length, MAX_BUILT_DIAGNOSTICS);
+      assert.ok(report.full());
+      const shown = tidy(out);
+      assert.equal(shown[MAX_DIAGNOSTICS]!.message, `and ${50_000 - MAX_DIAGNOSTICS} more errors, not listed`);
+      assert.deepEqual(at(shown[0]), [4, 12]);
+    });
+  });
+
+  describe('the size of the file', () => {
+    // Lines of 1,000 bytes: `n` of them make n KB.
+    const big = (n: number) => `version: 1\nsteps:\n  a:\n    run: echo\n${Array.from({ length: n }, () => `# ${'x'.repeat(997)}\n`).join('')}`;
+    it(`text past ${MAX_PLAN_BYTES.toLocaleString('en-US')} bytes is one problem at the line where it passes the cap`, () => {
+      const text = big(5_100);
+      assert.ok(text.length > MAX_PLAN_BYTES);
+      const r = compilePlan('/ws/p.braid.yaml', text);
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['plan-size'], show(r.diagnostics));
+      const d = r.diagnostics[0]!;
+      assert.match(d.message, /^the plan is 5\.\d MB; a plan file may be at most 5\.0 MB/);
+      // The line holding byte 5,000,000.
+      assert.equal(d.range.start.line, text.slice(0, MAX_PLAN_BYTES).split('\n').length - 1);
+    });
+    it('counted in UTF-8 bytes: 2 MB of characters that take three bytes each is past the cap', () => {
+      const r = compilePlan('/ws/p.braid.yaml', `version: 1\nname: "${'€'.repeat(2_000_000)}"\nsteps: {a: {run: echo}}\n`);
+      assert.deepEqual(r.diagnostics.map((d) => [d.code, d.range.start.line]), [['plan-size', 1]]);
+    });
+    it('a file past the cap is refused from its size, read only up to the cap', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'braid-size-'));
+      try {
+        const file = join(dir, 'p.braid.yaml');
+        writeFileSync(file, big(6_000));
+        const r = await compilePlanFile(file);
+        assert.deepEqual(r.diagnostics.map((d) => d.code), ['plan-size']);
+        assert.ok(r.diagnostics[0]!.range.start.line > 0);
+      } finally { rmSync(dir, { recursive: true, force: true }); }
+    });
+    it('a plan just under the cap is read and validated', () => {
+      const text = big(4_900);
+      assert.ok(text.length < MAX_PLAN_BYTES);
+      assert.ok(compilePlan('/ws/p.braid.yaml', text).graph);
+    });
   });
 
   it('an alias bomb is one problem at its first alias, not at 1:1', () => {

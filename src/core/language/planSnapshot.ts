@@ -1,7 +1,7 @@
 // One version of a plan's text, parsed piece by piece (planChunks.ts), with the document-wide
 // index the services share: steps by id and matrix group, declared names. A new version reuses
 // every piece whose text did not change, so an edit costs one piece's parse plus a scan.
-import { idPart, MAX_MATRIX_STEPS } from '../plan/expand';
+import { instanceId, MAX_MATRIX_STEPS } from '../plan/expand';
 import { loadPlan, type LoadedPlan } from '../plan/load';
 import type { Range } from '../plan/types';
 import { chunkFacts, type ChunkFacts, type Span, type StepFacts } from './chunkFacts';
@@ -158,8 +158,8 @@ export function concreteIds(s: StepFacts): string[] {
   if (lists.length === 0 || lists.some((l) => l.length === 0)) return [s.id];
   if (lists.reduce((n, l) => n * l.length, 1) > MAX_MATRIX_STEPS) return [];
   let acc: string[][] = [[]];
-  for (const l of lists) acc = acc.flatMap((a) => l.map((v) => [...a, idPart(v)]));
-  return acc.map((vals) => [s.id, ...vals].join('-'));
+  for (const l of lists) acc = acc.flatMap((a) => l.map((v) => [...a, v]));
+  return acc.map((vals) => instanceId(s.id, vals));
 }
 
 /** Keeps the parsed pieces of the last version; each new text reuses those it still holds. */

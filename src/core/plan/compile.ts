@@ -2,7 +2,7 @@
 // schema (zod: types and located issues) → expand (matrix, needs globs) → validate (graph checks)
 // → templates and concurrency warnings → Graph (critical path). Every problem comes back at once,
 // located; a Graph only when there is no error.
-import { readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import type { AgentPermission } from '../agents/permission';
 import type { AgentOverrides } from './agentTable';
 import { checkAgentInputs } from './agentInputChecks';
@@ -11,7 +11,7 @@ import { modelPlan } from './expand';
 import { buildGraph, planNameOf } from './graph';
 import { loadPlan } from './load';
 import { reachability, slowReach } from './reachability';
-import { reporter, tidy } from './reporter';
+import { joinDiagnostics, reporter, tidy } from './reporter';
 import { checkNotify } from './notifyChecks';
 import { checkSchema } from './schemaCheck';
 import { checkStepRefs, checkTemplates } from './templateChecks';
@@ -32,10 +32,41 @@ export interface CompileOptions {
 }
 export interface CompileResult { graph?: Graph; diagnostics: Diagnostic[] }
 
+/**
+ * Largest plan file read, in bytes. A 10,000-step plan (MAX_PLAN_STEPS) with long prompts is about
+ * 5 MB; validation runs as the user types, and time and memory grow with the text.
+ */
+export const MAX_PLAN_BYTES = 5_000_000;
+
+/** The problem for text past MAX_PLAN_BYTES: at the line where the limit is crossed. */
+function tooLarge(file: string, text: string, bytes: number): Diagnostic {
+  // The cap counts UTF-8 bytes: the text up to it (a character cut in two ends it).
+  const upTo = Buffer.from(text.slice(0, MAX_PLAN_BYTES + 1), 'utf8').subarray(0, MAX_PLAN_BYTES).toString('utf8');
+  const lines = upTo.split('\n');
+  const line = lines.length - 1, column = Math.max(0, lines[line]!.replace(/\uFFFD$/, '').length);
+  const mb = (n: number) => `${(n / 1_000_000).toFixed(1)} MB`;
+  return {
+    file, severity: 'error', code: 'plan-size', range: { start: { line, column }, end: { line, column } },
+    message: `the plan is ${mb(bytes)}; a plan file may be at most ${mb(MAX_PLAN_BYTES)} (this is where it passes that)`,
+  };
+}
+
 /** Reads and compiles a plan file; an unreadable file is a diagnostic. */
 export async function compilePlanFile(path: string, opts?: CompileOptions): Promise<CompileResult> {
   let text: string;
-  try { text = await readFile(path, 'utf8'); } catch (e) {
+  try {
+    // A file far past the cap is not read whole: the problem needs only the text up to the cap.
+    const { size } = await stat(path);
+    if (size > MAX_PLAN_BYTES) {
+      const fh = await open(path, 'r');
+      try {
+        const buf = Buffer.alloc(MAX_PLAN_BYTES + 4);
+        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        return { diagnostics: [tooLarge(path, buf.subarray(0, bytesRead).toString('utf8'), size)] };
+      } finally { await fh.close(); }
+    }
+    text = await readFile(path, 'utf8');
+  } catch (e) {
     return { diagnostics: [{ file: path, range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, severity: 'error', code: 'unreadable', message: `cannot read plan: ${(e as Error).message}` }] };
   }
   return compilePlan(path, text, opts);
@@ -43,10 +74,15 @@ export async function compilePlanFile(path: string, opts?: CompileOptions): Prom
 
 /** Validates and expands a plan's text. */
 export function compilePlan(file: string, text: string, opts: CompileOptions = {}): CompileResult {
+  // Bytes are at least the characters and at most three times as many (UTF-16 to UTF-8).
+  if (text.length * 3 > MAX_PLAN_BYTES) {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes > MAX_PLAN_BYTES) return { diagnostics: [tooLarge(file, text, bytes)] };
+  }
   const lp = loadPlan(file, text);
   if (lp.value === undefined && lp.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: tidy(lp.diagnostics) };
   const schema = checkSchema(lp);
-  const diags = [...lp.diagnostics, ...schema.diagnostics];
+  const diags = joinDiagnostics(lp.diagnostics, schema.diagnostics);
   const report = reporter(lp, diags);
   const model = modelPlan(schema.plan, planNameOf(file, schema.plan.top.name), opts);
   const { order } = validateGraph(model, opts, report);

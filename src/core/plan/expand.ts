@@ -1,6 +1,7 @@
 // From the checked document to concrete steps: defaults merged in, matrix steps fanned out, path
 // fields given their matrix values, and `needs` resolved to concrete ids. Problems found on the
 // way are returned as data for the checks to locate; nothing here decides what is an error.
+import { createHash } from 'node:crypto';
 import picomatch from 'picomatch';
 import { DEFAULT_AGENT } from '../agents/presets';
 import { type AgentPermission } from '../agents/permission';
@@ -103,6 +104,21 @@ export interface PlanModel {
 /** Id-safe form of a matrix value: characters outside [A-Za-z0-9_-] become `-`. */
 export const idPart = (value: string): string => value.replace(/[^A-Za-z0-9_-]/g, '-');
 
+/**
+ * Longest instance id. An id names files (logs, outputs) and worktree branches, and a long matrix
+ * value made one too long for a file name (ENAMETOOLONG when the step ran); past this the id keeps
+ * its start and ends in a short hash of the values, so it stays unique and the plan still runs.
+ */
+export const MAX_INSTANCE_ID = 100;
+
+/** A matrix instance's id: the step key and its values, bounded to MAX_INSTANCE_ID. */
+export function instanceId(group: string, values: readonly string[]): string {
+  const full = [group, ...values.map(idPart)].join('-');
+  if (full.length <= MAX_INSTANCE_ID) return full;
+  const hash = createHash('sha256').update(JSON.stringify(values)).digest('hex').slice(0, 8);
+  return `${full.slice(0, MAX_INSTANCE_ID - hash.length - 1)}-${hash}`;
+}
+
 /** Replaces `${{ matrix.<key> }}` (when the key exists) and `${{ plan.name }}`; other templates stay. */
 export function substitutePath(text: string, values: Readonly<Record<string, string>> | undefined, planName: string): string {
   const { refs } = parseTemplates(text);
@@ -165,7 +181,7 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
     const combos = own.matrix ? combinations(own.matrix) : [undefined];
     const ids: string[] = [];
     for (const values of combos) {
-      const id = values ? [step.id, ...Object.values(values).map(idPart)].join('-') : step.id;
+      const id = values ? instanceId(step.id, Object.values(values)) : step.id;
       const sub = (s: string) => substitutePath(s, values, planName);
       ids.push(id);
       instances.push({

@@ -1,6 +1,8 @@
 // Reading a plan file's text into a document that keeps every node's source range. JSON plans go
 // through the same parser (JSON is YAML 1.2 flow syntax), so both get the same diagnostics.
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
+import { nestingPast } from './nesting';
+import { overCap } from './problemCap';
 import type { Diagnostic, Range, Severity } from './types';
 
 export interface LoadedPlan {
@@ -51,14 +53,30 @@ export function offsetsToRange(lc: LineStarts, start: number, end: number): Rang
 /** Parses plan text; syntax problems come back as diagnostics, never as exceptions. */
 export function loadPlan(file: string, text: string): LoadedPlan {
   const lineCounter = new LineStarts(text);
+  const tooDeep = nestingPast(text);
+  if (tooDeep !== undefined) {
+    // Parsing this would overflow the stack inside yaml: the text is not parsed at all.
+    const diagnostics: Diagnostic[] = [{
+      file, severity: 'error', range: offsetsToRange(lineCounter, tooDeep, tooDeep + 1),
+      message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth',
+    }];
+    return { file, text, doc: parseDocument(''), lineCounter, value: undefined, diagnostics };
+  }
   // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
   // 10,000-step plan); duplicateKeys below does the same check with one set per mapping.
   // logLevel 'error': yaml's warnings would go to process.emitWarning (a raw Node warning on the
   // CLI's stderr); what they warn about is reported below as a located problem instead.
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
+  // yaml makes an Error for each syntax problem, and a stack trace costs more than the rest of the
+  // error: on text that is all mistakes (2 MB of `]`) the traces were most of the time and memory.
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
+  } finally { Error.stackTraceLimit = traces; }
   const diagnostics: Diagnostic[] = [];
   const push = (severity: Severity, e: { pos: [number, number]; code: string; message: string }) =>
-    diagnostics.push({
+    overCap(diagnostics, severity) || diagnostics.push({
       file, severity, range: offsetsToRange(lineCounter, e.pos[0], e.pos[1]),
       // The parser's messages can carry a source excerpt after the first line; the range shows where.
       message: `YAML: ${e.message.split(/\r?\n/)[0] ?? e.message}`, code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,

@@ -2,7 +2,10 @@
 // key path it is about, and the range is that node's (or its nearest existing parent's).
 import { rangeAt, rangeWithin, type LoadedPlan } from './load';
 import type { StepDoc } from './schema';
+import { MAX_BUILT_DIAGNOSTICS, overCap, unbuilt } from './problemCap';
 import type { Diagnostic, Severity } from './types';
+
+export { joinDiagnostics, MAX_BUILT_DIAGNOSTICS } from './problemCap';
 
 export type KeyPath = readonly PropertyKey[];
 
@@ -18,7 +21,11 @@ export interface ReportOptions {
   readonly suggestion?: string;
 }
 
-export type Report = (path: KeyPath, message: string, code: string, opts?: ReportOptions) => void;
+export interface Report {
+  (path: KeyPath, message: string, code: string, opts?: ReportOptions): void;
+  /** True once the list holds MAX_BUILT_DIAGNOSTICS: a check may then skip working out its message. */
+  readonly full: () => boolean;
+}
 
 /** `steps.build.needs[1]`; `plan` for the root. */
 export function formatPath(path: KeyPath): string {
@@ -29,7 +36,8 @@ export function formatPath(path: KeyPath): string {
 
 /** A Report that appends to `out`. */
 export function reporter(lp: LoadedPlan, out: Diagnostic[]): Report {
-  return (path, message, code, opts = {}) => {
+  const report = (path: KeyPath, message: string, code: string, opts: ReportOptions = {}) => {
+    if (overCap(out, opts.severity ?? 'error')) return;
     out.push({
       file: lp.file, severity: opts.severity ?? 'error',
       range: opts.within ? rangeWithin(lp, path, opts.within.value, opts.within.start, opts.within.end) : rangeAt(lp, path, { key: opts.key ?? false }),
@@ -37,6 +45,7 @@ export function reporter(lp: LoadedPlan, out: Diagnostic[]): Report {
       ...(opts.suggestion !== undefined ? { suggestion: opts.suggestion } : {}),
     });
   };
+  return Object.assign(report, { full: () => out.length >= MAX_BUILT_DIAGNOSTICS });
 }
 
 /** Where a step's field is written: in the step itself, or inherited from `defaults`. */
@@ -72,8 +81,10 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
   const rest = kept.slice(MAX_DIAGNOSTICS);
   const [next] = rest;
   if (next) {
-    const errors = rest.filter((d) => d.severity === 'error').length;
-    const what = errors === rest.length ? `${errors} more errors` : `${rest.length} more problems (${errors} errors)`;
+    const left = unbuilt(diags);
+    const errors = rest.filter((d) => d.severity === 'error').length + left.errors;
+    const total = rest.length + left.total;
+    const what = errors === total ? `${errors} more errors` : `${total} more problems (${errors} errors)`;
     // At the first one left out, without its quick fix (it is not that problem's message).
     shown.push({ file: next.file, range: next.range, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
   }

@@ -6,6 +6,7 @@ import { escapesWorkspace } from '../paths/containment';
 import { globProblem } from '../paths/glob';
 import { checkBestOf } from './bestOfChecks';
 import { findCycles } from './cycles';
+import { checkEnvNames } from './envNames';
 import { hint } from './didYouMean';
 import { MAX_MATRIX_STEPS, MAX_PLAN_EDGES, MAX_PLAN_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
 import { fieldPath, type Report } from './reporter';
@@ -28,6 +29,7 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
     checkPaths(inst, report);
     checkAgentAsks(model, inst, report);
   }
+  checkEnvNames(model, report);
   const fmt = (n: number) => n.toLocaleString('en-US');
   for (const { group, count } of model.oversized.filter((o) => o.limit === 'matrix')) {
     report(['steps', group, 'matrix'], `the matrix makes ${fmt(count)} steps; at most ${fmt(MAX_MATRIX_STEPS)}`, 'matrix-size');
@@ -48,6 +50,8 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
   }
   for (const p of model.needProblems) {
     const at = ['steps', p.group, 'needs', p.index];
+    // Past the cap the problem is only counted: no did-you-mean against every step for it.
+    if (report.full()) { report(at, '', 'unknown-need'); continue; }
     if (p.kind === 'self') report(at, `a step cannot need itself (\`${p.entry}\`)`, 'self-need');
     else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
     else if (p.kind === 'too-many') report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
@@ -118,21 +122,36 @@ function checkOnConflict(inst: Instance, report: Report): void {
   }
 }
 
+// Paths decide locks, worktrees and what is copied before a step starts, so they must be known
+// when the plan is read: matrix values and the plan's name are (expand.ts substitutes them); a
+// step's output, the run id or an environment variable is not, and would be used literally.
+const LEFT_TEMPLATE = /\$\{\{[^}]*\}\}|\$\{\{/;
+
 function checkPaths(inst: Instance, report: Report): void {
-  const lists = [['writes', inst.writes], ['reads', inst.reads], ['copy', inst.copy], ['symlink', inst.symlink]] as const;
+  const lists = [['writes', inst.writes], ['reads', inst.reads], ['copy', inst.copy], ['symlink', inst.symlink], ['sparse', inst.sparse]] as const;
   for (const [key, values] of lists) {
     values.forEach((v, i) => {
       // `writes: x` is one scalar; rangeAt reads index 0 of a scalar as the scalar itself.
       const at = () => [...fieldPath(inst.group, inst.own, key), i];
-      const problem = globProblem(v);
-      if (problem) report(at(), `\`${v}\`: ${problem}`, 'glob');
-      else if (escapesWorkspace(v) && (key === 'writes' || key === 'reads')) report(at(), `\`${v}\` leaves the workspace`, 'escapes');
+      const problem = key === 'sparse' ? undefined : globProblem(v);
+      const template = LEFT_TEMPLATE.exec(v)?.[0];
+      if (template !== undefined) report(at(), templateInPath(template, key), 'path-template');
+      else if (problem) report(at(), `\`${v}\`: ${problem}`, 'glob');
+      // copy, symlink and sparse bring files into a worktree from the workspace: never from outside it.
+      else if (escapesWorkspace(v)) report(at(), `\`${v}\` leaves the workspace`, 'escapes');
     });
   }
   for (const key of ['cwd', 'output'] as const) {
     const v = inst[key];
-    if (v !== undefined && escapesWorkspace(v)) report(fieldPath(inst.group, inst.own, key), `\`${v}\` leaves the workspace`, 'escapes');
+    if (v === undefined) continue;
+    const template = LEFT_TEMPLATE.exec(v)?.[0];
+    if (template !== undefined) report(fieldPath(inst.group, inst.own, key), templateInPath(template, key), 'path-template');
+    else if (escapesWorkspace(v)) report(fieldPath(inst.group, inst.own, key), `\`${v}\` leaves the workspace`, 'escapes');
   }
+}
+
+function templateInPath(template: string, key: string): string {
+  return `${template} cannot be used in \`${key}\`: a path must be known before the run, so only \${{ matrix.<key> }} and \${{ plan.name }} are expanded here`;
 }
 
 /** The `needs` entry of `inst` that brings in `dep` (its id, its matrix group or a glob), else the whole list. */

@@ -3,7 +3,8 @@
 // command before anything is made, not a spawn failure a step and a retry after the worktrees.
 import { alternativeStep } from '../scheduling/alternatives';
 import { delimiter, isAbsolute, relative, sep } from 'node:path';
-import { findExecutable, notInstalledMessage } from '../../agents/which';
+import { findExecutable, installCommand, notInstalledMessage } from '../../agents/which';
+import { agentLineRange } from '../../plan/agentLine';
 import type { Diagnostic, Graph, GraphStep } from '../../plan/types';
 import { stepInvocation } from './render';
 import type { StepStatus } from '../../status';
@@ -37,6 +38,27 @@ export function missingAgents(
     file: graph.plan.file, range: steps[0]!.range, severity: 'error', code: 'agent-missing',
     message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
   }));
+}
+
+/**
+ * For the plan as the editor shows it: one warning per missing CLI, on the first step's `agent:`
+ * line (its key when it has none). A warning, not an error: the plan is fine, this machine lacks
+ * the CLI (a teammate's plan may name one installed elsewhere). A run refuses with missingAgents.
+ */
+export function missingAgentDiagnostics(graph: Graph, text: string, missing: readonly MissingAgent[]): Diagnostic[] {
+  const lines = text.split(/\r?\n/);
+  return missing.map(({ command, steps }) => {
+    const first = steps[0]!;
+    return {
+      file: graph.plan.file, range: agentLineRange(lines, first.range.start.line) ?? first.range, severity: 'warning', code: 'agent-missing',
+      message: `${command} is not installed on this machine; needed by ${stepList(steps)}${installHint(command)}`,
+    };
+  });
+}
+
+function installHint(command: string): string {
+  const install = installCommand(command);
+  return install ? `; install it with ${install} before running the plan` : ' (not found on PATH)';
 }
 
 /** The missing executables of `missingAgents`, as data (the editor places and words them its own way). */
