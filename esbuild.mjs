@@ -1,6 +1,7 @@
 // One build for every bundle: the CLI/engine process (node), the extension (cjs, vscode external),
 // the extension-host test suite, and the webview (browser).
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import * as esbuild from 'esbuild';
 import { mermaidPatches } from './scripts/mermaidPatches.mjs';
 
@@ -10,17 +11,22 @@ const common = { bundle: true, sourcemap: true, logLevel: 'warning', legalCommen
 
 // OpenTelemetry is loaded only by a run that traces (src/core/telemetry/tracing.ts): its own file
 // beside cli.js, so a run without an endpoint does not even parse it.
-const otelApart = {
+// `path` is as the importing bundle sees it: the CLI's chunks live one folder down, in out/cli/.
+const otelApartAt = (path) => ({
   name: 'otel-apart',
-  setup(b) { b.onResolve({ filter: /^\.\/otelTracer$/ }, () => ({ path: './otelTracer.js', external: true })); },
-};
+  setup(b) { b.onResolve({ filter: /^\.\/otelTracer$/ }, () => ({ path, external: true })); },
+});
+const otelApart = otelApartAt('./otelTracer.js');
 
 const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', plugins: [otelApart] };
 // The extension host provides `vscode`; mocha is bundled into the suite so it needs nothing at run time.
 const extensionHost = { ...node, external: ['vscode'] };
 
 const builds = [
-  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'out/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The CLI: ES modules split by command (main.ts imports each command's modules when it runs), so a
+  // command parses only what it uses; out/cli.js (written below) is the small entry that starts them.
+  { ...node, format: 'esm', splitting: true, entryPoints: { main: 'src/cli/main.ts' }, outdir: 'out/cli', outExtension: { '.js': '.mjs' },
+    chunkNames: '[name]-[hash]', metafile: true, plugins: [otelApartAt('../otelTracer.js')], banner: { js: "import { createRequire as __braidRequire } from 'node:module'; const require = __braidRequire(import.meta.url);" } },
   { ...node, entryPoints: ['src/core/telemetry/otelTracer.ts'], outfile: 'out/otelTracer.js' },
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
   // The graph panel's page: mermaid and our code in one file, loaded by nonce under a strict CSP.
@@ -38,9 +44,25 @@ const builds = [
 
 // A deleted test file must not leave its old bundle behind for the runner to pick up.
 rmSync('out/test/vscode', { recursive: true, force: true });
+// The CLI's entry is plain CommonJS at the path users, the extension and tests run; written whole
+// (rename), as the chunks are, so that a CLI started while another process builds finds every file.
+mkdirSync('out', { recursive: true });
+writeFileSync('out/cli.js.tmp', `#!/usr/bin/env node
+'use strict';
+// The \`braid\` command: starts out/cli/main.mjs, which loads each command's modules as it runs.
+import('./cli/main.mjs').then((m) => m.start(__filename), (e) => { process.stderr.write(\`braid: cannot start: \${e.stack}\\n\`); process.exitCode = 70; });
+`, { mode: 0o755 });
+renameSync('out/cli.js.tmp', 'out/cli.js');
+
+/** A changed CLI must not leave chunks it no longer loads behind (nor in the .vsix): they go after the build. */
+function pruneCliChunks(result) {
+  const kept = new Set(Object.keys(result.metafile.outputs).map((f) => basename(f)));
+  for (const f of existsSync('out/cli') ? readdirSync('out/cli') : []) if (!kept.has(f)) rmSync(`out/cli/${f}`, { force: true });
+}
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
+  pruneCliChunks(results[0]);
 }

@@ -5,6 +5,7 @@
 import { cpus } from 'node:os';
 import { benchBestOf } from './bestOf';
 import { benchBookkeeping } from './bookkeeping';
+import { benchCliStart } from './cliStart';
 import { benchExport } from './exportPlan';
 import { benchForkThread } from './forkThread';
 import { hostBlockBench } from './hostBlock';
@@ -37,6 +38,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['latency', benchLatency],
   ['fork', benchForkThread],
   ['load', benchPlanLoad],
+  ['cli', benchCliStart],
   ['language', benchLanguageService],
   ['fuzz', benchPlanFuzz],
   ['worktrees', benchWorktrees],

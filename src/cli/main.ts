@@ -3,43 +3,31 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+// Only what every command needs is imported here: each command loads its own modules when it runs
+// (`await import`), so `validate` never parses the engine and `run` never parses mermaid or export.
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
-import { killGuardedNow } from '../core/exec/watchdog';
-import { stepAgent, stepAgentOptions } from '../core/agents/stepAgent';
-import { cleanRun } from '../core/engine/isolation/cleanRun';
-import { missingAgents } from '../core/engine/steps/missingAgents';
-import { isGitWorkspace, runPlan, type RunOutcome } from '../core/engine/runPlan';
-import { runWatchers } from '../core/engine/runWatchers';
-import { selectSteps, unknownSteps, type Selection } from '../core/engine/scheduling/selection';
-import { pickProblem, writePick } from '../core/engine/records/pickRequest';
-import { alternativeStep } from '../core/engine/scheduling/alternatives';
-import { RunStore } from '../core/engine/records/runStore';
-import { contentKeys } from '../core/engine/reuse/contentKey';
-import { reusableNeeds, type ReusedStep } from '../core/engine/reuse/reusable';
+import type { RunOutcome } from '../core/engine/runPlan';
+import type { Selection } from '../core/engine/scheduling/selection';
+import type { ReusedStep } from '../core/engine/reuse/reusable';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, shownStatus, type StepStatus } from '../core/status';
-import { compilePlanFile, type CompileOptions } from '../core/plan/compile';
-import { toDot, toJson } from '../core/plan/formats';
+import type { CompileOptions } from '../core/plan/compile';
 import { formatDiagnostic, stepTimeText } from '../core/format';
 import { costText } from '../core/cost/costText';
 import type { StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
-import { toMermaid } from '../core/plan/mermaid';
 import type { Diagnostic, GraphStep } from '../core/plan/types';
-import { EXPORT_HELP, exportCommand } from './exportCommand';
 import { MCP_HELP } from './mcp/mcpHelp';
-import { PLAN_HELP, planCommand } from './planCommand';
-import { diffCommand, REVIEW_HELP, reviewCommand, ReviewUsage, type ReviewIo } from './reviewCommands';
-import { attachCommand, sayCommand, TAKEOVER_HELP, TakeoverUsage } from './takeoverCommands';
-import { cleanCommand, HousekeepingUsage, runsCommand } from './housekeeping';
-import { serve } from './serve';
-import { HumanView } from './view';
-import { failureReport } from './failureReport';
+import type { ReviewIo } from './reviewCommands';
+import type { HumanView } from './view';
 import { fsFailureMessage } from './fsFailure';
-import { JsonEventWriter } from './jsonEvents';
-import { WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
+import { isFoundGitTop, WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
 
-const HELP = `braid — run a plan of agent and shell steps in parallel
+/** The help text; its command groups' parts live with their commands, loaded only to print it. */
+async function help(): Promise<string> {
+  const [{ REVIEW_HELP }, { TAKEOVER_HELP }, { PLAN_HELP }, { EXPORT_HELP }] = await Promise.all([
+    import('./reviewCommands'), import('./takeoverCommands'), import('./planCommand'), import('./exportCommand')]);
+  return `braid — run a plan of agent and shell steps in parallel
 
 usage:
   braid validate FILE...                       check plans (FILE:LINE:COL: error: MESSAGE)
@@ -78,6 +66,7 @@ usage:
 ${REVIEW_HELP}${TAKEOVER_HELP}${PLAN_HELP}${EXPORT_HELP}${MCP_HELP}
 exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or missing agent CLI · 130 interrupted
 `;
+}
 
 class Usage extends Error {}
 
@@ -90,10 +79,12 @@ const err = (s: string) => { if (!process.stderr.destroyed) process.stderr.write
 
 async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
+  const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([import('../core/plan/compile'), import('../core/engine/isolation/gitWorkspace')]);
   let problems = 0;
   for (const f of files) {
     // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
-    const r = await compilePlanFile(f, { isGit: await isGitWorkspace(workspaceForPlan(f)) });
+    const ws = workspaceForPlan(f);
+    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)) });
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }
@@ -104,9 +95,11 @@ async function validate(files: string[]): Promise<number> {
 async function graph(file: string | undefined, format: string): Promise<number> {
   if (!file) throw new Usage('graph needs a FILE');
   if (!['mermaid', 'json', 'dot'].includes(format)) throw new Usage(`--format must be mermaid, json or dot, got ${format}`);
+  const { compilePlanFile } = await import('../core/plan/compile');
   const r = await compilePlanFile(file, { isGit: true });
   if (!r.graph) { for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`); return 2; }
-  out(format === 'json' ? JSON.stringify(toJson(r.graph), null, 2) + '\n' : format === 'dot' ? toDot(r.graph) : toMermaid(r.graph).text + '\n');
+  const { toDot, toJson } = await import('../core/plan/formats');
+  out(format === 'json' ? JSON.stringify(toJson(r.graph), null, 2) + '\n' : format === 'dot' ? toDot(r.graph) : (await import('../core/plan/mermaid')).toMermaid(r.graph).text + '\n');
   return 0;
 }
 
@@ -119,7 +112,7 @@ async function finish(outcome: RunOutcome, json: boolean, view?: HumanView, retr
   if (!json) {
     view?.summary(outcome.result, outcome.record);
     // A retry's run holds every step as its own (a conflict it kept fails it): the report covers them all.
-    out(await failureReport(outcome.record, new Set(retried ? Object.keys(outcome.record.steps) : outcome.ran)));
+    out(await (await import('./failureReport')).failureReport(outcome.record, new Set(retried ? Object.keys(outcome.record.steps) : outcome.ran)));
   }
   if (outcome.result.status === 'canceled') return 130;
   return outcome.result.status === 'succeeded' ? 0 : 1;
@@ -149,6 +142,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
   if (values.last && !retry) throw new Usage('--last is for retry');
   if (values.fresh && (retry || !values.only)) throw new Usage('--fresh goes with --only (a whole run, --from and retry never reuse)');
+  const { RunStore } = await import('../core/engine/records/runStore');
   const latest = values.last ? (await new RunStore(workspaceForCwd(values.workspace)).latest())?.id : undefined;
   if (values.last && !latest) { err('braid: no runs here\n'); return 1; }
   const retryId = retry ? latest ?? given[0] : undefined;
@@ -182,6 +176,8 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
       : { ...(only ? { only } : {}), ...(values.from ? { from: values.from } : {}) };
     return dryRun(planFile, workspace, values.json, compile, selection, values.fresh);
   }
+  const [{ runPlan }, { killGuardedNow }, { HumanView }, { JsonEventWriter }, { runWatchers }] = await Promise.all([
+    import('../core/engine/runPlan'), import('../core/exec/watchdog'), import('./view'), import('./jsonEvents'), import('../core/engine/runWatchers')]);
   const json = values.json;
   const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const view = json ? undefined : new HumanView(process.stdout, fancy);
@@ -216,6 +212,9 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
 }
 
 async function dryRun(planFile: string, workspace: string, json: boolean, compile: CompileOptions, selection: Selection, fresh: boolean): Promise<number> {
+  const [{ compilePlanFile }, { isGitWorkspace }, { toJson }, { unknownSteps, selectSteps }, { reusableNeeds }, { contentKeys }, { RunStore }, { missingAgents }] = await Promise.all([
+    import('../core/plan/compile'), import('../core/engine/isolation/gitWorkspace'), import('../core/plan/formats'), import('../core/engine/scheduling/selection'),
+    import('../core/engine/reuse/reusable'), import('../core/engine/reuse/contentKey'), import('../core/engine/records/runStore'), import('../core/engine/steps/missingAgents')]);
   const r = await compilePlanFile(planFile, { ...compile, isGit: await isGitWorkspace(workspace) });
   const errors = r.diagnostics.filter((d) => d.severity === 'error');
   for (const d of r.diagnostics) err(`${formatDiagnostic(d)}\n`);
@@ -252,6 +251,7 @@ async function dryRun(planFile: string, workspace: string, json: boolean, compil
   }).filter((a): a is string => a !== undefined))];
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
+  const [{ alternativeStep }, { stepAgent, stepAgentOptions }] = await Promise.all([import('../core/engine/scheduling/alternatives'), import('../core/agents/stepAgent')]);
   // And each step's own flags (model, max-turns, permission, tools) where it adds some.
   // (A best-of step's alternatives each: their agent and model may differ from the step's.)
   for (const id of order) {
@@ -277,12 +277,14 @@ function alternativesLine(s: GraphStep): string {
 }
 
 async function retryStatuses(workspace: string, runId: string): Promise<Map<string, StepStatus>> {
+  const { RunStore } = await import('../core/engine/records/runStore');
   const rec = await new RunStore(workspace).load(runId);
   return new Map(Object.values(rec?.steps ?? {}).map((s) => [s.id, s.status] as const));
 }
 
 async function status(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
+  const { RunStore } = await import('../core/engine/records/runStore');
   const store = new RunStore(workspaceForCwd(values.workspace));
   // Reading needs no space: a record that cannot be updated is shown as it is.
   await store.markInterrupted().catch((e: unknown) => {
@@ -319,6 +321,7 @@ async function logs(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { workspace: { type: 'string' } } });
   const [runId, step] = positionals;
   if (!runId || !step) throw new Usage('logs needs RUN-ID and STEP');
+  const { RunStore } = await import('../core/engine/records/runStore');
   const store = new RunStore(workspaceForCwd(values.workspace));
   const rec = await store.load(runId);
   if (!rec) { err(`braid: unknown run ${runId}\n`); return 1; }
@@ -345,6 +348,7 @@ async function pick(args: string[]): Promise<number> {
   const [runId, step, which] = positionals;
   const n = Number(which);
   if (!runId || !step || positionals.length !== 3 || !Number.isInteger(n)) throw new Usage('pick needs RUN-ID, STEP and the number N of an alternative');
+  const [{ RunStore }, { pickProblem, writePick }] = await Promise.all([import('../core/engine/records/runStore'), import('../core/engine/records/pickRequest')]);
   const store = new RunStore(workspaceForCwd(values.workspace));
   await store.markInterrupted();
   const rec = await store.load(runId);
@@ -364,7 +368,9 @@ function asksHelp(args: readonly string[]): boolean {
 
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
-  if (cmd !== undefined && cmd !== 'serve' && asksHelp(rest)) { out(HELP); return 0; }
+  if (cmd !== undefined && cmd !== 'serve' && asksHelp(rest)) { out(await help()); return 0; }
+  // The usage error of the command group that ran, if it has its own (its module is loaded by then).
+  let groupUsage: (new (...a: never[]) => Error) | undefined;
   try {
     switch (cmd) {
       case 'validate': return await validate(rest);
@@ -378,25 +384,34 @@ export async function main(argv: string[]): Promise<number> {
       case 'status': return await status(rest);
       case 'logs': return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).
-      case 'serve': return await serve(rest);
-      case 'clean': return await cleanCommand(rest, { out, err });
-      case 'runs': return await runsCommand(rest, { out, err });
+      case 'serve': return await (await import('./serve')).serve(rest);
+      case 'clean': case 'runs': {
+        const m = await import('./housekeeping');
+        groupUsage = m.HousekeepingUsage;
+        return await (cmd === 'clean' ? m.cleanCommand : m.runsCommand)(rest, { out, err });
+      }
       case 'pick': return await pick(rest);
-      case 'diff': return await diffCommand(rest, reviewIo());
       // `--continue`: what the landed step blocked runs now, as `braid retry RUN STEP...`.
-      case 'approve': case 'reject': case 'revert': case 'merge': return await reviewCommand(cmd, rest, reviewIo(), (args) => run(args, true));
-      case 'attach': return await attachCommand(rest, { out, err });
-      case 'say': return await sayCommand(rest, { out, err });
-      case 'plan': return await planCommand(rest);
-      case 'export': return await exportCommand(rest);
-      case 'mcp': return await (await import('./mcp/mcpCommand')).mcpCommand(rest, __filename);
-      case undefined: case '-h': case '--help': case 'help': out(HELP); return cmd ? 0 : 2;
+      case 'diff': case 'approve': case 'reject': case 'revert': case 'merge': {
+        const m = await import('./reviewCommands');
+        groupUsage = m.ReviewUsage;
+        return await (cmd === 'diff' ? m.diffCommand(rest, reviewIo()) : m.reviewCommand(cmd, rest, reviewIo(), (args) => run(args, true)));
+      }
+      case 'attach': case 'say': {
+        const m = await import('./takeoverCommands');
+        groupUsage = m.TakeoverUsage;
+        return await (cmd === 'attach' ? m.attachCommand : m.sayCommand)(rest, { out, err });
+      }
+      case 'plan': return await (await import('./planCommand')).planCommand(rest);
+      case 'export': return await (await import('./exportCommand')).exportCommand(rest);
+      case 'mcp': return await (await import('./mcp/mcpCommand')).mcpCommand(rest, cliFile ?? process.argv[1]!);
+      case undefined: case '-h': case '--help': case 'help': out(await help()); return cmd ? 0 : 2;
       default: throw new Usage(`unknown command ${cmd}`);
     }
   } catch (e) {
     if (e instanceof WorkspaceError) { err(`braid: ${e.message}\n`); return 2; }
-    if (e instanceof Usage || e instanceof ReviewUsage || e instanceof TakeoverUsage || e instanceof HousekeepingUsage || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      err(`braid: ${(e as Error).message}\n\n${HELP}`);
+    if (e instanceof Usage || (groupUsage && e instanceof groupUsage) || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      err(`braid: ${(e as Error).message}\n\n${await help()}`);
       return 2;
     }
     const fs = fsFailureMessage(e);
@@ -405,9 +420,17 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (require.main === module) {
+/** The file that runs `braid` (out/cli.js): `braid mcp` starts it again for its tools. */
+let cliFile: string | undefined;
+
+/** Runs the command line; out/cli.js calls it with its own path. */
+export function start(file: string): void {
+  cliFile = file;
   // A reader that went away (`braid status | head -1`, a closed terminal) ends what is printed,
   // not the command: a write's EPIPE is no crash and no stack trace.
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (e) => { err(`braid: internal error: ${(e as Error).stack}\n`); process.exitCode = 70; });
 }
+
+// Run as a CommonJS bundle of its own (tests build one); the ES module build is started by out/cli.js.
+if (typeof module !== 'undefined' && require.main === module) start(__filename);

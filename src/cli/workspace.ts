@@ -21,11 +21,17 @@ function checked(ws: string): string {
   return ws;
 }
 
+/** The git tops this process found: a workspace that is one needs no second probe (`validate`). */
+const gitTops = new Set<string>();
+
+/** True when `ws` is a git top that workspaceOf found (false: not known, probe it). */
+export const isFoundGitTop = (ws: string): boolean => gitTops.has(ws);
+
 /** The git top-level containing `dir`, else `dir` itself. */
 export function workspaceOf(dir: string): string {
   try {
     const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    if (top) return top;
+    if (top) { gitTops.add(top); return top; }
   } catch { /* not a git repository */ }
   return dir;
 }

@@ -1,8 +1,6 @@
 // One run from start to record: compile, choose steps, schedule with the real executor, and keep
 // run.json current at every state change. Shared by the CLI and the engine process.
-import { realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import { compilePlanFile, type CompileOptions } from '../plan/compile';
 import type { Diagnostic, Graph, GraphStep } from '../plan/types';
 import type { BudgetsAsk } from './scheduling/budgets';
@@ -31,7 +29,8 @@ import type { EngineEvent, PreviousAttempt } from './types';
 import type { StepStatus } from '../status';
 import { FAILURE_TAIL_CHARS, failureTail } from '../agents/retryPrompt';
 import { lastAttemptOutput, readLogTail } from './records/stepLog';
-import { isGitRepo, pruneWorktrees } from './isolation/worktree';
+import { pruneWorktrees } from './isolation/worktree';
+import { isGitWorkspace } from './isolation/gitWorkspace';
 import { WorktreeIsolator } from './isolation/worktreeIsolator';
 import { Emitter } from '../emitter';
 import { prepareAhead } from './isolation/prepareAhead';
@@ -387,12 +386,7 @@ async function failedBefore(graph: Graph, previous: RunRecord, selected: Readonl
 }
 
 /** Whether `dir` is a git repository's top level: what worktree isolation needs (run, validate and --dry-run alike). */
-export async function isGitWorkspace(dir: string): Promise<boolean> {
-  const top = await isGitRepo(dir);
-  if (top === undefined) return false;
-  const real = (p: string) => realpath(p).catch(() => resolve(p));
-  return (await real(top)) === (await real(dir));
-}
+export { isGitWorkspace };
 
 async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecord | undefined> {
   const summary = (await store.list()).find((r) => r.planFile === planFile);

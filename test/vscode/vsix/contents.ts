@@ -1,5 +1,5 @@
 // What the .vsix must hold: exactly the allowlist of .vscodeignore (manifest, README, licence,
-// media, the three bundles, the plan schema), read from the project so a new media file or webview
+// media, the bundles and the CLI's chunks, the plan schema), read from the project so a new media file or webview
 // chunk needs no edit here; and never sources, tests, dependencies or source maps.
 import { readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -32,6 +32,8 @@ export function expectedEntries(projectRoot: string): string[] {
     ...filesUnder(projectRoot, 'media'),
     'out/extension.js', 'out/cli.js', 'out/otelTracer.js', 'out/plan.schema.json',
     ...filesUnder(projectRoot, join('out', 'webview')).filter((f) => !f.endsWith('.map')),
+    // The CLI's command chunks that out/cli.js loads (an engine without them cannot start).
+    ...filesUnder(projectRoot, join('out', 'cli')).filter((f) => !f.endsWith('.map')),
   ];
   return ['[Content_Types].xml', 'extension.vsixmanifest', ...files.map((f) => `extension/${f}`)].sort();
 }
