@@ -18,8 +18,9 @@ export const TAKEOVER_HELP = `  braid attach RUN-ID STEP [--permission P]    ope
                                                session (a running step is stopped first, its session kept);
                                                when you leave the CLI, what the worktree holds is the step's
                                                attempt: its check, review and landing as any attempt's
-  braid say RUN-ID STEP MESSAGE                a running agent step continues its session with MESSAGE as
-                                               its next prompt (kept in its log and record)
+  braid say RUN-ID STEP MESSAGE                a running agent step gets MESSAGE as your next message: claude
+                                               while it runs, others stopped and continued in their session
+                                               (kept in its log and record)
 `;
 
 const isPermission = (v: string): v is AgentPermission => (AGENT_PERMISSIONS as readonly string[]).includes(v);
@@ -122,6 +123,6 @@ export async function sayCommand(args: string[], io: TakeoverIo): Promise<number
   if (!runIsLive(rec)) { io.err(`braid: run ${runId} is not running: say reaches a running step (attach continues an ended one)\n`); return 1; }
   const posted = await postTakeover(store.paths(runId).dir, { kind: 'say', step: id, message }, () => runIsLive(rec));
   if (!posted.ok) { io.err(`braid: ${posted.message}\n`); return 1; }
-  io.err(`braid: said to ${id}; it continues its session with your message\n`);
+  io.err(`braid: said to ${id}; it gets your message as its next one\n`);
   return 0;
 }

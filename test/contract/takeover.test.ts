@@ -5,7 +5,7 @@
 // of its session, seen by the loopback model, and is kept in the step's log and record.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentHome } from './harness/agentHome';
@@ -24,6 +24,25 @@ async function until<T>(get: () => Promise<T | undefined> | T | undefined, what:
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** Whether the request's conversation carries `text` anywhere (a user turn, or claude's note of a message sent while it worked). */
+const heard = (q: RecordedRequest, text: string): boolean => JSON.stringify(q.body?.messages ?? []).includes(text);
+
+const procs = (dir: string): string => readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map((n) => { try { return readlinkSync(`/proc/${n}/cwd`).endsWith(dir) ? `${n} ${readlinkSync(`/proc/${n}/cwd`)}: ${readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0').join(' ')}` : ''; } catch { return ''; } }).filter(Boolean).join('\n');
+
+/** The pids of claude processes in the folder whose path ends in `dir` (from /proc). */
+function claudePids(dir: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv[0]!.split('/').pop() !== 'claude') continue;
+      if (readlinkSync(`/proc/${name}/cwd`).endsWith(dir)) out.push(Number(name));
+    } catch { /* gone */ }
+  }
+  return out;
 }
 
 const LONG: Scenario = { turns: [{ shell: 'sleep 300' }, { text: 'Slept.' }] };
@@ -158,24 +177,44 @@ describe('taking over a step: braid attach and braid say with the real claude an
     assert.equal(after.status, 'succeeded');
   });
 
-  it('say: a running claude step gets the message as the next user turn of its session, kept in its log and record', async () => {
+  it('say: a running claude step gets the message as the user\'s next message in the same live process (no stop, no resume), kept in its log and record', async () => {
     const MESSAGE = 'STEER: stop sleeping and write attached.txt';
-    server.serve(longRunUntil('STEER:', scenarios.writeFile('attached.txt', 'steered\n', 'Steered.')));
+    // The agent works in short commands until the message reaches the model, then (one more
+    // command, so its process is there to be seen) writes the file.
+    let from: number | undefined;
+    server.serve((q) => {
+      if (!heard(q, MESSAGE)) return { turns: [{ shell: 'sleep 2' }] };
+      from ??= q.position;
+      return { turns: [...Array.from({ length: from }, () => ({ text: '-' })), { shell: 'sleep 2' }, ...scenarios.writeFile('attached.txt', 'steered\n', 'Steered.').turns] };
+    });
     const ws = await makeWorkspace(home.dir, { git: true });
     const { runId, session, ended } = await runningStep(ws, PLAN('test -f attached.txt'));
+    const tree = `/worktrees/${runId}/work`;
+    const [pid, ...others] = claudePids(tree);
+    assert.ok(pid !== undefined && others.length === 0, `one claude process runs the step: ${[pid, ...others].join(', ')}; ${procs(tree)}`);
     const said = await braid(['say', runId, 'work', MESSAGE, '--workspace', ws.dir], ws.dir, env());
     assert.equal(said.code, 0, said.stderr);
-    assert.equal(await ended, 0, 'the run ends succeeded');
-    const turn = server.requests.find((q) => q.conversation && q.userTexts.some((t) => t.includes(MESSAGE)));
-    assert.ok(turn, 'the loopback model saw the message');
-    assert.ok(turn.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')), 'as a turn of the step\'s session (its history holds the first prompt)');
+    const turn = await until(() => server.requests.find((q) => q.conversation && heard(q, MESSAGE)), 'the message at the model', 60_000);
+    assert.deepEqual(claudePids(tree), [pid], 'the same process took the message: it was not stopped, nor another started');
+    // Claude's own framing of a message a user sends while it works, or a user turn of its own.
+    const carried = (turn.body.messages as { role: string; content: unknown }[]).find((m) => JSON.stringify(m.content).includes(MESSAGE))!;
+    if (carried.role === 'system') assert.match(String(carried.content), /^The user sent a new message while you were working:\nSTEER: stop sleeping/);
+    else assert.equal(carried.role, 'user');
+    assert.ok(turn.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')), 'in the step\'s conversation (its history holds the first prompt)');
+    assert.equal(await ended, 0, 'the run ends succeeded: the process ended once its work was done');
     assert.equal(await ws.read('attached.txt'), 'steered\n');
     const status = JSON.parse((await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout) as StatusJson;
     const work = status.steps.work!;
     assert.equal(work.status, 'succeeded');
+    assert.equal(work.attempts.length, 1);
     assert.equal(work.sessionId, session, 'the same session went on');
     assert.deepEqual((work.said as { message: string }[]).map((m) => m.message), [MESSAGE], 'the record keeps the message');
-    assert.match(await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8'), /you said: STEER: stop sleeping/);
+    const log = await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.log'), 'utf8');
+    assert.match(log, /you said: STEER: stop sleeping/);
+    assert.doesNotMatch(log, /resuming session/, 'no second process resumed the session');
+    const raw = (await readFile(join(ws.dir, '.braid', 'runs', runId, 'logs', 'work.jsonl'), 'utf8')).split('\n').filter((l) => l.startsWith('{"type"')).map((l) => JSON.parse(l) as { type: string; subtype?: string; isReplay?: boolean; message?: { content?: { text?: string }[] } });
+    assert.equal(raw.filter((e) => e.type === 'system' && e.subtype === 'init').length, 1, 'one claude process in the attempt');
+    assert.ok(raw.some((e) => e.isReplay === true && e.message?.content?.[0]?.text === MESSAGE), 'claude took the message from its input');
   });
 
   // Gemini: the same hand-over on an ended run, its own resume form and prompt box. (Codex's TUI,

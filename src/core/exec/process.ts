@@ -19,6 +19,8 @@ export interface SpawnSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Written then closed; without it stdin is /dev/null. */
   readonly stdin?: string;
+  /** Instead of `stdin`: given the child's stdin, kept open for the caller to write and end (a live input channel). */
+  readonly input?: (stdin: Writable) => void;
   /** Kill the whole tree after this long. */
   readonly timeoutMs?: number;
   /** Kill the whole tree after this long with no output on stdout or stderr. */
@@ -75,7 +77,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   if (spec.signal?.aborted) {
     return Promise.resolve({ exitCode: null, signal: null, reason: 'canceled', message: 'canceled before start', durationMs: 0, stdoutTail: '' });
   }
-  const warm = spec.launcher && spec.stdin === undefined && launchable(spec.argv, spec.cwd, spec.env) ? spec.launcher.take() : undefined;
+  const warm = spec.launcher && spec.stdin === undefined && spec.input === undefined && launchable(spec.argv, spec.cwd, spec.env) ? spec.launcher.take() : undefined;
   if (warm) return startWarm(warm, spec, elapsed);
   const argv = windowsShellArgs(spec.argv);
   const [file, ...args] = argv;
@@ -85,7 +87,7 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
     child = spawn(file!, args, {
       cwd: spec.cwd,
       env: spec.env,
-      stdio: [spec.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [spec.stdin === undefined && spec.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       detached: !isWindows,
       windowsHide: true,
       windowsVerbatimArguments: argv !== spec.argv,
@@ -273,6 +275,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     // EPIPE when the child exits without reading is its business, not a failure of ours.
     child.stdin!.on('error', () => {});
     child.stdin!.end(spec.stdin);
+  } else if (spec.input && child.stdin) {
+    spec.input(child.stdin);
   }
   if (pid === undefined) return watched; // spawn failed; 'error' follows
   if (timeoutMs !== undefined) {

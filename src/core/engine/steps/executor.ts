@@ -30,6 +30,7 @@ import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../ty
 import type { ChangeRecord } from '../isolation/changeRecord';
 import { afterTakeover, takesPeople, type Takeover, type Takeovers } from './takeover';
 import { handoverOf, saidInvocation } from './takeoverRun';
+import { LiveInput, liveArgv } from '../../agents/liveInput';
 
 const OUTPUT_MAX = 64 * 1024;
 
@@ -214,21 +215,36 @@ export class StepExecutor implements StepRunner {
     // A person may step in while the agent runs (takeover.ts): its process is stopped, not the attempt.
     let stop = new AbortController();
     let pending: Takeover | undefined;
-    const take = (t: Takeover): void => { pending = t; stop.abort('takeover'); };
+    // A claude process reads a live input channel (liveInput.ts): a message reaches it as the
+    // user's next one, the process going on; elsewhere it is stopped and its session continued.
+    let live: LiveInput | undefined;
+    const take = (t: Takeover): void => {
+      if (t.kind === 'say' && live?.say(t.message)) { log.stream.write(`──── you said: ${t.message} ────\n`); return; }
+      pending = t;
+      // A closed channel: the process ends by itself, then the loop below continues its session.
+      if (!(t.kind === 'say' && live)) stop.abort('takeover');
+    };
     const takeovers = agent && takesPeople(agent) ? this.o.takeovers : undefined;
     pending = takeovers?.enter(step.id, take);
-    const run = (i: typeof inv, c: AgentCapture | undefined): Promise<ProcessResult> => runProcess({
-      argv: confine ? confine.wrap(i.argv, runCwd) : i.argv, cwd: runCwd, env: i.env, signal: takeovers ? AbortSignal.any([ctx.signal, stop.signal]) : ctx.signal,
+    const run = (i: typeof inv, c: AgentCapture | undefined): Promise<ProcessResult> => {
+      const liveArgs = takeovers && i.prompt !== undefined ? liveArgv(agent!, i, i.prompt) : undefined;
+      const channel = liveArgs ? new LiveInput(i.prompt!) : undefined;
+      live = channel;
+      const argv = liveArgs ?? i.argv;
+      const out = c ? c.onOutput : onOutput;
+      return runProcess({
+      argv: confine ? confine.wrap(argv, runCwd) : argv, cwd: runCwd, env: i.env, signal: takeovers ? AbortSignal.any([ctx.signal, stop.signal]) : ctx.signal,
       // A structured agent's log is its readable lines, written by the capture; the rest log raw bytes.
       ...(c?.structured ? {} : { log: log.stream }),
-      onOutput: c ? c.onOutput : onOutput,
-      ...(i.stdin !== undefined ? { stdin: i.stdin } : {}),
+      onOutput: channel ? (stream, text) => { if (stream === 'stdout') channel.onStdout(text); out(stream, text); } : out,
+      ...(channel ? { input: channel.attach } : i.stdin !== undefined ? { stdin: i.stdin } : {}),
       ...(step.timeoutMs !== undefined ? { timeoutMs: step.timeoutMs } : {}),
       ...(step.idleTimeoutMs !== undefined ? { idleTimeoutMs: step.idleTimeoutMs } : {}),
       ...(this.o.graceMs !== undefined ? { graceMs: this.o.graceMs } : {}),
       ...(onSpawn ? { onSpawn: (pid: number, spawnMs: number) => onSpawn(step.id, pid, spawnMs) } : {}),
       ...(this.o.launchers ? { launcher: this.o.launchers } : {}),
-    });
+      }).finally(() => { channel?.close(); });
+    };
     let res: ProcessResult;
     let summary: AgentSummary | undefined;
     let score: number | undefined;

@@ -34,6 +34,8 @@ export interface Invocation {
   readonly cwd?: string;
   /** The agent session this invocation continues, when it resumes one. */
   readonly resumed?: string;
+  /** The prompt's text as the agent gets it (a live input channel sends it as the first message: liveInput.ts). */
+  readonly prompt?: string;
 }
 
 /** The value of one template reference for this step. */
@@ -161,5 +163,5 @@ function withPrompt(scope: RenderScope, inv: Invocation, prompt: string): Invoca
   const env = { ...inv.env };
   if (Buffer.byteLength(prompt) + PROMPT_ENV.length + 2 < MAX_ARG_BYTES || !scope.valueFile) env[PROMPT_ENV] = prompt;
   else env[`${PROMPT_ENV}_FILE`] = scope.valueFile(PROMPT_ENV, prompt);
-  return { ...inv, env };
+  return { ...inv, env, prompt };
 }
