@@ -60,8 +60,9 @@ describe('braid CLI with agent CLIs', function () {
 
   it('a run that reaches its max-cost-usd stops: the steps not started are canceled for the budget, exit 1', () => {
     const argvFile = join(scratch, 'argv-budget.json');
-    // Each fake claude attempt reports $0.0123; the budget is passed after the second.
-    const w = workspace(['max-cost-usd: 0.02', withClaude(argvFile), 'steps:',
+    // Each fake claude attempt reports $0.0123; the budget is reached as the second ends (a step
+    // whose own stream passes it is stopped instead: budgets.test.ts).
+    const w = workspace(['max-cost-usd: 0.0246', withClaude(argvFile), 'steps:',
       '  a:', '    prompt: one', '    isolation: shared', '  b:', '    needs: [a]', '    prompt: two', '    isolation: shared',
       '  c:', '    needs: [b]', '    prompt: three', '    isolation: shared']);
     const r = braid(['run', w.plan, '--json'], w.dir);
