@@ -1,5 +1,5 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
-// BRAID_BENCH_ONLY=makespan,locks runs some parts (export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes; tracing: a 1,000-step run traced and not); BRAID_BENCH_WORKTREES=0 skips the git part.
+// BRAID_BENCH_ONLY=makespan,locks runs some parts (many: 1,000 and 10,000 `true` steps through out/cli.js beside make -j4; export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes; tracing: a 1,000-step run traced and not); BRAID_BENCH_WORKTREES=0 skips the git part.
 // `webview` needs a build (out/webview) and Chromium; `workbench` a build and code-server
 // (scripts/setup-vscode.sh); `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
@@ -15,6 +15,7 @@ import { benchLatency } from './latency';
 import { benchLocks } from './locks';
 import { benchJsonFlood } from './jsonFlood';
 import { benchMakespan } from './makespan';
+import { benchManySteps } from './manySteps';
 import { benchPlanFuzz } from './planFuzz';
 import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
@@ -35,6 +36,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['real', benchRealMakespan],
   ['ratelimits', benchRateLimits],
   ['bookkeeping', benchBookkeeping],
+  ['many', benchManySteps],
   ['latency', benchLatency],
   ['fork', benchForkThread],
   ['load', benchPlanLoad],

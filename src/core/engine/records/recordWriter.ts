@@ -21,6 +21,14 @@ interface Lane { next?: RunRecord; waiters: Waiter[]; done: Promise<void>; wake?
  * `flush`, write at once.
  */
 const MIN_WRITE_INTERVAL_MS = 100;
+/**
+ * And at least this many times the last write's own cost on the thread (serialising and encoding):
+ * the record grows with the run, so a fixed interval made the writes quadratic — at 1,000 instant
+ * steps on a loaded machine they took a fifth of the engine's thread, and at 10,000 steps each
+ * costs ~40 ms. Writes then take at most 1/WRITE_COST_SHARE of the thread, whatever the size.
+ * docs/decisions/many-short-steps.md.
+ */
+const WRITE_COST_SHARE = 20;
 
 export class RecordWriter {
   private readonly lanes = new Map<string, Lane>();
@@ -29,6 +37,8 @@ export class RecordWriter {
   private flushing = 0;
   /** When each run's record was last written (the clock's now), for MIN_WRITE_INTERVAL_MS. */
   private readonly lastWrite = new Map<string, number>();
+  /** What each run's last write cost the thread, in ms (performance.now: real work, whatever the clock). */
+  private readonly lastCost = new Map<string, number>();
 
   /** `fileOf`: the run.json of a run. */
   constructor(private readonly fs: WriteFs, private readonly clock: Clock, private readonly fileOf: (runId: string) => string) {}
@@ -79,7 +89,8 @@ export class RecordWriter {
     const file = this.fileOf(runId);
     while (lane.next) {
       const last = this.lastWrite.get(runId);
-      const wait = last === undefined || this.flushing > 0 ? 0 : last + MIN_WRITE_INTERVAL_MS - this.clock.now();
+      const interval = Math.max(MIN_WRITE_INTERVAL_MS, WRITE_COST_SHARE * (this.lastCost.get(runId) ?? 0));
+      const wait = last === undefined || this.flushing > 0 ? 0 : last + interval - this.clock.now();
       if (wait > 0) {
         const cut = new AbortController();
         lane.wake = () => cut.abort();
@@ -92,7 +103,10 @@ export class RecordWriter {
       lane.waiters = [];
       this.lastWrite.set(runId, this.clock.now());
       try {
-        await this.writeAtomic(file, JSON.stringify(record, null, 2) + '\n');
+        const t = performance.now();
+        const bytes = Buffer.from(JSON.stringify(record, null, 2) + '\n');
+        this.lastCost.set(runId, performance.now() - t);
+        await this.writeAtomic(file, bytes);
         for (const w of waiters) w.resolve();
       } catch (e) {
         this.failure ??= e;
@@ -103,7 +117,7 @@ export class RecordWriter {
   }
 
   /** Writes the file through a temporary one beside it and a rename: a reader sees all of it or none. */
-  async writeAtomic(file: string, text: string): Promise<void> {
+  async writeAtomic(file: string, text: string | Uint8Array): Promise<void> {
     // Same folder, so the rename never crosses file systems; pid + counter keep writers apart.
     const tmp = `${file}.${process.pid}.${this.tmpSeq++}.tmp`;
     try {
