@@ -31,6 +31,8 @@ describe('landing truth', function () {
     assert.equal(existsSync(join(workspaceRoot(), 'reverted.txt')), false, 'the change is out of the workspace');
     assert.ok(runRecord(summary.runId).steps.a!.revertedAt, 'the record says when');
     await waitFor('the tree row to say reverted', () => /^reverted\b/.test(row()));
+    const node = api.tree.getChildren({ kind: 'run', runId: summary.runId }).find((n) => n.kind === 'step' && n.stepId === 'a')!;
+    assert.match((api.tree.getTreeItem(node).tooltip as vscode.MarkdownString).value, /^\*\*a\*\* — reverted\n/, 'the tooltip agrees');
   });
 
   it('landing a step of an ended run whose dependent was skipped asks to run it; Run Them runs it', async () => {
