@@ -9,7 +9,7 @@ import type { RunsModel } from './runsModel';
 import { isActive, type RunView, type StepView } from './runView';
 import { statusIcon } from './statusText';
 import { alternativeDescription, runDescription, stepDescription } from './treeText';
-import { STEP_STATUSES, type StepStatus } from '../core/status';
+import { shownStatus, STEP_STATUSES, type StepStatus } from '../core/status';
 import { pickable } from './pickText';
 import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import { RunGroups } from './runGroups';
@@ -147,7 +147,7 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     item.iconPath = statusIcon(step.status);
     const pick = step.alternatives?.some((a) => pickable(step, a)) ? '.pick' : '';
     item.contextValue = `step.${step.status}${step.worktree ? '.worktree' : ''}${pick}`;
-    const tip = [`**${step.name}** — ${step.status}`, `step \`${step.id}\``];
+    const tip = [`**${step.name}** — ${shownStatus(step)}`, `step \`${step.id}\``];
     if (step.message) tip.push(step.message);
     if (step.worktree) tip.push(`worktree: ${step.worktree}`);
     if (step.sessionId) tip.push(`agent session \`${step.sessionId}\``);
