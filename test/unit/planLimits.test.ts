@@ -9,7 +9,9 @@ import { compilePlan, compilePlanFile, MAX_PLAN_BYTES } from '../../src/core/pla
 import { MAX_PLAN_STEPS } from '../../src/core/plan/expand';
 import { PlanLanguageService } from '../../src/core/language/languageService';
 import { loadPlan, MAX_DEPTH } from '../../src/core/plan/load';
-import { nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nesting';
+import { parseDocument } from 'yaml';
+import { parseCapped } from '../../src/core/plan/cappedParse';
+import { MAX_VALUES, nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nesting';
 import { MAX_BUILT_DIAGNOSTICS, MAX_DIAGNOSTICS, reporter, tidy } from '../../src/core/plan/reporter';
 import type { Diagnostic } from '../../src/core/plan/types';
 import { docs } from '../helpers/planCursor';
@@ -127,6 +129,43 @@ describe('plan validation limits', () => {
       assert.equal(r.diagnostics.length, MAX_DIAGNOSTICS + 1);
       const more = /^and (\d+) more errors, not listed$/.exec(r.diagnostics[MAX_DIAGNOSTICS]!.message);
       assert.ok(more && Number(more[1]) > 40_000, r.diagnostics[MAX_DIAGNOSTICS]!.message);
+    });
+    it(`yaml itself builds at most ${MAX_BUILT_DIAGNOSTICS} errors, and the count past them is yaml's own`, () => {
+      const text = `version: 1\nsteps:\n${']'.repeat(10_000)}\n`;
+      // The unbounded parse, for the true count (yaml's own, one error per `]`).
+      const all = parseDocument(text, { uniqueKeys: false, logLevel: 'error' }).errors.length;
+      assert.ok(all >= 10_000, String(all));
+      const lp = loadPlan('/ws/p.braid.yaml', text);
+      assert.ok(lp.doc.errors.length <= MAX_BUILT_DIAGNOSTICS, String(lp.doc.errors.length));
+      const capped = parseCapped(text, 100, { uniqueKeys: false, logLevel: 'error' });
+      assert.equal(capped.doc.errors.length, 100);
+      assert.equal(capped.doc.errors.length + capped.unbuiltErrors, all);
+      const r = compilePlan('/ws/p.braid.yaml', text);
+      assert.equal(r.diagnostics[MAX_DIAGNOSTICS]!.message, `and ${all - MAX_DIAGNOSTICS} more errors, not listed`);
+      assert.deepEqual(at(r.diagnostics[0]), [2, 0]);
+    });
+    it('a plan whose errors fit under the cap is read as parseDocument reads it (errors, warnings, value)', () => {
+      for (const text of ['version: 1\nsteps: {a: {run: echo}\n', 'a: 1\n---\nb: 2\n', 'version: 1\nsteps:\n  a:\n    run: echo\n', '%FOO x\n---\na: 1\n']) {
+        const want = parseDocument(text, { uniqueKeys: false, logLevel: 'error' });
+        const got = parseCapped(text, MAX_BUILT_DIAGNOSTICS, { uniqueKeys: false, logLevel: 'error' }).doc;
+        assert.deepEqual(got.errors.map((e) => [e.code, e.pos]), want.errors.map((e) => [e.code, e.pos]), text);
+        assert.deepEqual(got.warnings.map((e) => [e.code, e.pos]), want.warnings.map((e) => [e.code, e.pos]), text);
+        assert.deepEqual(got.toJS(), want.toJS(), text);
+      }
+    });
+    it(`more than ${MAX_VALUES.toLocaleString('en-US')} keys and values: one problem at the one past the cap, unparsed`, () => {
+      const items = Array.from({ length: MAX_VALUES + 10 }, (_, i) => `n${i}`);
+      const text = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.join(', ')}]\n`;
+      const r = compilePlan('/ws/p.braid.yaml', text);
+      assert.deepEqual(r.diagnostics.map((d) => d.code), ['yaml-too-many-values'], show(r.diagnostics));
+      // Scalars before the list: version, 1, steps, a, run, echo, needs (7); the cap is passed at item MAX_VALUES - 7.
+      const nth = MAX_VALUES - 7;
+      assert.deepEqual(at(r.diagnostics[0]), [4, '    needs: ['.length + items.slice(0, nth).join(', ').length + 2]);
+      assert.match(r.diagnostics[0]!.message, /more than 100,000 keys and values/);
+      // Just under the cap the list is read and each entry checked.
+      const under = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.slice(0, MAX_VALUES - 7).join(', ')}]\n`;
+      const u = compilePlan('/ws/p.braid.yaml', under);
+      assert.equal(u.diagnostics[0]!.code, 'unknown-need', show(u.diagnostics.slice(0, 3)));
     });
     it('50,000 unknown `needs`: the first ones located, every one counted', () => {
       const needs = Array.from({ length: 50_000 }, (_, i) => `n${i}`).join(', ');

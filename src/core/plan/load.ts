@@ -1,8 +1,9 @@
 // Reading a plan file's text into a document that keeps every node's source range. JSON plans go
 // through the same parser (JSON is YAML 1.2 flow syntax), so both get the same diagnostics.
 import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
-import { nestingPast } from './nesting';
-import { overCap } from './problemCap';
+import { MAX_VALUES, prescan } from './nesting';
+import { parseCapped } from './cappedParse';
+import { countUnbuilt, MAX_BUILT_DIAGNOSTICS, overCap } from './problemCap';
 import type { Diagnostic, Range, Severity } from './types';
 
 export interface LoadedPlan {
@@ -53,12 +54,16 @@ export function offsetsToRange(lc: LineStarts, start: number, end: number): Rang
 /** Parses plan text; syntax problems come back as diagnostics, never as exceptions. */
 export function loadPlan(file: string, text: string): LoadedPlan {
   const lineCounter = new LineStarts(text);
-  const tooDeep = nestingPast(text);
-  if (tooDeep !== undefined) {
-    // Parsing this would overflow the stack inside yaml: the text is not parsed at all.
+  const { tooDeep, tooMany } = prescan(text);
+  const refused = tooDeep ?? tooMany;
+  if (refused !== undefined) {
+    // Parsing this would overflow the stack inside yaml, or hold more memory than validation may
+    // take (#32: ≤ 300 MB for any file up to 5 MB): the text is not parsed at all.
     const diagnostics: Diagnostic[] = [{
-      file, severity: 'error', range: offsetsToRange(lineCounter, tooDeep, tooDeep + 1),
-      message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth',
+      file, severity: 'error', range: offsetsToRange(lineCounter, refused, refused + 1),
+      ...(tooDeep !== undefined
+        ? { message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth' }
+        : { message: `YAML: more than ${MAX_VALUES.toLocaleString('en-US')} keys and values; a plan needs far fewer (a 10,000-step plan holds about 70,000)`, code: 'yaml-too-many-values' }),
     }];
     return { file, text, doc: parseDocument(''), lineCounter, value: undefined, diagnostics };
   }
@@ -70,11 +75,14 @@ export function loadPlan(file: string, text: string): LoadedPlan {
   // error: on text that is all mistakes (2 MB of `]`) the traces were most of the time and memory.
   const traces = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
-  let doc: Document.Parsed;
+  let parsed: ReturnType<typeof parseCapped>;
   try {
-    doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
+    // Past the cap yaml's errors are counted, not built (parseCapped): the list would drop them anyway.
+    parsed = parseCapped(text, MAX_BUILT_DIAGNOSTICS, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
   } finally { Error.stackTraceLimit = traces; }
+  const { doc } = parsed;
   const diagnostics: Diagnostic[] = [];
+  countUnbuilt(diagnostics, parsed.unbuiltErrors, parsed.unbuiltWarnings);
   const push = (severity: Severity, e: { pos: [number, number]; code: string; message: string }) =>
     overCap(diagnostics, severity) || diagnostics.push({
       file, severity, range: offsetsToRange(lineCounter, e.pos[0], e.pos[1]),

@@ -24,6 +24,15 @@ export function overCap(out: readonly Diagnostic[], severity: Severity): boolean
   return true;
 }
 
+/** Counts problems another part left unbuilt (yaml's, past parseCapped's cap) against `out`. */
+export function countUnbuilt(out: readonly Diagnostic[], errors: number, warnings: number): void {
+  if (errors + warnings === 0) return;
+  let u = unbuiltOf.get(out);
+  if (!u) unbuiltOf.set(out, (u = { errors: 0, total: 0 }));
+  u.errors += errors;
+  u.total += errors + warnings;
+}
+
 /** `lists` joined into one, its unbuilt counts carried over. */
 export function joinDiagnostics(...lists: readonly (readonly Diagnostic[])[]): Diagnostic[] {
   const out = lists.flat();
