@@ -171,7 +171,8 @@ describe('review: true and the review commands', function () {
     assert.equal(outcome.record.steps.b!.status, 'canceled');
 
     const res = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
-    assert.deepEqual(res, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
+    // The dependents it blocked are named, for `--continue` or a retry (#31 §2).
+    assert.deepEqual(res, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded', dependents: ['b'] }] });
     assert.equal(r.read('a.txt'), 'from a\n');
     const rec = await record(r, ev.run);
     assert.equal(rec.steps.a!.status, 'succeeded');
