@@ -1,7 +1,7 @@
 // Best-of across the real agent CLIs (the pinned claude, codex and gemini) through `braid run`,
 // against the loopback model server: one step whose three alternatives are the three CLIs, each
 // in its own worktree, writing the same file through its own tool with its own content; `pick:
-// check` ranks them by the number their check prints. Only the winner's change lands, the losers'
+// check` ranks them by the `score: N` line their check prints. Only the winner's change lands, the losers'
 // worktrees go, and the record keeps every alternative's change (its ref) and the winner.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
@@ -34,7 +34,7 @@ describe('best-of across claude, codex and gemini through braid run (contract)',
       return { turns: [{ write: { path: 'answer.txt', content: `from ${cli}` } }, { text: `${cli} wrote answer.txt.` }] };
     });
     const ws = await makeWorkspace(home.dir, { git: true });
-    // Scores: gemini 3, codex 2, claude 1 (the check prints the number last).
+    // Scores: gemini 3, codex 2, claude 1 (the check prints a `score: N` line).
     const r = await runPlan(ws, [
       'version: 1',
       'steps:',
@@ -44,7 +44,7 @@ describe('best-of across claude, codex and gemini through braid run (contract)',
       ...CLIS.map((cli) => `      - { agent: ${cli} }`),
       '    pick: check',
       '    writes: [answer.txt]',
-      "    check: 'case \"$(cat answer.txt)\" in *gemini*) echo score 3 ;; *codex*) echo score 2 ;; *claude*) echo score 1 ;; *) exit 1 ;; esac'",
+      "    check: 'case \"$(cat answer.txt)\" in *gemini*) echo score: 3 ;; *codex*) echo score: 2 ;; *claude*) echo score: 1 ;; *) exit 1 ;; esac'",
     ].join('\n') + '\n', home.env, [], 180_000);
     const step = stepOf(r, 'answer');
     const alts = step.alternatives as Alternative[];
