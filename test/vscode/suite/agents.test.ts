@@ -48,8 +48,9 @@ describe('agent steps', function () {
   });
 
   it('a run that reaches max-cost-usd starts nothing more until Continue Past Budget', async () => {
+    // a and b together reach the budget ($0.0246) as b ends; a step whose stream passes it is stopped instead (budgets.test.ts).
     const api = await braidApi();
-    const uri = await writePlan('budget', ['version: 1', 'name: Budget', 'max-cost-usd: 0.02', ...fakeClaude(), 'steps:', ...agentStep('a'), ...agentStep('b', 'a'), ...agentStep('c', 'b')].join('\n'));
+    const uri = await writePlan('budget', ['version: 1', 'name: Budget', 'max-cost-usd: 0.0246', ...fakeClaude(), 'steps:', ...agentStep('a'), ...agentStep('b', 'a'), ...agentStep('c', 'b')].join('\n'));
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const held = await waitFor('the run held at its budget', () => api.runs.runs().find((r) => r.planName === 'Budget' && r.budget));
     const c = held.steps.get('c')!;
