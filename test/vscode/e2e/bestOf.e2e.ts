@@ -24,7 +24,7 @@ function livePlanText(gate: string): string {
     '      while [ ! -f "$GATE" ]; do sleep 0.05; done',
     '      echo "$BRAID_ALTERNATIVE through the gate"',
     '      while [ ! -f "$GATE.done" ]; do sleep 0.05; done',
-    '    check: echo "score: $BRAID_ALTERNATIVE"', ''].join('\n');
+    "    check: 'echo \"score: $BRAID_ALTERNATIVE\"'", ''].join('\n');
 }
 
 /** pick: check over three shell alternatives: 3 fails at once, 1 passes, 2 passes once the gate opens and scores highest. */
@@ -34,7 +34,7 @@ function planText(gate: string): string {
     '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi',
     '      if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi',
     '      printf "answer from alternative %s\\n" "$BRAID_ALTERNATIVE" > best-of-answer.txt',
-    '    check: echo "score: $((BRAID_ALTERNATIVE * 10))"',
+    "    check: 'echo \"score: $((BRAID_ALTERNATIVE * 10))\"'",
     '  report:', '    needs: [choose]', '    run: cat best-of-answer.txt', ''].join('\n');
 }
 
