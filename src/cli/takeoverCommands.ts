@@ -5,6 +5,7 @@
 // leaves it is the attempt's: its check, review and landing as any attempt's.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { personEnv } from '../core/agents/interactive';
 import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
 import { RunStore } from '../core/engine/records/runStore';
 import type { RunRecord } from '../core/engine/records/runRecord';
@@ -54,7 +55,7 @@ function openHere(h: Handover, io: TakeoverIo, signal?: AbortSignal): Promise<nu
   const keep = (): void => undefined;
   process.on('SIGINT', keep);
   return new Promise<number | null>((resolve) => {
-    const child = spawn(h.argv[0]!, h.argv.slice(1), { cwd: h.cwd, env: { ...process.env, ...h.env }, stdio: 'inherit', ...(signal ? { signal } : {}) });
+    const child = spawn(h.argv[0]!, h.argv.slice(1), { cwd: h.cwd, env: personEnv(process.env, h.env), stdio: 'inherit', ...(signal ? { signal } : {}) });
     child.on('error', (e) => { if (e.name !== 'AbortError') io.err(`braid: could not start ${h.argv[0]}: ${e.message}\n`); resolve(null); });
     child.on('exit', (code) => resolve(code));
   }).finally(() => process.off('SIGINT', keep));

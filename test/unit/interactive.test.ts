@@ -3,7 +3,7 @@
 // gives (claude --resume ID, codex resume … ID, gemini --resume ID), else a fresh session with
 // the prompt as one element no CLI reads as an option; and which agents a person may step into.
 import { strict as assert } from 'node:assert';
-import { interactiveCommand } from '../../src/core/agents/interactive';
+import { interactiveCommand, personEnv } from '../../src/core/agents/interactive';
 import { presetTable } from '../../src/core/agents/presets';
 import { takesPeople } from '../../src/core/engine/steps/takeover';
 import { afterTakeover } from '../../src/core/engine/steps/takeover';
@@ -67,5 +67,12 @@ describe('afterTakeover', () => {
     const before: Usage = { sessionId: 's', inputTokens: 10, outputTokens: 2, costUsd: 0.5, isError: true };
     assert.deepEqual(afterTakeover(before, { inputTokens: 5, outputTokens: 1, costUsd: 0.25 }), { sessionId: 's', inputTokens: 15, outputTokens: 3, costUsd: 0.75 });
     assert.equal(afterTakeover(before, undefined)!.isError, false);
+  });
+});
+
+describe('personEnv', () => {
+  it('drops what tells a CLI nobody is there, keeps the rest, and the step env wins', () => {
+    const env = personEnv({ CI: 'true', CONTINUOUS_INTEGRATION: '1', GITHUB_ACTIONS: 'true', CI_JOB_ID: '7', PATH: '/bin', CIRCLE: 'x', HOME: '/h' }, { HOME: '/step', CI: 'step' });
+    assert.deepEqual(env, { PATH: '/bin', CIRCLE: 'x', HOME: '/step', CI: 'step' });
   });
 });

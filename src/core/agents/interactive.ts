@@ -74,3 +74,15 @@ function strip(command: readonly string[], drop: Readonly<Record<string, boolean
   }
   return out;
 }
+
+// What tells a CLI that nobody is at the terminal, whatever the TTY says: gemini turns headless on
+// CI=true or GITHUB_ACTIONS=true, and ink (claude's and codex's TUIs) draws only the last frame when
+// `is-in-ci` holds (CI, CONTINUOUS_INTEGRATION or any CI_* set). A handover is for a person.
+const NOBODY_THERE = /^(?:CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS|CI_.*)$/;
+
+/** The environment of a handed-over CLI: `base` without the CI markers, then the step's `own`. */
+export function personEnv(base: NodeJS.ProcessEnv, own: Readonly<Record<string, string>>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(base)) if (!NOBODY_THERE.test(k)) env[k] = v;
+  return { ...env, ...own };
+}
