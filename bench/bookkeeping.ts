@@ -17,12 +17,22 @@ async function bundled(sizes: readonly number[], runs: number, k: number): Promi
   try {
     const outfile = join(dir, 'bookkeeping.cjs');
     await esbuild.build({
-      entryPoints: [join(__dirname, 'bookkeepingChild.ts')], outfile,
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning', legalComments: 'none',
+      entryPoints: [join(__dirname, 'bookkeepingChild.ts')],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      logLevel: 'warning',
+      legalComments: 'none',
     });
     const env = { ...process.env };
     delete env.NODE_OPTIONS; // a `--import tsx` there would put the wrappers back
-    const { stdout } = await promisify(execFile)(process.execPath, [outfile, sizes.join(','), String(runs), String(k)], { env });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [outfile, sizes.join(','), String(runs), String(k)],
+      { env },
+    );
     return JSON.parse(stdout) as number[];
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -35,11 +45,21 @@ export async function benchBookkeeping(): Promise<void> {
   const k = 4;
   const shipped = await bundled(sizes, runs, k);
   const underTsx = await measureBookkeeping(sizes, runs, k);
-  console.log(`\n### Scheduler bookkeeping a step (instant fake runner, k = ${k}, median of ${runs} run${runs > 1 ? 's' : ''} a size)\n`);
-  console.log('Measured on the esbuild bundle (as shipped, plain node); under tsx beside it. The smaller size shows how the cost grows; the goal is at 10,000 steps.\n');
+  console.log(
+    `\n### Scheduler bookkeeping a step (instant fake runner, k = ${k}, median of ${runs} run${runs > 1 ? 's' : ''} a size)\n`,
+  );
+  console.log(
+    'Measured on the esbuild bundle (as shipped, plain node); under tsx beside it. The smaller size shows how the cost grows; the goal is at 10,000 steps.\n',
+  );
   const rows = sizes.map((n, i) => {
     const m = shipped[i]!;
-    return [n.toLocaleString('en-US'), us(m), `${((m * n) / 1e6).toFixed(2)} s`, us(underTsx[i]!), n === 10000 ? goal(us(m), m <= 10, '≤ 10 µs') : ''];
+    return [
+      n.toLocaleString('en-US'),
+      us(m),
+      `${((m * n) / 1e6).toFixed(2)} s`,
+      us(underTsx[i]!),
+      n === 10000 ? goal(us(m), m <= 10, '≤ 10 µs') : '',
+    ];
   });
   table(['steps', 'per step (bundle)', 'whole run', 'per step under tsx', 'goal'], rows);
 }

@@ -4,6 +4,11 @@ import { measureBookkeeping } from './bookkeepingRun';
 
 const [sizes = '', runs = '1', k = '4'] = process.argv.slice(2);
 measureBookkeeping(sizes.split(',').map(Number), Number(runs), Number(k)).then(
-  (us) => { process.stdout.write(`${JSON.stringify(us)}\n`); },
-  (e: unknown) => { console.error(e); process.exitCode = 1; },
+  (us) => {
+    process.stdout.write(`${JSON.stringify(us)}\n`);
+  },
+  (e: unknown) => {
+    console.error(e);
+    process.exitCode = 1;
+  },
 );

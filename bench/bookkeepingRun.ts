@@ -12,7 +12,14 @@ const instant: StepRunner = {
 
 async function perStepUs(n: number, k: number): Promise<number> {
   const { graph, dur } = randomDag(n, 4242 + n);
-  const s = new Scheduler({ graph, runId: 'bk', runner: instant, concurrency: k, weight: (st) => dur.get(st.id)!, outputIntervalMs: 0 });
+  const s = new Scheduler({
+    graph,
+    runId: 'bk',
+    runner: instant,
+    concurrency: k,
+    weight: (st) => dur.get(st.id)!,
+    outputIntervalMs: 0,
+  });
   const t = performance.now();
   const r = await s.run();
   const elapsed = performance.now() - t;

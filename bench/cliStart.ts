@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { envInt, fixed, goal, median, ms, table } from './stats';
 
-interface Row { readonly name: string; readonly args: readonly string[]; readonly goal?: number }
+interface Row {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly goal?: number;
+}
 
 function timeOnce(args: readonly string[], cwd: string): number {
   const t = performance.now();
@@ -19,7 +23,8 @@ function timeOnce(args: readonly string[], cwd: string): number {
 
 export async function benchCliStart(): Promise<void> {
   const root = resolve(__dirname, '..');
-  if (spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'ignore' }).status !== 0) throw new Error('esbuild failed');
+  if (spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'ignore' }).status !== 0)
+    throw new Error('esbuild failed');
   const cli = join(root, 'out/cli.js');
   const runs = envInt('BRAID_BENCH_CLI_RUNS', 15);
   const dir = mkdtempSync(join(tmpdir(), 'braid-bench-cli-'));
@@ -35,16 +40,29 @@ export async function benchCliStart(): Promise<void> {
     // In turns, so that the machine's load weighs on every row alike; one warm-up round first.
     const times = rows.map(() => [] as number[]);
     for (let round = -1; round < runs; round++) {
-      rows.forEach((r, i) => { const t = timeOnce(r.args, dir); if (round >= 0) times[i]!.push(t); });
+      rows.forEach((r, i) => {
+        const t = timeOnce(r.args, dir);
+        if (round >= 0) times[i]!.push(t);
+      });
     }
     // Each round's command over that round's `node -e 0`, then the median: the load swings within
     // seconds here, and a ratio of neighbours follows it better than a ratio of two medians.
     const ratios = (i: number) => times[i]!.map((t, round) => t / times[0]![round]!);
-    console.log(`\n### CLI start (${runs} rounds, each command once a round; ratio: median of each round's command ÷ its \`node -e 0\`)\n`);
-    table(['command', 'median', 'min', '÷ node -e 0'], rows.map((r, i) => {
-      const ratio = median(ratios(i));
-      return [r.name, ms(median(times[i]!)), ms(Math.min(...times[i]!)), r.goal === undefined ? fixed(ratio, 2) : goal(fixed(ratio, 2), ratio <= r.goal, `≤ ${r.goal}`)];
-    }));
+    console.log(
+      `\n### CLI start (${runs} rounds, each command once a round; ratio: median of each round's command ÷ its \`node -e 0\`)\n`,
+    );
+    table(
+      ['command', 'median', 'min', '÷ node -e 0'],
+      rows.map((r, i) => {
+        const ratio = median(ratios(i));
+        return [
+          r.name,
+          ms(median(times[i]!)),
+          ms(Math.min(...times[i]!)),
+          r.goal === undefined ? fixed(ratio, 2) : goal(fixed(ratio, 2), ratio <= r.goal, `≤ ${r.goal}`),
+        ];
+      }),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -17,7 +17,11 @@ export function exportPlanYaml(n: number, seed: number, matrix = 20): string {
     // An instance of the matrix group, which has no output of its own.
     const from = step.needs[0] === graph.order[0] ? `${step.needs[0]}-1` : step.needs[0];
     if (i === 0) {
-      lines.push('    matrix:', `      shard: [${Array.from({ length: matrix }, (_, k) => k + 1).join(', ')}]`, '    run: echo "shard ${{ matrix.shard }}"');
+      lines.push(
+        '    matrix:',
+        `      shard: [${Array.from({ length: matrix }, (_, k) => k + 1).join(', ')}]`,
+        '    run: echo "shard ${{ matrix.shard }}"',
+      );
     } else if (i % 25 === 0) {
       const prompt = `Review the change of step ${id}.${from ? ` It said: \${{ steps.${from}.output }}` : ''}`;
       lines.push('    agent: claude', `    prompt: ${JSON.stringify(prompt)}`, `    writes: [src/${id}/**]`);
@@ -35,7 +39,8 @@ export async function benchExport(): Promise<void> {
   const runs = envInt('BRAID_BENCH_EXPORT_RUNS', 7);
   const text = exportPlanYaml(n, 4242);
   const compiled = compilePlan('bench/export.braid.yaml', text, { isGit: true });
-  if (!compiled.graph) throw new Error(`generated plan is invalid: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message}`);
+  if (!compiled.graph)
+    throw new Error(`generated plan is invalid: ${compiled.diagnostics.find((d) => d.severity === 'error')?.message}`);
   const graph = compiled.graph;
   const first = exportGithubActions(graph, { planPath: 'bench/export.braid.yaml' }); // also the warm-up
   const xs: number[] = [];
@@ -52,10 +57,22 @@ export async function benchExport(): Promise<void> {
   const m = median(xs);
   // Timing is the claim here; GitHub's own limits (500 KB a file) are the export's problems to report.
   for (const p of first.problems) console.error(`[bench] export: ${p}`);
-  console.log(`\n### Export a ${graph.order.length.toLocaleString('en-US')}-step plan to GitHub Actions (exportGithubActions on the compiled plan, ${runs} runs after a warm-up)\n`);
+  console.log(
+    `\n### Export a ${graph.order.length.toLocaleString('en-US')}-step plan to GitHub Actions (exportGithubActions on the compiled plan, ${runs} runs after a warm-up)\n`,
+  );
   // The process's CPU time beside the wall clock: on a shared machine the gap is other processes' turn.
-  table(['steps', 'jobs', 'workflow', 'median', 'max', 'CPU time, median', 'goal'], [[
-    graph.order.length.toLocaleString('en-US'), first.jobs.toLocaleString('en-US'), `${(Buffer.byteLength(first.yaml) / 1024 / 1024).toFixed(1)} MiB`,
-    ms(m), ms(quantile(xs, 1)), ms(median(cpu)), goal(ms(m), m <= 1000, '≤ 1 s'),
-  ]]);
+  table(
+    ['steps', 'jobs', 'workflow', 'median', 'max', 'CPU time, median', 'goal'],
+    [
+      [
+        graph.order.length.toLocaleString('en-US'),
+        first.jobs.toLocaleString('en-US'),
+        `${(Buffer.byteLength(first.yaml) / 1024 / 1024).toFixed(1)} MiB`,
+        ms(m),
+        ms(quantile(xs, 1)),
+        ms(median(cpu)),
+        goal(ms(m), m <= 1000, '≤ 1 s'),
+      ],
+    ],
+  );
 }

@@ -58,18 +58,39 @@ else (async () => {
 type Got = Record<'main' | 'worker', { calls: number[]; trips: number[] }>;
 
 export async function benchForkThread(): Promise<void> {
-  const forks = envInt('BRAID_BENCH_FORKS', 60), rounds = envInt('BRAID_BENCH_FORK_ROUNDS', 3), mib = envInt('BRAID_BENCH_FORK_MIB', 75);
+  const forks = envInt('BRAID_BENCH_FORKS', 60),
+    rounds = envInt('BRAID_BENCH_FORK_ROUNDS', 3),
+    mib = envInt('BRAID_BENCH_FORK_MIB', 75);
   // `node -e` sets argv[1] to the first argument after the script: pass the program itself, for the worker.
-  const out = execFileSync(process.execPath, ['-e', PROGRAM, PROGRAM, String(forks), String(rounds), String(mib)], { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const out = execFileSync(process.execPath, ['-e', PROGRAM, PROGRAM, String(forks), String(rounds), String(mib)], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 2 ** 20,
+  });
   const { rss, got } = JSON.parse(out) as { rss: number; got: Got };
   console.log(`\n### Forking launchers on the engine's thread or on a worker thread\n`);
-  console.log(`A Node process at ${rss.toFixed(0)} MiB RSS forks ${forks} launcher-like children (bash, five pipes) a round, ${rounds} alternating rounds;`);
+  console.log(
+    `A Node process at ${rss.toFixed(0)} MiB RSS forks ${forks} launcher-like children (bash, five pipes) a round, ${rounds} alternating rounds;`,
+  );
   console.log('meanwhile its main thread sends a byte to `cat` at random moments and times its return.\n');
   const at = (xs: number[], p: number) => ms(quantile(xs, p));
-  table(['forks run on', 'spawn() call p50', 'main thread round trip p50', 'p90', 'p99', 'max'], (['main', 'worker'] as const).map((w) => {
-    const { calls, trips } = got[w];
-    return [w === 'main' ? 'the main thread' : 'a worker thread', ms(median(calls)), at(trips, 0.5), at(trips, 0.9), at(trips, 0.99), ms(Math.max(...trips))];
-  }));
-  console.log('\nA worker would also own the launchers\' pipes on its own event loop (handles cannot move between threads), so each');
-  console.log('report would cross a postMessage, which waits while that worker forks; see docs/decisions/warm-launchers.md.');
+  table(
+    ['forks run on', 'spawn() call p50', 'main thread round trip p50', 'p90', 'p99', 'max'],
+    (['main', 'worker'] as const).map((w) => {
+      const { calls, trips } = got[w];
+      return [
+        w === 'main' ? 'the main thread' : 'a worker thread',
+        ms(median(calls)),
+        at(trips, 0.5),
+        at(trips, 0.9),
+        at(trips, 0.99),
+        ms(Math.max(...trips)),
+      ];
+    }),
+  );
+  console.log(
+    "\nA worker would also own the launchers' pipes on its own event loop (handles cannot move between threads), so each",
+  );
+  console.log(
+    'report would cross a postMessage, which waits while that worker forks; see docs/decisions/warm-launchers.md.',
+  );
 }

@@ -37,7 +37,13 @@ interface Measured {
   engineStart?: { ms: number; delayMax: number };
 }
 
-interface EngineRound { wallMs: number; delayP99: number; delayMax: number; busyMs: number; blocks: number[] }
+interface EngineRound {
+  wallMs: number;
+  delayP99: number;
+  delayMax: number;
+  busyMs: number;
+  blocks: number[];
+}
 
 // ---- the child: a big process measuring its own event loop ----
 
@@ -55,7 +61,10 @@ export function allocate(mb: number): number[][] {
 
 const ms = (ns: number): number => ns / 1e6;
 
-export function measure(): { histogram: IntervalHistogram; end(): { wallMs: number; delayP99: number; delayMax: number; busyMs: number } } {
+export function measure(): {
+  histogram: IntervalHistogram;
+  end(): { wallMs: number; delayP99: number; delayMax: number; busyMs: number };
+} {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   const elu = performance.eventLoopUtilization();
   const t0 = performance.now();
@@ -64,7 +73,12 @@ export function measure(): { histogram: IntervalHistogram; end(): { wallMs: numb
     histogram,
     end: () => {
       histogram.disable();
-      return { wallMs: performance.now() - t0, delayP99: ms(histogram.percentile(99)), delayMax: ms(histogram.max), busyMs: performance.eventLoopUtilization(elu).active };
+      return {
+        wallMs: performance.now() - t0,
+        delayP99: ms(histogram.percentile(99)),
+        delayMax: ms(histogram.max),
+        busyMs: performance.eventLoopUtilization(elu).active,
+      };
     },
   };
 }
@@ -80,9 +94,18 @@ function timingSocketData(): { stop(): number[] } {
   proto.emit = function (event, ...args) {
     if (event !== 'data') return original.call(this, event, ...args);
     const t = performance.now();
-    try { return original.call(this, event, ...args); } finally { blocks.push(performance.now() - t); }
+    try {
+      return original.call(this, event, ...args);
+    } finally {
+      blocks.push(performance.now() - t);
+    }
   };
-  return { stop: () => { proto.emit = original; return blocks; } };
+  return {
+    stop: () => {
+      proto.emit = original;
+      return blocks;
+    },
+  };
 }
 
 /** The design Braid avoids: the host spawns each step itself, `CONCURRENCY` at a time. */
@@ -97,11 +120,18 @@ async function spawnSteps(steps: number): Promise<number[]> {
         running++;
         const t = performance.now();
         // As the engine starts a step: a shell, its own process group, output piped.
-        const child: ChildProcess = spawn('/bin/sh', ['-c', 'true'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child: ChildProcess = spawn('/bin/sh', ['-c', 'true'], {
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         calls.push(performance.now() - t);
         child.stdout?.resume();
         child.stderr?.resume();
-        child.once('close', () => { running--; if (started === steps && running === 0) done(); else next(); });
+        child.once('close', () => {
+          running--;
+          if (started === steps && running === 0) done();
+          else next();
+        });
       }
     };
     next();
@@ -126,7 +156,12 @@ async function child(mode: Mode, mb: number, steps: number, cliPath: string, wor
   } else {
     const { connectEngine } = await import('../src/extension/engineClient');
     const s = measure();
-    const client = await connectEngine({ workspace, cliPath, clientName: 'bench hostBlock', env: { BRAID_ENGINE_IDLE_MS: '30000' } });
+    const client = await connectEngine({
+      workspace,
+      cliPath,
+      clientName: 'bench hostBlock',
+      env: { BRAID_ENGINE_IDLE_MS: '30000' },
+    });
     const started = s.end();
     try {
       const rounds: EngineRound[] = [];
@@ -138,7 +173,8 @@ async function child(mode: Mode, mb: number, steps: number, cliPath: string, wor
         const ended = await client.whenEnded(runId);
         const blocks = handlers.stop();
         const m = w.end();
-        if (ended.status !== 'succeeded') throw new Error(`the bench plan ${ended.status}: ${JSON.stringify(ended.steps)}`);
+        if (ended.status !== 'succeeded')
+          throw new Error(`the bench plan ${ended.status}: ${JSON.stringify(ended.steps)}`);
         rounds.push({ ...m, blocks });
       }
       out = { ...base, ...rounds[0]!, rounds, engineStart: { ms: started.wallMs, delayMax: started.delayMax } };
@@ -163,10 +199,20 @@ function tsxImport(): string {
  */
 export function runHostChild<T>(file: string, flag: string, cfg: object, mb: number): Promise<T> {
   return new Promise((res, rej) => {
-    const args = ['--expose-gc', `--max-old-space-size=${mb + 512}`, '--import', tsxImport(), file, `--${flag}`, JSON.stringify(cfg)];
+    const args = [
+      '--expose-gc',
+      `--max-old-space-size=${mb + 512}`,
+      '--import',
+      tsxImport(),
+      file,
+      `--${flag}`,
+      JSON.stringify(cfg),
+    ];
     const c = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
-    c.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    c.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
     c.once('error', rej);
     c.once('close', (code) => {
       const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
@@ -187,7 +233,15 @@ function runChild(mode: Mode, mb: number, steps: number, cliPath: string, worksp
 export async function engineScratch(scratch: string, plan: string): Promise<{ cliPath: string; workspace: string }> {
   const cliPath = join(scratch, 'cli.js');
   const { build } = await import('esbuild');
-  await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], outfile: cliPath, bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'error' });
+  await build({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    outfile: cliPath,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'error',
+  });
   const workspace = join(scratch, 'ws');
   mkdirSync(workspace);
   writeFileSync(join(workspace, 'bench.braid.yaml'), plan);
@@ -216,9 +270,16 @@ export async function hostBlockBench(): Promise<string> {
 
     const sum = (xs: readonly number[]): number => xs.reduce((x, y) => x + y, 0);
     const dist = (xs: readonly number[]): string => `${f(q(xs, 0.5))} · ${f(q(xs, 0.99))} · ${f(Math.max(...xs))}`;
-    const meets = (perStep: number, xs: readonly number[]): string => (perStep <= GOAL_MS && q(xs, 0.99) <= GOAL_MS ? 'yes' : 'no');
+    const meets = (perStep: number, xs: readonly number[]): string =>
+      perStep <= GOAL_MS && q(xs, 0.99) <= GOAL_MS ? 'yes' : 'no';
     const calls = own.spawnCalls ?? [];
-    const row = (what: string, n: number, m: { wallMs: number; delayP99: number; delayMax: number; busyMs: number }, blocks: readonly number[], perStep: number): string =>
+    const row = (
+      what: string,
+      n: number,
+      m: { wallMs: number; delayP99: number; delayMax: number; busyMs: number },
+      blocks: readonly number[],
+      perStep: number,
+    ): string =>
       `| ${what} | ${n} | ${f(m.wallMs / 1000)} | ${f(perStep)} | ${dist(blocks)} | ${f(m.busyMs / n)} | ${f(m.delayP99)} · ${f(m.delayMax)} | ${meets(perStep, blocks)} |`;
     const rows = [
       `| host: ${Math.round(own.rssMb)} MB RSS, ${Math.round(own.heapMb)} MB heap | steps | wall s | host blocked per step start, ms | single blocks, ms: median · p99 · max | loop busy per step, ms | loop delay p99 · max, ms | ≤ ${GOAL_MS} ms? |`,
@@ -226,7 +287,15 @@ export async function hostBlockBench(): Promise<string> {
       `| idle, 1 s (the floor: 1 ms resolution, GC, other processes) | – | ${f(idle.wallMs / 1000)} | – | – | – | ${f(idle.delayP99)} · ${f(idle.delayMax)} | – |`,
       row('(a) spawns each step itself: spawn() calls', own.steps, own, calls, sum(calls) / calls.length),
       // Through the engine the host never spawns a step: what it pays is reading the engine's messages.
-      ...(engine.rounds ?? []).map((r, i) => row(`(b) through the engine, ${i === 0 ? 'first run (cold)' : 'second run (warm)'}: message handlers`, engine.steps, r, r.blocks, sum(r.blocks) / engine.steps)),
+      ...(engine.rounds ?? []).map((r, i) =>
+        row(
+          `(b) through the engine, ${i === 0 ? 'first run (cold)' : 'second run (warm)'}: message handlers`,
+          engine.steps,
+          r,
+          r.blocks,
+          sum(r.blocks) / engine.steps,
+        ),
+      ),
     ];
     const notes = [
       `Starting the engine (connectEngine: one spawn from the big process, once per workspace, not per step): ${f(engine.engineStart?.ms ?? NaN)} ms, loop delay max ${f(engine.engineStart?.delayMax ?? NaN)} ms.`,
@@ -234,7 +303,13 @@ export async function hostBlockBench(): Promise<string> {
       '"Loop busy" is eventLoopUtilization().active ÷ steps: everything the loop did (in (b) the client only, no views). "Loop delay" (monitorEventLoopDelay, 1 ms resolution) also counts time the OS gave the CPU to other processes, so on a shared machine it reads high even when idle.',
       `${CONCURRENCY} steps at a time in both; each step is \`/bin/sh -c true\` in its own process group with piped output. The goal counts as met when both the per-step figure and the p99 single block are ≤ ${GOAL_MS} ms.`,
     ];
-    return [`### Host event loop: starting ${steps} steps from a ~${mb} MB process (goal ≤ ${GOAL_MS} ms a step start)`, '', ...rows, '', ...notes].join('\n');
+    return [
+      `### Host event loop: starting ${steps} steps from a ~${mb} MB process (goal ≤ ${GOAL_MS} ms a step start)`,
+      '',
+      ...rows,
+      '',
+      ...notes,
+    ].join('\n');
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -243,12 +318,30 @@ export async function hostBlockBench(): Promise<string> {
 if (require.main === module) {
   const at = process.argv.indexOf('--host-child');
   if (at >= 0) {
-    const cfg = JSON.parse(process.argv[at + 1] ?? '{}') as { mode: Mode; mb: number; steps: number; cliPath: string; workspace: string };
+    const cfg = JSON.parse(process.argv[at + 1] ?? '{}') as {
+      mode: Mode;
+      mb: number;
+      steps: number;
+      cliPath: string;
+      workspace: string;
+    };
     child(cfg.mode, cfg.mb, cfg.steps, cfg.cliPath, cfg.workspace).then(
-      (m) => { process.stdout.write(`RESULT ${JSON.stringify(m)}\n`); process.exit(0); },
-      (e: unknown) => { process.stderr.write(`${(e as Error).stack ?? String(e)}\n`); process.exit(1); },
+      (m) => {
+        process.stdout.write(`RESULT ${JSON.stringify(m)}\n`);
+        process.exit(0);
+      },
+      (e: unknown) => {
+        process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+        process.exit(1);
+      },
     );
   } else {
-    hostBlockBench().then((table) => console.log(table), (e: unknown) => { console.error(e); process.exitCode = 1; });
+    hostBlockBench().then(
+      (table) => console.log(table),
+      (e: unknown) => {
+        console.error(e);
+        process.exitCode = 1;
+      },
+    );
   }
 }

@@ -15,9 +15,21 @@ import { allocate, engineScratch, measure, runHostChild } from './hostBlock';
 const MiB = 2 ** 20;
 
 interface Measured {
-  wallMs: number; delayP99: number; delayMax: number; busyMs: number;
-  bytes: number; events: number; linesAccounted: number; messages: number; maxPerSecond: number; linesSent: number; lastSent: string;
-  heapBeforeMb: number; heapAfterMb: number; rssBeforeMb: number; rssPeakMb: number;
+  wallMs: number;
+  delayP99: number;
+  delayMax: number;
+  busyMs: number;
+  bytes: number;
+  events: number;
+  linesAccounted: number;
+  messages: number;
+  maxPerSecond: number;
+  linesSent: number;
+  lastSent: string;
+  heapBeforeMb: number;
+  heapAfterMb: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
 }
 
 async function child(mb: number, cliPath: string, workspace: string): Promise<Measured> {
@@ -28,18 +40,37 @@ async function child(mb: number, cliPath: string, workspace: string): Promise<Me
   const rssBeforeMb = process.memoryUsage().rss / MiB;
   const { connectEngine } = await import('../src/extension/engineClient');
   const { LogFeed } = await import('../src/extension/logFeed');
-  const client = await connectEngine({ workspace, cliPath, clientName: 'bench hostLog', env: { BRAID_ENGINE_IDLE_MS: '30000' } });
+  const client = await connectEngine({
+    workspace,
+    cliPath,
+    clientName: 'bench hostLog',
+    env: { BRAID_ENGINE_IDLE_MS: '30000' },
+  });
   try {
     const sentAt: number[] = [];
-    let bytes = 0, events = 0, linesAccounted = 0, linesSent = 0, lastSent = '', runId = '', serialised = 0;
+    let bytes = 0,
+      events = 0,
+      linesAccounted = 0,
+      linesSent = 0,
+      lastSent = '',
+      runId = '',
+      serialised = 0;
     const feed = new LogFeed((lines, startLine) => {
-      serialised += JSON.stringify({ type: 'log', runId, stepId: 'flood', lines, ...(startLine !== undefined ? { startLine } : {}) }).length;
+      serialised += JSON.stringify({
+        type: 'log',
+        runId,
+        stepId: 'flood',
+        lines,
+        ...(startLine !== undefined ? { startLine } : {}),
+      }).length;
       sentAt.push(performance.now());
       linesSent += lines.length;
       lastSent = lines[lines.length - 1] ?? lastSent;
     });
     let rssPeakMb = rssBeforeMb;
-    const sampler = setInterval(() => { rssPeakMb = Math.max(rssPeakMb, process.memoryUsage().rss / MiB); }, 100);
+    const sampler = setInterval(() => {
+      rssPeakMb = Math.max(rssPeakMb, process.memoryUsage().rss / MiB);
+    }, 100);
     const sub = client.onEvent((e) => {
       if (e.type !== 'output' || e.id !== 'flood') return;
       bytes += e.text.length;
@@ -66,7 +97,20 @@ async function child(mb: number, cliPath: string, workspace: string): Promise<Me
     gc();
     const heapAfterMb = process.memoryUsage().heapUsed / MiB;
     if (keep.length === 0) throw new Error('unreachable'); // keeps the heap alive to the end
-    return { ...m, bytes, events, linesAccounted, messages: sentAt.length, maxPerSecond, linesSent, lastSent, heapBeforeMb, heapAfterMb, rssBeforeMb, rssPeakMb };
+    return {
+      ...m,
+      bytes,
+      events,
+      linesAccounted,
+      messages: sentAt.length,
+      maxPerSecond,
+      linesSent,
+      lastSent,
+      heapBeforeMb,
+      heapAfterMb,
+      rssBeforeMb,
+      rssPeakMb,
+    };
   } finally {
     await client.shutdown().catch(() => undefined);
     client.dispose();
@@ -84,10 +128,21 @@ export async function hostLogBench(): Promise<string> {
   try {
     // 80-character lines, as fast as `yes` writes them.
     const line = `flood ${'x'.repeat(73)}`;
-    const { cliPath, workspace } = await engineScratch(scratch, ['version: 1', 'name: Host log bench', 'steps:', '  flood:', `    run: yes ${line} | head -c ${logMib * MiB}`, ''].join('\n'));
+    const { cliPath, workspace } = await engineScratch(
+      scratch,
+      [
+        'version: 1',
+        'name: Host log bench',
+        'steps:',
+        '  flood:',
+        `    run: yes ${line} | head -c ${logMib * MiB}`,
+        '',
+      ].join('\n'),
+    );
     const r = await runHostChild<Measured>(__filename, 'log-child', { mb, cliPath, workspace }, mb);
     const lines = (logMib * MiB) / (line.length + 1);
-    if (r.linesAccounted !== lines) throw new Error(`the host saw ${r.linesAccounted} lines (shown or counted as left out), not ${lines}`);
+    if (r.linesAccounted !== lines)
+      throw new Error(`the host saw ${r.linesAccounted} lines (shown or counted as left out), not ${lines}`);
     const heapGrowth = r.heapAfterMb - r.heapBeforeMb;
     return [
       `### Host event loop: a step printing ${logMib} MiB as fast as it can, through the engine into a ~${mb} MB host`,
@@ -108,10 +163,22 @@ if (require.main === module) {
   if (at >= 0) {
     const cfg = JSON.parse(process.argv[at + 1] ?? '{}') as { mb: number; cliPath: string; workspace: string };
     child(cfg.mb, cfg.cliPath, cfg.workspace).then(
-      (m) => { process.stdout.write(`RESULT ${JSON.stringify(m)}\n`); process.exit(0); },
-      (e: unknown) => { process.stderr.write(`${(e as Error).stack ?? String(e)}\n`); process.exit(1); },
+      (m) => {
+        process.stdout.write(`RESULT ${JSON.stringify(m)}\n`);
+        process.exit(0);
+      },
+      (e: unknown) => {
+        process.stderr.write(`${(e as Error).stack ?? String(e)}\n`);
+        process.exit(1);
+      },
     );
   } else {
-    hostLogBench().then((table) => console.log(table), (e: unknown) => { console.error(e); process.exitCode = 1; });
+    hostLogBench().then(
+      (table) => console.log(table),
+      (e: unknown) => {
+        console.error(e);
+        process.exitCode = 1;
+      },
+    );
   }
 }

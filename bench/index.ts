@@ -29,7 +29,9 @@ import { benchWorktrees } from './worktrees';
 import { benchDecisions, benchLandingSnapshot } from './landing';
 
 // The parts that return their tables instead of printing them.
-const printed = (part: () => Promise<string>) => async (): Promise<void> => { console.log(`\n${await part()}`); };
+const printed = (part: () => Promise<string>) => async (): Promise<void> => {
+  console.log(`\n${await part()}`);
+};
 
 const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['makespan', benchMakespan],
@@ -60,15 +62,23 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
 ];
 
 async function main(): Promise<void> {
-  const only = process.env.BRAID_BENCH_ONLY?.split(',').map((s) => s.trim()).filter(Boolean);
+  const only = process.env.BRAID_BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = only?.filter((o) => !PARTS.some(([name]) => name === o)) ?? [];
-  if (unknown.length > 0) throw new Error(`BRAID_BENCH_ONLY: unknown part ${unknown.join(', ')}; parts: ${PARTS.map(([n]) => n).join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(`BRAID_BENCH_ONLY: unknown part ${unknown.join(', ')}; parts: ${PARTS.map(([n]) => n).join(', ')}`);
   const skipGit = process.env.BRAID_BENCH_WORKTREES === '0';
-  console.log(`Braid benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'})`);
+  console.log(
+    `Braid benchmarks, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'})`,
+  );
   const t = performance.now();
   for (const [name, run] of PARTS) {
     if (only && !only.includes(name)) continue;
-    if (name === 'worktrees' && skipGit) { console.log('\n### Worktrees: skipped (BRAID_BENCH_WORKTREES=0)'); continue; }
+    if (name === 'worktrees' && skipGit) {
+      console.log('\n### Worktrees: skipped (BRAID_BENCH_WORKTREES=0)');
+      continue;
+    }
     const p = performance.now();
     await run();
     console.error(`[bench] ${name}: ${((performance.now() - p) / 1000).toFixed(1)} s`);
@@ -76,4 +86,7 @@ async function main(): Promise<void> {
   console.error(`[bench] total: ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-main().catch((e: unknown) => { console.error(e); process.exitCode = 1; });
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exitCode = 1;
+});

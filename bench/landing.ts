@@ -22,7 +22,10 @@ async function trackedSnapshot(root: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'braid-snapshot-old-'));
   try {
     const env = { GIT_INDEX_FILE: join(dir, 'index') };
-    await copyFile(resolve(root, (await gitOk(['rev-parse', '--git-path', 'index'], { cwd: root })).trim()), env.GIT_INDEX_FILE);
+    await copyFile(
+      resolve(root, (await gitOk(['rev-parse', '--git-path', 'index'], { cwd: root })).trim()),
+      env.GIT_INDEX_FILE,
+    );
     await git(['add', '-u'], { cwd: root, env });
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     return (await gitOk(['commit-tree', tree, '-p', 'HEAD', '-m', 'old'], { cwd: root })).trim();
@@ -36,7 +39,9 @@ async function cloneOfThisRepository(): Promise<string> {
   execFileSync('git', ['clone', '-q', '--local', '--no-hardlinks', ROOT, dir]);
   // What an earlier run left untracked, and a build folder the repository ignores.
   await mkdir(join(dir, 'added'), { recursive: true });
-  await Promise.all(Array.from({ length: 200 }, (_, i) => writeFile(join(dir, 'added', `f${i}.ts`), `export const x${i} = ${i};\n`)));
+  await Promise.all(
+    Array.from({ length: 200 }, (_, i) => writeFile(join(dir, 'added', `f${i}.ts`), `export const x${i} = ${i};\n`)),
+  );
   await mkdir(join(dir, 'out'), { recursive: true });
   await Promise.all(Array.from({ length: 500 }, (_, i) => writeFile(join(dir, 'out', `o${i}.js`), `// built ${i}\n`)));
   return dir;
@@ -46,10 +51,18 @@ async function generated(tracked: number, untracked: number): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'braid-bench-untracked-'));
   execFileSync('git', ['init', '-q', dir]);
   for (let d = 0; d < 100; d++) await mkdir(join(dir, `d${d}`));
-  await Promise.all(Array.from({ length: tracked }, (_, i) => writeFile(join(dir, `d${i % 100}`, `t${i}.ts`), `export const t${i} = ${i};\n`)));
+  await Promise.all(
+    Array.from({ length: tracked }, (_, i) =>
+      writeFile(join(dir, `d${i % 100}`, `t${i}.ts`), `export const t${i} = ${i};\n`),
+    ),
+  );
   execFileSync('git', ['add', '-A'], { cwd: dir });
   execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'init'], { cwd: dir });
-  await Promise.all(Array.from({ length: untracked }, (_, i) => writeFile(join(dir, `d${i % 100}`, `u${i}.ts`), `export const u${i} = ${i};\n`)));
+  await Promise.all(
+    Array.from({ length: untracked }, (_, i) =>
+      writeFile(join(dir, `d${i % 100}`, `u${i}.ts`), `export const u${i} = ${i};\n`),
+    ),
+  );
   return dir;
 }
 
@@ -63,19 +76,28 @@ export async function benchLandingSnapshot(): Promise<void> {
     const dir = await make();
     try {
       const files = (await gitOk(['ls-files'], { cwd: dir })).split('\n').filter(Boolean).length;
-      await trackedSnapshot(dir); await snapshotBase(dir); // warm the index's stat data and the page cache
+      await trackedSnapshot(dir);
+      await snapshotBase(dir); // warm the index's stat data and the page cache
       const before: number[] = [];
       const now: number[] = [];
       for (let i = 0; i < runs; i++) {
         before.push(await timed(() => trackedSnapshot(dir)));
         now.push(await timed(() => snapshotBase(dir)));
       }
-      rows.push([name, String(files), ms(median(before)), ms(median(now)), `${(median(now) / median(before)).toFixed(2)}×`]);
+      rows.push([
+        name,
+        String(files),
+        ms(median(before)),
+        ms(median(now)),
+        `${(median(now) / median(before)).toFixed(2)}×`,
+      ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
-  console.log(`\n#### The worktree base snapshot: tracked files only (before issue 31) and as \`git add -A\` sees it (now), medians of ${runs} alternating runs`);
+  console.log(
+    `\n#### The worktree base snapshot: tracked files only (before issue 31) and as \`git add -A\` sees it (now), medians of ${runs} alternating runs`,
+  );
   table(['repository', 'tracked files', 'tracked only (before)', 'add -A (now)', 'now ÷ before'], rows);
 }
 
@@ -87,13 +109,18 @@ export async function benchDecisions(): Promise<void> {
   writeFileSync(plan, ['version: 1', 'steps:', ...RACE_PLAN].join('\n') + '\n');
   const cleanup: Array<() => void> = [];
   const stop = cpuLoad();
-  let bad = 0; let approved = 0; let untold = 0;
+  let bad = 0;
+  let approved = 0;
+  let untold = 0;
   const started = Date.now();
   try {
     for (let i = 0; i < pairs; i++) {
       const r = makeRepo({ 'f.txt': 'base\n' });
       const res = await racePair(r, plan, cleanup, true);
-      if (!res.ok && res.why !== 'the loser was not told who decided') { bad++; console.error(JSON.stringify(res)); }
+      if (!res.ok && res.why !== 'the loser was not told who decided') {
+        bad++;
+        console.error(JSON.stringify(res));
+      }
       if (res.why === 'the loser was not told who decided') untold++;
       if (res.approve.code === 0) approved++;
       r.cleanup();
@@ -103,7 +130,20 @@ export async function benchDecisions(): Promise<void> {
     for (const c of cleanup) c();
     await rm(dir, { recursive: true, force: true });
   }
-  console.log('\n#### One decision a step: `braid approve` and `braid reject` at once on a live run, two nice-19 busy loops beside');
-  table(['pairs', 'approve won', 'reject won', 'both won or record/tree disagree', 'loser not told who decided', 'wall'],
-    [[String(pairs), String(approved), String(pairs - approved), `${bad} ${bad === 0 ? '✓' : '✗'}`, String(untold), `${((Date.now() - started) / 1000).toFixed(0)} s`]]);
+  console.log(
+    '\n#### One decision a step: `braid approve` and `braid reject` at once on a live run, two nice-19 busy loops beside',
+  );
+  table(
+    ['pairs', 'approve won', 'reject won', 'both won or record/tree disagree', 'loser not told who decided', 'wall'],
+    [
+      [
+        String(pairs),
+        String(approved),
+        String(pairs - approved),
+        `${bad} ${bad === 0 ? '✓' : '✗'}`,
+        String(untold),
+        `${((Date.now() - started) / 1000).toFixed(0)} s`,
+      ],
+    ],
+  );
 }

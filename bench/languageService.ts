@@ -26,7 +26,10 @@ export async function benchLanguageService(): Promise<void> {
   const cold = performance.now() - first;
   const xs: number[] = [];
   const cpus: number[] = [];
-  const cpu = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+  const cpu = (): number => {
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
   let items = 0;
   for (let r = 1; r <= rounds; r++) {
     const line = runLines[runLines.length - 1 - ((r * 7919) % Math.min(runLines.length, 500))]!;
@@ -41,9 +44,22 @@ export async function benchLanguageService(): Promise<void> {
   }
   if (items === 0) throw new Error('completion inside ${{ steps. offered nothing');
   const m = median(xs);
-  console.log(`\n### Plan language service: completion after an edit, ${n.toLocaleString('en-US')}-step plan (${(base.length / 1024).toFixed(0)} KiB; ${rounds} edits, each a new version; load average ${loadavg()[0]!.toFixed(1)})\n`);
-  table(['steps', 'first parse', 'median', 'p90', 'max', 'CPU median', 'goal'], [[
-    n.toLocaleString('en-US'), ms(cold), ms(m), ms(quantile(xs, 0.9)), ms(quantile(xs, 1)), ms(median(cpus)), goal(ms(m), m <= 50, '≤ 50 ms'),
-  ]]);
+  console.log(
+    `\n### Plan language service: completion after an edit, ${n.toLocaleString('en-US')}-step plan (${(base.length / 1024).toFixed(0)} KiB; ${rounds} edits, each a new version; load average ${loadavg()[0]!.toFixed(1)})\n`,
+  );
+  table(
+    ['steps', 'first parse', 'median', 'p90', 'max', 'CPU median', 'goal'],
+    [
+      [
+        n.toLocaleString('en-US'),
+        ms(cold),
+        ms(m),
+        ms(quantile(xs, 0.9)),
+        ms(quantile(xs, 1)),
+        ms(median(cpus)),
+        goal(ms(m), m <= 50, '≤ 50 ms'),
+      ],
+    ],
+  );
   await Promise.resolve();
 }

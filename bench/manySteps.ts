@@ -18,24 +18,30 @@ const CLI = resolve(__dirname, '..', 'out', 'cli.js');
 const TIME = '/usr/bin/time';
 
 /** A DAG: `chains` chains of `length` steps (1 × n: n independent steps when length = 1). */
-interface Shape { label: string; chains: number; length: number }
+interface Shape {
+  label: string;
+  chains: number;
+  length: number;
+}
 const id = (c: number, i: number): string => `s${c}_${i}`;
 
 function plan(s: Shape): string {
   let y = `version: 1\nname: many\nconcurrency: ${K}\ndefaults:\n  isolation: shared\nsteps:\n`;
-  for (let c = 0; c < s.chains; c++) for (let i = 0; i < s.length; i++) {
-    y += `  ${id(c, i)}:\n    run: "true"\n${i > 0 ? `    needs: [${id(c, i - 1)}]\n` : ''}`;
-  }
+  for (let c = 0; c < s.chains; c++)
+    for (let i = 0; i < s.length; i++) {
+      y += `  ${id(c, i)}:\n    run: "true"\n${i > 0 ? `    needs: [${id(c, i - 1)}]\n` : ''}`;
+    }
   return y;
 }
 
 function makefile(s: Shape): string {
   const all: string[] = [];
   let m = '';
-  for (let c = 0; c < s.chains; c++) for (let i = 0; i < s.length; i++) {
-    all.push(id(c, i));
-    m += `${id(c, i)}:${i > 0 ? ` ${id(c, i - 1)}` : ''}\n\t@true\n`;
-  }
+  for (let c = 0; c < s.chains; c++)
+    for (let i = 0; i < s.length; i++) {
+      all.push(id(c, i));
+      m += `${id(c, i)}:${i > 0 ? ` ${id(c, i - 1)}` : ''}\n\t@true\n`;
+    }
   return `all: ${all.join(' ')}\n.PHONY: all ${all.join(' ')}\n${m}`;
 }
 
@@ -69,9 +75,15 @@ export async function benchManySteps(): Promise<void> {
   const base = process.env.BRAID_BENCH_CLI_BASE;
   if (!existsSync(CLI)) throw new Error(`many steps: ${CLI} is missing (npm run build first)`);
   if (base !== undefined && !existsSync(base)) throw new Error(`BRAID_BENCH_CLI_BASE: ${base} is missing`);
-  console.log(`\n### Many short steps (\`run: "true"\`, concurrency ${K}, \`braid run\` of out/cli.js; medians of ${runs})\n`);
-  console.log('Anchors measured in this run: `make -j4` of a Makefile of the same DAG, `xargs -P4` of the same commands.');
-  console.log('Goals: ≤ 3 × make -j4; peak RSS of the engine ≤ 150 MB; 10,000 steps ≤ 1.2 × 10 × the 1,000-step time (linear).\n');
+  console.log(
+    `\n### Many short steps (\`run: "true"\`, concurrency ${K}, \`braid run\` of out/cli.js; medians of ${runs})\n`,
+  );
+  console.log(
+    'Anchors measured in this run: `make -j4` of a Makefile of the same DAG, `xargs -P4` of the same commands.',
+  );
+  console.log(
+    'Goals: ≤ 3 × make -j4; peak RSS of the engine ≤ 150 MB; 10,000 steps ≤ 1.2 × 10 × the 1,000-step time (linear).\n',
+  );
   const root = await mkdtemp(join(tmpdir(), 'braid-bench-many-'));
   const rows: string[][] = [];
   try {
@@ -82,7 +94,11 @@ export async function benchManySteps(): Promise<void> {
     let perStep1k = NaN;
     for (const s of shapes) {
       const d = await folder(root, `${s.chains}x${s.length}`, s);
-      const make: number[] = [], xargs: number[] = [], ours: number[] = [], rss: number[] = [], theirs: number[] = [];
+      const make: number[] = [],
+        xargs: number[] = [],
+        ours: number[] = [],
+        rss: number[] = [],
+        theirs: number[] = [];
       for (let i = 0; i < runs; i++) {
         make.push(timed('make', ['-s', `-j${K}`, '-f', 'Makefile'], d).s);
         xargs.push(timed('xargs', [`-P${K}`, '-n1', '-a', 'cmds', 'sh', '-c'], d).s);
@@ -94,8 +110,12 @@ export async function benchManySteps(): Promise<void> {
       const ratio = median(ours) / median(make);
       if (s.length === 1) perStep1k = median(ours) / 1000;
       rows.push([
-        s.label, `${fixed(median(make), 2)} s`, `${fixed(median(xargs), 2)} s`, `${fixed(median(ours), 2)} s`,
-        goal(`${fixed(ratio, 1)} ×`, ratio <= 3, '≤ 3 ×'), goal(`${fixed(Math.max(...rss), 0)} MB`, Math.max(...rss) <= 150, '≤ 150 MB'),
+        s.label,
+        `${fixed(median(make), 2)} s`,
+        `${fixed(median(xargs), 2)} s`,
+        `${fixed(median(ours), 2)} s`,
+        goal(`${fixed(ratio, 1)} ×`, ratio <= 3, '≤ 3 ×'),
+        goal(`${fixed(Math.max(...rss), 0)} MB`, Math.max(...rss) <= 150, '≤ 150 MB'),
         ...(base !== undefined ? [`${fixed(median(theirs), 2)} s (${fixed(median(theirs) / median(make), 1)} ×)`] : []),
       ]);
     }
@@ -107,11 +127,26 @@ export async function benchManySteps(): Promise<void> {
     const b = braid(CLI, d);
     const growth = b.s / (perStep1k * 10000);
     rows.push([
-      big.label, `${fixed(make, 2)} s`, `${fixed(xargs, 2)} s`, `${fixed(b.s, 2)} s`,
-      `${fixed(b.s / make, 1)} × (÷ 10 × the 1,000: ${goal(fixed(growth, 2), growth <= 1.2, '≤ 1.2')})`, `${fixed(b.rssMb, 0)} MB`,
+      big.label,
+      `${fixed(make, 2)} s`,
+      `${fixed(xargs, 2)} s`,
+      `${fixed(b.s, 2)} s`,
+      `${fixed(b.s / make, 1)} × (÷ 10 × the 1,000: ${goal(fixed(growth, 2), growth <= 1.2, '≤ 1.2')})`,
+      `${fixed(b.rssMb, 0)} MB`,
       ...(base !== undefined ? [`${fixed(braid(base, d).s, 2)} s`] : []),
     ]);
-    table(['steps', 'make -j4', 'xargs -P4', 'braid', 'braid ÷ make', 'braid peak RSS', ...(base !== undefined ? ['base build'] : [])], rows);
+    table(
+      [
+        'steps',
+        'make -j4',
+        'xargs -P4',
+        'braid',
+        'braid ÷ make',
+        'braid peak RSS',
+        ...(base !== undefined ? ['base build'] : []),
+      ],
+      rows,
+    );
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -16,20 +16,37 @@ import { graphMessage } from './webview';
 const ROOT = resolve(__dirname, '..');
 
 interface PatchGroup {
-  readonly env: string; readonly off: string; readonly name: string; readonly sameDrawing: boolean;
+  readonly env: string;
+  readonly off: string;
+  readonly name: string;
+  readonly sameDrawing: boolean;
   readonly normalise?: readonly (readonly [RegExp, string])[];
 }
 
 /** The webview bundle as esbuild.mjs builds it, with the patch groups `env` leaves on. */
 async function bundle(dir: string, name: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const { mermaidPatches } = (await import(pathToFileURL(join(ROOT, 'scripts', 'mermaidPatches.mjs')).href)) as { mermaidPatches: (env: NodeJS.ProcessEnv) => esbuild.Plugin };
+  const { mermaidPatches } = (await import(pathToFileURL(join(ROOT, 'scripts', 'mermaidPatches.mjs')).href)) as {
+    mermaidPatches: (env: NodeJS.ProcessEnv) => esbuild.Plugin;
+  };
   const outfile = join(dir, `${name}.js`);
   await esbuild.build({
-    entryPoints: [join(ROOT, 'webview', 'main.ts')], outfile, bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: true,
-    legalComments: 'none', logLevel: 'warning', plugins: [mermaidPatches(env)], loader: { '.svg': 'text' },
+    entryPoints: [join(ROOT, 'webview', 'main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    plugins: [mermaidPatches(env)],
+    loader: { '.svg': 'text' },
   });
   const html = join(dir, `${name}.html`);
-  writeFileSync(html, `<!DOCTYPE html><html><head><link rel="stylesheet" href="${pathToFileURL(join(ROOT, 'media', 'graph.css')).href}"></head><body class="vscode-light"><div id="app"></div><script src="${pathToFileURL(outfile).href}"></script></body></html>`);
+  writeFileSync(
+    html,
+    `<!DOCTYPE html><html><head><link rel="stylesheet" href="${pathToFileURL(join(ROOT, 'media', 'graph.css')).href}"></head><body class="vscode-light"><div id="app"></div><script src="${pathToFileURL(outfile).href}"></script></body></html>`,
+  );
   return pathToFileURL(html).href;
 }
 
@@ -46,12 +63,17 @@ const RENDER = String.raw`(msg) => new Promise((done) => {
 })`;
 
 async function main(): Promise<void> {
-  const { PATCH_GROUPS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'mermaidPatches.mjs')).href)) as { PATCH_GROUPS: readonly PatchGroup[] };
+  const { PATCH_GROUPS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'mermaidPatches.mjs')).href)) as {
+    PATCH_GROUPS: readonly PatchGroup[];
+  };
   const dir = mkdtempSync(join(tmpdir(), 'braid-mermaid-patches-'));
   const browser = await launchChromium();
   try {
-    const builds: { label: string; group?: PatchGroup; url: string }[] = [{ label: 'all patches', url: await bundle(dir, 'all', {}) }];
-    for (const [i, g] of PATCH_GROUPS.entries()) builds.push({ label: `without ${g.name}`, group: g, url: await bundle(dir, `without-${i}`, { [g.env]: g.off }) });
+    const builds: { label: string; group?: PatchGroup; url: string }[] = [
+      { label: 'all patches', url: await bundle(dir, 'all', {}) },
+    ];
+    for (const [i, g] of PATCH_GROUPS.entries())
+      builds.push({ label: `without ${g.name}`, group: g, url: await bundle(dir, `without-${i}`, { [g.env]: g.off }) });
     const rows: string[] = [];
     const svgs = new Map<string, Map<number, string>>();
     const times = new Map<string, number[]>();
@@ -66,7 +88,8 @@ async function main(): Promise<void> {
           const r = (await page.evaluate(`(${RENDER})(${JSON.stringify(msg)})`)) as { ms: number; svg: string };
           await page.close();
           const bySteps = svgs.get(b.label) ?? new Map<number, string>();
-          if (bySteps.has(steps) && bySteps.get(steps) !== r.svg) throw new Error(`${b.label}: two renders of the same ${steps}-step graph differ`);
+          if (bySteps.has(steps) && bySteps.get(steps) !== r.svg)
+            throw new Error(`${b.label}: two renders of the same ${steps}-step graph differ`);
           bySteps.set(steps, r.svg);
           svgs.set(b.label, bySteps);
           if (steps === 300) times.set(b.label, [...(times.get(b.label) ?? []), r.ms]);
@@ -79,14 +102,23 @@ async function main(): Promise<void> {
       const t = median(times.get(b.label)!);
       let drawing = '';
       if (b.group) {
-        const norm = (s: string): string => (b.group!.normalise ?? []).reduce((acc, [re, to]) => acc.replace(re, to), s);
+        const norm = (s: string): string =>
+          (b.group!.normalise ?? []).reduce((acc, [re, to]) => acc.replace(re, to), s);
         const same = [50, 300].every((n) => norm(svgs.get(b.label)!.get(n)!) === norm(full.get(n)!));
         if (b.group.sameDrawing && !same) process.exitCode = 1;
-        drawing = b.group.sameDrawing ? (same ? '✓ same SVG' : '✗ DIFFERENT SVG') : (same ? 'same (expected to differ)' : 'differs, by design');
+        drawing = b.group.sameDrawing
+          ? same
+            ? '✓ same SVG'
+            : '✗ DIFFERENT SVG'
+          : same
+            ? 'same (expected to differ)'
+            : 'differs, by design';
       }
       rows.push(`| ${b.label} | ${ms(t)} | ${b.group ? `+${ms(t - allMs)}` : ''} | ${drawing} |`);
     }
-    console.log('\n### Webview build patches to mermaid and dagre: 300-step first render without each (median of 4, alternating), and the SVG drawn at 50 and 300 steps\n');
+    console.log(
+      '\n### Webview build patches to mermaid and dagre: 300-step first render without each (median of 4, alternating), and the SVG drawn at 50 and 300 steps\n',
+    );
     console.log('| build | first render | cost of leaving it out | drawing |\n|---|---|---|---|');
     for (const r of rows) console.log(r);
   } finally {

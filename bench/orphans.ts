@@ -10,7 +10,8 @@ import { envInt, fixed, goal, median, quantile, table } from './stats';
 
 export async function benchOrphans(): Promise<void> {
   const root = resolve(__dirname, '..');
-  if (spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'ignore' }).status !== 0) throw new Error('esbuild failed');
+  if (spawnSync(process.execPath, ['esbuild.mjs'], { cwd: root, stdio: 'ignore' }).status !== 0)
+    throw new Error('esbuild failed');
   const rounds = envInt('BRAID_BENCH_ORPHAN_ROUNDS', 5);
   const steps = 4;
   const times: number[] = [];
@@ -24,16 +25,27 @@ export async function benchOrphans(): Promise<void> {
       const alive = await survivors(pids, 10_000);
       times.push(performance.now() - t);
       left += alive.length;
-      for (const p of alive) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+      for (const p of alive)
+        try {
+          process.kill(p, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
   const worst = Math.max(...times);
   console.log(`\n### Orphans: kill -9 of the engine with ${steps} TERM-ignoring steps running, ${rounds} rounds`);
-  table(['measure', 'value'], [
-    ['steps alive 10 s after the kill', goal(String(left), left === 0, '0')],
-    ['time until none is alive, median (p90)', `${fixed(median(times) / 1000, 2)} s (${fixed(quantile(times, 0.9) / 1000, 2)} s)`],
-    ['worst', goal(`${fixed(worst / 1000, 2)} s`, worst <= 2000 && left === 0, '≤ 2 s')],
-  ]);
+  table(
+    ['measure', 'value'],
+    [
+      ['steps alive 10 s after the kill', goal(String(left), left === 0, '0')],
+      [
+        'time until none is alive, median (p90)',
+        `${fixed(median(times) / 1000, 2)} s (${fixed(quantile(times, 0.9) / 1000, 2)} s)`,
+      ],
+      ['worst', goal(`${fixed(worst / 1000, 2)} s`, worst <= 2000 && left === 0, '≤ 2 s')],
+    ],
+  );
 }

@@ -16,14 +16,24 @@ export async function buildPlainMermaidPage(dir: string): Promise<string> {
   const entry = join(dir, 'plain-entry.mjs');
   writeFileSync(entry, "import mermaid from 'mermaid';\nwindow.mermaid = mermaid;\n");
   await esbuild.build({
-    entryPoints: [entry], outfile: join(dir, 'plain-mermaid.js'), bundle: true, minify: true, format: 'iife',
-    platform: 'browser', target: 'es2022', logLevel: 'warning', nodePaths: [join(ROOT, 'node_modules')],
+    entryPoints: [entry],
+    outfile: join(dir, 'plain-mermaid.js'),
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'warning',
+    nodePaths: [join(ROOT, 'node_modules')],
   });
-  writeFileSync(join(dir, 'plain.html'), [
-    '<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"></head><body><div id="out"></div>',
-    `<script src="${pathToFileURL(join(dir, 'plain-mermaid.js')).href}"></script>`,
-    '</body></html>',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'plain.html'),
+    [
+      '<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8"></head><body><div id="out"></div>',
+      `<script src="${pathToFileURL(join(dir, 'plain-mermaid.js')).href}"></script>`,
+      '</body></html>',
+    ].join('\n'),
+  );
   return pathToFileURL(join(dir, 'plain.html')).href;
 }
 
@@ -40,11 +50,15 @@ const RENDER = String.raw`async (text) => {
 }`;
 
 /** One first render of `text` by plain mermaid in a fresh page. */
-export async function plainMermaidRender(browser: Browser, url: string, text: string): Promise<{ ms: number; nodes: number }> {
+export async function plainMermaidRender(
+  browser: Browser,
+  url: string,
+  text: string,
+): Promise<{ ms: number; nodes: number }> {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
     await page.goto(url);
-    return await page.evaluate(`(${RENDER})(${JSON.stringify(text)})`) as { ms: number; nodes: number };
+    return (await page.evaluate(`(${RENDER})(${JSON.stringify(text)})`)) as { ms: number; nodes: number };
   } finally {
     await page.close();
   }

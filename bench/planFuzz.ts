@@ -8,7 +8,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, starvingPlans, validateInProcess, validateOutputProblems } from '../test/helpers/planFuzz';
+import {
+  FUZZ_COUNT,
+  FUZZ_SEED,
+  fuzzPlans,
+  starvingPlans,
+  validateInProcess,
+  validateOutputProblems,
+} from '../test/helpers/planFuzz';
 import { goal, ms, quantile, table } from './stats';
 
 const CLI = resolve(__dirname, '../out/cli.js');
@@ -20,7 +27,9 @@ export async function benchPlanFuzz(): Promise<void> {
   try {
     const plans = fuzzPlans(FUZZ_SEED, FUZZ_COUNT);
     const times: { name: string; ms: number }[] = [];
-    let crashes = 0, problems = 0, valid = 0;
+    let crashes = 0,
+      problems = 0,
+      valid = 0;
     for (const p of plans) {
       const file = join(dir, p.name);
       writeFileSync(file, p.text);
@@ -30,18 +39,41 @@ export async function benchPlanFuzz(): Promise<void> {
         times.push({ name: p.name, ms: performance.now() - t });
         if (r.code === 0) valid++;
         problems += validateOutputProblems(file, p.text, r.code, r.stdout, r.stderr).length;
-      } catch { crashes++; }
+      } catch {
+        crashes++;
+      }
     }
     const xs = times.map((x) => x.ms);
     const slowest = times.reduce((a, b) => (b.ms > a.ms ? b : a));
     const rss = process.resourceUsage().maxRSS / 1024;
-    console.log(`\n### Fuzz corpus through braid validate (${plans.length} plans, seed ${FUZZ_SEED}; ${valid} valid)\n`);
+    console.log(
+      `\n### Fuzz corpus through braid validate (${plans.length} plans, seed ${FUZZ_SEED}; ${valid} valid)\n`,
+    );
     // This process's peak also holds tsx, the bench and garbage from earlier plans: shown, not the goal.
-    table(['where', 'plans', 'crashes', 'unlocated or bad output', 'median', 'p99', 'slowest', 'peak RSS of the whole bench process'], [
-      ['in process', String(plans.length), goal(String(crashes), crashes === 0, '0'), goal(String(problems), problems === 0, '0'),
-        ms(quantile(xs, 0.5)), ms(quantile(xs, 0.99)), goal(`${ms(slowest.ms)} (${slowest.name})`, slowest.ms < 2000, '< 2 s'),
-        `${rss.toFixed(0)} MB`],
-    ]);
+    table(
+      [
+        'where',
+        'plans',
+        'crashes',
+        'unlocated or bad output',
+        'median',
+        'p99',
+        'slowest',
+        'peak RSS of the whole bench process',
+      ],
+      [
+        [
+          'in process',
+          String(plans.length),
+          goal(String(crashes), crashes === 0, '0'),
+          goal(String(problems), problems === 0, '0'),
+          ms(quantile(xs, 0.5)),
+          ms(quantile(xs, 0.99)),
+          goal(`${ms(slowest.ms)} (${slowest.name})`, slowest.ms < 2000, '< 2 s'),
+          `${rss.toFixed(0)} MB`,
+        ],
+      ],
+    );
     // The attacks and every 20th other plan, each in a fresh CLI process: wall time and its peak RSS.
     const attacks = plans.filter((p, i) => p.name.startsWith('attack-') || i % 20 === 0);
     const rows: { name: string; wall: number; rss: number; code: number | null }[] = [];
@@ -49,11 +81,18 @@ export async function benchPlanFuzz(): Promise<void> {
     const worstWall = rows.reduce((a, b) => (b.wall > a.wall ? b : a));
     const worstRss = rows.reduce((a, b) => (b.rss > a.rss ? b : a));
     const bad = rows.filter((r) => r.code !== 0 && r.code !== 1).length;
-    table(['where', 'plans', 'exit other than 0/1', 'slowest (process wall, Node start included)', 'peak RSS'], [
-      ['node out/cli.js validate: the attacks, every 20th other plan', String(rows.length), goal(String(bad), bad === 0, '0'),
-        goal(`${ms(worstWall.wall)} (${worstWall.name})`, worstWall.wall < 2000, '< 2 s'),
-        goal(`${worstRss.rss.toFixed(0)} MB (${worstRss.name})`, worstRss.rss < 300, '< 300 MB')],
-    ]);
+    table(
+      ['where', 'plans', 'exit other than 0/1', 'slowest (process wall, Node start included)', 'peak RSS'],
+      [
+        [
+          'node out/cli.js validate: the attacks, every 20th other plan',
+          String(rows.length),
+          goal(String(bad), bad === 0, '0'),
+          goal(`${ms(worstWall.wall)} (${worstWall.name})`, worstWall.wall < 2000, '< 2 s'),
+          goal(`${worstRss.rss.toFixed(0)} MB (${worstRss.name})`, worstRss.rss < 300, '< 300 MB'),
+        ],
+      ],
+    );
     // #32: the inputs that starved validation, at full size, each in its own CLI process.
     // Text of nothing but `]`: two million top-level syntax errors (690 MB before yaml's own errors were capped).
     const inputs = [...starvingPlans(1), { name: 'starve-only-brackets.braid.yaml', text: ']'.repeat(2_000_000) }];
@@ -64,25 +103,41 @@ export async function benchPlanFuzz(): Promise<void> {
     });
     // Node starting and doing nothing, in the same run: on a loaded machine the walls are read against it.
     const idle = validateInChild(join(dir, 'none'), 'node -e 0', ['-e', '0']);
-    console.log('\n#### The inputs that starved validation (#32), each through `node out/cli.js validate` in its own process\n');
-    table(['plan', 'size', 'exit', 'wall (Node start included)', 'wall ÷ `node -e 0`', 'peak RSS'], [
-      ...starving.map((r) => [
-        r.name, `${r.mb.toFixed(1)} MB`, goal(String(r.code), r.code === 0 || r.code === 1, '0 or 1'),
-        goal(ms(r.wall), r.wall <= 2000, '≤ 2 s'), `${(r.wall / idle.wall).toFixed(1)}×`, goal(`${r.rss.toFixed(0)} MB`, r.rss <= 300, '≤ 300 MB'),
-      ]),
-      [idle.name, '', String(idle.code), ms(idle.wall), '1.0×', `${idle.rss.toFixed(0)} MB`],
-    ]);
+    console.log(
+      '\n#### The inputs that starved validation (#32), each through `node out/cli.js validate` in its own process\n',
+    );
+    table(
+      ['plan', 'size', 'exit', 'wall (Node start included)', 'wall ÷ `node -e 0`', 'peak RSS'],
+      [
+        ...starving.map((r) => [
+          r.name,
+          `${r.mb.toFixed(1)} MB`,
+          goal(String(r.code), r.code === 0 || r.code === 1, '0 or 1'),
+          goal(ms(r.wall), r.wall <= 2000, '≤ 2 s'),
+          `${(r.wall / idle.wall).toFixed(1)}×`,
+          goal(`${r.rss.toFixed(0)} MB`, r.rss <= 300, '≤ 300 MB'),
+        ]),
+        [idle.name, '', String(idle.code), ms(idle.wall), '1.0×', `${idle.rss.toFixed(0)} MB`],
+      ],
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** `braid validate FILE` in a fresh process: its wall time, its own peak RSS (getrusage) and exit code. */
-function validateInChild(file: string, name: string, args = [CLI, 'validate', file]): { name: string; wall: number; rss: number; code: number | null } {
+function validateInChild(
+  file: string,
+  name: string,
+  args = [CLI, 'validate', file],
+): { name: string; wall: number; rss: number; code: number | null } {
   // The CLI runs only as the main module (a require() from `-e` loaded it and ran nothing), so
   // the peak is read by a preloaded exit hook.
   const hook = join(dirname(file), 'rss-hook.cjs');
-  writeFileSync(hook, "process.on('exit', () => process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'));\n");
+  writeFileSync(
+    hook,
+    "process.on('exit', () => process.stderr.write('\\nRSS ' + process.resourceUsage().maxRSS + '\\n'));\n",
+  );
   const t = performance.now();
   const r = spawnSync(process.execPath, ['--require', hook, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 });
   const kb = Number(/RSS (\d+)/.exec(r.stderr)?.[1] ?? NaN);

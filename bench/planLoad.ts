@@ -30,6 +30,11 @@ export async function benchPlanLoad(): Promise<void> {
     xs.push(performance.now() - t);
   }
   const m = median(xs);
-  console.log(`\n### Load and validate a ${n.toLocaleString('en-US')}-step plan (${(text.length / 1024).toFixed(0)} KiB of YAML, compilePlan, ${runs} runs after a warm-up)\n`);
-  table(['steps', 'median', 'max', 'goal'], [[n.toLocaleString('en-US'), ms(m), ms(quantile(xs, 1)), goal(ms(m), m < 1000, '< 1 s')]]);
+  console.log(
+    `\n### Load and validate a ${n.toLocaleString('en-US')}-step plan (${(text.length / 1024).toFixed(0)} KiB of YAML, compilePlan, ${runs} runs after a warm-up)\n`,
+  );
+  table(
+    ['steps', 'median', 'max', 'goal'],
+    [[n.toLocaleString('en-US'), ms(m), ms(quantile(xs, 1)), goal(ms(m), m < 1000, '< 1 s')]],
+  );
 }

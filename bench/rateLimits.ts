@@ -21,7 +21,11 @@ class Provider implements StepRunner {
   attempts = 0;
   limited = 0;
 
-  constructor(private readonly clock: SimClock, private readonly capacity: number, private readonly dur: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly clock: SimClock,
+    private readonly capacity: number,
+    private readonly dur: ReadonlyMap<string, number>,
+  ) {}
 
   async execute(ctx: AttemptContext): Promise<AttemptResult> {
     this.attempts++;
@@ -31,8 +35,13 @@ class Provider implements StepRunner {
       const resetAt = new Date(Math.min(...this.ends));
       await this.clock.sleep(REJECT_MS);
       return {
-        status: 'failed', exitCode: 1, signal: null, reason: 'rate-limited', durationMs: REJECT_MS,
-        message: 'rate-limited: 429', rateLimit: { resetAt, evidence: '429 Too Many Requests' },
+        status: 'failed',
+        exitCode: 1,
+        signal: null,
+        reason: 'rate-limited',
+        durationMs: REJECT_MS,
+        message: 'rate-limited: 429',
+        rateLimit: { resetAt, evidence: '429 Too Many Requests' },
       };
     }
     const d = this.dur.get(ctx.step.id)!;
@@ -51,22 +60,55 @@ function agentSteps(seed: number, pooled: boolean): { graph: Graph; dur: Map<str
   const steps = new Map<string, GraphStep>();
   for (const id of ids) {
     steps.set(id, {
-      id, name: id, kind: 'prompt', prompt: 'work', agent: 'claude', needs: [], dependents: [], env: {}, writes: [], reads: [],
-      isolation: 'shared', copy: [], symlink: [], sparse: [], retries: 0, retryDelayMs: 2000, continueOnError: false, if: 'success', review: false,
-      range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, depth: 1, ...(pooled ? { pool: 'provider' } : {}),
+      id,
+      name: id,
+      kind: 'prompt',
+      prompt: 'work',
+      agent: 'claude',
+      needs: [],
+      dependents: [],
+      env: {},
+      writes: [],
+      reads: [],
+      isolation: 'shared',
+      copy: [],
+      symlink: [],
+      sparse: [],
+      retries: 0,
+      retryDelayMs: 2000,
+      continueOnError: false,
+      if: 'success',
+      review: false,
+      range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } },
+      depth: 1,
+      ...(pooled ? { pool: 'provider' } : {}),
     });
   }
-  return { graph: { plan: { file: 'bench', name: 'bench', version: 1, env: {}, pools: {} }, agents: {}, steps, order: ids }, dur };
+  return {
+    graph: { plan: { file: 'bench', name: 'bench', version: 1, env: {}, pools: {} }, agents: {}, steps, order: ids },
+    dur,
+  };
 }
 
-async function simulate(capacity: number, seed: number, braid: boolean): Promise<{ makespan: number; floor: number; attempts: number; limited: number }> {
+async function simulate(
+  capacity: number,
+  seed: number,
+  braid: boolean,
+): Promise<{ makespan: number; floor: number; attempts: number; limited: number }> {
   const { graph, dur } = agentSteps(seed, braid);
   const clock = new SimClock();
   // Clock time 0 is 1970 for the Dates a provider prints: the simulated clock's epoch.
   const provider = new Provider(clock, capacity, dur);
   const s = new Scheduler({
-    graph, runId: 'rl', runner: provider, clock, concurrency: CONCURRENCY, weight: (st) => dur.get(st.id)!,
-    outputIntervalMs: 0, random: seededRandom(seed * 31 + capacity), maxRateLimitRequeues: 10_000,
+    graph,
+    runId: 'rl',
+    runner: provider,
+    clock,
+    concurrency: CONCURRENCY,
+    weight: (st) => dur.get(st.id)!,
+    outputIntervalMs: 0,
+    random: seededRandom(seed * 31 + capacity),
+    maxRateLimitRequeues: 10_000,
   });
   const r = await clock.runUntil(s.run());
   if (r.status !== 'succeeded') throw new Error(`rate-limit bench run ended ${r.status}`);
@@ -76,9 +118,13 @@ async function simulate(capacity: number, seed: number, braid: boolean): Promise
 
 export async function benchRateLimits(): Promise<void> {
   const seeds = envInt('BRAID_BENCH_RL_SEEDS', 5);
-  console.log('\n### Throughput under a provider\'s limit (simulated clock)\n');
-  console.log(`${STEPS} agent steps of 30–90 s, concurrency ${CONCURRENCY}, against a provider serving at most R at once (429 past it after 1 s, with a reset hint: its earliest session's end).`);
-  console.log('makespan ÷ floor (work ÷ R) and 429s ÷ attempts, worst of the seeds; baseline: 16 at once, each 429 retried at its hint, no pool. Goals: Braid ≤ 1.15 and ≤ 10 %.\n');
+  console.log("\n### Throughput under a provider's limit (simulated clock)\n");
+  console.log(
+    `${STEPS} agent steps of 30–90 s, concurrency ${CONCURRENCY}, against a provider serving at most R at once (429 past it after 1 s, with a reset hint: its earliest session's end).`,
+  );
+  console.log(
+    'makespan ÷ floor (work ÷ R) and 429s ÷ attempts, worst of the seeds; baseline: 16 at once, each 429 retried at its hint, no pool. Goals: Braid ≤ 1.15 and ≤ 10 %.\n',
+  );
   const rows: string[][] = [];
   for (const R of [2, 5, 10]) {
     let worst = { ratio: 0, share: 0 };
@@ -86,13 +132,19 @@ export async function benchRateLimits(): Promise<void> {
     for (let seed = 1; seed <= seeds; seed++) {
       const b = await simulate(R, seed, true);
       const f = await simulate(R, seed, false);
-      worst = { ratio: Math.max(worst.ratio, b.makespan / b.floor), share: Math.max(worst.share, b.limited / b.attempts) };
+      worst = {
+        ratio: Math.max(worst.ratio, b.makespan / b.floor),
+        share: Math.max(worst.share, b.limited / b.attempts),
+      };
       base = { ratio: Math.max(base.ratio, f.makespan / f.floor), share: Math.max(base.share, f.limited / f.attempts) };
     }
     rows.push([
-      String(R), String(seeds),
-      goal(fixed(worst.ratio), worst.ratio <= 1.15, '≤ 1.15'), goal(`${fixed(worst.share * 100, 1)} %`, worst.share <= 0.1, '≤ 10 %'),
-      fixed(base.ratio), `${fixed(base.share * 100, 1)} %`,
+      String(R),
+      String(seeds),
+      goal(fixed(worst.ratio), worst.ratio <= 1.15, '≤ 1.15'),
+      goal(`${fixed(worst.share * 100, 1)} %`, worst.share <= 0.1, '≤ 10 %'),
+      fixed(base.ratio),
+      `${fixed(base.share * 100, 1)} %`,
     ]);
   }
   table(['R', 'seeds', 'braid makespan ÷ floor', 'braid 429s', 'baseline ÷ floor', 'baseline 429s'], rows);

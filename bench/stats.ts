@@ -43,7 +43,10 @@ export function envInt(name: string, fallback: number): number {
 export function envList(name: string, fallback: readonly number[]): number[] {
   const raw = process.env[name];
   if (!raw) return [...fallback];
-  return raw.split(',').map((s) => Number(s.trim())).filter((n) => Number.isInteger(n) && n > 0);
+  return raw
+    .split(',')
+    .map((s) => Number(s.trim()))
+    .filter((n) => Number.isInteger(n) && n > 0);
 }
 
 /** A seeded generator, so every run measures the same DAGs: the engine's own (core/agents/backoff). */

@@ -21,7 +21,12 @@ const RUN_ID = 'bench-run';
 const MiB = 1024 * 1024;
 
 interface Shape {
-  readonly label: string; readonly steps: number; readonly groupOf?: number; readonly runs: number; readonly goalMs?: number; readonly goalText?: string;
+  readonly label: string;
+  readonly steps: number;
+  readonly groupOf?: number;
+  readonly runs: number;
+  readonly goalMs?: number;
+  readonly goalText?: string;
   /** Braid's first render ÷ plain mermaid's in the same run, at most (issue #23: 0.3). */
   readonly ratioGoal?: number;
 }
@@ -33,7 +38,14 @@ const SHAPES: readonly Shape[] = [
   { label: '300 steps', steps: 300, runs: 5, goalMs: 700, goalText: '≤ 0.7 s', ratioGoal: 0.3 },
   { label: '1,000 steps', steps: 1000, runs: 3, goalMs: 2000, goalText: '≤ 2.0 s', ratioGoal: 0.3 },
   // Matrix groups drawn as one node each (the host collapses them at any size until expanded).
-  { label: '1,000 steps, matrix groups of 20, collapsed', steps: 1000, groupOf: 20, runs: 3, goalMs: 2000, goalText: '≤ 2.0 s' },
+  {
+    label: '1,000 steps, matrix groups of 20, collapsed',
+    steps: 1000,
+    groupOf: 20,
+    runs: 3,
+    goalMs: 2000,
+    goalText: '≤ 2.0 s',
+  },
 ];
 
 /** A random DAG as the host would post it (names a little longer than ids, as in real plans). */
@@ -43,16 +55,30 @@ export function graphMessage(steps: number, seed: number, groupOf?: number): Gra
   base.order.forEach((id, i) => {
     const s = base.steps.get(id)!;
     const group = groupOf ? `batch ${Math.floor(i / groupOf)}` : undefined;
-    renamed.set(id, { ...s, name: `${id} build and test`, ...(group ? { matrix: { group, values: { i: String(i) } } } : {}) });
+    renamed.set(id, {
+      ...s,
+      name: `${id} build and test`,
+      ...(group ? { matrix: { group, values: { i: String(i) } } } : {}),
+    });
   });
   const graph: Graph = { ...base, steps: renamed };
   const statuses = new Map(graph.order.map((id) => [id, 'pending' as const]));
   const { text, nodeIds } = toMermaid(graph, { statuses, collapseMatrix: groupOf !== undefined, slots: true });
   return {
-    type: 'graph', mermaid: text, planName: `bench ${steps}`, structureKey: `${groupOf ? 'c' : 'e'}:${steps}:${seed}`, runId: RUN_ID,
+    type: 'graph',
+    mermaid: text,
+    planName: `bench ${steps}`,
+    structureKey: `${groupOf ? 'c' : 'e'}:${steps}:${seed}`,
+    runId: RUN_ID,
     nodes: graph.order.map((id) => {
       const s = graph.steps.get(id)!;
-      return { stepId: id, nodeId: nodeIds.get(id)!, name: s.name, status: 'pending', ...(s.matrix ? { group: s.matrix.group } : {}) };
+      return {
+        stepId: id,
+        nodeId: nodeIds.get(id)!,
+        name: s.name,
+        status: 'pending',
+        ...(s.matrix ? { group: s.matrix.group } : {}),
+      };
     }),
   };
 }
@@ -181,12 +207,35 @@ async function heapMiB(cdp: CDPSession): Promise<number> {
   return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / MiB;
 }
 
-interface RenderResult { state: string; rendered: number; painted: number; nodes: number; error: string }
-interface StatusResult { applied: number; styled: number; sameSvg: boolean; renders: number }
-interface StreamResult { frames: number[]; seconds: number; messages: number; lines: number; bytes: number; domLines: number; tailShown: boolean }
+interface RenderResult {
+  state: string;
+  rendered: number;
+  painted: number;
+  nodes: number;
+  error: string;
+}
+interface StatusResult {
+  applied: number;
+  styled: number;
+  sameSvg: boolean;
+  renders: number;
+}
+interface StreamResult {
+  frames: number[];
+  seconds: number;
+  messages: number;
+  lines: number;
+  bytes: number;
+  domLines: number;
+  tailShown: boolean;
+}
 
 function mdTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 /** Braid's first render ÷ plain mermaid's in the same run, with its goal where the issue set one. */
@@ -201,13 +250,16 @@ export async function webviewBench(): Promise<string> {
   const css = join(ROOT, 'media', 'graph.css');
   if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first`);
   const dir = mkdtempSync(join(tmpdir(), 'braid-webview-bench-'));
-  writeFileSync(join(dir, 'index.html'), [
-    '<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">',
-    `<link rel="stylesheet" href="${pathToFileURL(css).href}">`,
-    '</head><body class="vscode-light"><div id="app"></div>',
-    `<script src="${pathToFileURL(script).href}"></script>`,
-    '</body></html>',
-  ].join('\n'));
+  writeFileSync(
+    join(dir, 'index.html'),
+    [
+      '<!DOCTYPE html><html lang="en"><head><meta charset="UTF-8">',
+      `<link rel="stylesheet" href="${pathToFileURL(css).href}">`,
+      '</head><body class="vscode-light"><div id="app"></div>',
+      `<script src="${pathToFileURL(script).href}"></script>`,
+      '</body></html>',
+    ].join('\n'),
+  );
   const plainUrl = await buildPlainMermaidPage(dir);
   const browser = await launchChromium();
   const out: string[] = [];
@@ -222,27 +274,50 @@ export async function webviewBench(): Promise<string> {
       const applied: number[] = [];
       const styled: number[] = [];
       const zooms: number[] = [];
-      let nodes = 0, renders = 0, sameSvg = true;
+      let nodes = 0,
+        renders = 0,
+        sameSvg = true;
       for (let run = 0; run < shape.runs; run++) {
         const { page } = await openHarness(browser, dir);
-        const r = (await page.evaluate((m) => (window as unknown as { __bench: { firstRender(m: unknown): Promise<unknown> } }).__bench.firstRender(m), msg)) as RenderResult;
+        const r = (await page.evaluate(
+          (m) =>
+            (window as unknown as { __bench: { firstRender(m: unknown): Promise<unknown> } }).__bench.firstRender(m),
+          msg,
+        )) as RenderResult;
         if (r.state !== 'rendered') throw new Error(`${shape.label}: the graph did not render: ${r.error}`);
         firsts.push(r.rendered);
         nodes = r.nodes;
         // Interleaved with Braid's runs, so both see the same machine.
         const p = await plainMermaidRender(browser, plainUrl, msg.mermaid);
-        if (p.nodes !== r.nodes) throw new Error(`${shape.label}: plain mermaid drew ${p.nodes} nodes, Braid ${r.nodes}`);
+        if (p.nodes !== r.nodes)
+          throw new Error(`${shape.label}: plain mermaid drew ${p.nodes} nodes, Braid ${r.nodes}`);
         plain.push(p.ms);
         if (run === 0) {
           // Zoom: in and out by the toolbar's buttons, each click to its frame on screen.
           for (let i = 0; i < 10; i++) {
-            zooms.push((await page.evaluate((v) => (window as unknown as { __bench: { zoomClick(v: string): Promise<number> } }).__bench.zoomClick(v), i % 2 === 0 ? 'zoom-in' : 'zoom-out')) as number);
+            zooms.push(
+              (await page.evaluate(
+                (v) =>
+                  (window as unknown as { __bench: { zoomClick(v: string): Promise<number> } }).__bench.zoomClick(v),
+                i % 2 === 0 ? 'zoom-in' : 'zoom-out',
+              )) as number,
+            );
           }
           // Statuses walk a few nodes through a run's life; each update is measured on its own.
-          const targets = msg.nodes.filter((_, i) => i % Math.max(1, Math.floor(msg.nodes.length / 10)) === 0).slice(0, 10);
+          const targets = msg.nodes
+            .filter((_, i) => i % Math.max(1, Math.floor(msg.nodes.length / 10)) === 0)
+            .slice(0, 10);
           for (const status of ['running', 'succeeded', 'failed', 'pending'] as const) {
             for (const t of targets) {
-              const s = (await page.evaluate(([id, st]) => (window as unknown as { __bench: { statusUpdate(r: string, id: string, s: string): Promise<unknown> } }).__bench.statusUpdate('bench-run', id, st), [t.stepId, status] as const)) as StatusResult;
+              const s = (await page.evaluate(
+                ([id, st]) =>
+                  (
+                    window as unknown as {
+                      __bench: { statusUpdate(r: string, id: string, s: string): Promise<unknown> };
+                    }
+                  ).__bench.statusUpdate('bench-run', id, st),
+                [t.stepId, status] as const,
+              )) as StatusResult;
               applied.push(s.applied);
               styled.push(s.styled);
               renders += s.renders;
@@ -253,22 +328,79 @@ export async function webviewBench(): Promise<string> {
         await page.close();
       }
       const first = median(firsts);
-      console.error(`[bench] webview ${shape.label}: first render ${firsts.map((f) => ms(f)).join(', ')}; plain mermaid ${plain.map((f) => ms(f)).join(', ')}`);
-      renderRows.push([shape.label, String(nodes), String(msg.mermaid.length), shape.goalMs === undefined ? ms(first) : goal(ms(first), first <= shape.goalMs, shape.goalText ?? ''),
-        `${ms(Math.min(...firsts))}–${ms(Math.max(...firsts))}`, ms(median(plain)), ratioCell(first / median(plain), shape), String(shape.runs)]);
-      zoomRows.push([shape.label, shape.steps === 300 && shape.groupOf === undefined ? goal(ms(median(zooms)), median(zooms) <= 50, '≤ 50 ms') : ms(median(zooms)), ms(Math.max(...zooms)), String(zooms.length)]);
+      console.error(
+        `[bench] webview ${shape.label}: first render ${firsts.map((f) => ms(f)).join(', ')}; plain mermaid ${plain.map((f) => ms(f)).join(', ')}`,
+      );
+      renderRows.push([
+        shape.label,
+        String(nodes),
+        String(msg.mermaid.length),
+        shape.goalMs === undefined ? ms(first) : goal(ms(first), first <= shape.goalMs, shape.goalText ?? ''),
+        `${ms(Math.min(...firsts))}–${ms(Math.max(...firsts))}`,
+        ms(median(plain)),
+        ratioCell(first / median(plain), shape),
+        String(shape.runs),
+      ]);
+      zoomRows.push([
+        shape.label,
+        shape.steps === 300 && shape.groupOf === undefined
+          ? goal(ms(median(zooms)), median(zooms) <= 50, '≤ 50 ms')
+          : ms(median(zooms)),
+        ms(Math.max(...zooms)),
+        String(zooms.length),
+      ]);
       // A status change must never lay the graph out again: any re-layout fails the bench.
-      if (renders !== 0 || !sameSvg) throw new Error(`${shape.label}: ${renders} re-layouts${sameSvg ? '' : ' (the SVG was replaced)'} over ${applied.length} status changes; a status change must only restyle its node`);
-      statusRows.push([shape.label, ms(median(applied)), goal(`${ms(median(styled))} (max ${ms(Math.max(...styled))})`, median(styled) <= 2, '≤ 2 ms'), goal(String(renders), renders === 0 && sameSvg, '0, same SVG'), String(applied.length)]);
+      if (renders !== 0 || !sameSvg)
+        throw new Error(
+          `${shape.label}: ${renders} re-layouts${sameSvg ? '' : ' (the SVG was replaced)'} over ${applied.length} status changes; a status change must only restyle its node`,
+        );
+      statusRows.push([
+        shape.label,
+        ms(median(applied)),
+        goal(`${ms(median(styled))} (max ${ms(Math.max(...styled))})`, median(styled) <= 2, '≤ 2 ms'),
+        goal(String(renders), renders === 0 && sameSvg, '0, same SVG'),
+        String(applied.length),
+      ]);
     }
     out.push('### Graph webview: first render (graph message → body[data-graph-state=rendered]), headless Chromium');
-    out.push('"plain mermaid" is mermaid as published drawing the same text into a bare page (render, insert, lay out), each run right after Braid\'s.');
-    out.push('Goals (issue #23): 300 steps ≤ 0.7 s and 1,000 steps ≤ 2.0 s on this machine, each ≤ 0.3 × plain mermaid in the same run; labels ≥ 11 px at first paint (the e2e suite, readable.e2e.ts).');
+    out.push(
+      '"plain mermaid" is mermaid as published drawing the same text into a bare page (render, insert, lay out), each run right after Braid\'s.',
+    );
+    out.push(
+      'Goals (issue #23): 300 steps ≤ 0.7 s and 1,000 steps ≤ 2.0 s on this machine, each ≤ 0.3 × plain mermaid in the same run; labels ≥ 11 px at first paint (the e2e suite, readable.e2e.ts).',
+    );
     out.push('');
-    out.push(mdTable(['graph', 'nodes drawn', 'mermaid chars', 'first render, median', 'range', 'plain mermaid, median', 'Braid ÷ plain', 'runs'], renderRows));
+    out.push(
+      mdTable(
+        [
+          'graph',
+          'nodes drawn',
+          'mermaid chars',
+          'first render, median',
+          'range',
+          'plain mermaid, median',
+          'Braid ÷ plain',
+          'runs',
+        ],
+        renderRows,
+      ),
+    );
     out.push('');
-    out.push('### Graph webview: status restyle, one status change at a time (status message → node restyled in place); goal ≤ 2 ms a change with zero re-layouts');
-    out.push(mdTable(['graph', 'message → data-status, median', '+ style and layout, median a change', 're-layouts (must be 0)', 'changes'], statusRows));
+    out.push(
+      '### Graph webview: status restyle, one status change at a time (status message → node restyled in place); goal ≤ 2 ms a change with zero re-layouts',
+    );
+    out.push(
+      mdTable(
+        [
+          'graph',
+          'message → data-status, median',
+          '+ style and layout, median a change',
+          're-layouts (must be 0)',
+          'changes',
+        ],
+        statusRows,
+      ),
+    );
     out.push('');
     out.push('### Graph webview: one zoom click (toolbar + / − → the next frame drawn)');
     out.push(mdTable(['graph', 'median', 'max', 'clicks'], zoomRows));
@@ -295,15 +427,27 @@ async function logStress(browser: Browser, dir: string): Promise<string> {
   const rows: string[][] = [];
   for (const v of variants) {
     const { page, cdp } = await openHarness(browser, dir);
-    const r = (await page.evaluate((m) => (window as unknown as { __bench: { firstRender(m: unknown): Promise<unknown> } }).__bench.firstRender(m), msg)) as RenderResult;
+    const r = (await page.evaluate(
+      (m) => (window as unknown as { __bench: { firstRender(m: unknown): Promise<unknown> } }).__bench.firstRender(m),
+      msg,
+    )) as RenderResult;
     if (r.state !== 'rendered') throw new Error(`log stress: the graph did not render: ${r.error}`);
-    await page.evaluate((id) => (window as unknown as { __bench: { select(id: string): void } }).__bench.select(id), stepId);
+    await page.evaluate(
+      (id) => (window as unknown as { __bench: { select(id: string): void } }).__bench.select(id),
+      stepId,
+    );
     await page.locator(`[data-log-for="${stepId}"]`).waitFor({ state: 'visible', timeout: 10_000 });
     await cdp.send('Performance.enable');
     const before = await heapMiB(cdp);
-    const s = (await page.evaluate(([id, bytes, batch, interval]) =>
-      (window as unknown as { __bench: { logStream(r: string, id: string, b: number, n: number, i: number): Promise<unknown> } }).__bench.logStream('bench-run', id, bytes, batch, interval),
-    [stepId, totalBytes, v.batch, v.interval] as const)) as StreamResult;
+    const s = (await page.evaluate(
+      ([id, bytes, batch, interval]) =>
+        (
+          window as unknown as {
+            __bench: { logStream(r: string, id: string, b: number, n: number, i: number): Promise<unknown> };
+          }
+        ).__bench.logStream('bench-run', id, bytes, batch, interval),
+      [stepId, totalBytes, v.batch, v.interval] as const,
+    )) as StreamResult;
     const after = await heapMiB(cdp);
     await page.close();
     const p99 = quantile(s.frames, 0.99);
@@ -321,13 +465,29 @@ async function logStress(browser: Browser, dir: string): Promise<string> {
   }
   return [
     `### Graph webview: ${totalBytes / MiB} MiB log streamed into the pane (beside a ${graphSteps}-step graph; frame times from requestAnimationFrame)`,
-    mdTable(['feed', 'streamed', 'messages', 'frame, median', 'frame p99', 'max frame gap', 'rate', 'JS heap after GC', 'lines in DOM'], rows),
+    mdTable(
+      [
+        'feed',
+        'streamed',
+        'messages',
+        'frame, median',
+        'frame p99',
+        'max frame gap',
+        'rate',
+        'JS heap after GC',
+        'lines in DOM',
+      ],
+      rows,
+    ),
   ].join('\n');
 }
 
 if (require.main === module) {
-  webviewBench().then((text) => console.log(text), (e: unknown) => {
-    console.error(e);
-    process.exitCode = 1;
-  });
+  webviewBench().then(
+    (text) => console.log(text),
+    (e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

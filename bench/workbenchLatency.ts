@@ -25,9 +25,18 @@ import { goal, median } from './stats';
 const NEEDS_S = [0.2, 2] as const;
 const RUNS = 8;
 const DEP_TEXT = 'dep-says-hello';
-const plan = (needS: number): string => ['version: 1', 'name: Latency', 'steps:',
-  '  first:', `    run: 'date +%s%3N > .t-first-start; sleep ${needS}; date +%s%3N > .t-first-end'`,
-  '  dep:', '    needs: [first]', `    run: echo ${DEP_TEXT}`, ''].join('\n');
+const plan = (needS: number): string =>
+  [
+    'version: 1',
+    'name: Latency',
+    'steps:',
+    '  first:',
+    `    run: 'date +%s%3N > .t-first-start; sleep ${needS}; date +%s%3N > .t-first-end'`,
+    '  dep:',
+    '    needs: [first]',
+    `    run: echo ${DEP_TEXT}`,
+    '',
+  ].join('\n');
 
 // In the workbench page, as a string (tsx's keepNames wrappers do not exist there): the time the
 // dependent's text first appears in a terminal's rows.
@@ -42,13 +51,18 @@ const WATCH_TERMINALS = `(() => {
 })()`;
 
 const mdTable = (header: readonly string[], rows: readonly (readonly string[])[]): string =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 
 export async function workbenchLatencyBench(): Promise<string> {
   const ws = makeFixtureWorkspace();
   writeFileSync(join(ws.path, 'latency.braid.yaml'), plan(NEEDS_S[0]));
   const wb = await openWorkbench({
-    workspace: ws.path, viewport: { width: 1600, height: 900 },
+    workspace: ws.path,
+    viewport: { width: 1600, height: 900 },
     settings: { 'terminal.integrated.hideOnLastClosed': false, 'terminal.integrated.gpuAcceleration': 'off' },
   });
   const toStart: number[] = [];
@@ -65,7 +79,10 @@ export async function workbenchLatencyBench(): Promise<string> {
       const needS = NEEDS_S[run % NEEDS_S.length]!;
       writeFileSync(join(ws.path, 'latency.braid.yaml'), plan(needS));
       await graph.button('run-plan').waitFor({ state: 'visible', timeout: 30_000 });
-      const runIdNow = (): Promise<string> => graph.frame.evaluate(() => /Run (\S+)/.exec(document.querySelector('.run-summary')?.textContent ?? '')?.[1] ?? '');
+      const runIdNow = (): Promise<string> =>
+        graph.frame.evaluate(
+          () => /Run (\S+)/.exec(document.querySelector('.run-summary')?.textContent ?? '')?.[1] ?? '',
+        );
       const before = await runIdNow();
       await wb.page.evaluate(WATCH_TERMINALS);
       const pressed = (await graph.frame.evaluate(() => {
@@ -73,14 +90,30 @@ export async function workbenchLatencyBench(): Promise<string> {
         (document.querySelector('button[data-action="run-plan"]') as HTMLButtonElement).click();
         return t;
       })) as number;
-      const runId = await poll('the new run', async () => { const id = await runIdNow(); return id !== before && id !== '' ? id : undefined; }, 30_000, 20);
+      const runId = await poll(
+        'the new run',
+        async () => {
+          const id = await runIdNow();
+          return id !== before && id !== '' ? id : undefined;
+        },
+        30_000,
+        20,
+      );
       await poll('the new run to end', async () => (await graph.statuses()).dep === 'succeeded', 60_000, 50);
-      const shown = await poll(`"${DEP_TEXT}" in a terminal`, async () => (await wb.page.evaluate(() => (window as unknown as { __depShown?: number }).__depShown)) ?? undefined, 10_000, 20);
+      const shown = await poll(
+        `"${DEP_TEXT}" in a terminal`,
+        async () =>
+          (await wb.page.evaluate(() => (window as unknown as { __depShown?: number }).__depShown)) ?? undefined,
+        10_000,
+        20,
+      );
       const started = Number(readFileSync(join(ws.path, '.t-first-start'), 'utf8'));
       const firstEnd = Number(readFileSync(join(ws.path, '.t-first-end'), 'utf8'));
       toStart.push(started - pressed);
       handoff.get(needS)!.push(shown - firstEnd);
-      console.error(`[bench] workbench run ${run} (${runId}, first runs ${needS} s): Run plan pressed → first step running ${started - pressed} ms; first's end → dep's output in its terminal ${shown - firstEnd} ms`);
+      console.error(
+        `[bench] workbench run ${run} (${runId}, first runs ${needS} s): Run plan pressed → first step running ${started - pressed} ms; first's end → dep's output in its terminal ${shown - firstEnd} ms`,
+      );
     }
   } finally {
     await wb.close();
@@ -88,14 +121,34 @@ export async function workbenchLatencyBench(): Promise<string> {
   }
   const warm = toStart.slice(1);
   const rows = [
-    ['Run plan → first step running, the window\'s first run', goal(`${toStart[0]} ms`, (toStart[0] ?? Infinity) <= 1500, '≤ 1.5 s'), '1'],
-    ['Run plan → first step running, later runs', goal(`${median(warm)} ms`, median(warm) <= 300, '≤ 300 ms'), String(warm.length)],
-    ...[...handoff].map(([needS, ms]) =>
-      [`a step's end (it ran ${needS} s) → its dependent's first output in its terminal`, goal(`${median(ms)} ms (${Math.min(...ms)}–${Math.max(...ms)})`, median(ms) <= 50, '≤ 50 ms'), String(ms.length)]),
+    [
+      "Run plan → first step running, the window's first run",
+      goal(`${toStart[0]} ms`, (toStart[0] ?? Infinity) <= 1500, '≤ 1.5 s'),
+      '1',
+    ],
+    [
+      'Run plan → first step running, later runs',
+      goal(`${median(warm)} ms`, median(warm) <= 300, '≤ 300 ms'),
+      String(warm.length),
+    ],
+    ...[...handoff].map(([needS, ms]) => [
+      `a step's end (it ran ${needS} s) → its dependent's first output in its terminal`,
+      goal(`${median(ms)} ms (${Math.min(...ms)}–${Math.max(...ms)})`, median(ms) <= 50, '≤ 50 ms'),
+      String(ms.length),
+    ]),
   ];
-  return ['### Workbench latency (code-server 1600×900, the graph panel\'s Run plan, the terminal panel open; Date.now() in the page vs the steps\' `date`)', mdTable(['from → to', 'median', 'runs'], rows)].join('\n');
+  return [
+    "### Workbench latency (code-server 1600×900, the graph panel's Run plan, the terminal panel open; Date.now() in the page vs the steps' `date`)",
+    mdTable(['from → to', 'median', 'runs'], rows),
+  ].join('\n');
 }
 
 if (require.main === module) {
-  workbenchLatencyBench().then((t) => console.log(t), (e: unknown) => { console.error(e); process.exitCode = 1; });
+  workbenchLatencyBench().then(
+    (t) => console.log(t),
+    (e: unknown) => {
+      console.error(e);
+      process.exitCode = 1;
+    },
+  );
 }

@@ -9,4 +9,7 @@ const out = join(process.cwd(), 'out', 'plan.schema.json'); // npm scripts run a
 mkdirSync(join(out, '..'), { recursive: true });
 // Hover text is the format's own tables, so the editor says what the docs say.
 const docs = keyDocsFrom(readFileSync(join(process.cwd(), 'docs', 'plan-format.md'), 'utf8'));
-writeFileSync(out, `${JSON.stringify({ title: 'Braid plan (*.braid.yaml)', ...describeSchema(planJsonSchema(), docs) }, null, 2)}\n`);
+writeFileSync(
+  out,
+  `${JSON.stringify({ title: 'Braid plan (*.braid.yaml)', ...describeSchema(planJsonSchema(), docs) }, null, 2)}\n`,
+);

@@ -1,6 +1,11 @@
 // Which buttons apply, from statuses alone, so the panel never offers what the engine would
 // refuse (retrying a running step, cancelling a finished one). No DOM: unit-tested in Node.
-import { activeStatuses as ACTIVE, retryableStatuses as RETRYABLE, type StepStatus, type WebviewAction } from '../src/protocol/webview';
+import {
+  activeStatuses as ACTIVE,
+  retryableStatuses as RETRYABLE,
+  type StepStatus,
+  type WebviewAction,
+} from '../src/protocol/webview';
 
 /** A step in `review` holds its run open (its dependents wait for the decision). */
 const RUN_OPEN: ReadonlySet<StepStatus> = new Set<StepStatus>([...ACTIVE, 'review']);

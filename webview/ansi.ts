@@ -22,7 +22,8 @@ export interface AnsiSegment {
 
 // CSI (ESC [ params final), OSC (ESC ] … BEL or ST), charset designations, other two-byte escapes, C1 CSI.
 // eslint-disable-next-line no-control-regex
-const ESCAPE = /\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()*+\-./][ -~]?|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]/g;
+const ESCAPE =
+  /\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()*+\-./][ -~]?|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]/g;
 // C0 and C1 controls other than tab, which the pane shows as spacing.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
@@ -62,8 +63,15 @@ export function parseAnsi(line: string): AnsiSegment[] {
 }
 
 function sameStyle(a: AnsiStyle, b: AnsiStyle): boolean {
-  return a.fg === b.fg && a.bg === b.bg && !a.bold === !b.bold && !a.dim === !b.dim && !a.italic === !b.italic
-    && !a.underline === !b.underline && !a.inverse === !b.inverse;
+  return (
+    a.fg === b.fg &&
+    a.bg === b.bg &&
+    !a.bold === !b.bold &&
+    !a.dim === !b.dim &&
+    !a.italic === !b.italic &&
+    !a.underline === !b.underline &&
+    !a.inverse === !b.inverse
+  );
 }
 
 /** Applies one SGR parameter list (`1;31`, `38;5;208`, `` = reset) to a style. */
@@ -80,8 +88,10 @@ export function applySgr(style: AnsiStyle, params: string): AnsiStyle {
     else if (c === 3) s.italic = true;
     else if (c === 4) s.underline = true;
     else if (c === 7) s.inverse = true;
-    else if (c === 22) { delete s.bold; delete s.dim; }
-    else if (c === 23) delete s.italic;
+    else if (c === 22) {
+      delete s.bold;
+      delete s.dim;
+    } else if (c === 23) delete s.italic;
     else if (c === 24) delete s.underline;
     else if (c === 27) delete s.inverse;
     else if (c >= 30 && c <= 37) s.fg = c - 30;

@@ -4,7 +4,11 @@
 export type Attrs = Readonly<Record<string, string | number | boolean | undefined>>;
 
 /** An element with attributes (`false`/`undefined` omitted, `true` as an empty attribute) and text or child nodes. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;

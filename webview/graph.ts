@@ -3,7 +3,16 @@
 // without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
 // render that finishes late is dropped, and an edit burst costs at most one extra layout.
 import mermaid, { type MermaidConfig, type RenderResult } from 'mermaid';
-import { groupCounts, groupCountsText, nodeStatus, stepStatuses, type GraphGroup, type GraphMessage, type GraphNode, type StepStatus } from '../src/protocol/webview';
+import {
+  groupCounts,
+  groupCountsText,
+  nodeStatus,
+  stepStatuses,
+  type GraphGroup,
+  type GraphMessage,
+  type GraphNode,
+  type StepStatus,
+} from '../src/protocol/webview';
 import { el } from './dom';
 import { PanZoom } from './panZoom';
 import { statusIcon } from './statusIcons';
@@ -71,7 +80,10 @@ export class GraphView {
   private elements = new Map<string, SVGGElement>();
   private selected: string | undefined;
 
-  constructor(private readonly viewport: HTMLElement, private readonly opts: GraphViewOptions) {
+  constructor(
+    private readonly viewport: HTMLElement,
+    private readonly opts: GraphViewOptions,
+  ) {
     this.content = el('div', { class: 'graph-content', id: 'graph' });
     this.error = el('div', { class: 'graph-error', role: 'alert', hidden: true });
     this.progress = el('div', { class: 'graph-progress', role: 'status', hidden: true });
@@ -139,7 +151,12 @@ export class GraphView {
   setStatus(stepId: string, status: StepStatus, time?: string, won?: boolean): boolean {
     const n = this.steps.get(stepId);
     if (!n) return false;
-    this.steps.set(stepId, { ...n, status, ...(time !== undefined ? { time } : {}), ...(won !== undefined ? { won } : {}) });
+    this.steps.set(stepId, {
+      ...n,
+      status,
+      ...(time !== undefined ? { time } : {}),
+      ...(won !== undefined ? { won } : {}),
+    });
     const g = this.elements.get(n.nodeId);
     if (g) this.styleNode(g, n.nodeId);
     return true;
@@ -221,7 +238,10 @@ export class GraphView {
     // up now, invisible, and a compositor animation fades it in after PROGRESS_AFTER_MS (the
     // page gets one frame to paint it before the layout starts).
     const steps = this.steps.size;
-    this.progress.replaceChildren(el('span', { class: 'spinner', 'aria-hidden': 'true' }), `Laying out ${steps} ${steps === 1 ? 'step' : 'steps'}…`);
+    this.progress.replaceChildren(
+      el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+      `Laying out ${steps} ${steps === 1 ? 'step' : 'steps'}…`,
+    );
     this.progress.style.animationDelay = `${PROGRESS_AFTER_MS}ms`;
     this.progress.hidden = false;
     await new Promise<void>((resolve) => {
@@ -327,12 +347,14 @@ export class GraphView {
     const status = nodeStatus(ns.map((n) => n.status));
     // The time fills its place laid out under the name (empty before the step ran); an alternative's says it won.
     const timeSlot = g.querySelector('.braid-time');
-    const time = ns.length === 1 ? (ns[0]!.won === true ? '★ won' : ns[0]!.time ?? '') : '';
+    const time = ns.length === 1 ? (ns[0]!.won === true ? '★ won' : (ns[0]!.time ?? '')) : '';
     if (timeSlot && timeSlot.textContent !== time) timeSlot.textContent = time;
     // A collapsed group's counts fill their reserved place in the same way.
     const countsSlot = g.querySelector('.braid-counts');
     const winner = alts.find((n) => n.won === true)?.alternative;
-    const counts = countsSlot ? `${winner !== undefined ? `★ ${winner} won · ` : ''}${groupCountsText(groupCounts((alts.length > 0 ? alts : ns).map((n) => n.status)))}` : '';
+    const counts = countsSlot
+      ? `${winner !== undefined ? `★ ${winner} won · ` : ''}${groupCountsText(groupCounts((alts.length > 0 ? alts : ns).map((n) => n.status)))}`
+      : '';
     if (countsSlot && countsSlot.textContent !== counts) countsSlot.textContent = counts;
     if (g.getAttribute('data-status') === status) return;
     g.setAttribute('data-status', status);
@@ -345,8 +367,13 @@ export class GraphView {
     const first = ns[0];
     const grouped = g.hasAttribute('data-group');
     const size = alts.length > 0 ? `${alts.length} alternatives` : `${ns.length} ${ns.length === 1 ? 'step' : 'steps'}`;
-    const name = grouped ? `${alts.length > 0 ? first?.name ?? '' : first?.group ?? first?.name ?? ''} (${size}: ${counts}; press to expand)` : first?.name ?? '';
-    g.setAttribute('aria-label', `${name}${first?.agent !== undefined && !grouped ? `, ${first.agent}` : ''}: ${status}`);
+    const name = grouped
+      ? `${alts.length > 0 ? (first?.name ?? '') : (first?.group ?? first?.name ?? '')} (${size}: ${counts}; press to expand)`
+      : (first?.name ?? '');
+    g.setAttribute(
+      'aria-label',
+      `${name}${first?.agent !== undefined && !grouped ? `, ${first.agent}` : ''}: ${status}`,
+    );
   }
 }
 

@@ -18,7 +18,10 @@ export const LOG_CAPACITY = 10_000;
 export const MAX_LINE_CHARS = 2_000;
 
 function toLine(text: string, attempt?: number, stderr = false): LogLine {
-  const cut = text.length > MAX_LINE_CHARS ? `${text.slice(0, MAX_LINE_CHARS)} … (${text.length - MAX_LINE_CHARS} more characters)` : text;
+  const cut =
+    text.length > MAX_LINE_CHARS
+      ? `${text.slice(0, MAX_LINE_CHARS)} … (${text.length - MAX_LINE_CHARS} more characters)`
+      : text;
   const found = ATTEMPT_HEADER.exec(text)?.[1];
   const header = attempt ?? (found !== undefined ? Number(found) : undefined);
   if (header !== undefined) return { text: cut, attempt: header };
@@ -33,7 +36,11 @@ export class LogModel {
   private detachedFromTail = false;
   private pending: number | undefined;
 
-  constructor(readonly runId: string, readonly stepId: string, capacity = LOG_CAPACITY) {
+  constructor(
+    readonly runId: string,
+    readonly stepId: string,
+    capacity = LOG_CAPACITY,
+  ) {
     this.buffer = new RingBuffer<LogLine>(capacity);
   }
 
@@ -77,7 +84,8 @@ export class LogModel {
     const from = Math.max(skip, lines.length - this.buffer.capacity);
     if (from > skip) this.buffer.clear(start + from);
     const fresh: LogLine[] = [];
-    for (let i = from; i < lines.length; i++) fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined, err.has(i)));
+    for (let i = from; i < lines.length; i++)
+      fresh.push(toLine(lines[i] ?? '', i === 0 ? attemptBoundary : undefined, err.has(i)));
     this.buffer.push(...fresh);
   }
 

@@ -35,15 +35,41 @@ export class LogPane {
   constructor(private readonly opts: LogPaneOptions) {
     this.title = el('span', { class: 'log-title' });
     this.detail = el('span', { class: 'log-detail' });
-    this.followButton = el('button', { type: 'button', class: 'log-follow', 'data-log-control': 'follow', 'aria-pressed': 'true', title: 'Keep the newest line in view' }, 'Follow');
-    this.openButton = el('button', { type: 'button', 'data-log-control': 'open', title: 'Open this log in an editor' }, 'Open in editor');
+    this.followButton = el(
+      'button',
+      {
+        type: 'button',
+        class: 'log-follow',
+        'data-log-control': 'follow',
+        'aria-pressed': 'true',
+        title: 'Keep the newest line in view',
+      },
+      'Follow',
+    );
+    this.openButton = el(
+      'button',
+      { type: 'button', 'data-log-control': 'open', title: 'Open this log in an editor' },
+      'Open in editor',
+    );
     this.rows = el('div', { class: 'log-rows' });
     this.spacer = el('div', { class: 'log-spacer' }, this.rows);
     this.scroller = el('div', { class: 'log-scroll', tabindex: 0, role: 'log', 'aria-live': 'off' }, this.spacer);
     this.empty = el('div', { class: 'log-empty' }, 'No output yet.');
-    this.root = el('section', { class: 'log-pane', 'aria-label': 'Step log', hidden: true },
-      el('header', { class: 'log-header' }, this.title, this.detail, el('span', { class: 'spacer' }), this.followButton, this.openButton),
-      this.empty, this.scroller);
+    this.root = el(
+      'section',
+      { class: 'log-pane', 'aria-label': 'Step log', hidden: true },
+      el(
+        'header',
+        { class: 'log-header' },
+        this.title,
+        this.detail,
+        el('span', { class: 'spacer' }),
+        this.followButton,
+        this.openButton,
+      ),
+      this.empty,
+      this.scroller,
+    );
     this.followButton.addEventListener('click', () => this.setFollow(!this.followOn, true));
     this.openButton.addEventListener('click', () => this.opts.onOpenInEditor());
     this.scroller.addEventListener('scroll', () => this.onScroll(), { passive: true });
@@ -177,10 +203,19 @@ export class LogPane {
 /** One line as spans: ANSI styles become classes (theme colours) or exact colours, text stays text. */
 function renderLine(line: LogLine, n: number): HTMLElement {
   if (line.attempt !== undefined) {
-    return el('div', { class: 'log-line log-attempt', 'data-line': n, 'data-attempt': line.attempt, role: 'separator' }, stripAnsi(line.text));
+    return el(
+      'div',
+      { class: 'log-line log-attempt', 'data-line': n, 'data-attempt': line.attempt, role: 'separator' },
+      stripAnsi(line.text),
+    );
   }
   // stderr is marked by a word in the gutter as well as a colour (CSS), so it reads without colour.
-  const row = el('div', { class: line.stderr ? 'log-line log-stderr' : 'log-line', 'data-line': n, 'data-stream': line.stderr ? 'stderr' : undefined, title: line.stderr ? 'written to stderr' : undefined });
+  const row = el('div', {
+    class: line.stderr ? 'log-line log-stderr' : 'log-line',
+    'data-line': n,
+    'data-stream': line.stderr ? 'stderr' : undefined,
+    title: line.stderr ? 'written to stderr' : undefined,
+  });
   for (const seg of parseAnsi(line.text)) {
     const cls = styleClasses(seg.style);
     const colors = exactColors(seg.style);

@@ -2,7 +2,14 @@
 // once listening, then draws whatever `graph`, `status`, `log`, `logPage` and `restore` bring,
 // and posts the user's gestures (`select`, `action`, `openLog`, `requestLogPage`).
 import type {
-  GraphMessage, HostMessage, LogMessage, StatusMessage, StepStatus, WebviewAction, WebviewMessage, WebviewState,
+  GraphMessage,
+  HostMessage,
+  LogMessage,
+  StatusMessage,
+  StepStatus,
+  WebviewAction,
+  WebviewMessage,
+  WebviewState,
 } from '../src/protocol/webview';
 import { parseHostMessage, webviewStateSchema } from '../src/protocol/webview';
 import { alternativeActions, isRunActive, runActions, stepActions } from './actions';
@@ -45,9 +52,13 @@ class App {
   private failedOnly = false;
 
   constructor(root: HTMLElement) {
-    const act = (action: WebviewAction, stepId: string | undefined): void => this.post({
-      type: 'action', action, ...(stepId !== undefined ? { stepId } : {}), ...(this.runId !== undefined ? { runId: this.runId } : {}),
-    });
+    const act = (action: WebviewAction, stepId: string | undefined): void =>
+      this.post({
+        type: 'action',
+        action,
+        ...(stepId !== undefined ? { stepId } : {}),
+        ...(this.runId !== undefined ? { runId: this.runId } : {}),
+      });
     this.toolbar = new Toolbar({
       onAction: act,
       onSearch: (q) => this.search(q),
@@ -57,15 +68,30 @@ class App {
     });
     this.stepRow = new ActionRow('step-actions', 'Step', act);
     this.logPane = new LogPane({
-      onRequestPage: (m, beforeLine) => this.post({ type: 'requestLogPage', runId: m.runId, stepId: m.stepId, beforeLine }),
+      onRequestPage: (m, beforeLine) =>
+        this.post({ type: 'requestLogPage', runId: m.runId, stepId: m.stepId, beforeLine }),
       onOpenInEditor: () => {
-        if (this.selected !== undefined && this.runId !== undefined) this.post({ type: 'openLog', stepId: this.selected, runId: this.runId });
+        if (this.selected !== undefined && this.runId !== undefined)
+          this.post({ type: 'openLog', stepId: this.selected, runId: this.runId });
       },
       onFollowChange: () => this.persist(),
     });
     const viewport = el('div', { class: 'graph-viewport', 'aria-label': 'Plan graph' });
-    const side = el('aside', { class: 'side' }, this.hint, this.stepTitle, this.stepMeta, this.stepRow.root, this.logPane.root);
-    root.append(this.toolbar.root, this.runBar.root, this.problems.root, this.split = el('div', { class: 'split' }, viewport, side));
+    const side = el(
+      'aside',
+      { class: 'side' },
+      this.hint,
+      this.stepTitle,
+      this.stepMeta,
+      this.stepRow.root,
+      this.logPane.root,
+    );
+    root.append(
+      this.toolbar.root,
+      this.runBar.root,
+      this.problems.root,
+      (this.split = el('div', { class: 'split' }, viewport, side)),
+    );
     this.graph = new GraphView(viewport, {
       onSelect: (id) => this.select(id),
       onClear: () => this.clearSelection(),
@@ -99,15 +125,18 @@ class App {
 
   private receive(msg: HostMessage): void {
     switch (msg.type) {
-      case 'graph': return this.onGraph(msg);
+      case 'graph':
+        return this.onGraph(msg);
       case 'problems': {
         this.problems.show(msg);
         this.split.hidden = this.hasGraph === false;
         document.body.setAttribute('data-graph-state', 'problems');
         return;
       }
-      case 'status': return this.onStatus(msg);
-      case 'log': return this.onLog(msg);
+      case 'status':
+        return this.onStatus(msg);
+      case 'log':
+        return this.onLog(msg);
       case 'logPage': {
         const m = this.logs.get(logKey(msg.runId, msg.stepId));
         if (m) this.logPane.changed(m, m.applyPage(msg.startLine, msg.beforeLine, msg.lines));
@@ -149,7 +178,10 @@ class App {
       // A new status says everything anew; the same status (a time tick, agent progress) adds to it.
       const kept = before === u.status ? this.details.get(u.stepId) : undefined;
       this.details.set(u.stepId, {
-        ...kept, ...(u.attempt !== undefined ? { attempt: u.attempt } : {}), ...(u.detail !== undefined ? { detail: u.detail } : {}), ...(u.pick !== undefined ? { pick: u.pick } : {}),
+        ...kept,
+        ...(u.attempt !== undefined ? { attempt: u.attempt } : {}),
+        ...(u.detail !== undefined ? { detail: u.detail } : {}),
+        ...(u.pick !== undefined ? { pick: u.pick } : {}),
       });
     }
     this.refresh();
@@ -284,14 +316,27 @@ class App {
     const d = this.details.get(node.stepId);
     this.stepTitle.textContent = node.name;
     this.stepMeta.setAttribute('data-status', node.status);
-    this.stepMeta.textContent = [node.agent, node.status, d?.attempt !== undefined && d.attempt > 1 ? `attempt ${d.attempt}` : undefined, d?.detail]
-      .filter((s) => s !== undefined && s !== '').join(' · ');
+    this.stepMeta.textContent = [
+      node.agent,
+      node.status,
+      d?.attempt !== undefined && d.attempt > 1 ? `attempt ${d.attempt}` : undefined,
+      d?.detail,
+    ]
+      .filter((s) => s !== undefined && s !== '')
+      .join(' · ');
     // An alternative: its change and the pick; a best-of step waiting for the pick offers it first.
-    const actions = node.alternative !== undefined ? alternativeActions(node.status, d?.pick === true)
-      : [...(d?.pick === true ? ['pick' as const] : []), ...stepActions(node.status, runActive)];
+    const actions =
+      node.alternative !== undefined
+        ? alternativeActions(node.status, d?.pick === true)
+        : [...(d?.pick === true ? ['pick' as const] : []), ...stepActions(node.status, runActive)];
     this.stepRow.set(actions, node.stepId);
     const model = this.runId !== undefined ? this.logs.get(logKey(this.runId, node.stepId)) : undefined;
-    this.logPane.show(node.stepId, model, this.runId !== undefined ? `Log of ${node.stepId}` : 'No run yet', this.runId !== undefined);
+    this.logPane.show(
+      node.stepId,
+      model,
+      this.runId !== undefined ? `Log of ${node.stepId}` : 'No run yet',
+      this.runId !== undefined,
+    );
   }
 }
 

@@ -21,7 +21,13 @@ export function zoomAt(t: Transform, factor: number, px: number, py: number): Tr
 }
 
 /** The transform that shows the whole content centred in the viewport, never enlarged past 1:1. */
-export function fitTransform(contentW: number, contentH: number, viewW: number, viewH: number, padding = 16): Transform {
+export function fitTransform(
+  contentW: number,
+  contentH: number,
+  viewW: number,
+  viewH: number,
+  padding = 16,
+): Transform {
   if (contentW <= 0 || contentH <= 0 || viewW <= 0 || viewH <= 0) return { x: 0, y: 0, scale: 1 };
   const scale = clampScale(Math.min(1, (viewW - 2 * padding) / contentW, (viewH - 2 * padding) / contentH));
   return { scale, x: (viewW - contentW * scale) / 2, y: (viewH - contentH * scale) / 2 };
@@ -32,7 +38,14 @@ export function fitTransform(contentW: number, contentH: number, viewW: number, 
  * which its labels are still big enough to read), else its full width if that is readable, else
  * `minScale`; what does not fit is reached by scrolling, from the top left. Never enlarged past 1:1.
  */
-export function readableTransform(contentW: number, contentH: number, viewW: number, viewH: number, minScale: number, padding = 16): Transform {
+export function readableTransform(
+  contentW: number,
+  contentH: number,
+  viewW: number,
+  viewH: number,
+  minScale: number,
+  padding = 16,
+): Transform {
   if (contentW <= 0 || contentH <= 0 || viewW <= 0 || viewH <= 0) return { x: 0, y: 0, scale: 1 };
   const floor = Math.min(1, Math.max(MIN_SCALE, minScale));
   const fitW = (viewW - 2 * padding) / contentW;
@@ -49,7 +62,14 @@ export function readableTransform(contentW: number, contentH: number, viewW: num
 }
 
 /** Keeps content on screen: it may not be dragged or scrolled further than its edges allow. */
-export function clampPan(t: Transform, contentW: number, contentH: number, viewW: number, viewH: number, padding = 16): Transform {
+export function clampPan(
+  t: Transform,
+  contentW: number,
+  contentH: number,
+  viewW: number,
+  viewH: number,
+  padding = 16,
+): Transform {
   const axis = (pos: number, size: number, view: number): number => {
     const scaled = size * t.scale;
     if (scaled <= view - 2 * padding) return Math.min(Math.max(pos, padding), view - padding - scaled);
@@ -86,22 +106,29 @@ export class PanZoom {
   /** True right after a drag ended, so the click it fires does not select a node. */
   suppressClick = false;
 
-  constructor(private readonly viewport: HTMLElement, private readonly content: HTMLElement) {
+  constructor(
+    private readonly viewport: HTMLElement,
+    private readonly content: HTMLElement,
+  ) {
     // The wheel scrolls, as in an editor; with Ctrl or Cmd (and a trackpad pinch, which sends
     // Ctrl) it zooms at the pointer.
-    viewport.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      this.mode = 'manual';
-      if (e.ctrlKey || e.metaKey) {
-        const r = viewport.getBoundingClientRect();
-        this.set(zoomAt(this.t, wheelFactor(e.deltaY, e.deltaMode), e.clientX - r.left, e.clientY - r.top));
-        return;
-      }
-      const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? viewport.clientHeight : 1;
-      const dx = (e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX) * unit;
-      const dy = (e.shiftKey && e.deltaX === 0 ? 0 : e.deltaY) * unit;
-      this.set(this.clamped({ ...this.t, x: this.t.x - dx, y: this.t.y - dy }));
-    }, { passive: false });
+    viewport.addEventListener(
+      'wheel',
+      (e) => {
+        e.preventDefault();
+        this.mode = 'manual';
+        if (e.ctrlKey || e.metaKey) {
+          const r = viewport.getBoundingClientRect();
+          this.set(zoomAt(this.t, wheelFactor(e.deltaY, e.deltaMode), e.clientX - r.left, e.clientY - r.top));
+          return;
+        }
+        const unit = e.deltaMode === 1 ? 16 : e.deltaMode === 2 ? viewport.clientHeight : 1;
+        const dx = (e.shiftKey && e.deltaX === 0 ? e.deltaY : e.deltaX) * unit;
+        const dy = (e.shiftKey && e.deltaX === 0 ? 0 : e.deltaY) * unit;
+        this.set(this.clamped({ ...this.t, x: this.t.x - dx, y: this.t.y - dy }));
+      },
+      { passive: false },
+    );
     new ResizeObserver(() => this.follow()).observe(viewport);
     viewport.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;

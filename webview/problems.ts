@@ -11,11 +11,20 @@ export class ProblemsView {
 
   show(msg: ProblemsMessage): void {
     const errors = msg.problems.filter((p) => p.severity === 'error').length + msg.more;
-    const title = el('h2', {}, `${msg.file} cannot be drawn: ${errors === 1 ? '1 problem' : `${errors} problems`} to fix`);
+    const title = el(
+      'h2',
+      {},
+      `${msg.file} cannot be drawn: ${errors === 1 ? '1 problem' : `${errors} problems`} to fix`,
+    );
     const list = el('ol', { class: 'problem-list' });
     msg.problems.forEach((p, i) => {
-      const button = el('button', { type: 'button', class: `problem ${p.severity}`, 'data-problem': i, title: 'Show in the plan' },
-        el('span', { class: 'where' }, `${p.line + 1}:${p.column + 1}`), ' ', el('span', { class: 'what' }, p.message));
+      const button = el(
+        'button',
+        { type: 'button', class: `problem ${p.severity}`, 'data-problem': i, title: 'Show in the plan' },
+        el('span', { class: 'where' }, `${p.line + 1}:${p.column + 1}`),
+        ' ',
+        el('span', { class: 'what' }, p.message),
+      );
       button.addEventListener('click', () => this.onOpen(i));
       list.append(el('li', {}, button));
     });

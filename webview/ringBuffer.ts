@@ -9,7 +9,8 @@ export class RingBuffer<T> {
   private first = 0; // absolute number of the first held item
 
   constructor(readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`RingBuffer: capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new Error(`RingBuffer: capacity must be a positive integer, got ${capacity}`);
     this.items = new Array<T | undefined>(capacity);
   }
 

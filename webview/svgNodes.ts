@@ -32,7 +32,12 @@ export function addHalo(g: SVGGElement): void {
   const pad = 4;
   const halo = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
   halo.setAttribute('class', 'braid-halo');
-  for (const [k, d] of [['x', -pad], ['y', -pad], ['width', 2 * pad], ['height', 2 * pad]] as const) {
+  for (const [k, d] of [
+    ['x', -pad],
+    ['y', -pad],
+    ['width', 2 * pad],
+    ['height', 2 * pad],
+  ] as const) {
     halo.setAttribute(k, String(Number(box.getAttribute(k) ?? 0) + d));
   }
   halo.setAttribute('rx', '4');
@@ -57,6 +62,10 @@ export function scrub(root: Element): void {
     const a = found.snapshotItem(i);
     if (!(a instanceof Attr)) continue;
     const name = a.name.toLowerCase();
-    if (name.startsWith('on') || ((name === 'href' || name.endsWith(':href')) && a.value.trim().toLowerCase().startsWith('javascript:'))) a.ownerElement?.removeAttributeNode(a);
+    if (
+      name.startsWith('on') ||
+      ((name === 'href' || name.endsWith(':href')) && a.value.trim().toLowerCase().startsWith('javascript:'))
+    )
+      a.ownerElement?.removeAttributeNode(a);
   }
 }

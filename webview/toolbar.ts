@@ -18,7 +18,11 @@ export class ActionRow {
   readonly root: HTMLElement;
   private key = '';
 
-  constructor(className: string, label: string, private readonly onAction: ToolbarOptions['onAction']) {
+  constructor(
+    className: string,
+    label: string,
+    private readonly onAction: ToolbarOptions['onAction'],
+  ) {
     this.root = el('div', { class: `actions ${className}`, role: 'toolbar', 'aria-label': label });
   }
 
@@ -27,11 +31,22 @@ export class ActionRow {
     const key = `${stepId ?? ''}|${actions.join(',')}`;
     if (key === this.key) return;
     this.key = key;
-    this.root.replaceChildren(...actions.map((a) => {
-      const b = el('button', { type: 'button', 'data-action': a, 'data-step-id': stepId, class: a === 'retry' || a === 'run-plan' ? 'primary' : undefined }, ACTION_LABELS[a]);
-      b.addEventListener('click', () => this.onAction(a, stepId));
-      return b;
-    }));
+    this.root.replaceChildren(
+      ...actions.map((a) => {
+        const b = el(
+          'button',
+          {
+            type: 'button',
+            'data-action': a,
+            'data-step-id': stepId,
+            class: a === 'retry' || a === 'run-plan' ? 'primary' : undefined,
+          },
+          ACTION_LABELS[a],
+        );
+        b.addEventListener('click', () => this.onAction(a, stepId));
+        return b;
+      }),
+    );
   }
 }
 
@@ -44,7 +59,13 @@ export class Toolbar {
 
   constructor(opts: ToolbarOptions) {
     this.planName = el('span', { class: 'plan-name' });
-    this.search = el('input', { type: 'search', class: 'search', placeholder: 'Find a step', 'aria-label': 'Find a step', spellcheck: 'false' });
+    this.search = el('input', {
+      type: 'search',
+      class: 'search',
+      placeholder: 'Find a step',
+      'aria-label': 'Find a step',
+      spellcheck: 'false',
+    });
     this.matches = el('span', { class: 'search-count', 'aria-live': 'polite' });
     this.runActions = new ActionRow('run-actions', 'Run', opts.onAction);
     const viewButton = (label: string, title: string, view: string, run: () => void): HTMLButtonElement => {
@@ -52,14 +73,18 @@ export class Toolbar {
       b.addEventListener('click', run);
       return b;
     };
-    this.root = el('div', { class: 'toolbar' },
+    this.root = el(
+      'div',
+      { class: 'toolbar' },
       this.planName,
       el('span', { class: 'spacer' }),
-      this.search, this.matches,
+      this.search,
+      this.matches,
       viewButton('−', 'Zoom out', 'zoom-out', () => opts.onZoom(1 / 1.25)),
       viewButton('+', 'Zoom in', 'zoom-in', () => opts.onZoom(1.25)),
       viewButton('Fit', 'Fit to view', 'fit', opts.onFit),
-      this.runActions.root);
+      this.runActions.root,
+    );
     this.search.addEventListener('input', () => opts.onSearch(this.search.value));
     this.search.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') {
@@ -77,6 +102,7 @@ export class Toolbar {
   }
 
   setMatchCount(query: string, count: number): void {
-    this.matches.textContent = query.trim() === '' ? '' : count === 0 ? 'no match' : `${count} ${count === 1 ? 'match' : 'matches'}`;
+    this.matches.textContent =
+      query.trim() === '' ? '' : count === 0 ? 'no match' : `${count} ${count === 1 ? 'match' : 'matches'}`;
   }
 }

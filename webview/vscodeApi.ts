@@ -22,6 +22,8 @@ export function vscodeApi(): VsCodeApi {
       if (window.parent !== window) window.parent.postMessage(message, '*');
     },
     getState: () => state,
-    setState: (s) => { state = s; },
+    setState: (s) => {
+      state = s;
+    },
   };
 }

@@ -11,16 +11,31 @@ export class BudgetHold {
   private done = false;
 
   /** `pool`: a pool's budget holds, not the run's. */
-  constructor(readonly spentUsd: number, readonly budgetUsd: number, readonly pool: string | undefined, timeoutMs: number, onTimeout: () => void) {
-    this.decision = new Promise((resolve) => { this.settle = resolve; });
+  constructor(
+    readonly spentUsd: number,
+    readonly budgetUsd: number,
+    readonly pool: string | undefined,
+    timeoutMs: number,
+    onTimeout: () => void,
+  ) {
+    this.decision = new Promise((resolve) => {
+      this.settle = resolve;
+    });
     // setTimeout fires at once past 2^31-1 ms; a huge setting means "wait as long as it can".
-    this.timer = setTimeout(() => { if (this.decide('stop')) onTimeout(); }, Math.min(timeoutMs, 2 ** 31 - 1));
+    this.timer = setTimeout(
+      () => {
+        if (this.decide('stop')) onTimeout();
+      },
+      Math.min(timeoutMs, 2 ** 31 - 1),
+    );
     // A pending question must not keep a stopping engine alive; the run's end settles it anyway.
     this.timer.unref();
   }
 
   /** Still waiting for an answer. */
-  get pending(): boolean { return !this.done; }
+  get pending(): boolean {
+    return !this.done;
+  }
 
   /** Answers the hold; false when an answer (or the timeout) came first and this one changes nothing. */
   decide(d: BudgetDecision): boolean {

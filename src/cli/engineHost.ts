@@ -17,8 +17,15 @@ import { requester } from '../core/engine/review/decisionClaim';
 import { reviewSteps } from '../core/engine/review/reviewSteps';
 import type { Diagnostic } from '../core/plan/types';
 import {
-  PROTOCOL_VERSION, encodeMessage, parseClientMessage,
-  type ClientMessage, type EngineMessage, type LiveRunRecord, type RequestOf, type RequestType, type ResultOf,
+  PROTOCOL_VERSION,
+  encodeMessage,
+  parseClientMessage,
+  type ClientMessage,
+  type EngineMessage,
+  type LiveRunRecord,
+  type RequestOf,
+  type RequestType,
+  type ResultOf,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { BudgetHold } from './budgetHold';
@@ -45,7 +52,11 @@ class Connection {
   /** Receives events: set once its snapshot is sent. */
   subscribed = false;
 
-  constructor(readonly id: number, readonly socket: Socket, private readonly log: (line: string) => void) {}
+  constructor(
+    readonly id: number,
+    readonly socket: Socket,
+    private readonly log: (line: string) => void,
+  ) {}
 
   send(message: EngineMessage): void {
     if (this.socket.destroyed || !this.socket.writable) return;
@@ -61,7 +72,13 @@ class Connection {
   }
 
   fail(id: number, error: string, diagnostics?: readonly Diagnostic[]): void {
-    this.send({ type: 'reply', id, ok: false, error, ...(diagnostics && diagnostics.length > 0 ? { diagnostics: [...diagnostics] } : {}) });
+    this.send({
+      type: 'reply',
+      id,
+      ok: false,
+      error,
+      ...(diagnostics && diagnostics.length > 0 ? { diagnostics: [...diagnostics] } : {}),
+    });
   }
 }
 
@@ -77,8 +94,14 @@ interface ActiveRun {
 }
 
 type RunParams = {
-  planFile: string; only?: readonly string[]; from?: string; fresh?: boolean; concurrency?: number;
-  compile?: Omit<CompileOptions, 'isGit'>; retry?: { runId: string; steps?: readonly string[] }; resume?: boolean;
+  planFile: string;
+  only?: readonly string[];
+  from?: string;
+  fresh?: boolean;
+  concurrency?: number;
+  compile?: Omit<CompileOptions, 'isGit'>;
+  retry?: { runId: string; steps?: readonly string[] };
+  resume?: boolean;
   resolve?: { step: string; agent?: string };
   /** The window's `braid.prices`. */
   prices?: PriceTable;
@@ -128,7 +151,10 @@ export class EngineHost {
     socket.setEncoding('utf8');
     const lines = new LineSplitter(
       (line) => this.onLine(conn, line),
-      () => { this.o.log(`client ${conn.id}: line too long; disconnecting it`); socket.destroy(); },
+      () => {
+        this.o.log(`client ${conn.id}: line too long; disconnecting it`);
+        socket.destroy();
+      },
     );
     socket.on('data', (text: string) => lines.push(text));
     socket.on('error', (e) => this.o.log(`client ${conn.id}: ${e.message}`));
@@ -159,18 +185,26 @@ export class EngineHost {
   /** Answers pending `shutdown` requests and ends every connection. */
   async closeConnections(): Promise<void> {
     for (const reply of this.pendingShutdownReplies.splice(0)) reply();
-    await Promise.all([...this.connections].map((c) => new Promise<void>((done) => {
-      if (c.socket.destroyed) return done();
-      c.socket.once('close', () => done());
-      c.socket.end();
-      // A peer that never closes its end must not hold the engine open.
-      setTimeout(() => c.socket.destroy(), 1000).unref();
-    })));
+    await Promise.all(
+      [...this.connections].map(
+        (c) =>
+          new Promise<void>((done) => {
+            if (c.socket.destroyed) return done();
+            c.socket.once('close', () => done());
+            c.socket.end();
+            // A peer that never closes its end must not hold the engine open.
+            setTimeout(() => c.socket.destroy(), 1000).unref();
+          }),
+      ),
+    );
   }
 
   private onLine(conn: Connection, line: string): void {
     const parsed = parseClientMessage(line);
-    if (!parsed.ok) { this.o.log(`client ${conn.id}: dropped invalid message: ${parsed.error}`); return; }
+    if (!parsed.ok) {
+      this.o.log(`client ${conn.id}: dropped invalid message: ${parsed.error}`);
+      return;
+    }
     this.handle(conn, parsed.message).catch((e: unknown) => {
       this.o.log(`client ${conn.id}: ${parsed.message.type} failed: ${(e as Error).stack ?? String(e)}`);
       conn.fail(parsed.message.id, `engine error: ${(e as Error).message}`);
@@ -187,20 +221,33 @@ export class EngineHost {
     }
     if (this.stopping && m.type !== 'hello') return conn.fail(m.id, 'the engine is shutting down');
     switch (m.type) {
-      case 'hello': return this.hello(conn, m);
-      case 'run': return this.reportStart(conn, m.id, 'run', await this.startRun({
-        planFile: resolve(this.o.workspace, m.planFile),
-        ...(m.only ? { only: m.only } : {}), ...(m.from !== undefined ? { from: m.from } : {}), ...(m.fresh ? { fresh: true } : {}),
-        ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
-        ...(m.prices ? { prices: m.prices } : {}),
-        ...(m.watch ? { watch: m.watch } : {}),
-      }));
-      case 'retry': return this.retry(conn, m);
+      case 'hello':
+        return this.hello(conn, m);
+      case 'run':
+        return this.reportStart(
+          conn,
+          m.id,
+          'run',
+          await this.startRun({
+            planFile: resolve(this.o.workspace, m.planFile),
+            ...(m.only ? { only: m.only } : {}),
+            ...(m.from !== undefined ? { from: m.from } : {}),
+            ...(m.fresh ? { fresh: true } : {}),
+            ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}),
+            ...(m.compile ? { compile: m.compile } : {}),
+            ...(m.prices ? { prices: m.prices } : {}),
+            ...(m.watch ? { watch: m.watch } : {}),
+          }),
+        );
+      case 'retry':
+        return this.retry(conn, m);
       case 'budgetDecision': {
         const run = this.byId.get(m.runId);
         if (!run && !this.ended.has(m.runId)) return conn.fail(m.id, `run ${m.runId} is not active in this engine`);
         const accepted = run?.budget?.decide(m.decision) ?? false;
-        this.o.log(`budget of ${m.runId}: client ${conn.id} says ${m.decision}${accepted ? '' : ' (too late: not waiting for a decision)'}`);
+        this.o.log(
+          `budget of ${m.runId}: client ${conn.id} says ${m.decision}${accepted ? '' : ' (too late: not waiting for a decision)'}`,
+        );
         return conn.reply(m.id, 'budgetDecision', { accepted });
       }
       case 'cancelRun': {
@@ -220,7 +267,12 @@ export class EngineHost {
       }
       case 'review': {
         this.o.log(`${m.action} ${m.steps.join(' ')} of ${m.runId}`);
-        const r = await reviewSteps(this.o.workspace, m.runId, { action: m.action, steps: m.steps, by: requester('VS Code'), ...(m.reason !== undefined ? { reason: m.reason } : {}) });
+        const r = await reviewSteps(this.o.workspace, m.runId, {
+          action: m.action,
+          steps: m.steps,
+          by: requester('VS Code'),
+          ...(m.reason !== undefined ? { reason: m.reason } : {}),
+        });
         return r.ok ? conn.reply(m.id, 'review', { results: r.results }) : conn.fail(m.id, r.message);
       }
       case 'listRuns': {
@@ -248,13 +300,25 @@ export class EngineHost {
     try {
       const rec = await this.store.load(m.runId);
       if (!rec) return conn.fail(m.id, `unknown run ${m.runId}`);
-      this.reportStart(conn, m.id, 'retry', await this.startRun({
-        planFile: rec.planFile, retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) }, ...(m.resume ? { resume: true } : {}),
-        ...(m.resolve ? { resolve: { step: m.resolve.step, ...(m.resolve.agent !== undefined ? { agent: m.resolve.agent } : {}) } } : {}),
-        ...(m.prices ? { prices: m.prices } : {}),
-        ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}), ...(m.compile ? { compile: m.compile } : {}),
-        ...(m.watch ? { watch: m.watch } : {}),
-      }));
+      this.reportStart(
+        conn,
+        m.id,
+        'retry',
+        await this.startRun({
+          planFile: rec.planFile,
+          retry: { runId: m.runId, ...(m.steps ? { steps: m.steps } : {}) },
+          ...(m.resume ? { resume: true } : {}),
+          ...(m.resolve
+            ? {
+                resolve: { step: m.resolve.step, ...(m.resolve.agent !== undefined ? { agent: m.resolve.agent } : {}) },
+              }
+            : {}),
+          ...(m.prices ? { prices: m.prices } : {}),
+          ...(m.concurrency !== undefined ? { concurrency: m.concurrency } : {}),
+          ...(m.compile ? { compile: m.compile } : {}),
+          ...(m.watch ? { watch: m.watch } : {}),
+        }),
+      );
     } finally {
       this.retrying.delete(m.runId);
     }
@@ -277,52 +341,75 @@ export class EngineHost {
     };
     // A failing webhook or collector is said in the engine's log, once; it never fails the run.
     const notice = (m: string) => this.o.log(`run ${run.runId ?? p.planFile}: ${m}`);
-    const observers = runWatchers(process.env, {
-      otel: { ...(p.watch?.otelEndpoint ? { endpoint: p.watch.otelEndpoint } : {}) },
-      ...(p.watch?.notify ? { notify: p.watch.notify } : {}),
-      budgetAnswer: 'it holds until a VS Code window answers (Continue or Stop on the run), or stops when none does',
-    }, notice);
+    const observers = runWatchers(
+      process.env,
+      {
+        otel: { ...(p.watch?.otelEndpoint ? { endpoint: p.watch.otelEndpoint } : {}) },
+        ...(p.watch?.notify ? { notify: p.watch.notify } : {}),
+        budgetAnswer: 'it holds until a VS Code window answers (Continue or Stop on the run), or stops when none does',
+      },
+      notice,
+    );
     return new Promise<StartOutcome>((settle) => {
       let started = false;
       run.done = runPlan({
-        planFile: p.planFile, workspace: this.o.workspace, signal: run.abort.signal,
+        planFile: p.planFile,
+        workspace: this.o.workspace,
+        signal: run.abort.signal,
         compile: { ...p.compile, isGit: this.o.isGit },
-        ...(p.only ? { only: p.only } : {}), ...(p.from !== undefined ? { from: p.from } : {}), ...(p.fresh ? { fresh: true } : {}),
-        ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}), ...(p.retry ? { retry: p.retry } : {}),
-        ...(p.resume ? { resume: true } : {}), ...(p.resolve ? { resolve: p.resolve } : {}), ...(p.prices ? { prices: p.prices } : {}),
+        ...(p.only ? { only: p.only } : {}),
+        ...(p.from !== undefined ? { from: p.from } : {}),
+        ...(p.fresh ? { fresh: true } : {}),
+        ...(p.concurrency !== undefined ? { concurrency: p.concurrency } : {}),
+        ...(p.retry ? { retry: p.retry } : {}),
+        ...(p.resume ? { resume: true } : {}),
+        ...(p.resolve ? { resolve: p.resolve } : {}),
+        ...(p.prices ? { prices: p.prices } : {}),
         ...(this.launchers ? { launchers: this.launchers } : {}),
-        observers, onNotice: notice,
+        observers,
+        onNotice: notice,
         // runPlan has already emitted (so broadcast) the `budget` event when it asks.
         onBudget: (spentUsd, budgetUsd, pool) => this.askBudget(run, spentUsd, budgetUsd, pool),
-        onEvent: (e) => { register(e.run); this.broadcast({ type: 'event', event: e }); },
+        onEvent: (e) => {
+          register(e.run);
+          this.broadcast({ type: 'event', event: e });
+        },
         onStart: (runId, scheduler, _graph, record) => {
           register(runId);
           run.scheduler = scheduler;
           run.record = record;
           started = true;
-          this.o.log(`run ${runId} started: ${p.planFile}${p.retry ? ` (retry${p.resume ? ', resuming sessions' : ''})` : ''}`);
+          this.o.log(
+            `run ${runId} started: ${p.planFile}${p.retry ? ` (retry${p.resume ? ', resuming sessions' : ''})` : ''}`,
+          );
           settle({ ok: true, runId });
         },
-      }).then((outcome) => {
-        // Off the active list before `runEnded`: a snapshot taken after it must not list the run.
-        this.forget(run);
-        if (!outcome.ok) {
-          const error = outcome.usage ?? refusal(outcome.diagnostics);
-          this.o.log(`run of ${p.planFile} not started: ${error}`);
-          settle({ ok: false, error, diagnostics: outcome.diagnostics });
-          return;
-        }
-        const steps = Object.fromEntries(Object.entries(outcome.record.steps).map(([id, s]) => [id, s.status]));
-        this.o.log(`run ${outcome.runId} ${outcome.result.status}`);
-        this.broadcast({ type: 'runEnded', runId: outcome.runId, status: outcome.result.status, steps });
-      }, (e: unknown) => {
-        this.forget(run);
-        // A bug in the engine, not a step failure: say so, and still end the run for the windows.
-        this.o.log(`run of ${p.planFile} crashed: ${(e as Error).stack ?? String(e)}`);
-        if (!started) { settle({ ok: false, error: `could not start the run: ${(e as Error).message}` }); return; }
-        const steps = Object.fromEntries(Object.entries(run.record?.steps ?? {}).map(([id, s]) => [id, s.status]));
-        this.broadcast({ type: 'runEnded', runId: run.runId!, status: 'failed', steps });
-      });
+      }).then(
+        (outcome) => {
+          // Off the active list before `runEnded`: a snapshot taken after it must not list the run.
+          this.forget(run);
+          if (!outcome.ok) {
+            const error = outcome.usage ?? refusal(outcome.diagnostics);
+            this.o.log(`run of ${p.planFile} not started: ${error}`);
+            settle({ ok: false, error, diagnostics: outcome.diagnostics });
+            return;
+          }
+          const steps = Object.fromEntries(Object.entries(outcome.record.steps).map(([id, s]) => [id, s.status]));
+          this.o.log(`run ${outcome.runId} ${outcome.result.status}`);
+          this.broadcast({ type: 'runEnded', runId: outcome.runId, status: outcome.result.status, steps });
+        },
+        (e: unknown) => {
+          this.forget(run);
+          // A bug in the engine, not a step failure: say so, and still end the run for the windows.
+          this.o.log(`run of ${p.planFile} crashed: ${(e as Error).stack ?? String(e)}`);
+          if (!started) {
+            settle({ ok: false, error: `could not start the run: ${(e as Error).message}` });
+            return;
+          }
+          const steps = Object.fromEntries(Object.entries(run.record?.steps ?? {}).map(([id, s]) => [id, s.status]));
+          this.broadcast({ type: 'runEnded', runId: run.runId!, status: 'failed', steps });
+        },
+      );
     });
   }
 
@@ -348,7 +435,10 @@ export class EngineHost {
   private forget(run: ActiveRun): void {
     // Ended while held (canceled, the engine stopping): nobody can answer any more.
     run.budget?.decide('stop');
-    if (run.runId) { this.byId.delete(run.runId); this.ended.add(run.runId); }
+    if (run.runId) {
+      this.byId.delete(run.runId);
+      this.ended.add(run.runId);
+    }
     this.active.delete(run);
     this.updateIdle();
   }
@@ -362,7 +452,12 @@ export class EngineHost {
     for (const run of this.byId.values()) {
       if (!run.record) continue; // between its first event and its start, synchronously: never seen here
       const rec: LiveRunRecord = structuredClone(run.record);
-      if (run.budget?.pending) rec.pendingBudget = { spentUsd: run.budget.spentUsd, budgetUsd: run.budget.budgetUsd, ...(run.budget.pool !== undefined ? { pool: run.budget.pool } : {}) };
+      if (run.budget?.pending)
+        rec.pendingBudget = {
+          spentUsd: run.budget.spentUsd,
+          budgetUsd: run.budget.budgetUsd,
+          ...(run.budget.pool !== undefined ? { pool: run.budget.pool } : {}),
+        };
       runs.push(rec);
     }
     return runs;
@@ -381,7 +476,9 @@ export class EngineHost {
     } else if (!this.idleTimer) {
       // Said in the log, so a test (and a user reading engine.log) sees when the engine would stop.
       this.o.log(`idle clock started: stopping in ${this.o.idleMs} ms unless a window connects or a run starts`);
-      this.idleTimer = setTimeout(() => { void this.o.requestStop(`idle for ${this.o.idleMs} ms`); }, this.o.idleMs);
+      this.idleTimer = setTimeout(() => {
+        void this.o.requestStop(`idle for ${this.o.idleMs} ms`);
+      }, this.o.idleMs);
     }
   }
 }

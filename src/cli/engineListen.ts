@@ -31,10 +31,15 @@ export async function listenExclusive(path: string, onConnection: (socket: Socke
     for (let attempt = 0; ; attempt++) {
       const server = createServer(onConnection);
       const err = await listen(server, path);
-      if (!err) { await chmod(path, 0o600); return { ok: true, server }; }
+      if (!err) {
+        await chmod(path, 0o600);
+        return { ok: true, server };
+      }
       if (err.code !== 'EADDRINUSE' || attempt > 0) throw err;
       if (await answers(path)) return { ok: false, reason: 'taken' };
-      await unlink(path).catch((e: NodeJS.ErrnoException) => { if (e.code !== 'ENOENT') throw e; });
+      await unlink(path).catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'ENOENT') throw e;
+      });
     }
   } finally {
     await release().catch(() => {});
@@ -45,7 +50,10 @@ function listen(server: Server, path: string): Promise<NodeJS.ErrnoException | u
   return new Promise((resolve) => {
     const onError = (e: NodeJS.ErrnoException) => resolve(e);
     server.once('error', onError);
-    server.listen(path, () => { server.off('error', onError); resolve(undefined); });
+    server.listen(path, () => {
+      server.off('error', onError);
+      resolve(undefined);
+    });
   });
 }
 
@@ -53,7 +61,10 @@ function listen(server: Server, path: string): Promise<NodeJS.ErrnoException | u
 function answers(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createConnection(path);
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }

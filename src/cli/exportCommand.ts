@@ -29,25 +29,40 @@ const usage = (io: ExportIo, message: string): number => {
 /** Runs `braid export`; 0 written, 1 written but GitHub would refuse it (a problem named), 2 usage or an invalid plan. */
 export async function exportCommand(args: readonly string[], io: ExportIo = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: [...args], allowPositionals: true, strict: true,
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
     options: { out: { type: 'string', short: 'o' }, permission: { type: 'string' }, workspace: { type: 'string' } },
   });
   const [target, file, ...extra] = positionals;
-  if (target !== 'github-actions') return usage(io, target === undefined ? 'export needs a target: github-actions' : `unknown export target ${target}; the one there is: github-actions`);
+  if (target !== 'github-actions')
+    return usage(
+      io,
+      target === undefined
+        ? 'export needs a target: github-actions'
+        : `unknown export target ${target}; the one there is: github-actions`,
+    );
   if (file === undefined || extra.length > 0) return usage(io, 'export github-actions needs exactly one plan FILE');
   const permission = values.permission;
   if (permission !== undefined && !(AGENT_PERMISSIONS as readonly string[]).includes(permission)) {
     return usage(io, `--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
   }
   const planFile = resolve(file);
-  const r = await compilePlanFile(planFile, { isGit: true, ...(permission ? { permission: permission as AgentPermission } : {}) });
+  const r = await compilePlanFile(planFile, {
+    isGit: true,
+    ...(permission ? { permission: permission as AgentPermission } : {}),
+  });
   if (!r.graph) {
-    for (const d of r.diagnostics) io.err(`${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}\n`);
+    for (const d of r.diagnostics)
+      io.err(`${d.file}:${d.range.start.line + 1}:${d.range.start.column + 1}: ${d.severity}: ${d.message}\n`);
     return 2;
   }
   // Named from the workspace's root, `/`-separated: the same plan exports the same bytes anywhere.
   const planPath = relative(workspaceForPlan(planFile, values.workspace), planFile).split(sep).join('/');
-  const result = exportGithubActions(r.graph, { planPath, ...(permission ? { permission: permission as AgentPermission } : {}) });
+  const result = exportGithubActions(r.graph, {
+    planPath,
+    ...(permission ? { permission: permission as AgentPermission } : {}),
+  });
   if (values.out !== undefined) {
     const out = resolve(values.out);
     await mkdir(dirname(out), { recursive: true });

@@ -31,7 +31,9 @@ export async function failureReport(record: RunRecord, ran: ReadonlySet<string>)
       `  braid merge ${record.id} ${s.id}     (merges it again, if what it conflicted with changed)`,
     ]),
     ...failed.filter((s) => s.status !== 'conflict').map((s) => `  braid logs ${record.id} ${s.id}`),
-    ...(failed.some((s) => s.worktree) ? [`  braid clean ${record.id}   (removes the kept worktrees and branches)`] : []),
+    ...(failed.some((s) => s.worktree)
+      ? [`  braid clean ${record.id}   (removes the kept worktrees and branches)`]
+      : []),
     conflicts.length > 0
       ? `  braid retry ${record.id}   (runs ${conflicts.map((s) => s.id).join(', ')} again from the start: a new paid session for an agent)`
       : `  braid retry ${record.id}`,
@@ -47,6 +49,9 @@ async function logTail(file: string): Promise<string[]> {
     return [];
   }
   // The log's own attempt headers (──── attempt 2 ────) are braid's, not the step's.
-  const lines = text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '' && !/^──── .* ────$/.test(l));
+  const lines = text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '' && !/^──── .* ────$/.test(l));
   return lines.slice(-TAIL_LINES).map((l) => (l.length > MAX_WIDTH ? `${l.slice(0, MAX_WIDTH)}…` : l));
 }

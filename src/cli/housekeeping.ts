@@ -12,16 +12,25 @@ import { workspaceForCwd } from './workspace';
 
 export class HousekeepingUsage extends Error {}
 
-interface Io { out(s: string): void; err(s: string): void }
+interface Io {
+  out(s: string): void;
+  err(s: string): void;
+}
 
-interface Kept { worktrees: Map<string, string[]>; branches: Map<string, string[]> }
+interface Kept {
+  worktrees: Map<string, string[]>;
+  branches: Map<string, string[]>;
+}
 
 /** Braid's worktrees (by run: their paths) and `braid/<run>/<step>` branches (by run: their steps). */
 async function keptWork(root: string): Promise<Kept> {
   const kept: Kept = { worktrees: new Map(), branches: new Map() };
   if ((await isGitRepo(root)) === undefined) return kept;
-  for (const w of await listBraidWorktrees(root)) kept.worktrees.set(w.runId, [...(kept.worktrees.get(w.runId) ?? []), w.path]);
-  const refs = (await gitOk(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/'], { cwd: root })).split('\n').filter(Boolean);
+  for (const w of await listBraidWorktrees(root))
+    kept.worktrees.set(w.runId, [...(kept.worktrees.get(w.runId) ?? []), w.path]);
+  const refs = (await gitOk(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/'], { cwd: root }))
+    .split('\n')
+    .filter(Boolean);
   for (const ref of refs) {
     const m = /^braid\/([^/]+)\/(.+)$/.exec(ref);
     if (m) kept.branches.set(m[1]!, [...(kept.branches.get(m[1]!) ?? []), m[2]!]);
@@ -30,28 +39,50 @@ async function keptWork(root: string): Promise<Kept> {
 }
 
 const counts = (r: RunSummary): string =>
-  [...Object.entries(r.counts), ['reverted', r.reverted ?? 0] as const].filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`).join(', ');
+  [...Object.entries(r.counts), ['reverted', r.reverted ?? 0] as const]
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`)
+    .join(', ');
 
 /** `braid runs [--json]`: newest first. */
 export async function runsCommand(args: readonly string[], io: Io): Promise<number> {
-  const { values } = parseArgs({ args: [...args], options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: [...args],
+    options: { json: { type: 'boolean', default: false }, workspace: { type: 'string' } },
+  });
   const root = workspaceForCwd(values.workspace);
   const store = new RunStore(root);
   await store.markInterrupted();
   const runs = await store.list();
   const kept = await keptWork(root);
-  const orphans = [...new Set([...kept.worktrees.keys(), ...kept.branches.keys()])].filter((id) => !runs.some((r) => r.id === id));
+  const orphans = [...new Set([...kept.worktrees.keys(), ...kept.branches.keys()])].filter(
+    (id) => !runs.some((r) => r.id === id),
+  );
   if (values.json) {
-    const row = (id: string) => ({ worktrees: kept.worktrees.get(id) ?? [], branches: (kept.branches.get(id) ?? []).map((s) => `braid/${id}/${s}`) });
-    io.out(JSON.stringify({
-      runs: runs.map((r) => ({ ...r, kept: row(r.id) })),
-      unrecorded: orphans.map((id) => ({ id, kept: row(id) })),
-    }, null, 2) + '\n');
+    const row = (id: string) => ({
+      worktrees: kept.worktrees.get(id) ?? [],
+      branches: (kept.branches.get(id) ?? []).map((s) => `braid/${id}/${s}`),
+    });
+    io.out(
+      JSON.stringify(
+        {
+          runs: runs.map((r) => ({ ...r, kept: row(r.id) })),
+          unrecorded: orphans.map((id) => ({ id, kept: row(id) })),
+        },
+        null,
+        2,
+      ) + '\n',
+    );
     return 0;
   }
-  if (runs.length === 0 && orphans.length === 0) { io.err('braid: no runs here\n'); return 0; }
+  if (runs.length === 0 && orphans.length === 0) {
+    io.err('braid: no runs here\n');
+    return 0;
+  }
   for (const r of runs) {
-    io.out(`${r.id}  ${r.status.padEnd(11)} ${r.planName} · ${counts(r)}${r.costUsd !== undefined ? ` · ${costText(r.costUsd, r.costSource)}` : ''}\n`);
+    io.out(
+      `${r.id}  ${r.status.padEnd(11)} ${r.planName} · ${counts(r)}${r.costUsd !== undefined ? ` · ${costText(r.costUsd, r.costSource)}` : ''}\n`,
+    );
     const trees = kept.worktrees.get(r.id) ?? [];
     const branches = kept.branches.get(r.id) ?? [];
     for (const p of trees) io.out(`    kept worktree ${p}\n`);
@@ -66,7 +97,9 @@ export async function runsCommand(args: readonly string[], io: Io): Promise<numb
   const trees = [...kept.worktrees.values()].flat().length;
   const branches = [...kept.branches.values()].flat().length;
   if (trees + branches > 0) {
-    io.err(`${trees} kept worktree${trees === 1 ? '' : 's'}, ${branches} braid/* branch${branches === 1 ? '' : 'es'}; braid clean RUN-ID, --all or --older-than DURATION removes them\n`);
+    io.err(
+      `${trees} kept worktree${trees === 1 ? '' : 's'}, ${branches} braid/* branch${branches === 1 ? '' : 'es'}; braid clean RUN-ID, --all or --older-than DURATION removes them\n`,
+    );
   }
   return 0;
 }
@@ -80,18 +113,25 @@ export function parseAge(text: string): number | undefined {
 /** `braid clean RUN-ID | --all | --older-than DURATION`. */
 export async function cleanCommand(args: readonly string[], io: Io, now = Date.now()): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: [...args], allowPositionals: true,
-    options: { workspace: { type: 'string' }, all: { type: 'boolean', default: false }, 'older-than': { type: 'string' } },
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      workspace: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      'older-than': { type: 'string' },
+    },
   });
   const root = workspaceForCwd(values.workspace);
   const olderThan = values['older-than'];
   const modes = [positionals.length > 0, values.all, olderThan !== undefined].filter(Boolean).length;
-  if (modes !== 1 || positionals.length > 1) throw new HousekeepingUsage('clean needs one RUN-ID, --all or --older-than DURATION');
+  if (modes !== 1 || positionals.length > 1)
+    throw new HousekeepingUsage('clean needs one RUN-ID, --all or --older-than DURATION');
   let ids: string[];
   if (positionals.length === 1) ids = [positionals[0]!];
   else {
     const age = olderThan === undefined ? 0 : parseAge(olderThan);
-    if (age === undefined) throw new HousekeepingUsage(`--older-than must be a duration like 7d, 12h or 30m, got ${olderThan}`);
+    if (age === undefined)
+      throw new HousekeepingUsage(`--older-than must be a duration like 7d, 12h or 30m, got ${olderThan}`);
     const store = new RunStore(root);
     await store.markInterrupted();
     ids = (await store.list())
@@ -102,10 +142,17 @@ export async function cleanCommand(args: readonly string[], io: Io, now = Date.n
   let cleaned = 0;
   for (const id of ids) {
     const r = await cleanRun(root, id);
-    if (!r.ok) { io.err(`braid: ${r.message}\n`); failed++; continue; }
-    if (r.removed.length > 0) { cleaned++; io.err(`removed the worktrees and branches of ${id}: ${r.removed.join(', ')}\n`); }
-    else if (positionals.length === 1) io.err(`nothing kept for ${id}\n`);
+    if (!r.ok) {
+      io.err(`braid: ${r.message}\n`);
+      failed++;
+      continue;
+    }
+    if (r.removed.length > 0) {
+      cleaned++;
+      io.err(`removed the worktrees and branches of ${id}: ${r.removed.join(', ')}\n`);
+    } else if (positionals.length === 1) io.err(`nothing kept for ${id}\n`);
   }
-  if (positionals.length === 0) io.err(`${cleaned} run${cleaned === 1 ? '' : 's'} cleaned of ${ids.length} considered\n`);
+  if (positionals.length === 0)
+    io.err(`${cleaned} run${cleaned === 1 ? '' : 's'} cleaned of ${ids.length} considered\n`);
   return failed > 0 ? 1 : 0;
 }

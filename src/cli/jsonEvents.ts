@@ -14,14 +14,20 @@ export class JsonEventWriter {
   /** Output events dropped so far. */
   droppedEvents = 0;
 
-  constructor(private readonly out: Out, private readonly limitBytes = DEFAULT_LIMIT) {}
+  constructor(
+    private readonly out: Out,
+    private readonly limitBytes = DEFAULT_LIMIT,
+  ) {}
 
   write(e: EngineEvent): void {
     if (e.type === 'output') {
       const d = this.dropped.get(e.id);
       if (this.out.writableLength > this.limitBytes) {
         this.droppedEvents++;
-        this.dropped.set(e.id, { stream: e.stream, lines: (d?.lines ?? 0) + lineCount(e.text) + (e.skippedLines ?? 0) });
+        this.dropped.set(e.id, {
+          stream: e.stream,
+          lines: (d?.lines ?? 0) + lineCount(e.text) + (e.skippedLines ?? 0),
+        });
         return;
       }
       if (d) {
@@ -32,7 +38,15 @@ export class JsonEventWriter {
       const d = this.dropped.get(e.id);
       if (d) {
         this.dropped.delete(e.id);
-        this.line({ type: 'output', id: e.id, stream: d.stream, text: '', skippedLines: d.lines, time: e.time, run: e.run });
+        this.line({
+          type: 'output',
+          id: e.id,
+          stream: d.stream,
+          text: '',
+          skippedLines: d.lines,
+          time: e.time,
+          run: e.run,
+        });
       }
     }
     this.line(e);

@@ -46,10 +46,23 @@ function progress(io: BestOfIo, agents: Map<number, string>): (draft: number, p:
   return (draft, p) => {
     const who = `draft ${draft}${agents.get(draft) ? ` (${agents.get(draft)})` : ''}`;
     switch (p.kind) {
-      case 'attempt': agents.set(draft, p.agent); io.err(p.attempt === 1 ? `braid: ${p.agent} drafts plan ${draft}…\n` : `braid: ${who}: asking ${p.agent} to fix the problems (last attempt)…\n`); break;
-      case 'output': io.err(`  ${draft} │ ${p.line.text}\n`); break;
-      case 'waiting': io.err(`  ${draft} … still working (${Math.round(p.elapsedMs / 1000)}s)\n`); break;
-      case 'validated': io.err(p.errors === 0 ? `braid: ${who} is valid\n` : `braid: ${who}: ${plural(p.errors, 'problem')}\n`); break;
+      case 'attempt':
+        agents.set(draft, p.agent);
+        io.err(
+          p.attempt === 1
+            ? `braid: ${p.agent} drafts plan ${draft}…\n`
+            : `braid: ${who}: asking ${p.agent} to fix the problems (last attempt)…\n`,
+        );
+        break;
+      case 'output':
+        io.err(`  ${draft} │ ${p.line.text}\n`);
+        break;
+      case 'waiting':
+        io.err(`  ${draft} … still working (${Math.round(p.elapsedMs / 1000)}s)\n`);
+        break;
+      case 'validated':
+        io.err(p.errors === 0 ? `braid: ${who} is valid\n` : `braid: ${who}: ${plural(p.errors, 'problem')}\n`);
+        break;
     }
   };
 }
@@ -57,7 +70,10 @@ function progress(io: BestOfIo, agents: Map<number, string>): (draft: number, p:
 function compared(d: RaceDraft): ComparedDraft {
   const problem = d.result.ok ? undefined : d.result.diagnostics.find((x) => x.severity === 'error');
   return {
-    index: d.index, agent: d.agent, file: d.result.file, ok: d.result.ok,
+    index: d.index,
+    agent: d.agent,
+    file: d.result.file,
+    ok: d.result.ok,
     ...(d.shape ? { shape: d.shape } : {}),
     ...(problem ? { problem: problem.message } : {}),
     ...(d.result.costUsd !== undefined ? { costUsd: d.result.costUsd } : {}),
@@ -71,19 +87,27 @@ function keepCommand(r: Pick<BestOfRequest, 'file' | 'workspace' | 'force' | 'ke
 
 function runHint(io: BestOfIo, file: string, workspace: string): void {
   const elsewhere = workspaceForPlan(file) !== workspace;
-  io.err(`braid: review it, then run it with: braid run ${shellWord(file)}${elsewhere ? ` --workspace ${shellWord(workspace)}` : ''}\n`);
+  io.err(
+    `braid: review it, then run it with: braid run ${shellWord(file)}${elsewhere ? ` --workspace ${shellWord(workspace)}` : ''}\n`,
+  );
 }
 
 async function keep(io: BestOfIo, r: BestOfRequest, draft: { index: number; file: string }): Promise<number> {
   const kept = await keepDraft(r.file, draft.file, { keepOthers: r.keepDrafts });
-  io.err(`braid: kept draft ${draft.index} as ${kept.file}${kept.others.length === 0 ? '' : r.keepDrafts ? `; the other drafts stay: ${kept.others.join(', ')}` : `; removed ${plural(kept.others.length, 'other draft')}`}\n`);
+  io.err(
+    `braid: kept draft ${draft.index} as ${kept.file}${kept.others.length === 0 ? '' : r.keepDrafts ? `; the other drafts stay: ${kept.others.join(', ')}` : `; removed ${plural(kept.others.length, 'other draft')}`}\n`,
+  );
   io.out(`${kept.file}\n`);
   runHint(io, kept.file, r.workspace);
   return 0;
 }
 
 /** Asks for a draft number among `valid` until one is given; undefined when the user keeps none. */
-async function askDraft(ask: NonNullable<BestOfIo['ask']>, valid: readonly number[], io: BestOfIo): Promise<number | undefined> {
+async function askDraft(
+  ask: NonNullable<BestOfIo['ask']>,
+  valid: readonly number[],
+  io: BestOfIo,
+): Promise<number | undefined> {
   for (;;) {
     const a = (await ask(`keep which draft? (${valid.join(', ')}; empty keeps none) `))?.trim();
     if (a === undefined || a === '') return undefined;
@@ -98,27 +122,46 @@ export async function planBestOf(r: BestOfRequest, io: BestOfIo): Promise<number
   const env = process.env;
   if (r.judge !== undefined) {
     const j = judgeAgent(r.judge, { cwd: r.workspace, envPath: env.PATH });
-    if ('error' in j) { io.err(`braid: ${j.error}\n`); return 2; }
+    if ('error' in j) {
+      io.err(`braid: ${j.error}\n`);
+      return 2;
+    }
   }
   // Drafts an earlier run left are the user's to keep or drop: never mixed with this run's.
   const stale = await findDrafts(r.file);
   if (stale.length > 0 && !r.force) {
-    io.err(`braid: ${stale[0]!.file}${stale.length > 1 ? ` and ${plural(stale.length - 1, 'other draft')}` : ''} exist${stale.length > 1 ? '' : 's'} (left by an earlier braid plan --best-of); keep one with: ${keepCommand(r, 'N')}, remove them, or pass --force\n`);
+    io.err(
+      `braid: ${stale[0]!.file}${stale.length > 1 ? ` and ${plural(stale.length - 1, 'other draft')}` : ''} exist${stale.length > 1 ? '' : 's'} (left by an earlier braid plan --best-of); keep one with: ${keepCommand(r, 'N')}, remove them, or pass --force\n`,
+    );
     return 2;
   }
   for (const d of stale) await unlink(d.file);
   const agents = new Map<number, string>();
-  const race = await draftRace({ goal: r.goal, workspace: r.workspace, file: r.file, count: r.count, agents: r.agents, signal: r.signal, onProgress: progress(io, agents) });
-  if (race.problem) { io.err(`braid: ${race.problem.message}\n`); return 2; }
+  const race = await draftRace({
+    goal: r.goal,
+    workspace: r.workspace,
+    file: r.file,
+    count: r.count,
+    agents: r.agents,
+    signal: r.signal,
+    onProgress: progress(io, agents),
+  });
+  if (race.problem) {
+    io.err(`braid: ${race.problem.message}\n`);
+    return 2;
+  }
   if (r.signal.aborted) return 130;
   const drafts = race.drafts;
   io.err(`\n${comparisonTable(drafts.map(compared), (f) => relative(process.cwd(), f) || f)}`);
   const valid = drafts.filter((d) => d.result.ok);
   // An invalid draft's problems, as `braid validate` prints them; its file (when written) stays
   // only with --keep-drafts, like any draft not kept.
-  for (const d of drafts.filter((x) => !x.result.ok)) for (const diag of d.result.diagnostics) io.err(`${formatDiagnostic(diag)}\n`);
+  for (const d of drafts.filter((x) => !x.result.ok))
+    for (const diag of d.result.diagnostics) io.err(`${formatDiagnostic(diag)}\n`);
   if (valid.length === 0) {
-    io.err(`braid: none of the ${r.count} drafts is valid; they stay for you to fix by hand, or run braid plan again\n`);
+    io.err(
+      `braid: none of the ${r.count} drafts is valid; they stay for you to fix by hand, or run braid plan again\n`,
+    );
     return 1;
   }
   const numbers = valid.map((d) => d.index);
@@ -126,7 +169,9 @@ export async function planBestOf(r: BestOfRequest, io: BestOfIo): Promise<number
   const asFile = (d: RaceDraft) => ({ index: d.index, file: d.result.file });
   if (r.keep !== undefined) {
     if (!numbers.includes(r.keep)) {
-      io.err(`braid: --keep ${r.keep}: draft ${r.keep} is not valid (valid: ${numbers.join(', ')}); keep one with: ${keepCommand(r, 'N')}\n`);
+      io.err(
+        `braid: --keep ${r.keep}: draft ${r.keep} is not valid (valid: ${numbers.join(', ')}); keep one with: ${keepCommand(r, 'N')}\n`,
+      );
       for (const d of valid) io.out(`${d.result.file}\n`);
       return 1;
     }
@@ -136,8 +181,16 @@ export async function planBestOf(r: BestOfRequest, io: BestOfIo): Promise<number
   if (r.judge !== undefined && valid.length > 1) {
     io.err(`braid: asking ${r.judge} to judge drafts ${numbers.join(', ')}…\n`);
     const j = await judgeDrafts({
-      goal: r.goal, workspace: r.workspace, agent: r.judge, signal: r.signal,
-      drafts: valid.map((d) => ({ index: d.index, agent: d.agent, file: d.result.file, shape: d.shape ?? draftShape(d.result.graph!) })),
+      goal: r.goal,
+      workspace: r.workspace,
+      agent: r.judge,
+      signal: r.signal,
+      drafts: valid.map((d) => ({
+        index: d.index,
+        agent: d.agent,
+        file: d.result.file,
+        shape: d.shape ?? draftShape(d.result.graph!),
+      })),
       onLine: (line) => io.err(`  judge │ ${line.text}\n`),
     });
     if (r.signal.aborted) return 130;
@@ -156,16 +209,23 @@ export async function planBestOf(r: BestOfRequest, io: BestOfIo): Promise<number
     if (n !== undefined) return keep(io, r, asFile(byIndex(n)));
   }
   for (const d of valid) io.out(`${d.result.file}\n`);
-  io.err(`braid: ${plural(valid.length, 'valid draft')} left to choose from; keep one with: ${keepCommand(r, 'N')} (N one of ${numbers.join(', ')})\n`);
+  io.err(
+    `braid: ${plural(valid.length, 'valid draft')} left to choose from; keep one with: ${keepCommand(r, 'N')} (N one of ${numbers.join(', ')})\n`,
+  );
   return judgeFailed ? 1 : 0;
 }
 
 /** `braid plan --keep N` with no GOAL: keeps draft N of an earlier best-of, if it is still valid. */
-export async function keepFromDisk(r: Pick<BestOfRequest, 'file' | 'workspace' | 'force' | 'keepDrafts'> & { readonly keep: number }, io: BestOfIo): Promise<number> {
+export async function keepFromDisk(
+  r: Pick<BestOfRequest, 'file' | 'workspace' | 'force' | 'keepDrafts'> & { readonly keep: number },
+  io: BestOfIo,
+): Promise<number> {
   const onDisk = await findDrafts(r.file);
   const draft = onDisk.find((d) => d.index === r.keep);
   if (!draft) {
-    io.err(`braid: no draft ${r.keep} of ${r.file}${onDisk.length ? ` (drafts: ${onDisk.map((d) => d.index).join(', ')})` : ' (no drafts beside it; braid plan GOAL --best-of N makes them)'}\n`);
+    io.err(
+      `braid: no draft ${r.keep} of ${r.file}${onDisk.length ? ` (drafts: ${onDisk.map((d) => d.index).join(', ')})` : ' (no drafts beside it; braid plan GOAL --best-of N makes them)'}\n`,
+    );
     return 1;
   }
   const compiled = await compilePlanFile(draft.file, { isGit: await isGitWorkspace(r.workspace) });
@@ -175,7 +235,9 @@ export async function keepFromDisk(r: Pick<BestOfRequest, 'file' | 'workspace' |
     return 1;
   }
   const kept = await keepDraft(r.file, draft.file, { keepOthers: r.keepDrafts });
-  io.err(`braid: kept draft ${r.keep} as ${kept.file}${kept.others.length === 0 ? '' : r.keepDrafts ? '; the other drafts stay' : `; removed ${plural(kept.others.length, 'other draft')}`}\n`);
+  io.err(
+    `braid: kept draft ${r.keep} as ${kept.file}${kept.others.length === 0 ? '' : r.keepDrafts ? '; the other drafts stay' : `; removed ${plural(kept.others.length, 'other draft')}`}\n`,
+  );
   io.out(`${kept.file}\n`);
   runHint(io, kept.file, r.workspace);
   return 0;

@@ -43,7 +43,8 @@ async function askTty(question: string): Promise<string | undefined> {
 }
 
 const stdio: PlanIo = {
-  out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s),
+  out: (s) => process.stdout.write(s),
+  err: (s) => process.stderr.write(s),
   ...(process.stdin.isTTY && process.stderr.isTTY ? { ask: askTty } : {}),
 };
 
@@ -65,10 +66,26 @@ const usage = (io: PlanIo, message: string): number => {
 function progress(io: PlanIo): (p: DraftProgress) => void {
   return (p) => {
     switch (p.kind) {
-      case 'attempt': io.err(p.attempt === 1 ? `braid: asking ${p.agent} to draft the plan…\n` : `braid: asking ${p.agent} to fix the problems (last attempt)…\n`); break;
-      case 'output': io.err(`  │ ${p.line.text}\n`); break;
-      case 'waiting': io.err(`  … still working (${Math.round(p.elapsedMs / 1000)}s)\n`); break;
-      case 'validated': io.err(p.errors === 0 ? 'braid: the plan is valid\n' : `braid: ${p.errors} problem${p.errors === 1 ? '' : 's'} in the draft\n`); break;
+      case 'attempt':
+        io.err(
+          p.attempt === 1
+            ? `braid: asking ${p.agent} to draft the plan…\n`
+            : `braid: asking ${p.agent} to fix the problems (last attempt)…\n`,
+        );
+        break;
+      case 'output':
+        io.err(`  │ ${p.line.text}\n`);
+        break;
+      case 'waiting':
+        io.err(`  … still working (${Math.round(p.elapsedMs / 1000)}s)\n`);
+        break;
+      case 'validated':
+        io.err(
+          p.errors === 0
+            ? 'braid: the plan is valid\n'
+            : `braid: ${p.errors} problem${p.errors === 1 ? '' : 's'} in the draft\n`,
+        );
+        break;
     }
   };
 }
@@ -76,21 +93,31 @@ function progress(io: PlanIo): (p: DraftProgress) => void {
 /** Runs `braid plan`; returns the exit code: 0 valid, 1 invalid or the agent failed, 2 usage or a missing agent CLI. */
 export async function planCommand(args: readonly string[], io: PlanIo = stdio): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: [...args], allowPositionals: true, strict: true,
+    args: [...args],
+    allowPositionals: true,
+    strict: true,
     options: {
-      agent: { type: 'string', default: DEFAULT_AGENT }, out: { type: 'string' },
-      workspace: { type: 'string' }, force: { type: 'boolean', default: false },
-      'best-of': { type: 'string' }, keep: { type: 'string' }, judge: { type: 'string' },
+      agent: { type: 'string', default: DEFAULT_AGENT },
+      out: { type: 'string' },
+      workspace: { type: 'string' },
+      force: { type: 'boolean', default: false },
+      'best-of': { type: 'string' },
+      keep: { type: 'string' },
+      judge: { type: 'string' },
       'keep-drafts': { type: 'boolean', default: false },
     },
   });
   const bestOf = positiveInt(values['best-of']);
   const keep = positiveInt(values.keep);
-  if (values['best-of'] !== undefined && (bestOf === undefined || bestOf < MIN_DRAFTS || bestOf > MAX_DRAFTS)) return usage(io, `--best-of takes a number of drafts ${MIN_DRAFTS}–${MAX_DRAFTS}, got ${values['best-of']}`);
-  if (values.keep !== undefined && (keep === undefined || keep < 1)) return usage(io, `--keep takes a draft number, got ${values.keep}`);
-  if (values.judge !== undefined && values.keep !== undefined) return usage(io, '--keep and --judge both choose the draft; give one');
+  if (values['best-of'] !== undefined && (bestOf === undefined || bestOf < MIN_DRAFTS || bestOf > MAX_DRAFTS))
+    return usage(io, `--best-of takes a number of drafts ${MIN_DRAFTS}–${MAX_DRAFTS}, got ${values['best-of']}`);
+  if (values.keep !== undefined && (keep === undefined || keep < 1))
+    return usage(io, `--keep takes a draft number, got ${values.keep}`);
+  if (values.judge !== undefined && values.keep !== undefined)
+    return usage(io, '--keep and --judge both choose the draft; give one');
   if (bestOf === undefined && positionals.length > 0) {
-    for (const flag of ['keep', 'judge', 'keep-drafts'] as const) if (values[flag] !== undefined && values[flag] !== false) return usage(io, `--${flag} goes with --best-of N`);
+    for (const flag of ['keep', 'judge', 'keep-drafts'] as const)
+      if (values[flag] !== undefined && values[flag] !== false) return usage(io, `--${flag} goes with --best-of N`);
   }
   if (positionals.length === 0 && keep !== undefined && bestOf === undefined && values.judge === undefined) {
     const workspace = workspaceForCwd(values.workspace);
@@ -99,7 +126,8 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
     return keepFromDisk({ file, workspace, keep, force: values.force, keepDrafts: values['keep-drafts'] }, io);
   }
   if (positionals.length === 0) return usage(io, 'plan needs a GOAL');
-  if (bestOf === undefined && agentList(values.agent).length > 1) return usage(io, `a list of agents (--agent ${values.agent}) goes with --best-of N`);
+  if (bestOf === undefined && agentList(values.agent).length > 1)
+    return usage(io, `a list of agents (--agent ${values.agent}) goes with --best-of N`);
   if (positionals.length > 1) return usage(io, `plan takes one GOAL (quote it), got ${positionals.length} words`);
   const goal = positionals[0]!;
   if (goal.trim() === '') return usage(io, 'the GOAL is empty');
@@ -110,15 +138,29 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   if (existsSync(file) && !values.force) return usage(io, `${file} exists; pass --force to overwrite it`);
 
   const ac = new AbortController();
-  const onSignal = (): void => { io.err('\nbraid: canceling…\n'); ac.abort(); };
+  const onSignal = (): void => {
+    io.err('\nbraid: canceling…\n');
+    ac.abort();
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (bestOf !== undefined) {
     try {
-      return await planBestOf({
-        goal, workspace, file, count: bestOf, agents: agentList(values.agent), force: values.force, keepDrafts: values['keep-drafts'], signal: ac.signal,
-        ...(keep !== undefined ? { keep } : {}), ...(values.judge !== undefined ? { judge: values.judge } : {}),
-      }, io);
+      return await planBestOf(
+        {
+          goal,
+          workspace,
+          file,
+          count: bestOf,
+          agents: agentList(values.agent),
+          force: values.force,
+          keepDrafts: values['keep-drafts'],
+          signal: ac.signal,
+          ...(keep !== undefined ? { keep } : {}),
+          ...(values.judge !== undefined ? { judge: values.judge } : {}),
+        },
+        io,
+      );
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -126,7 +168,14 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   }
   let result;
   try {
-    result = await draftPlan({ goal, workspace, agent: values.agent, file, signal: ac.signal, onProgress: progress(io) });
+    result = await draftPlan({
+      goal,
+      workspace,
+      agent: values.agent,
+      file,
+      signal: ac.signal,
+      onProgress: progress(io),
+    });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -136,19 +185,28 @@ export async function planCommand(args: readonly string[], io: PlanIo = stdio): 
   // A missing agent CLI is about the machine, not a place in a file that was never written: one
   // line and exit 2, as `run` does.
   const missing = result.diagnostics.find((d) => d.code === 'agent-missing');
-  if (missing) { io.err(`braid: ${missing.message}\n`); return 2; }
+  if (missing) {
+    io.err(`braid: ${missing.message}\n`);
+    return 2;
+  }
   for (const d of result.diagnostics) (d.severity === 'error' ? io.out : io.err)(`${formatDiagnostic(d)}\n`);
   if (result.ok) {
     io.out(`${result.file}\n`);
     // A file outside the workspace would run in its own folder's: the hint names this one.
     const elsewhere = workspaceForPlan(result.file) !== workspace;
-    io.err(`braid: review it, then run it with: braid run ${shellWord(result.file)}${elsewhere ? ` --workspace ${shellWord(workspace)}` : ''}\n`);
+    io.err(
+      `braid: review it, then run it with: braid run ${shellWord(result.file)}${elsewhere ? ` --workspace ${shellWord(workspace)}` : ''}\n`,
+    );
     return 0;
   }
   if (ac.signal.aborted) return 130;
-  const written = result.diagnostics.every((d) => d.code !== 'not-written' && d.code !== 'agent-failed' && d.code !== 'agent-missing');
-  io.err(written
-    ? `braid: ${result.file} is still invalid after ${result.attempts} attempts; fix it by hand or run braid plan again\n`
-    : 'braid: no plan was written\n');
+  const written = result.diagnostics.every(
+    (d) => d.code !== 'not-written' && d.code !== 'agent-failed' && d.code !== 'agent-missing',
+  );
+  io.err(
+    written
+      ? `braid: ${result.file} is still invalid after ${result.attempts} attempts; fix it by hand or run braid plan again\n`
+      : 'braid: no plan was written\n',
+  );
   return 1;
 }

@@ -39,7 +39,9 @@ export async function serve(args: string[]): Promise<number> {
   let server: Server | undefined;
   let stopped: Promise<void> | undefined;
   let finished!: () => void;
-  const done = new Promise<void>((r) => { finished = r; });
+  const done = new Promise<void>((r) => {
+    finished = r;
+  });
   const stop = (reason: string): Promise<void> => {
     stopped ??= (async () => {
       log(`stopping: ${reason}`);
@@ -64,10 +66,15 @@ export async function serve(args: string[]): Promise<number> {
   host.start();
   log(`engine ${process.pid} listening on ${socketPath} (idle exit after ${idleMs} ms)`);
   // A new engine means any previous one is gone: its unfinished runs become `interrupted`.
-  const marked = await new RunStore(workspace).markInterrupted().catch((e: Error) => { log(`markInterrupted: ${e.message}`); return []; });
+  const marked = await new RunStore(workspace).markInterrupted().catch((e: Error) => {
+    log(`markInterrupted: ${e.message}`);
+    return [];
+  });
   if (marked.length > 0) log(`marked interrupted: ${marked.join(', ')}`);
 
-  const onSignal = (signal: NodeJS.Signals) => { void stop(signal); };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void stop(signal);
+  };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   // Detached from any terminal, but a hang-up must not kill runs without recording them.
@@ -91,11 +98,21 @@ function openLog(workspace: string): (line: string) => void {
   try {
     mkdirSync(dir, { recursive: true });
     // As the run store does: nothing under .braid/ belongs in git.
-    try { writeFileSync(braidGitignore(workspace), '*\n', { flag: 'wx' }); } catch { /* exists */ }
+    try {
+      writeFileSync(braidGitignore(workspace), '*\n', { flag: 'wx' });
+    } catch {
+      /* exists */
+    }
     if ((statSync(file, { throwIfNoEntry: false })?.size ?? 0) > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
-  } catch { /* logging is best effort */ }
+  } catch {
+    /* logging is best effort */
+  }
   return (line) => {
-    try { appendFileSync(file, `${new Date().toISOString()} [${process.pid}] ${line}\n`); } catch { /* best effort */ }
+    try {
+      appendFileSync(file, `${new Date().toISOString()} [${process.pid}] ${line}\n`);
+    } catch {
+      /* best effort */
+    }
   };
 }
 

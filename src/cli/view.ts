@@ -10,15 +10,31 @@ import { costText, unknownCostText } from '../core/cost/costText';
 import type { CostSource } from '../core/engine/types';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
-const COLORS: Record<string, string> = { succeeded: '32', failed: '31', conflict: '31', canceled: '33', skipped: '90', waiting: '36', running: '34', review: '36', interrupted: '33' };
+const COLORS: Record<string, string> = {
+  succeeded: '32',
+  failed: '31',
+  conflict: '31',
+  canceled: '33',
+  skipped: '90',
+  waiting: '36',
+  running: '34',
+  review: '36',
+  interrupted: '33',
+};
 
 export class HumanView {
-  private readonly live = new Map<string, { attempt: number; since: number; last: string; costUsd?: number; costSource?: CostSource }>();
+  private readonly live = new Map<
+    string,
+    { attempt: number; since: number; last: string; costUsd?: number; costSource?: CostSource }
+  >();
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
 
-  constructor(private readonly out: NodeJS.WriteStream, private readonly fancy: boolean) {
+  constructor(
+    private readonly out: NodeJS.WriteStream,
+    private readonly fancy: boolean,
+  ) {
     if (fancy) this.timer = setInterval(() => this.redraw(), 100);
   }
 
@@ -43,21 +59,31 @@ export class HumanView {
       const l = this.live.get(e.id);
       if (!l) return;
       if (e.activity) l.last = e.activity;
-      if (e.costUsd !== undefined) { l.costUsd = e.costUsd; if (e.costSource !== undefined) l.costSource = e.costSource; }
+      if (e.costUsd !== undefined) {
+        l.costUsd = e.costUsd;
+        if (e.costSource !== undefined) l.costSource = e.costSource;
+      }
       return;
     }
     if (e.type === 'budget') {
       const who = e.pool === undefined ? 'the run' : `pool ${e.pool}`;
       const spent = `${formatUsd(e.spentUsd)} of its ${formatUsd(e.budgetUsd)} budget`;
-      if (e.decision === undefined) return this.print(`${this.color('waiting', 'budget')}   ${who} has spent ${spent}; no new step ${e.pool === undefined ? '' : 'of the pool '}starts`);
+      if (e.decision === undefined)
+        return this.print(
+          `${this.color('waiting', 'budget')}   ${who} has spent ${spent}; no new step ${e.pool === undefined ? '' : 'of the pool '}starts`,
+        );
       if (e.decision !== 'stop') return this.print('budget    continuing');
       // The CLI cannot ask: it says how to go on with a higher budget.
-      const raise = e.pool === undefined
-        ? `braid retry ${e.run} --max-cost-usd ${e.budgetUsd.toFixed(2)} (another ${formatUsd(e.budgetUsd)} for what remains)`
-        : `raise pools.${e.pool}.max-cost-usd in the plan, then braid retry ${e.run}`;
-      return this.print(`${this.color('canceled', 'budget')}   stopping ${who}: its new steps are canceled · to go on: ${raise}`);
+      const raise =
+        e.pool === undefined
+          ? `braid retry ${e.run} --max-cost-usd ${e.budgetUsd.toFixed(2)} (another ${formatUsd(e.budgetUsd)} for what remains)`
+          : `raise pools.${e.pool}.max-cost-usd in the plan, then braid retry ${e.run}`;
+      return this.print(
+        `${this.color('canceled', 'budget')}   stopping ${who}: its new steps are canceled · to go on: ${raise}`,
+      );
     }
-    if (e.type === 'lock') return this.print(`${this.color('waiting', 'waiting')} ${e.id} for ${e.waitingFor}: ${e.paths.join(' ↔ ')}`);
+    if (e.type === 'lock')
+      return this.print(`${this.color('waiting', 'waiting')} ${e.id} for ${e.waitingFor}: ${e.paths.join(' ↔ ')}`);
     if (e.type === 'run') {
       if (e.status === 'started') this.print(`braid: run ${e.run} · ${e.plan} · ${e.steps} steps`);
       return;
@@ -73,10 +99,14 @@ export class HumanView {
     if (e.status === 'waiting' && why === undefined) return;
     this.live.delete(e.id);
     if (e.status === 'waiting' && e.reason === 'pick') {
-      return this.print(`${this.color('waiting', 'pick     ')} ${e.id} · ${e.message ?? why} · braid diff ${e.run} ${e.id} --alternative N`);
+      return this.print(
+        `${this.color('waiting', 'pick     ')} ${e.id} · ${e.message ?? why} · braid diff ${e.run} ${e.id} --alternative N`,
+      );
     }
     if (e.status === 'review') {
-      return this.print(`${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`);
+      return this.print(
+        `${this.color('waiting', 'review   ')} ${e.id} · its change waits: braid diff ${e.run} ${e.id} · braid approve|reject ${e.run} ${e.id}`,
+      );
     }
     this.print(`${this.color(e.status, e.status.padEnd(9))} ${e.id}${why !== undefined ? ` · ${why}` : ''}`);
   }
@@ -107,21 +137,47 @@ export class HumanView {
     const order = Object.keys(record.steps);
     const now = Date.now();
     // An agent that reported usage but no cost (codex, gemini) says so: "$0" would be a claim.
-    const agentRan = (s: StepRecord) => s.sessionId !== undefined || s.attempts.some((a) => a.inputTokens !== undefined);
-    const costs = order.some((id) => { const s = record.steps[id]!; return s.costUsd !== undefined || agentRan(s); });
+    const agentRan = (s: StepRecord) =>
+      s.sessionId !== undefined || s.attempts.some((a) => a.inputTokens !== undefined);
+    const costs = order.some((id) => {
+      const s = record.steps[id]!;
+      return s.costUsd !== undefined || agentRan(s);
+    });
     const times = new Map(order.map((id) => [id, stepTimeText(timeFactsOf(record.steps[id]!), now)] as const));
     const walls = [...times.values()].some((t) => t?.wall !== undefined);
     const rows = order.map((id) => {
       const s = record.steps[id]!;
       const t = times.get(id);
       const unknown = s.attempts.map((a) => a.costUnknown).find((u) => u !== undefined);
-      const cost = costs ? [s.costUsd !== undefined ? costText(s.costUsd, s.costSource) : unknown !== undefined ? unknownCostText(unknown) : agentRan(s) ? 'not reported' : ''] : [];
-      return [id, shownStatus(s), s.reused ? '-' : String(s.attempts.length), t?.time ?? '', ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []), ...cost, endSentence(s) ?? ''];
+      const cost = costs
+        ? [
+            s.costUsd !== undefined
+              ? costText(s.costUsd, s.costSource)
+              : unknown !== undefined
+                ? unknownCostText(unknown)
+                : agentRan(s)
+                  ? 'not reported'
+                  : '',
+          ]
+        : [];
+      return [
+        id,
+        shownStatus(s),
+        s.reused ? '-' : String(s.attempts.length),
+        t?.time ?? '',
+        ...(walls ? [t?.wall?.replace(/^wall /, '') ?? ''] : []),
+        ...cost,
+        endSentence(s) ?? '',
+      ];
     });
     const head = ['step', 'status', 'tries', 'time', ...(walls ? ['wall'] : []), ...(costs ? ['cost'] : []), 'note'];
     const note = head.length - 1;
     const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const fmt = (r: string[]) => r.map((c, i) => (i === note ? c : c.padEnd(w[i]!))).join('  ').trimEnd();
+    const fmt = (r: string[]) =>
+      r
+        .map((c, i) => (i === note ? c : c.padEnd(w[i]!)))
+        .join('  ')
+        .trimEnd();
     this.out.write('\n' + fmt(head) + '\n');
     for (const r of rows) this.out.write(this.color(r[1]!, fmt(r)) + '\n');
     const total = result.costUsd !== undefined ? ` · ${costText(result.costUsd, result.costSource)}` : '';

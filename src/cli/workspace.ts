@@ -10,10 +10,18 @@ export class WorkspaceError extends Error {}
 function checked(ws: string): string {
   const braid = join(ws, '.braid');
   let link;
-  try { link = lstatSync(braid); } catch { return ws; }
+  try {
+    link = lstatSync(braid);
+  } catch {
+    return ws;
+  }
   // A link to a folder is a folder (`.braid` on another disk); to nothing or to a file, it is not.
   let s;
-  try { s = statSync(braid); } catch { s = undefined; }
+  try {
+    s = statSync(braid);
+  } catch {
+    s = undefined;
+  }
   if (!s?.isDirectory()) {
     const what = link.isSymbolicLink() ? (s ? 'a symbolic link to a file' : 'a symbolic link to nothing') : 'a file';
     throw new WorkspaceError(`${braid} is ${what}, not a folder: Braid keeps its runs and locks there; move it away`);
@@ -30,9 +38,16 @@ export const isFoundGitTop = (ws: string): boolean => gitTops.has(ws);
 /** The git top-level containing `dir`, else `dir` itself. */
 export function workspaceOf(dir: string): string {
   try {
-    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-    if (top) { gitTops.add(top); return top; }
-  } catch { /* not a git repository */ }
+    const top = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
+    if (top) {
+      gitTops.add(top);
+      return top;
+    }
+  } catch {
+    /* not a git repository */
+  }
   return dir;
 }
 

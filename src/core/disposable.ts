@@ -5,5 +5,12 @@ export interface Disposable {
 
 export function toDisposable(fn: () => void): Disposable {
   let done = false;
-  return { dispose: () => { if (!done) { done = true; fn(); } } };
+  return {
+    dispose: () => {
+      if (!done) {
+        done = true;
+        fn();
+      }
+    },
+  };
 }

@@ -20,13 +20,24 @@ export class Emitter<T> {
   fire(value: T): void {
     if (this.listeners.size === 0) return;
     for (const l of [...this.listeners]) {
-      if (!this.onError) { l(value); continue; }
-      try { l(value); } catch (e) { this.onError(e); }
+      if (!this.onError) {
+        l(value);
+        continue;
+      }
+      try {
+        l(value);
+      } catch (e) {
+        this.onError(e);
+      }
     }
   }
 
-  get size(): number { return this.listeners.size; }
+  get size(): number {
+    return this.listeners.size;
+  }
 
   /** Drops every listener. */
-  clear(): void { this.listeners.clear(); }
+  clear(): void {
+    this.listeners.clear();
+  }
 }

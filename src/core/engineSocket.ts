@@ -46,7 +46,13 @@ export function engineSocketPath(realWorkspace: string, inputs: SocketPathInputs
 export function engineSocketPathFor(workspace: string, protocol: number, env: NodeJS.ProcessEnv = process.env): string {
   // A runtime dir named but missing (su, some containers) would make listen fail: both ends skip it.
   const runtimeDir = env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR) ? env.XDG_RUNTIME_DIR : undefined;
-  return engineSocketPath(realWorkspace(workspace), { platform: process.platform, runtimeDir, tmpdir: tmpdir(), uid: process.getuid?.(), protocol });
+  return engineSocketPath(realWorkspace(workspace), {
+    platform: process.platform,
+    runtimeDir,
+    tmpdir: tmpdir(),
+    uid: process.getuid?.(),
+    protocol,
+  });
 }
 
 /** The workspace folder as the engine keys it: its real path (symlinks resolved), or as given when missing. */
@@ -67,8 +73,14 @@ export function ensurePrivateDir(dir: string, create: boolean): void {
   if (process.platform === 'win32') return;
   if (create) mkdirSync(dir, { recursive: true, mode: 0o700 });
   let st;
-  try { st = lstatSync(dir); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !create) return; throw e; }
+  try {
+    st = lstatSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !create) return;
+    throw e;
+  }
   const uid = process.getuid?.();
-  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid)) throw new Error(`refusing the engine socket folder ${dir}: it is not a folder owned by this user`);
+  if (!st.isDirectory() || (uid !== undefined && st.uid !== uid))
+    throw new Error(`refusing the engine socket folder ${dir}: it is not a folder owned by this user`);
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
 }

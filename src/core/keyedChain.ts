@@ -9,7 +9,9 @@ export class KeyedChain {
     const next = (this.tails.get(key) ?? Promise.resolve()).then(fn, fn);
     const tail = next.catch(() => undefined);
     this.tails.set(key, tail);
-    void tail.then(() => { if (this.tails.get(key) === tail) this.tails.delete(key); });
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
     return next;
   }
 }

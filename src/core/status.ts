@@ -8,13 +8,27 @@
  * before it lands; it holds no slot and no lock, and its dependents wait.
  */
 export const STEP_STATUSES = [
-  'pending', 'waiting', 'running', 'review', 'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
+  'pending',
+  'waiting',
+  'running',
+  'review',
+  'succeeded',
+  'failed',
+  'conflict',
+  'canceled',
+  'skipped',
+  'interrupted',
 ] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
 /** States a step never leaves in a run. */
 export const TERMINAL: ReadonlySet<StepStatus> = new Set<StepStatus>([
-  'succeeded', 'failed', 'conflict', 'canceled', 'skipped', 'interrupted',
+  'succeeded',
+  'failed',
+  'conflict',
+  'canceled',
+  'skipped',
+  'interrupted',
 ]);
 
 /** A step in progress: it holds or wants a slot, and can be canceled. */
@@ -25,7 +39,13 @@ export const ACTIVE: ReadonlySet<StepStatus> = new Set<StepStatus>(['running', '
  * picks up. A retry with no steps named also re-runs steps its record left unfinished (see
  * `rerunByRetry`).
  */
-export const RETRYABLE: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'canceled', 'skipped', 'interrupted', 'conflict']);
+export const RETRYABLE: ReadonlySet<StepStatus> = new Set<StepStatus>([
+  'failed',
+  'canceled',
+  'skipped',
+  'interrupted',
+  'conflict',
+]);
 
 /** Whether a retry that names no steps runs this one again: every step that did not succeed. */
 export function rerunByRetry(status: StepStatus): boolean {
@@ -34,7 +54,16 @@ export function rerunByRetry(status: StepStatus): boolean {
 
 /** The order in which a node drawing several steps (a collapsed matrix group) shows their status: what most needs attention first. */
 export const ATTENTION: readonly StepStatus[] = [
-  'failed', 'conflict', 'interrupted', 'review', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded',
+  'failed',
+  'conflict',
+  'interrupted',
+  'review',
+  'running',
+  'waiting',
+  'pending',
+  'canceled',
+  'skipped',
+  'succeeded',
 ];
 
 /** The status one node shows for the steps it draws. */
@@ -53,8 +82,21 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
  * events carry the code in `reason` and a sentence in `message`.
  */
 export const REASON_CODES = [
-  'exit', 'timeout', 'idle-timeout', 'canceled', 'check-failed', 'spawn-failed', 'out-of-set', 'conflict',
-  'budget', 'rate-limited', 'retry-delay', 'skipped', 'not-selected', 'rejected', 'pick',
+  'exit',
+  'timeout',
+  'idle-timeout',
+  'canceled',
+  'check-failed',
+  'spawn-failed',
+  'out-of-set',
+  'conflict',
+  'budget',
+  'rate-limited',
+  'retry-delay',
+  'skipped',
+  'not-selected',
+  'rejected',
+  'pick',
 ] as const;
 export type ReasonCode = (typeof REASON_CODES)[number];
 
@@ -72,20 +114,34 @@ export function reasonSentence(f: EndFacts & { readonly reason: ReasonCode }): s
     case 'exit':
       if (f.signal) return `killed by ${f.signal}`;
       return typeof f.exitCode === 'number' ? `exited with code ${f.exitCode}` : 'exited';
-    case 'timeout': return 'timed out';
-    case 'idle-timeout': return 'printed nothing for too long';
-    case 'canceled': return 'canceled';
-    case 'check-failed': return 'its check failed';
-    case 'spawn-failed': return 'could not start';
-    case 'out-of-set': return 'wrote outside its write set';
-    case 'conflict': return 'its change conflicted when merged back';
-    case 'budget': return 'stopped at the budget';
-    case 'rate-limited': return 'rate-limited';
-    case 'retry-delay': return 'failed; retrying';
-    case 'skipped': return 'skipped';
-    case 'not-selected': return 'not selected for this run';
-    case 'rejected': return 'its change was rejected';
-    case 'pick': return 'waiting for a pick among its alternatives';
+    case 'timeout':
+      return 'timed out';
+    case 'idle-timeout':
+      return 'printed nothing for too long';
+    case 'canceled':
+      return 'canceled';
+    case 'check-failed':
+      return 'its check failed';
+    case 'spawn-failed':
+      return 'could not start';
+    case 'out-of-set':
+      return 'wrote outside its write set';
+    case 'conflict':
+      return 'its change conflicted when merged back';
+    case 'budget':
+      return 'stopped at the budget';
+    case 'rate-limited':
+      return 'rate-limited';
+    case 'retry-delay':
+      return 'failed; retrying';
+    case 'skipped':
+      return 'skipped';
+    case 'not-selected':
+      return 'not selected for this run';
+    case 'rejected':
+      return 'its change was rejected';
+    case 'pick':
+      return 'waiting for a pick among its alternatives';
   }
 }
 
@@ -99,6 +155,9 @@ export function endSentence(f: EndFacts): string | undefined {
  * A step's status as the views name it: `reverted` for a landed change `braid revert` took back
  * out (the record keeps `succeeded` and `revertedAt`: the step did succeed).
  */
-export function shownStatus(s: { readonly status: StepStatus; readonly revertedAt?: string | undefined }): StepStatus | 'reverted' {
+export function shownStatus(s: {
+  readonly status: StepStatus;
+  readonly revertedAt?: string | undefined;
+}): StepStatus | 'reverted' {
   return s.status === 'succeeded' && s.revertedAt !== undefined ? 'reverted' : s.status;
 }

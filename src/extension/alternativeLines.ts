@@ -18,7 +18,8 @@ export class AlternativeLines {
       // The empty piece after a final newline starts no line yet.
       return continues || (last && line === '') ? line : label + line;
     });
-    if (text.endsWith('\n')) this.midLine.delete(n); else this.midLine.add(n);
+    if (text.endsWith('\n')) this.midLine.delete(n);
+    else this.midLine.add(n);
     return out.join('\n');
   }
 }

@@ -7,7 +7,11 @@ export const CHANGE_SCHEME = 'braid-change';
 
 /** The uri of `path` as it is in commit `rev` of the repository at `root`. */
 export function changeUri(root: string, rev: string, path: string): vscode.Uri {
-  return vscode.Uri.from({ scheme: CHANGE_SCHEME, path: `/${path}`, query: new URLSearchParams({ root, rev }).toString() });
+  return vscode.Uri.from({
+    scheme: CHANGE_SCHEME,
+    path: `/${path}`,
+    query: new URLSearchParams({ root, rev }).toString(),
+  });
 }
 
 /** A label-only uri for the multi-diff editor: `<step>/<path>`, so a run's changes group by step. */

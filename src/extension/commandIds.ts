@@ -4,7 +4,9 @@ import type * as vscode from 'vscode';
 import type { StepStatus } from '../core/status';
 
 /** Options of the retry commands (a command's arguments live beside its id). */
-export interface RetryOptions { readonly resume?: boolean }
+export interface RetryOptions {
+  readonly resume?: boolean;
+}
 
 /** Options of *New Plan*. */
 export interface NewPlanOptions {
@@ -82,10 +84,17 @@ export interface RunSummary {
 }
 
 /** Tree items pass themselves; everything else passes ids. */
-export interface StepRef { readonly runId: string; readonly stepId: string }
-export interface RunRef { readonly runId: string }
+export interface StepRef {
+  readonly runId: string;
+  readonly stepId: string;
+}
+export interface RunRef {
+  readonly runId: string;
+}
 /** One alternative of a best-of step (the Runs tree's alternative rows pass themselves). */
-export interface AlternativeRef extends StepRef { readonly index: number }
+export interface AlternativeRef extends StepRef {
+  readonly index: number;
+}
 
 export interface CommandArgs {
   [Command.runPlan]: [uri?: vscode.Uri];

@@ -34,14 +34,20 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
   const keepTerminals = c.get<string>('keepTerminals', 'failures');
   return {
     concurrency: Number.isInteger(concurrency) && concurrency > 0 ? concurrency : 4,
-    agents: Object.fromEntries(Object.entries(agents).filter((e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'))),
+    agents: Object.fromEntries(
+      Object.entries(agents).filter(
+        (e): e is [string, string[]] => Array.isArray(e[1]) && e[1].every((x) => typeof x === 'string'),
+      ),
+    ),
     ...(isolation === 'shared' || isolation === 'worktree' ? { isolation } : {}),
     notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
     progressNotification: c.get<boolean>('progressNotification', false) === true,
     prices: pricesOf(c.get<unknown>('prices', {})),
-    ...(c.get<string>('otel.endpoint', '').trim() !== '' ? { otelEndpoint: c.get<string>('otel.endpoint', '').trim() } : {}),
+    ...(c.get<string>('otel.endpoint', '').trim() !== ''
+      ? { otelEndpoint: c.get<string>('otel.endpoint', '').trim() }
+      : {}),
     notify: (c.get<unknown[]>('notify', []) ?? []).filter((x): x is string => typeof x === 'string' && x.trim() !== ''),
   };
 }
@@ -55,7 +61,11 @@ export function pricesOf(setting: unknown): PriceTable {
   for (const [model, v] of Object.entries(setting)) {
     const p = v as Record<string, unknown> | null;
     if (model === '' || typeof p !== 'object' || p === null || !price(p.input) || !price(p.output)) continue;
-    out[model] = { input: p.input, output: p.output, ...(price(p['cached-input']) ? { cachedInput: p['cached-input'] } : {}) };
+    out[model] = {
+      input: p.input,
+      output: p.output,
+      ...(price(p['cached-input']) ? { cachedInput: p['cached-input'] } : {}),
+    };
   }
   return out;
 }

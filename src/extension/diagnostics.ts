@@ -34,7 +34,9 @@ export class PlanDiagnostics implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((d) => this.schedule(d, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => this.schedule(e.document, DEBOUNCE_MS)),
       vscode.workspace.onDidDeleteFiles((e) => e.files.forEach((u) => this.collection.delete(u))),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('braid')) void this.refreshAll(); }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('braid')) void this.refreshAll();
+      }),
     );
     for (const d of vscode.workspace.textDocuments) this.schedule(d, 0);
   }
@@ -50,7 +52,8 @@ export class PlanDiagnostics implements vscode.Disposable {
       const { graph, diagnostics: found } = await this.plans.compile(uri);
       // A valid plan whose agent CLI is missing says so on the `agent:` line, before any run.
       const missing = graph ? missingFor(graph, await this.plans.workspaceOf(uri)) : [];
-      const diagnostics = missing.length === 0 ? found : [...found, ...missingAgentDiagnostics(graph!, await this.textOf(uri), missing)];
+      const diagnostics =
+        missing.length === 0 ? found : [...found, ...missingAgentDiagnostics(graph!, await this.textOf(uri), missing)];
       this.collection.set(uri, diagnostics.map(toDiagnostic));
       return diagnostics;
     } catch (err) {
@@ -70,7 +73,13 @@ export class PlanDiagnostics implements vscode.Disposable {
     if (!isPlanUri(doc.uri)) return;
     const key = doc.uri.toString();
     clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => { this.timers.delete(key); void this.refresh(doc.uri); }, delay));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        void this.refresh(doc.uri);
+      }, delay),
+    );
   }
 
   dispose(): void {

@@ -10,8 +10,16 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
 import {
-  PROTOCOL_VERSION, clientMessageSchema, encodeMessage, parseEngineMessage, parseResult,
-  type LiveRunRecord, type RequestParams, type RequestType, type ResultOf, type RunEnded,
+  PROTOCOL_VERSION,
+  clientMessageSchema,
+  encodeMessage,
+  parseEngineMessage,
+  parseResult,
+  type LiveRunRecord,
+  type RequestParams,
+  type RequestType,
+  type ResultOf,
+  type RunEnded,
 } from '../protocol/engine';
 import { LineSplitter } from '../protocol/jsonLines';
 import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../core/engineSocket';
@@ -71,7 +79,10 @@ export interface EngineClient {
 
 /** A request the engine refused; `diagnostics` when the plan did not compile. */
 export class EngineRequestError extends Error {
-  constructor(message: string, readonly diagnostics: readonly Diagnostic[] = []) {
+  constructor(
+    message: string,
+    readonly diagnostics: readonly Diagnostic[] = [],
+  ) {
     super(message);
     this.name = 'EngineRequestError';
   }
@@ -84,7 +95,11 @@ export async function connectEngine(options: ConnectOptions): Promise<EngineClie
   return client;
 }
 
-interface Pending { readonly type: RequestType; resolve(result: unknown): void; reject(e: Error): void }
+interface Pending {
+  readonly type: RequestType;
+  resolve(result: unknown): void;
+  reject(e: Error): void;
+}
 const KEEP_ENDED = 200;
 
 class Client implements EngineClient {
@@ -97,7 +112,8 @@ class Client implements EngineClient {
   private readonly ended = new Map<string, RunEnded>();
   private readonly endWaiters = new Map<string, { resolve(e: RunEnded): void; reject(e: Error): void }[]>();
   // One listener's bug must not starve the others or break the connection.
-  private readonly listenerThrew = (e: unknown): void => this.log(`engine listener threw: ${(e as Error).stack ?? String(e)}`);
+  private readonly listenerThrew = (e: unknown): void =>
+    this.log(`engine listener threw: ${(e as Error).stack ?? String(e)}`);
   private readonly events = new Emitter<EngineEvent>(this.listenerThrew);
   private readonly snapshots = new Emitter<LiveRunRecord[]>(this.listenerThrew);
   private readonly ends = new Emitter<RunEnded>(this.listenerThrew);
@@ -118,15 +134,31 @@ class Client implements EngineClient {
     this.env = { ...process.env, ...o.env };
   }
 
-  get connected(): boolean { return this.socket !== undefined; }
+  get connected(): boolean {
+    return this.socket !== undefined;
+  }
 
-  run(params: RequestParams<'run'>) { return this.request('run', params); }
-  retry(params: RequestParams<'retry'>) { return this.request('retry', params); }
-  budgetDecision(runId: string, decision: BudgetDecision) { return this.request('budgetDecision', { runId, decision }); }
-  async cancelRun(runId: string) { await this.request('cancelRun', { runId }); }
-  async cancelStep(runId: string, stepId: string) { await this.request('cancelStep', { runId, stepId }); }
-  listRuns() { return this.request('listRuns', {}); }
-  async shutdown() { await this.request('shutdown', {}); }
+  run(params: RequestParams<'run'>) {
+    return this.request('run', params);
+  }
+  retry(params: RequestParams<'retry'>) {
+    return this.request('retry', params);
+  }
+  budgetDecision(runId: string, decision: BudgetDecision) {
+    return this.request('budgetDecision', { runId, decision });
+  }
+  async cancelRun(runId: string) {
+    await this.request('cancelRun', { runId });
+  }
+  async cancelStep(runId: string, stepId: string) {
+    await this.request('cancelStep', { runId, stepId });
+  }
+  listRuns() {
+    return this.request('listRuns', {});
+  }
+  async shutdown() {
+    await this.request('shutdown', {});
+  }
 
   whenEnded(runId: string): Promise<RunEnded> {
     const ended = this.ended.get(runId);
@@ -140,19 +172,27 @@ class Client implements EngineClient {
     });
   }
 
-  onEvent(l: (e: EngineEvent) => void) { return this.events.on(l); }
+  onEvent(l: (e: EngineEvent) => void) {
+    return this.events.on(l);
+  }
   onSnapshot(l: (runs: LiveRunRecord[]) => void) {
     const d = this.snapshots.on(l);
     if (this.latestSnapshot) l(this.latestSnapshot);
     return d;
   }
-  onRunEnded(l: (e: RunEnded) => void) { return this.ends.on(l); }
-  onDisconnect(l: () => void) { return this.disconnects.on(l); }
+  onRunEnded(l: (e: RunEnded) => void) {
+    return this.ends.on(l);
+  }
+  onDisconnect(l: () => void) {
+    return this.disconnects.on(l);
+  }
 
   reconnect(): Promise<void> {
     if (this.disposed) return Promise.reject(new Error('the engine client is disposed'));
     if (this.socket) return Promise.resolve();
-    this.connecting ??= this.connect().finally(() => { this.connecting = undefined; });
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
     return this.connecting;
   }
 
@@ -165,13 +205,21 @@ class Client implements EngineClient {
 
   private async connect(): Promise<void> {
     const socket = await this.open();
-    if (this.disposed) { socket.destroy(); throw new Error('the engine client is disposed'); }
+    if (this.disposed) {
+      socket.destroy();
+      throw new Error('the engine client is disposed');
+    }
     this.attach(socket);
     // Connected means in step: the hello answered and the snapshot of active runs in hand.
-    const snapshot = new Promise<void>((resolve, reject) => { this.snapshotWaiter = { resolve, reject }; });
+    const snapshot = new Promise<void>((resolve, reject) => {
+      this.snapshotWaiter = { resolve, reject };
+    });
     snapshot.catch(() => {});
     try {
-      const hello = await this.send('hello', { protocol: PROTOCOL_VERSION, client: this.o.clientName ?? `braid client ${process.pid}` });
+      const hello = await this.send('hello', {
+        protocol: PROTOCOL_VERSION,
+        client: this.o.clientName ?? `braid client ${process.pid}`,
+      });
       this.pid = hello.pid;
       await snapshot;
     } catch (e) {
@@ -193,20 +241,33 @@ class Client implements EngineClient {
       const next = await dial(path);
       if (next.ok) return next.socket;
       // Exit 0 is a lost race (another engine serves the workspace): keep dialing that one.
-      if (started.failure) throw new Error(`the engine did not start: ${started.failure} (see ${engineLogFile(this.workspace)})`);
-      if (Date.now() > deadline) throw new Error(`no engine answered at ${path} (${next.code}); see ${engineLogFile(this.workspace)}`);
+      if (started.failure)
+        throw new Error(`the engine did not start: ${started.failure} (see ${engineLogFile(this.workspace)})`);
+      if (Date.now() > deadline)
+        throw new Error(`no engine answered at ${path} (${next.code}); see ${engineLogFile(this.workspace)}`);
     }
   }
 
   private startEngine(): { failure?: string } {
     const state: { failure?: string } = {};
     const child = spawn(this.o.execPath ?? process.execPath, [this.o.cliPath, 'serve', '--workspace', this.workspace], {
-      cwd: this.workspace, detached: true, stdio: 'ignore', windowsHide: true,
+      cwd: this.workspace,
+      detached: true,
+      stdio: 'ignore',
+      windowsHide: true,
       // The engine must run as Node, but the steps it spawns must not inherit that (an Electron app would break).
-      env: { ...this.env, ELECTRON_RUN_AS_NODE: '1', ...(this.env.ELECTRON_RUN_AS_NODE === undefined ? { BRAID_ENGINE_UNSET: 'ELECTRON_RUN_AS_NODE' } : {}) },
+      env: {
+        ...this.env,
+        ELECTRON_RUN_AS_NODE: '1',
+        ...(this.env.ELECTRON_RUN_AS_NODE === undefined ? { BRAID_ENGINE_UNSET: 'ELECTRON_RUN_AS_NODE' } : {}),
+      },
     });
-    child.on('error', (e) => { state.failure = e.message; });
-    child.on('exit', (code, signal) => { if (code !== 0) state.failure = signal ? `killed by ${signal}` : `exit code ${code}`; });
+    child.on('error', (e) => {
+      state.failure = e.message;
+    });
+    child.on('exit', (code, signal) => {
+      if (code !== 0) state.failure = signal ? `killed by ${signal}` : `exit code ${code}`;
+    });
     child.unref();
     return state;
   }
@@ -214,10 +275,13 @@ class Client implements EngineClient {
   private attach(socket: Socket): void {
     this.socket = socket;
     socket.setEncoding('utf8');
-    const lines = new LineSplitter((line) => this.enqueue(line), () => {
-      this.log('engine sent an overlong line; disconnecting');
-      socket.destroy();
-    });
+    const lines = new LineSplitter(
+      (line) => this.enqueue(line),
+      () => {
+        this.log('engine sent an overlong line; disconnecting');
+        socket.destroy();
+      },
+    );
     socket.on('data', (text: string) => lines.push(text));
     socket.on('error', (e) => this.log(`engine socket: ${e.message}`));
     socket.on('close', () => this.closed(socket));
@@ -268,21 +332,33 @@ class Client implements EngineClient {
   private drain(): void {
     this.draining = true;
     while (this.queue.length > 0) {
-      if (this.dispatch(this.queue.shift()!)) { setImmediate(() => this.drain()); return; }
+      if (this.dispatch(this.queue.shift()!)) {
+        setImmediate(() => this.drain());
+        return;
+      }
     }
     this.draining = false;
   }
 
   private dispatch(line: string): boolean {
     const parsed = parseEngineMessage(line);
-    if (!parsed.ok) { this.log(`dropped invalid message from the engine: ${parsed.error}`); return false; }
+    if (!parsed.ok) {
+      this.log(`dropped invalid message from the engine: ${parsed.error}`);
+      return false;
+    }
     const m = parsed.message;
     switch (m.type) {
       case 'reply': {
         const p = this.pending.get(m.id);
-        if (!p) { this.log(`dropped a reply to unknown request ${m.id}`); return false; }
+        if (!p) {
+          this.log(`dropped a reply to unknown request ${m.id}`);
+          return false;
+        }
         this.pending.delete(m.id);
-        if (!m.ok) { p.reject(new EngineRequestError(m.error, m.diagnostics ?? [])); return true; }
+        if (!m.ok) {
+          p.reject(new EngineRequestError(m.error, m.diagnostics ?? []));
+          return true;
+        }
         const result = parseResult(p.type, m.result);
         if (result.ok) {
           // A retry keeps its run id: the end remembered from the last time is not this one's.
@@ -292,8 +368,10 @@ class Client implements EngineClient {
             this.active.add(runId);
           }
           p.resolve(result.message);
+        } else {
+          this.log(`invalid ${p.type} result from the engine: ${result.error}`);
+          p.reject(new Error(`the engine sent an invalid ${p.type} result: ${result.error}`));
         }
-        else { this.log(`invalid ${p.type} result from the engine: ${result.error}`); p.reject(new Error(`the engine sent an invalid ${p.type} result: ${result.error}`)); }
         return true;
       }
       case 'snapshot': {
@@ -327,12 +405,18 @@ type Dialed = { ok: true; socket: Socket } | { ok: false; code: string };
 
 function dial(path: string): Promise<Dialed> {
   // Only an engine in a folder of this user's own is this user's engine (see ensurePrivateDir).
-  try { ensurePrivateDir(dirname(path), false); } catch (e) { return Promise.resolve({ ok: false, code: (e as Error).message }); }
+  try {
+    ensurePrivateDir(dirname(path), false);
+  } catch (e) {
+    return Promise.resolve({ ok: false, code: (e as Error).message });
+  }
   return new Promise((resolve) => {
     const socket = createConnection(path);
     const onError = (e: NodeJS.ErrnoException) => resolve({ ok: false, code: e.code ?? e.message });
     socket.once('error', onError);
-    socket.once('connect', () => { socket.off('error', onError); resolve({ ok: true, socket }); });
+    socket.once('connect', () => {
+      socket.off('error', onError);
+      resolve({ ok: true, socket });
+    });
   });
 }
-

@@ -40,7 +40,10 @@ export class Engines implements vscode.Disposable {
     const client = await connectEngine({ workspace, cliPath: this.deps.cliPath });
     this.deps.log.appendLine(`engine for ${workspace} connected`);
     client.onSnapshot((records: readonly LiveRunRecord[]) => {
-      for (const r of records) { this.workspaceOfRun.set(r.id, workspace); this.deps.runs.applyRecord(r); }
+      for (const r of records) {
+        this.workspaceOfRun.set(r.id, workspace);
+        this.deps.runs.applyRecord(r);
+      }
       this.deps.onSnapshot?.(workspace, records);
     });
     client.onEvent((e: EngineEvent) => {
@@ -84,7 +87,11 @@ export class Engines implements vscode.Disposable {
         const ws = workspace();
         const rec = ws ? await new RunStore(ws).load(runId) : undefined;
         if (rec && rec.status !== 'running') {
-          return settle({ runId, status: rec.status === 'interrupted' ? 'failed' : rec.status, steps: Object.fromEntries(Object.entries(rec.steps).map(([id, s]) => [id, s.status])) });
+          return settle({
+            runId,
+            status: rec.status === 'interrupted' ? 'failed' : rec.status,
+            steps: Object.fromEntries(Object.entries(rec.steps).map(([id, s]) => [id, s.status])),
+          });
         }
         if (attempt >= 5) throw err;
         await new Promise((res) => setTimeout(res, 200 * (attempt + 1)));
@@ -118,7 +125,11 @@ export class Engines implements vscode.Disposable {
 
   dispose(): void {
     // The engines keep running: a run survives the window. Only our connections close.
-    for (const c of this.clients.values()) void c.then((client) => client.dispose(), () => undefined);
+    for (const c of this.clients.values())
+      void c.then(
+        (client) => client.dispose(),
+        () => undefined,
+      );
     this.clients.clear();
   }
 }

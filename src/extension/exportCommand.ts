@@ -26,13 +26,14 @@ export async function exportPlanToGithubActions(plans: Plans, given?: vscode.Uri
   const compiled = compilePlan(plan.fsPath, text, { isGit: true, permission });
   const name = vscode.workspace.asRelativePath(plan);
   if (!compiled.graph) {
-    void vscode.window.showErrorMessage(`Braid: ${name} has problems; fix them to export it.`, 'Show Problems')
+    void vscode.window
+      .showErrorMessage(`Braid: ${name} has problems; fix them to export it.`, 'Show Problems')
       .then((pick) => pick && vscode.commands.executeCommand('workbench.actions.view.problems'));
     return undefined;
   }
   // GitHub reads workflows at the repository's root: the plan's git root, else its workspace folder.
   const gitOrDir = await plans.workspaceOf(plan);
-  const root = gitOrDir === dirname(plan.fsPath) ? plans.folderOf(plan)?.uri.fsPath ?? gitOrDir : gitOrDir;
+  const root = gitOrDir === dirname(plan.fsPath) ? (plans.folderOf(plan)?.uri.fsPath ?? gitOrDir) : gitOrDir;
   const planPath = relative(root, plan.fsPath).split(sep).join('/');
   const result = exportGithubActions(compiled.graph, { planPath, permission });
   const file = workflowPathFor(root, plan.fsPath);
@@ -41,9 +42,13 @@ export async function exportPlanToGithubActions(plans: Plans, given?: vscode.Uri
   const uri = vscode.Uri.file(file);
   await vscode.window.showTextDocument(uri, { preview: false });
   const rel = vscode.workspace.asRelativePath(uri);
-  if (result.problems.length > 0) void vscode.window.showErrorMessage(`Braid: ${rel} cannot run on GitHub: ${result.problems.join('; ')}`);
+  if (result.problems.length > 0)
+    void vscode.window.showErrorMessage(`Braid: ${rel} cannot run on GitHub: ${result.problems.join('; ')}`);
   else {
-    const notes = result.notes.length > 0 ? ` ${result.notes.length} setting${result.notes.length === 1 ? ' has' : 's have'} no counterpart there (see the file's header).` : '';
+    const notes =
+      result.notes.length > 0
+        ? ` ${result.notes.length} setting${result.notes.length === 1 ? ' has' : 's have'} no counterpart there (see the file's header).`
+        : '';
     void vscode.window.showInformationMessage(`Braid: exported ${name} to ${rel} (${result.jobs} jobs).${notes}`);
   }
   return uri;

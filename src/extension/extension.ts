@@ -44,9 +44,7 @@ export interface BraidApi {
   reattach(): Promise<void>;
 }
 
-const PLAN_SELECTOR: vscode.DocumentSelector = [
-  { scheme: 'file', pattern: '**/*.braid.{yaml,yml,json}' },
-];
+const PLAN_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.braid.{yaml,yml,json}' }];
 
 export async function activate(context: vscode.ExtensionContext): Promise<BraidApi> {
   try {
@@ -59,7 +57,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<BraidA
 }
 
 async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
-  const sub = <T extends vscode.Disposable>(d: T): T => { context.subscriptions.push(d); return d; };
+  const sub = <T extends vscode.Disposable>(d: T): T => {
+    context.subscriptions.push(d);
+    return d;
+  };
   const log = sub(vscode.window.createOutputChannel('Braid', { log: true }));
   const cliPath = context.asAbsolutePath('out/cli.js');
   const plans = sub(new Plans());
@@ -68,27 +69,41 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   // Engine events, once the runs model has applied them (tasks follow their runs' events).
   const applied = new Emitter<EngineEvent>();
   let terminals: StepTerminals | undefined;
-  const engines = sub(new Engines({
-    cliPath, runs, log,
-    // Runs already going when this window connected: their terminals and progress come back.
-    onSnapshot: (_workspace, records) => {
-      for (const r of records) {
-        if (r.status !== 'running') continue;
-        terminals?.adopt(r);
-        feedback.track(r.id, engines.whenEnded(r.id), r.planName);
-      }
-    },
-    onEvent: (_workspace, e) => {
-      terminals?.handle(e);
-      applied.fire(e);
-    },
-  }));
-  terminals = sub(new StepTerminals({
-    runs, log: (line) => log.info(line),
-    keep: () => readSettings().keepTerminals,
-    cancelStep: (r, s) => void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
-  }));
-  const feedback = sub(new RunFeedback(runs, (runId) => engines.cancelRun(runId), (runId, d) => engines.budgetDecision(runId, d)));
+  const engines = sub(
+    new Engines({
+      cliPath,
+      runs,
+      log,
+      // Runs already going when this window connected: their terminals and progress come back.
+      onSnapshot: (_workspace, records) => {
+        for (const r of records) {
+          if (r.status !== 'running') continue;
+          terminals?.adopt(r);
+          feedback.track(r.id, engines.whenEnded(r.id), r.planName);
+        }
+      },
+      onEvent: (_workspace, e) => {
+        terminals?.handle(e);
+        applied.fire(e);
+      },
+    }),
+  );
+  terminals = sub(
+    new StepTerminals({
+      runs,
+      log: (line) => log.info(line),
+      keep: () => readSettings().keepTerminals,
+      cancelStep: (r, s) =>
+        void engines.cancelStep(r, s).catch((err: Error) => log.warn(`cancel ${r}/${s}: ${err.message}`)),
+    }),
+  );
+  const feedback = sub(
+    new RunFeedback(
+      runs,
+      (runId) => engines.cancelRun(runId),
+      (runId, d) => engines.budgetDecision(runId, d),
+    ),
+  );
   const runCommands = new RunCommands({ plans, diagnostics, engines, runs, feedback });
   const reviewCommands = new ReviewCommands({ runs, engines });
   sub(vscode.workspace.registerTextDocumentContentProvider(CHANGE_SCHEME, new ChangeDocuments()));
@@ -99,10 +114,36 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
   const lenses = sub(new PlanLenses(plans, runs));
   sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
-  sub(registerLanguageService({ selector: PLAN_SELECTOR, schemaPath: context.asAbsolutePath('out/plan.schema.json'), plans, runs }));
-  sub(watchNewRuns({ roots: workspaceRoots, follow: (root) => engines.client(root), reload: (root) => runs.loadRecords([root]), log }));
-  sub(registerMcpServers({ cliPath, roots: workspaceRoots, version: String((context.extension.packageJSON as { version?: unknown }).version), log }));
-  sub(vscode.tasks.registerTaskProvider('braid', new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent: applied.on })));
+  sub(
+    registerLanguageService({
+      selector: PLAN_SELECTOR,
+      schemaPath: context.asAbsolutePath('out/plan.schema.json'),
+      plans,
+      runs,
+    }),
+  );
+  sub(
+    watchNewRuns({
+      roots: workspaceRoots,
+      follow: (root) => engines.client(root),
+      reload: (root) => runs.loadRecords([root]),
+      log,
+    }),
+  );
+  sub(
+    registerMcpServers({
+      cliPath,
+      roots: workspaceRoots,
+      version: String((context.extension.packageJSON as { version?: unknown }).version),
+      log,
+    }),
+  );
+  sub(
+    vscode.tasks.registerTaskProvider(
+      'braid',
+      new PlanTaskProvider({ plans, launch: (u, k, s) => runCommands.launch(u, k, s), onEvent: applied.on }),
+    ),
+  );
 
   const register = <C extends CommandId>(id: C, fn: (...args: CommandArgs[C]) => unknown): void => {
     sub(vscode.commands.registerCommand(id, (...args: unknown[]) => fn(...(args as CommandArgs[C]))));
@@ -172,11 +213,21 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
       }
     }
   };
-  void reattach().then(() => diagnostics.refreshAll()).catch((err: Error) => log.error(`start: ${err.message}`));
+  void reattach()
+    .then(() => diagnostics.refreshAll())
+    .catch((err: Error) => log.error(`start: ${err.message}`));
 
   return {
-    runs, tree, lenses, terminals, feedback, graphs,
-    reattach: async () => { engines.dispose(); await reattach(); },
+    runs,
+    tree,
+    lenses,
+    terminals,
+    feedback,
+    graphs,
+    reattach: async () => {
+      engines.dispose();
+      await reattach();
+    },
   };
 }
 

@@ -11,11 +11,15 @@ import { awaitsPick, pickable } from './pickText';
 import type { StepView } from './runView';
 import { alternativeFacts } from './treeText';
 
-const asStatus = (s: string | undefined): StepStatus => (s !== undefined && (STEP_STATUSES as readonly string[]).includes(s) ? s as StepStatus : 'pending');
+const asStatus = (s: string | undefined): StepStatus =>
+  s !== undefined && (STEP_STATUSES as readonly string[]).includes(s) ? (s as StepStatus) : 'pending';
 
 /** The best-of steps the panel draws with their alternatives (a matrix instance's are not: it is drawn in its group). */
 export function bestOfSteps(graph: Graph): string[] {
-  return graph.order.filter((id) => { const s = graph.steps.get(id)!; return s.bestOf !== undefined && s.matrix === undefined; });
+  return graph.order.filter((id) => {
+    const s = graph.steps.get(id)!;
+    return s.bestOf !== undefined && s.matrix === undefined;
+  });
 }
 
 /** `fix.alt2` → `{ stepId: 'fix', index: 2 }` when the graph has that alternative drawn; else undefined. */
@@ -28,12 +32,20 @@ export function alternativeOf(graph: Graph | undefined, id: string): { stepId: s
 }
 
 /** The nodes of a best-of step's alternatives, with their statuses in the run shown (pending before one). */
-export function alternativeNodes(step: GraphStep, view: StepView | undefined, nodeIds: ReadonlyMap<string, string>): GraphNode[] {
+export function alternativeNodes(
+  step: GraphStep,
+  view: StepView | undefined,
+  nodeIds: ReadonlyMap<string, string>,
+): GraphNode[] {
   return (step.bestOf?.alternatives ?? []).map((a) => {
     const id = alternativeId(step.id, a.index);
-    const agent = step.kind === 'prompt' ? a.agent ?? step.agent : undefined;
+    const agent = step.kind === 'prompt' ? (a.agent ?? step.agent) : undefined;
     return {
-      stepId: id, nodeId: nodeIds.get(id)!, name: `${step.name} · alternative ${a.index}`, group: step.id, alternative: a.index,
+      stepId: id,
+      nodeId: nodeIds.get(id)!,
+      name: `${step.name} · alternative ${a.index}`,
+      group: step.id,
+      alternative: a.index,
       status: asStatus(view?.alternatives?.find((x) => x.index === a.index)?.status),
       ...(agent !== undefined ? { agent } : {}),
       ...(view?.winner === a.index ? { won: true } : {}),
@@ -47,7 +59,8 @@ export function alternativeUpdates(view: StepView): StatusUpdate[] {
     // The node shows its status (and ★ when it won) itself: its detail says the rest.
     const detail = alternativeFacts(view, a.index).join(' · ');
     return {
-      stepId: alternativeId(view.id, a.index), status: asStatus(a.status),
+      stepId: alternativeId(view.id, a.index),
+      status: asStatus(a.status),
       ...(a.attempts > 0 ? { attempt: Math.min(a.attempts, 10_000) } : {}),
       ...(detail ? { detail: detail.slice(0, 4096) } : {}),
       won: view.winner === a.index,
@@ -68,13 +81,22 @@ export function stepUpdates(view: StepView): StatusUpdate[] {
  * change and the pick, the step the pick (the list of its passed ones); `drop` for anything else
  * asked of an alternative (or a pick of no best-of step); undefined: not a best-of matter.
  */
-export function bestOfAction(graph: Graph | undefined, runId: string | undefined, action: WebviewAction, stepId: string | undefined):
-  { command: typeof Command.openAlternativeChanges | typeof Command.pickAlternative; args: [string, string, number?] } | 'drop' | undefined {
+export function bestOfAction(
+  graph: Graph | undefined,
+  runId: string | undefined,
+  action: WebviewAction,
+  stepId: string | undefined,
+):
+  | { command: typeof Command.openAlternativeChanges | typeof Command.pickAlternative; args: [string, string, number?] }
+  | 'drop'
+  | undefined {
   const alt = stepId !== undefined ? alternativeOf(graph, stepId) : undefined;
-  if (action === 'pick' && !alt && runId && stepId !== undefined && graph?.steps.get(stepId)?.bestOf) return { command: Command.pickAlternative, args: [runId, stepId] };
+  if (action === 'pick' && !alt && runId && stepId !== undefined && graph?.steps.get(stepId)?.bestOf)
+    return { command: Command.pickAlternative, args: [runId, stepId] };
   if (!alt && action !== 'pick') return undefined;
   if (!alt || !runId) return 'drop';
-  if (action === 'review-changes') return { command: Command.openAlternativeChanges, args: [runId, alt.stepId, alt.index] };
+  if (action === 'review-changes')
+    return { command: Command.openAlternativeChanges, args: [runId, alt.stepId, alt.index] };
   if (action === 'pick') return { command: Command.pickAlternative, args: [runId, alt.stepId, alt.index] };
   return 'drop';
 }

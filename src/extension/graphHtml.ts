@@ -19,10 +19,12 @@ const escapeAttr = (s: string): string =>
 /** The panel's page: one stylesheet, one nonce-tagged script, an empty root the script fills. */
 export function graphHtml(opts: GraphHtmlOptions): string {
   // A nonce or source with a quote or semicolon would rewrite the policy: that is a caller bug.
-  if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(opts.nonce)) throw new Error(`graphHtml: nonce must be 16+ base64 characters, got ${JSON.stringify(opts.nonce)}`);
+  if (!/^[A-Za-z0-9+/=_-]{16,}$/.test(opts.nonce))
+    throw new Error(`graphHtml: nonce must be 16+ base64 characters, got ${JSON.stringify(opts.nonce)}`);
   // In a web or remote workbench cspSource is a list, e.g. `'self' https://*.vscode-cdn.net`:
   // each token must be a plain source or the 'self' keyword, never a directive separator.
-  if (!opts.cspSource.split(' ').every((t) => t === "'self'" || /^[^\s;,'"]+$/.test(t))) throw new Error(`graphHtml: bad cspSource ${JSON.stringify(opts.cspSource)}`);
+  if (!opts.cspSource.split(' ').every((t) => t === "'self'" || /^[^\s;,'"]+$/.test(t)))
+    throw new Error(`graphHtml: bad cspSource ${JSON.stringify(opts.cspSource)}`);
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${opts.nonce}'`,

@@ -10,7 +10,13 @@ import { RunStore } from '../core/engine/records/runStore';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
 import { alternativeId } from '../core/engine/scheduling/alternatives';
 import type { Diagnostic, Graph } from '../core/plan/types';
-import { MAX_PROBLEMS, parseWebviewMessage, type HostMessage, type WebviewMessage, type WebviewState } from '../protocol/webview';
+import {
+  MAX_PROBLEMS,
+  parseWebviewMessage,
+  type HostMessage,
+  type WebviewMessage,
+  type WebviewState,
+} from '../protocol/webview';
 import { Command } from './commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
@@ -52,17 +58,32 @@ export class GraphPanel implements vscode.Disposable {
   readonly posted: HostMessage[] = [];
   /** The selected step's live output, batched for the page. */
   private readonly feed = new LogFeed((lines, startLine, stderr) => {
-    if (this.runId && this.selected) this.post({ type: 'log', runId: this.runId, stepId: this.selected, lines, ...(startLine !== undefined ? { startLine } : {}), ...(stderr.length > 0 ? { stderr } : {}) });
+    if (this.runId && this.selected)
+      this.post({
+        type: 'log',
+        runId: this.runId,
+        stepId: this.selected,
+        lines,
+        ...(startLine !== undefined ? { startLine } : {}),
+        ...(stderr.length > 0 ? { stderr } : {}),
+      });
   });
   private logIndex: LogLines | undefined;
   /** The attempt whose header line the selected step's log got last (a running step is reported again while it waits for a lock). */
   private headed: string | undefined;
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(readonly panel: vscode.WebviewPanel, readonly plan: vscode.Uri, state: WebviewState, private readonly d: GraphPanelDeps, onGone: () => void) {
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    readonly plan: vscode.Uri,
+    state: WebviewState,
+    private readonly d: GraphPanelDeps,
+    onGone: () => void,
+  ) {
     this.runId = state.runId ?? d.runs.latestOf(plan.fsPath)?.id;
     this.expanded = new Set(state.expandedGroups ?? []);
-    this.selected = state.selectedStepId ?? d.context.workspaceState.get<Record<string, string>>(SELECTION)?.[plan.fsPath];
+    this.selected =
+      state.selectedStepId ?? d.context.workspaceState.get<Record<string, string>>(SELECTION)?.[plan.fsPath];
     const web = panel.webview;
     const nonce = randomBytes(16).toString('base64');
     web.html = graphHtml({
@@ -73,12 +94,21 @@ export class GraphPanel implements vscode.Disposable {
     });
     this.subs.push(
       web.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
-      panel.onDidDispose(() => { onGone(); this.dispose(); }),
+      panel.onDidDispose(() => {
+        onGone();
+        this.dispose();
+      }),
       d.runs.onDidStart((run) => this.onRunStarted(run)),
       d.runs.onDidChangeStep((c) => this.onStepChanged(c)),
-      d.runs.onDidReplace((run) => { if (run.id === this.runId) this.postStatuses(run); }),
-      vscode.workspace.onDidSaveTextDocument((doc) => { if (doc.uri.fsPath === plan.fsPath) void this.postGraph(); }),
-      vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph(); }),
+      d.runs.onDidReplace((run) => {
+        if (run.id === this.runId) this.postStatuses(run);
+      }),
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (doc.uri.fsPath === plan.fsPath) void this.postGraph();
+      }),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph();
+      }),
     );
     // Running steps' times tick on their nodes, once a second, only while some step of the shown run runs.
     this.ticker = setInterval(() => this.tick(), 1000);
@@ -90,14 +120,21 @@ export class GraphPanel implements vscode.Disposable {
     const run = this.run();
     if (!this.ready || !run || run.status !== 'running' || !this.panel.visible) return;
     const now = Date.now();
-    const updates = [...run.steps.values()].filter((s) => s.status === 'running').map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
+    const updates = [...run.steps.values()]
+      .filter((s) => s.status === 'running')
+      .map((s) => ({ stepId: s.id, status: s.status, time: stepTime(s, now)! }));
     this.post({ type: 'status', runId: run.id, updates, run: runHeader(run, this.d.runs, now) });
   }
 
-  get shownRun(): string | undefined { return this.runId; }
+  get shownRun(): string | undefined {
+    return this.runId;
+  }
 
   reveal(runId?: string): void {
-    if (runId && runId !== this.runId) { this.runId = runId; void this.postGraph(); }
+    if (runId && runId !== this.runId) {
+      this.runId = runId;
+      void this.postGraph();
+    }
     this.panel.reveal(undefined, true);
   }
 
@@ -122,7 +159,15 @@ export class GraphPanel implements vscode.Disposable {
   private async currentGraph(): Promise<{ graph?: Graph; diagnostics: readonly Diagnostic[] }> {
     const compiled = await this.d.plans.compile(this.plan).catch((e: Error) => ({
       graph: undefined,
-      diagnostics: [{ file: this.plan.fsPath, range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, severity: 'error' as const, code: 'unreadable', message: `cannot read plan: ${e.message}` }],
+      diagnostics: [
+        {
+          file: this.plan.fsPath,
+          range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } },
+          severity: 'error' as const,
+          code: 'unreadable',
+          message: `cannot read plan: ${e.message}`,
+        },
+      ],
     }));
     if (compiled.graph) return compiled;
     const run = this.run();
@@ -137,15 +182,24 @@ export class GraphPanel implements vscode.Disposable {
     const errors = [...diagnostics].sort((a, b) => (a.severity === b.severity ? 0 : a.severity === 'error' ? -1 : 1));
     this.problems = errors.slice(0, MAX_PROBLEMS);
     this.post({
-      type: 'problems', file: vscode.workspace.asRelativePath(this.plan),
-      problems: this.problems.map((d) => ({ line: d.range.start.line, column: d.range.start.column, severity: d.severity === 'error' ? 'error' : 'warning', message: d.message.slice(0, 4096) })),
+      type: 'problems',
+      file: vscode.workspace.asRelativePath(this.plan),
+      problems: this.problems.map((d) => ({
+        line: d.range.start.line,
+        column: d.range.start.column,
+        severity: d.severity === 'error' ? 'error' : 'warning',
+        message: d.message.slice(0, 4096),
+      })),
       more: errors.length - this.problems.length,
     });
   }
 
   private async postGraph(): Promise<void> {
     const { graph, diagnostics } = await this.currentGraph();
-    if (!graph) { this.postProblems(diagnostics); return; }
+    if (!graph) {
+      this.postProblems(diagnostics);
+      return;
+    }
     this.problems = [];
     this.graph = graph;
     const run = this.run();
@@ -156,7 +210,10 @@ export class GraphPanel implements vscode.Disposable {
   }
 
   private postAlternatives(run: RunView, bestOf: readonly string[]): void {
-    const updates = bestOf.flatMap((id) => { const v = run.steps.get(id); return v ? stepUpdates(v) : []; });
+    const updates = bestOf.flatMap((id) => {
+      const v = run.steps.get(id);
+      return v ? stepUpdates(v) : [];
+    });
     if (updates.length > 0) this.post({ type: 'status', runId: run.id, updates });
   }
 
@@ -170,7 +227,10 @@ export class GraphPanel implements vscode.Disposable {
   /** Every node of the shown run restyled from the model (its record was read anew). */
   private postStatuses(run: RunView): void {
     if (!this.ready || !this.graph) return;
-    const updates = this.graph.order.flatMap((id) => { const s = run.steps.get(id); return s ? stepUpdates(s) : []; });
+    const updates = this.graph.order.flatMap((id) => {
+      const s = run.steps.get(id);
+      return s ? stepUpdates(s) : [];
+    });
     this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates });
   }
 
@@ -180,18 +240,30 @@ export class GraphPanel implements vscode.Disposable {
     if (e.type === 'output') {
       // A best-of step's output is its alternatives': an alternative's node shows its own alone.
       const from = e.alternative !== undefined ? alternativeId(e.id, e.alternative) : e.id;
-      if (e.id === this.selected || from === this.selected) this.feed.output(from, e.text, e.skippedLines, e.stream === 'stderr');
+      if (e.id === this.selected || from === this.selected)
+        this.feed.output(from, e.text, e.skippedLines, e.stream === 'stderr');
       return;
     }
     if (e.type === 'lock') return;
-    this.post({ type: 'status', runId: run.id, run: runHeader(run, this.d.runs), updates: e.type === 'step' ? stepUpdates(step) : [nodeUpdate(step)] });
+    this.post({
+      type: 'status',
+      runId: run.id,
+      run: runHeader(run, this.d.runs),
+      updates: e.type === 'step' ? stepUpdates(step) : [nodeUpdate(step)],
+    });
     if (e.type !== 'step' || e.status !== 'running' || e.id !== this.selected) return;
     // Once an attempt: a running step is reported again while its merge-back waits for a lock.
     const attempt = `${run.id}/${e.id}/${e.attempt}`;
     if (attempt !== this.headed) {
       this.headed = attempt;
       this.feed.flush();
-      this.post({ type: 'log', runId: run.id, stepId: e.id, lines: [attemptHeader(e.attempt, step.name, new Date(e.time)).trimEnd()], attemptBoundary: e.attempt });
+      this.post({
+        type: 'log',
+        runId: run.id,
+        stepId: e.id,
+        lines: [attemptHeader(e.attempt, step.name, new Date(e.time)).trimEnd()],
+        attemptBoundary: e.attempt,
+      });
       this.feed.counted(1);
     }
   }
@@ -226,13 +298,19 @@ export class GraphPanel implements vscode.Disposable {
 
   private receive(raw: unknown): void {
     const msg = parseWebviewMessage(raw);
-    if (!msg) { console.warn(`braid: dropped a malformed message from the graph panel: ${JSON.stringify(raw)?.slice(0, 200)}`); return; }
+    if (!msg) {
+      console.warn(`braid: dropped a malformed message from the graph panel: ${JSON.stringify(raw)?.slice(0, 200)}`);
+      return;
+    }
     void this.act(msg);
   }
 
   /** A step of the graph shown, or an alternative of one of its best-of steps. */
   private known(stepId: string | undefined): boolean {
-    return stepId !== undefined && ((this.graph?.steps.has(stepId) ?? false) || alternativeOf(this.graph, stepId) !== undefined);
+    return (
+      stepId !== undefined &&
+      ((this.graph?.steps.has(stepId) ?? false) || alternativeOf(this.graph, stepId) !== undefined)
+    );
   }
 
   private async act(msg: WebviewMessage): Promise<void> {
@@ -240,13 +318,20 @@ export class GraphPanel implements vscode.Disposable {
       case 'ready':
         this.ready = true;
         await this.postGraph();
-        if (this.selected) this.post({ type: 'restore', state: { selectedStepId: this.selected, ...(this.runId ? { runId: this.runId } : {}) } });
+        if (this.selected)
+          this.post({
+            type: 'restore',
+            state: { selectedStepId: this.selected, ...(this.runId ? { runId: this.runId } : {}) },
+          });
         await this.sendLogTail();
         return;
       case 'select':
         if (!this.known(msg.stepId)) return dropped(msg, 'unknown step');
         this.selected = msg.stepId;
-        void this.d.context.workspaceState.update(SELECTION, { ...this.d.context.workspaceState.get<Record<string, string>>(SELECTION), [this.plan.fsPath]: msg.stepId });
+        void this.d.context.workspaceState.update(SELECTION, {
+          ...this.d.context.workspaceState.get<Record<string, string>>(SELECTION),
+          [this.plan.fsPath]: msg.stepId,
+        });
         await this.sendLogTail();
         return;
       case 'openLog':
@@ -259,18 +344,30 @@ export class GraphPanel implements vscode.Disposable {
         if (!log) return;
         const before = Math.min(msg.beforeLine, await log.refresh());
         const start = Math.max(0, before - PAGE);
-        this.post({ type: 'logPage', runId: msg.runId, stepId: msg.stepId, beforeLine: before, startLine: start, lines: await log.read(start, before) });
+        this.post({
+          type: 'logPage',
+          runId: msg.runId,
+          stepId: msg.stepId,
+          beforeLine: before,
+          startLine: start,
+          lines: await log.read(start, before),
+        });
         return;
       }
       case 'openProblem': {
         const d = this.problems[msg.index];
         if (!d) return dropped(msg, 'no such problem shown');
         const pos = new vscode.Position(d.range.start.line, d.range.start.column);
-        await vscode.window.showTextDocument(this.plan, { viewColumn: vscode.ViewColumn.One, selection: new vscode.Range(pos, pos) });
+        await vscode.window.showTextDocument(this.plan, {
+          viewColumn: vscode.ViewColumn.One,
+          selection: new vscode.Range(pos, pos),
+        });
         return;
       }
       case 'expandGroups': {
-        const known = new Set<string | undefined>(this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group));
+        const known = new Set<string | undefined>(
+          this.graph?.order.map((id) => this.graph!.steps.get(id)!.matrix?.group),
+        );
         for (const id of this.graph ? bestOfSteps(this.graph) : []) known.add(id);
         const groups = msg.groups.filter((g) => known.has(g));
         if (groups.length !== msg.groups.length) dropped(msg, 'unknown groups left out');
@@ -290,20 +387,45 @@ export class GraphPanel implements vscode.Disposable {
     if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
     const best = bestOfAction(this.graph, runId, msg.action, msg.stepId);
     if (best === 'drop') return dropped(msg, "not an action of a best-of step's alternatives");
-    if (best) { await vscode.commands.executeCommand(best.command, ...best.args); return; }
+    if (best) {
+      await vscode.commands.executeCommand(best.command, ...best.args);
+      return;
+    }
     switch (msg.action) {
-      case 'run-plan': await c.runPlan(this.plan); return;
-      case 'run-from': await c.runFrom(this.plan, msg.stepId!); return;
-      case 'retry': if (runId) await c.retryStep(runId, msg.stepId!); return;
-      case 'retry-failed': if (runId) await c.retryFailed(runId); return;
-      case 'cancel': if (runId) await c.cancelStep(runId, msg.stepId!); return;
-      case 'cancel-run': if (runId) await c.cancelRun(runId); return;
-      case 'open-worktree': if (runId) await this.d.views.openWorktree(runId, msg.stepId!); return;
+      case 'run-plan':
+        await c.runPlan(this.plan);
+        return;
+      case 'run-from':
+        await c.runFrom(this.plan, msg.stepId!);
+        return;
+      case 'retry':
+        if (runId) await c.retryStep(runId, msg.stepId!);
+        return;
+      case 'retry-failed':
+        if (runId) await c.retryFailed(runId);
+        return;
+      case 'cancel':
+        if (runId) await c.cancelStep(runId, msg.stepId!);
+        return;
+      case 'cancel-run':
+        if (runId) await c.cancelRun(runId);
+        return;
+      case 'open-worktree':
+        if (runId) await this.d.views.openWorktree(runId, msg.stepId!);
+        return;
       // The review commands, as the tree and the notification run them.
-      case 'review-changes': if (runId) await vscode.commands.executeCommand(Command.reviewChanges, runId, msg.stepId!); return;
-      case 'approve': if (runId) await vscode.commands.executeCommand(Command.approveStep, runId, msg.stepId!); return;
-      case 'reject': if (runId) await vscode.commands.executeCommand(Command.rejectStep, runId, msg.stepId!); return;
-      case 'merge-again': if (runId) await vscode.commands.executeCommand(Command.mergeAgain, runId, msg.stepId!); return;
+      case 'review-changes':
+        if (runId) await vscode.commands.executeCommand(Command.reviewChanges, runId, msg.stepId!);
+        return;
+      case 'approve':
+        if (runId) await vscode.commands.executeCommand(Command.approveStep, runId, msg.stepId!);
+        return;
+      case 'reject':
+        if (runId) await vscode.commands.executeCommand(Command.rejectStep, runId, msg.stepId!);
+        return;
+      case 'merge-again':
+        if (runId) await vscode.commands.executeCommand(Command.mergeAgain, runId, msg.stepId!);
+        return;
     }
   }
 
@@ -318,5 +440,7 @@ export class GraphPanel implements vscode.Disposable {
 
 /** Every message the page sends is checked; what does not fit is dropped, and said. */
 function dropped(msg: WebviewMessage, why: string): void {
-  console.warn(`braid: dropped a ${msg.type} message from the graph panel (${why}): ${JSON.stringify(msg).slice(0, 200)}`);
+  console.warn(
+    `braid: dropped a ${msg.type} message from the graph panel (${why}): ${JSON.stringify(msg).slice(0, 200)}`,
+  );
 }

@@ -14,16 +14,23 @@ export class GraphPanels implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
 
   constructor(private readonly d: GraphPanelDeps) {
-    this.subs.push(vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {
-      // The page's own state names the run it showed; a plan with no run yet is remembered here.
-      deserializeWebviewPanel: async (panel, raw: unknown) => {
-        const parsed = webviewStateSchema.safeParse(raw ?? {});
-        const state: WebviewState = parsed.success ? parsed.data : {};
-        const planFile = (state.runId ? this.d.runs.get(state.runId)?.planFile : undefined) ?? this.d.context.workspaceState.get<string>(LAST_PLAN);
-        if (!planFile) { panel.dispose(); return; }
-        this.adopt(panel, vscode.Uri.file(planFile), state);
-      },
-    }));
+    this.subs.push(
+      vscode.window.registerWebviewPanelSerializer(GRAPH_VIEW_TYPE, {
+        // The page's own state names the run it showed; a plan with no run yet is remembered here.
+        deserializeWebviewPanel: async (panel, raw: unknown) => {
+          const parsed = webviewStateSchema.safeParse(raw ?? {});
+          const state: WebviewState = parsed.success ? parsed.data : {};
+          const planFile =
+            (state.runId ? this.d.runs.get(state.runId)?.planFile : undefined) ??
+            this.d.context.workspaceState.get<string>(LAST_PLAN);
+          if (!planFile) {
+            panel.dispose();
+            return;
+          }
+          this.adopt(panel, vscode.Uri.file(planFile), state);
+        },
+      }),
+    );
   }
 
   /** Opens (or reveals) the panel of a plan, or of a run's plan. */
@@ -40,8 +47,16 @@ export class GraphPanels implements vscode.Disposable {
     }
     if (!plan) return undefined;
     const existing = this.panels.get(plan.fsPath);
-    if (existing) { existing.reveal(runId); return existing; }
-    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, `Graph: ${plan.path.split('/').pop()}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    if (existing) {
+      existing.reveal(runId);
+      return existing;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      GRAPH_VIEW_TYPE,
+      `Graph: ${plan.path.split('/').pop()}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      this.options(),
+    );
     return this.adopt(panel, plan, runId ? { runId } : {});
   }
 
@@ -54,7 +69,10 @@ export class GraphPanels implements vscode.Disposable {
     return {
       enableScripts: true,
       retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(this.d.context.extensionUri, 'out', 'webview'), vscode.Uri.joinPath(this.d.context.extensionUri, 'media')],
+      localResourceRoots: [
+        vscode.Uri.joinPath(this.d.context.extensionUri, 'out', 'webview'),
+        vscode.Uri.joinPath(this.d.context.extensionUri, 'media'),
+      ],
     };
   }
 

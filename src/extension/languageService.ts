@@ -40,7 +40,11 @@ const KIND: Record<CompletionKind, vscode.CompletionItemKind> = {
 };
 
 const toPosition = (p: vscode.Position): Position => ({ line: p.line, column: p.character });
-const ref = (doc: vscode.TextDocument): DocumentRef => ({ key: doc.uri.toString(), version: doc.version, text: doc.getText() });
+const ref = (doc: vscode.TextDocument): DocumentRef => ({
+  key: doc.uri.toString(),
+  version: doc.version,
+  text: doc.getText(),
+});
 
 function readDocs(schemaPath: string): KeyDocs {
   try {
@@ -61,7 +65,10 @@ export function registerLanguageService(deps: LanguageDeps): vscode.Disposable {
       const ran = s ? runningMs(s, Date.now()) : undefined;
       return s ? { status: s.status, ...(ran !== undefined ? { durationMs: ran } : {}) } : undefined;
     },
-    schemaServed: doc.languageId === 'json' || doc.languageId === 'jsonc' || vscode.extensions.getExtension(YAML_EXTENSION) !== undefined,
+    schemaServed:
+      doc.languageId === 'json' ||
+      doc.languageId === 'jsonc' ||
+      vscode.extensions.getExtension(YAML_EXTENSION) !== undefined,
   });
   const toItem = (i: CompletionItem): vscode.CompletionItem => {
     const item = new vscode.CompletionItem(i.label, KIND[i.kind]);
@@ -76,10 +83,14 @@ export function registerLanguageService(deps: LanguageDeps): vscode.Disposable {
   const { selector } = deps;
   const subs: vscode.Disposable[] = [
     vscode.workspace.onDidCloseTextDocument((d) => service.forget(d.uri.toString())),
-    vscode.languages.registerCompletionItemProvider(selector, {
-      provideCompletionItems: (doc, pos, _token, c) =>
-        service.completion(ref(doc), toPosition(pos), context(doc), c.triggerCharacter).map(toItem),
-    }, ...TRIGGERS),
+    vscode.languages.registerCompletionItemProvider(
+      selector,
+      {
+        provideCompletionItems: (doc, pos, _token, c) =>
+          service.completion(ref(doc), toPosition(pos), context(doc), c.triggerCharacter).map(toItem),
+      },
+      ...TRIGGERS,
+    ),
     vscode.languages.registerHoverProvider(selector, {
       provideHover: (doc, pos) => {
         const h = service.hover(ref(doc), toPosition(pos), context(doc));
@@ -94,7 +105,9 @@ export function registerLanguageService(deps: LanguageDeps): vscode.Disposable {
     }),
     vscode.languages.registerReferenceProvider(selector, {
       provideReferences: (doc, pos, c) =>
-        service.references(ref(doc), toPosition(pos), c.includeDeclaration).map((l) => new vscode.Location(doc.uri, toRange(l.range))),
+        service
+          .references(ref(doc), toPosition(pos), c.includeDeclaration)
+          .map((l) => new vscode.Location(doc.uri, toRange(l.range))),
     }),
     vscode.languages.registerRenameProvider(selector, {
       prepareRename: (doc, pos) => {
@@ -111,31 +124,56 @@ export function registerLanguageService(deps: LanguageDeps): vscode.Disposable {
         return edit;
       },
     }),
-    vscode.languages.registerDocumentSymbolProvider(selector, {
-      provideDocumentSymbols: (doc) => service.symbols(ref(doc)).map((s) => new vscode.DocumentSymbol(
-        s.name, s.detail, s.kind === 'agent' ? vscode.SymbolKind.Event : vscode.SymbolKind.Function, toRange(s.range), toRange(s.selectionRange),
-      )),
-    }, { label: 'Braid steps' }),
-    vscode.languages.registerCodeActionsProvider(selector, {
-      provideCodeActions: async (doc, _range, c) => {
-        const mine = c.diagnostics.filter((d) => d.source === 'braid');
-        if (mine.length === 0) return [];
-        // VS Code's diagnostics carry no data: the plan's own (same version, cached) hold the suggestions.
-        const { diagnostics } = await deps.plans.compileDocument(doc);
-        const fixable = mine.map((d) => {
-          const core = diagnostics.find((x) => x.code === d.code && x.message === d.message && toRange(x.range).isEqual(d.range));
-          return { code: String(d.code ?? ''), message: d.message, range: { start: toPosition(d.range.start), end: toPosition(d.range.end) }, ...(core?.suggestion !== undefined ? { suggestion: core.suggestion } : {}) };
-        });
-        return service.quickFixes(ref(doc), fixable).map((a) => {
-          const action = new vscode.CodeAction(a.title, vscode.CodeActionKind.QuickFix);
-          action.edit = new vscode.WorkspaceEdit();
-          for (const e of a.edits) action.edit.replace(doc.uri, toRange(e.range), e.newText);
-          action.diagnostics = [mine[a.diagnostic]!];
-          action.isPreferred = a.preferred;
-          return action;
-        });
+    vscode.languages.registerDocumentSymbolProvider(
+      selector,
+      {
+        provideDocumentSymbols: (doc) =>
+          service
+            .symbols(ref(doc))
+            .map(
+              (s) =>
+                new vscode.DocumentSymbol(
+                  s.name,
+                  s.detail,
+                  s.kind === 'agent' ? vscode.SymbolKind.Event : vscode.SymbolKind.Function,
+                  toRange(s.range),
+                  toRange(s.selectionRange),
+                ),
+            ),
       },
-    }, { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] }),
+      { label: 'Braid steps' },
+    ),
+    vscode.languages.registerCodeActionsProvider(
+      selector,
+      {
+        provideCodeActions: async (doc, _range, c) => {
+          const mine = c.diagnostics.filter((d) => d.source === 'braid');
+          if (mine.length === 0) return [];
+          // VS Code's diagnostics carry no data: the plan's own (same version, cached) hold the suggestions.
+          const { diagnostics } = await deps.plans.compileDocument(doc);
+          const fixable = mine.map((d) => {
+            const core = diagnostics.find(
+              (x) => x.code === d.code && x.message === d.message && toRange(x.range).isEqual(d.range),
+            );
+            return {
+              code: String(d.code ?? ''),
+              message: d.message,
+              range: { start: toPosition(d.range.start), end: toPosition(d.range.end) },
+              ...(core?.suggestion !== undefined ? { suggestion: core.suggestion } : {}),
+            };
+          });
+          return service.quickFixes(ref(doc), fixable).map((a) => {
+            const action = new vscode.CodeAction(a.title, vscode.CodeActionKind.QuickFix);
+            action.edit = new vscode.WorkspaceEdit();
+            for (const e of a.edits) action.edit.replace(doc.uri, toRange(e.range), e.newText);
+            action.diagnostics = [mine[a.diagnostic]!];
+            action.isPreferred = a.preferred;
+            return action;
+          });
+        },
+      },
+      { providedCodeActionKinds: [vscode.CodeActionKind.QuickFix] },
+    ),
   ];
   return vscode.Disposable.from(...subs);
 }

@@ -27,7 +27,10 @@ export class LogFeed {
   /** A tail of the log is being read: batches wait (see `hold`). */
   private holding = false;
 
-  constructor(private readonly send: SendLines, private readonly intervalMs = FLUSH_MS) {}
+  constructor(
+    private readonly send: SendLines,
+    private readonly intervalMs = FLUSH_MS,
+  ) {}
 
   /**
    * Output of the selected step; a line is sent once its newline has arrived. `skippedLines`: the
@@ -44,7 +47,10 @@ export class LogFeed {
     const lines = ((this.partial.get(stepId) ?? '') + text).split(/\r?\n/);
     this.partial.set(stepId, lines.pop() ?? '');
     // A loop, not push(...lines): a fast step's output can be more lines than a call has arguments.
-    for (const line of lines) { this.pending.push(line); this.pendingErr.push(stderr); }
+    for (const line of lines) {
+      this.pending.push(line);
+      this.pendingErr.push(stderr);
+    }
     const over = this.pending.length - LOG_TAIL;
     if (over > 0) {
       this.pending.splice(0, over);
@@ -61,7 +67,9 @@ export class LogFeed {
     if (this.holding || this.pending.length === 0) return;
     const lines = this.pending;
     const stderr: number[] = [];
-    this.pendingErr.forEach((err, i) => { if (err) stderr.push(i); });
+    this.pendingErr.forEach((err, i) => {
+      if (err) stderr.push(i);
+    });
     const skipped = this.skipped;
     this.pending = [];
     this.pendingErr = [];

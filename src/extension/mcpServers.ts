@@ -10,8 +10,20 @@ import * as vscode from 'vscode';
 export const MCP_PROVIDER_ID = 'braid.mcpServers';
 
 /** VS Code ≥ 1.101's McpStdioServerDefinition, as far as Braid uses it. */
-interface StdioDefinition { readonly label: string; command: string; args: string[]; env: Record<string, string | number | null>; cwd?: vscode.Uri }
-type StdioDefinitionCtor = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => StdioDefinition;
+interface StdioDefinition {
+  readonly label: string;
+  command: string;
+  args: string[];
+  env: Record<string, string | number | null>;
+  cwd?: vscode.Uri;
+}
+type StdioDefinitionCtor = new (
+  label: string,
+  command: string,
+  args?: string[],
+  env?: Record<string, string | number | null>,
+  version?: string,
+) => StdioDefinition;
 interface McpProvider {
   readonly onDidChangeMcpServerDefinitions: vscode.Event<void>;
   provideMcpServerDefinitions(token: vscode.CancellationToken): Promise<StdioDefinition[]>;
@@ -39,12 +51,18 @@ export function registerMcpServers(deps: McpServersDeps): vscode.Disposable {
   const register = api.lm?.registerMcpServerDefinitionProvider;
   const Definition = api.McpStdioServerDefinition;
   const unavailable = (why: string): vscode.Disposable => {
-    deps.log.info(`Braid's MCP server is not offered to agent mode: ${why}; \`braid mcp\` works as a server you configure`);
+    deps.log.info(
+      `Braid's MCP server is not offered to agent mode: ${why}; \`braid mcp\` works as a server you configure`,
+    );
     return new vscode.Disposable(() => undefined);
   };
   // VS Code 1.100 has a proposed version of the call, which refuses the stable contribution and would fail activation.
-  if (!deps.api && !atLeast(vscode.version, 1, 101)) return unavailable(`VS Code ${vscode.version} is older than 1.101, where vscode.lm.registerMcpServerDefinitionProvider became stable`);
-  if (typeof register !== 'function' || typeof Definition !== 'function') return unavailable(`VS Code ${vscode.version} has no vscode.lm.registerMcpServerDefinitionProvider`);
+  if (!deps.api && !atLeast(vscode.version, 1, 101))
+    return unavailable(
+      `VS Code ${vscode.version} is older than 1.101, where vscode.lm.registerMcpServerDefinitionProvider became stable`,
+    );
+  if (typeof register !== 'function' || typeof Definition !== 'function')
+    return unavailable(`VS Code ${vscode.version} has no vscode.lm.registerMcpServerDefinitionProvider`);
   const changed = new vscode.EventEmitter<void>();
   const provider: McpProvider = {
     onDidChangeMcpServerDefinitions: changed.event,
@@ -55,8 +73,13 @@ export function registerMcpServers(deps: McpServersDeps): vscode.Disposable {
         const label = roots.length > 1 ? `Braid (${basename(root)})` : 'Braid';
         // The editor's own runtime runs the CLI (desktop VS Code's is Electron, run as Node); the
         // server drops that variable again before it starts anything (src/cli/mcp/mcpCommand.ts).
-        const d = new Definition(label, process.execPath, [deps.cliPath, 'mcp', '--workspace', root],
-          { ELECTRON_RUN_AS_NODE: '1', BRAID_ENGINE_UNSET: 'ELECTRON_RUN_AS_NODE' }, deps.version);
+        const d = new Definition(
+          label,
+          process.execPath,
+          [deps.cliPath, 'mcp', '--workspace', root],
+          { ELECTRON_RUN_AS_NODE: '1', BRAID_ENGINE_UNSET: 'ELECTRON_RUN_AS_NODE' },
+          deps.version,
+        );
         d.cwd = vscode.Uri.file(root);
         return d;
       });

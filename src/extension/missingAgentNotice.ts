@@ -9,7 +9,11 @@ import type { Graph } from '../core/plan/types';
 export { missingAgentDiagnostics } from '../core/engine/steps/missingAgents';
 
 /** The plan's missing agent CLIs among `selected` steps (all by default). */
-export function missingFor(graph: Graph, workspace: string, selected: ReadonlySet<string> = new Set(graph.order)): MissingAgent[] {
+export function missingFor(
+  graph: Graph,
+  workspace: string,
+  selected: ReadonlySet<string> = new Set(graph.order),
+): MissingAgent[] {
   return missingAgentCommands(graph, selected, workspace, process.env);
 }
 
@@ -28,7 +32,9 @@ export async function noticeMissing(planName: string, missing: readonly MissingA
   const pick = await vscode.window.showErrorMessage(text, ...(install ? [COPY] : []), PROBLEMS);
   if (pick === COPY && install) {
     await vscode.env.clipboard.writeText(install);
-    void vscode.window.showInformationMessage(`Braid: copied "${install}": run it in a terminal, then run the plan again.`);
+    void vscode.window.showInformationMessage(
+      `Braid: copied "${install}": run it in a terminal, then run the plan again.`,
+    );
   } else if (pick === PROBLEMS) {
     await vscode.commands.executeCommand('workbench.actions.view.problems');
   }

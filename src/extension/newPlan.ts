@@ -40,7 +40,10 @@ export interface NewPlanDeps {
 
 export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Promise<vscode.Uri | undefined> {
   const folder = vscode.workspace.workspaceFolders?.[0];
-  if (!folder) { void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.'); return undefined; }
+  if (!folder) {
+    void vscode.window.showErrorMessage('Braid: open a folder first; a plan lives in a workspace.');
+    return undefined;
+  }
   let goal = opts.goal;
   let drafts = opts.drafts ?? 1;
   let sameAgent = true;
@@ -49,15 +52,28 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
   const installed = PLANNING_PRESETS.filter((p) => findExecutable(p, process.env.PATH, folder.uri.fsPath));
   if (opts.name === undefined && goal === undefined) {
     const how = await vscode.window.showQuickPick(
-      [{ label: '$(sparkle) Draft with an agent…', description: installed.length > 0 ? 'describe the goal; an agent writes the plan for you to review' : `needs ${PLANNING_PRESETS.join(', ')} (none is installed)`, draft: true },
-        { label: '$(new-file) Start from a template', description: 'shell steps you edit', draft: false }],
+      [
+        {
+          label: '$(sparkle) Draft with an agent…',
+          description:
+            installed.length > 0
+              ? 'describe the goal; an agent writes the plan for you to review'
+              : `needs ${PLANNING_PRESETS.join(', ')} (none is installed)`,
+          draft: true,
+        },
+        { label: '$(new-file) Start from a template', description: 'shell steps you edit', draft: false },
+      ],
       { title: 'Braid: New Plan' },
     );
     if (!how) return undefined;
     if (how.draft && installed.length === 0 && opts.agent === undefined) {
       if (!(await offerTemplate())) return undefined;
     } else if (how.draft) {
-      goal = await vscode.window.showInputBox({ title: 'Braid: New Plan — goal', prompt: 'What should the plan achieve? e.g. "Add dark mode: schema, API and settings page, with tests"', ignoreFocusOut: true });
+      goal = await vscode.window.showInputBox({
+        title: 'Braid: New Plan — goal',
+        prompt: 'What should the plan achieve? e.g. "Add dark mode: schema, API and settings page, with tests"',
+        ignoreFocusOut: true,
+      });
       if (!goal) return undefined;
       const count = await pickDrafts(installed);
       if (!count) return undefined;
@@ -67,13 +83,20 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
     if (!(await offerTemplate())) return undefined;
     goal = undefined;
   }
-  const name = opts.name ?? (await vscode.window.showInputBox({
-    title: 'Braid: New Plan', prompt: 'Plan name (the file becomes NAME.braid.yaml)', value: 'plan',
-    validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, dot, dash and underscore only'),
-  }));
+  const name =
+    opts.name ??
+    (await vscode.window.showInputBox({
+      title: 'Braid: New Plan',
+      prompt: 'Plan name (the file becomes NAME.braid.yaml)',
+      value: 'plan',
+      validateInput: (v) => (/^[\w.-]+$/.test(v) ? undefined : 'Letters, digits, dot, dash and underscore only'),
+    }));
   if (!name || !/^[\w.-]+$/.test(name)) return undefined;
   const uri = vscode.Uri.joinPath(folder.uri, `${name}.braid.yaml`);
-  if (existsSync(uri.fsPath)) { void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(uri)} already exists.`); return undefined; }
+  if (existsSync(uri.fsPath)) {
+    void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(uri)} already exists.`);
+    return undefined;
+  }
 
   if (goal === undefined) {
     await vscode.workspace.fs.writeFile(uri, Buffer.from(TEMPLATE.replace('NAME', name)));
@@ -82,27 +105,50 @@ export async function newPlan(deps: NewPlanDeps, opts: NewPlanOptions = {}): Pro
   }
   if (!requireTrust('run an agent to draft a plan')) return undefined;
   if (drafts !== 1 && (!Number.isInteger(drafts) || drafts < MIN_DRAFTS || drafts > MAX_DRAFTS)) {
-    void vscode.window.showErrorMessage(`Braid: drafts must be 1, or ${MIN_DRAFTS}–${MAX_DRAFTS} to compare; got ${drafts}.`);
+    void vscode.window.showErrorMessage(
+      `Braid: drafts must be 1, or ${MIN_DRAFTS}–${MAX_DRAFTS} to compare; got ${drafts}.`,
+    );
     return undefined;
   }
   if (drafts > 1 && (opts.agents !== undefined || !sameAgent)) {
     const agents = opts.agents ?? installed;
     if (agents.length === 0) return undefined;
-    return bestOfDrafts(deps, { workspace: folder.uri.fsPath, uri, goal, count: drafts, agents, ...(opts.keep !== undefined ? { keep: opts.keep } : {}) });
+    return bestOfDrafts(deps, {
+      workspace: folder.uri.fsPath,
+      uri,
+      goal,
+      count: drafts,
+      agents,
+      ...(opts.keep !== undefined ? { keep: opts.keep } : {}),
+    });
   }
   const agent = opts.agent ?? (await pickAgent(folder.uri.fsPath));
   if (!agent) return undefined;
-  if (drafts > 1) return bestOfDrafts(deps, { workspace: folder.uri.fsPath, uri, goal, count: drafts, agents: [agent], ...(opts.keep !== undefined ? { keep: opts.keep } : {}) });
+  if (drafts > 1)
+    return bestOfDrafts(deps, {
+      workspace: folder.uri.fsPath,
+      uri,
+      goal,
+      count: drafts,
+      agents: [agent],
+      ...(opts.keep !== undefined ? { keep: opts.keep } : {}),
+    });
   const result = await draft(deps, folder.uri.fsPath, uri, goal, agent);
   if (!result) return undefined;
   if (existsSync(result.file)) await vscode.window.showTextDocument(vscode.Uri.file(result.file));
   if (result.ok) {
     await deps.showGraph(vscode.Uri.file(result.file));
-    void vscode.window.showInformationMessage(`Braid: drafted ${vscode.workspace.asRelativePath(uri)} (${result.graph?.order.length ?? 0} steps). Review it, then Run Plan.`);
+    void vscode.window.showInformationMessage(
+      `Braid: drafted ${vscode.workspace.asRelativePath(uri)} (${result.graph?.order.length ?? 0} steps). Review it, then Run Plan.`,
+    );
     return uri;
   }
   const first = result.diagnostics[0];
-  void vscode.window.showErrorMessage(`Braid: the agent's plan is not valid after ${result.attempts} tr${result.attempts === 1 ? 'y' : 'ies'}${first ? `: ${first.message}` : ''}.`, 'Show Log')
+  void vscode.window
+    .showErrorMessage(
+      `Braid: the agent's plan is not valid after ${result.attempts} tr${result.attempts === 1 ? 'y' : 'ies'}${first ? `: ${first.message}` : ''}.`,
+      'Show Log',
+    )
     .then((pick) => pick && deps.log.show());
   return existsSync(result.file) ? vscode.Uri.file(result.file) : undefined;
 }
@@ -117,7 +163,8 @@ async function offerTemplate(): Promise<boolean> {
   const copy = 'Copy Install Command';
   const pick = await vscode.window.showWarningMessage(
     `Braid: drafting a plan needs an agent CLI (${PLANNING_PRESETS.join(', ')}); none is installed.${install ? ` Install ${first} with: ${install}` : ''}`,
-    'Start from Template', ...(install ? [copy] : []),
+    'Start from Template',
+    ...(install ? [copy] : []),
   );
   if (pick === copy && install) {
     await vscode.env.clipboard.writeText(install);
@@ -132,8 +179,22 @@ const BEST_OF = 3;
 async function pickDrafts(installed: readonly string[]): Promise<{ drafts: number; sameAgent: boolean } | undefined> {
   const items = [
     { label: '$(file) One draft', description: 'one agent drafts the plan', drafts: 1, sameAgent: true },
-    { label: `$(split-horizontal) Best of ${BEST_OF} — compare side by side`, description: 'one agent drafts three plans at once; keep one', drafts: BEST_OF, sameAgent: true },
-    ...(installed.length > 1 ? [{ label: `$(organization) Best of ${BEST_OF} — ${installed.slice(0, BEST_OF).join(' vs ')}`, description: 'each installed agent drafts in turn; keep one', drafts: BEST_OF, sameAgent: false }] : []),
+    {
+      label: `$(split-horizontal) Best of ${BEST_OF} — compare side by side`,
+      description: 'one agent drafts three plans at once; keep one',
+      drafts: BEST_OF,
+      sameAgent: true,
+    },
+    ...(installed.length > 1
+      ? [
+          {
+            label: `$(organization) Best of ${BEST_OF} — ${installed.slice(0, BEST_OF).join(' vs ')}`,
+            description: 'each installed agent drafts in turn; keep one',
+            drafts: BEST_OF,
+            sameAgent: false,
+          },
+        ]
+      : []),
   ];
   const pick = await vscode.window.showQuickPick(items, { title: 'Braid: New Plan — how many drafts?' });
   return pick ? { drafts: pick.drafts, sameAgent: pick.sameAgent } : undefined;
@@ -143,14 +204,22 @@ async function pickDrafts(installed: readonly string[]): Promise<{ drafts: numbe
 async function pickAgent(cwd: string): Promise<string | undefined> {
   const installed = PLANNING_PRESETS.filter((p) => findExecutable(p, process.env.PATH, cwd));
   if (installed.length === 0) {
-    void vscode.window.showErrorMessage(`Braid: drafting a plan needs an agent CLI (${PLANNING_PRESETS.join(', ')}); none is on PATH.`);
+    void vscode.window.showErrorMessage(
+      `Braid: drafting a plan needs an agent CLI (${PLANNING_PRESETS.join(', ')}); none is on PATH.`,
+    );
     return undefined;
   }
   if (installed.length === 1) return installed[0];
   return vscode.window.showQuickPick(installed, { title: 'Braid: which agent drafts the plan?' });
 }
 
-async function draft(deps: NewPlanDeps, workspace: string, uri: vscode.Uri, goal: string, agent: string | readonly string[]): Promise<DraftResult | undefined> {
+async function draft(
+  deps: NewPlanDeps,
+  workspace: string,
+  uri: vscode.Uri,
+  goal: string,
+  agent: string | readonly string[],
+): Promise<DraftResult | undefined> {
   return vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Braid: drafting a plan', cancellable: true },
     async (progress, token) => {
@@ -158,11 +227,17 @@ async function draft(deps: NewPlanDeps, workspace: string, uri: vscode.Uri, goal
       token.onCancellationRequested(() => abort.abort());
       deps.log.info(`drafting ${uri.fsPath} for: ${goal}`);
       const result = await draftPlan({
-        goal, workspace, file: uri.fsPath, agent, signal: abort.signal,
+        goal,
+        workspace,
+        file: uri.fsPath,
+        agent,
+        signal: abort.signal,
         onProgress: (p) => {
-          if (p.kind === 'attempt') progress.report({ message: `${p.attempt === 1 ? 'asking' : 'fixing the problems with'} ${p.agent}…` });
+          if (p.kind === 'attempt')
+            progress.report({ message: `${p.attempt === 1 ? 'asking' : 'fixing the problems with'} ${p.agent}…` });
           else if (p.kind === 'output') deps.log.info(p.line.text);
-          else if (p.kind === 'waiting') progress.report({ message: `waiting for the agent (${Math.round(p.elapsedMs / 1000)}s)` });
+          else if (p.kind === 'waiting')
+            progress.report({ message: `waiting for the agent (${Math.round(p.elapsedMs / 1000)}s)` });
           else progress.report({ message: `attempt ${p.attempt}: ${p.errors} error(s), ${p.warnings} warning(s)` });
         },
       });

@@ -24,7 +24,12 @@ export function watchNewRuns(deps: NewRunsDeps): vscode.Disposable {
   void deps.roots().then((roots) => {
     if (disposed) return;
     for (const root of roots) {
-      const w = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(runsDir(root)), '*/run.json'), false, true, true);
+      const w = vscode.workspace.createFileSystemWatcher(
+        new vscode.RelativePattern(vscode.Uri.file(runsDir(root)), '*/run.json'),
+        false,
+        true,
+        true,
+      );
       w.onDidCreate(() => void appeared(root));
       watchers.push(w);
     }
@@ -33,11 +38,15 @@ export function watchNewRuns(deps: NewRunsDeps): vscode.Disposable {
     try {
       // Only an engine already listening: a record written by a terminal's `braid run` must not start one.
       // Untrusted, the window starts no engine process, not even by following a stale socket.
-      if (vscode.workspace.isTrusted && existsSync(engineSocketPathFor(root, PROTOCOL_VERSION))) await deps.follow(root);
+      if (vscode.workspace.isTrusted && existsSync(engineSocketPathFor(root, PROTOCOL_VERSION)))
+        await deps.follow(root);
       else await deps.reload(root);
     } catch (e) {
       deps.log.warn(`a new run in ${root}: ${(e as Error).message}`);
     }
   };
-  return new vscode.Disposable(() => { disposed = true; for (const w of watchers) w.dispose(); });
+  return new vscode.Disposable(() => {
+    disposed = true;
+    for (const w of watchers) w.dispose();
+  });
 }

@@ -43,7 +43,10 @@ export function nextTerminal(run: PlannedRun, current?: string): string | undefi
   let bestCount = Infinity;
   for (const id of run.order) {
     const n = waitsOn(id, PENDING);
-    if (n !== undefined && n > 0 && n < bestCount) { best = id; bestCount = n; }
+    if (n !== undefined && n > 0 && n < bestCount) {
+      best = id;
+      bestCount = n;
+    }
   }
   return best;
 }

@@ -27,7 +27,12 @@ export interface ReviewCommandDeps {
 type Resource = [label: vscode.Uri, original: vscode.Uri | undefined, modified: vscode.Uri | undefined];
 
 /** The multi-diff editor's entries for one change: left the base's content, right the change's. */
-export function changeResources(root: string, stepId: string, change: ChangeRecord, label: (path: string) => vscode.Uri): Resource[] {
+export function changeResources(
+  root: string,
+  stepId: string,
+  change: ChangeRecord,
+  label: (path: string) => vscode.Uri,
+): Resource[] {
   return change.files.map((f) => [
     label(f.path),
     f.status === 'added' ? undefined : changeUri(root, change.base, f.from ?? f.path),
@@ -41,24 +46,47 @@ export class ReviewCommands {
   /** Opens the step's change in the multi-file diff editor; resolves with the files shown. */
   async reviewChanges(arg?: string | StepRef, stepArg?: string): Promise<number> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, () => true, 'Review Changes', 'Braid: no runs yet in this workspace.');
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      () => true,
+      'Review Changes',
+      'Braid: no runs yet in this workspace.',
+    );
     if (!run) return 0;
-    const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : ['review', 'succeeded', 'conflict'], 'Review Changes');
+    const stepId = await pickStep(
+      run,
+      ref.stepId ?? stepArg,
+      (ref.stepId ?? stepArg) ? undefined : ['review', 'succeeded', 'conflict'],
+      'Review Changes',
+    );
     if (!stepId) return 0;
     const rec = await this.record(run);
     const change = rec?.steps[stepId]?.changes;
     if (!change || change.files.length === 0) {
-      void vscode.window.showInformationMessage(`Braid: ${stepId} recorded no change${change ? ' (it changed nothing)' : ''}.`);
+      void vscode.window.showInformationMessage(
+        `Braid: ${stepId} recorded no change${change ? ' (it changed nothing)' : ''}.`,
+      );
       return 0;
     }
     const resources = changeResources(run.workspace, stepId, change, (p) => vscode.Uri.file(join(run.workspace, p)));
-    await vscode.commands.executeCommand('vscode.changes', `Braid: ${stepId} (${rec!.steps[stepId]!.status}) · ${run.planName}`, resources);
+    await vscode.commands.executeCommand(
+      'vscode.changes',
+      `Braid: ${stepId} (${rec!.steps[stepId]!.status}) · ${run.planName}`,
+      resources,
+    );
     return resources.length;
   }
 
   /** Every step's change of a run in one multi-file diff editor, grouped by step; resolves with the files shown. */
   async reviewRun(arg?: string | RunRef): Promise<number> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, () => true, 'Review Run', 'Braid: no runs yet in this workspace.');
+    const run = await pickRun(
+      this.d.runs,
+      refOf(arg).runId,
+      () => true,
+      'Review Run',
+      'Braid: no runs yet in this workspace.',
+    );
     if (!run) return 0;
     const rec = await this.record(run);
     const steps = rec ? stepsWithChanges(rec) : [];
@@ -66,7 +94,9 @@ export class ReviewCommands {
       void vscode.window.showInformationMessage(`Braid: no step of ${run.planName} recorded a change.`);
       return 0;
     }
-    const resources = steps.flatMap((id) => changeResources(run.workspace, id, rec.steps[id]!.changes!, (p) => labelUri(id, p)));
+    const resources = steps.flatMap((id) =>
+      changeResources(run.workspace, id, rec.steps[id]!.changes!, (p) => labelUri(id, p)),
+    );
     await vscode.commands.executeCommand('vscode.changes', `Braid: ${run.planName} · every step's change`, resources);
     return resources.length;
   }
@@ -92,17 +122,29 @@ export class ReviewCommands {
    * markers where it does not merge, and opens the merge editor on each such file.
    */
   async resolveInMergeEditor(arg?: string | StepRef, stepArg?: string): Promise<number> {
-    if (!requireTrust('write a step\'s change into the workspace')) return 0;
+    if (!requireTrust("write a step's change into the workspace")) return 0;
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => [...r.steps.values()].some((s) => s.status === 'conflict'), 'Resolve in Merge Editor', 'Braid: no run has a step in conflict.');
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      (r) => [...r.steps.values()].some((s) => s.status === 'conflict'),
+      'Resolve in Merge Editor',
+      'Braid: no run has a step in conflict.',
+    );
     if (!run) return 0;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ['conflict'], 'Resolve in Merge Editor');
     if (!stepId) return 0;
     const change = (await this.record(run))?.steps[stepId]?.changes;
-    if (!change) { void vscode.window.showInformationMessage(`Braid: ${stepId} recorded no change.`); return 0; }
+    if (!change) {
+      void vscode.window.showInformationMessage(`Braid: ${stepId} recorded no change.`);
+      return 0;
+    }
     const ok = await vscode.window.showWarningMessage(
       `Braid: write ${stepId}'s change into your files, with conflict markers where it does not merge, and resolve them in the merge editor?`,
-      { modal: true, detail: `${change.files.length} file${change.files.length === 1 ? '' : 's'}. Merge Again leaves the workspace untouched when it cannot merge; this does not.` },
+      {
+        modal: true,
+        detail: `${change.files.length} file${change.files.length === 1 ? '' : 's'}. Merge Again leaves the workspace untouched when it cannot merge; this does not.`,
+      },
       'Write and Resolve',
     );
     if (ok !== 'Write and Resolve') return 0;
@@ -116,20 +158,39 @@ export class ReviewCommands {
       });
     }
     const skipped = m.skipped.map((s) => `${s.path} (${s.why})`).join(', ');
-    void vscode.window.showInformationMessage(`Braid: ${stepId}: ${m.merged.length} merged, ${m.conflicted.length} to resolve${skipped ? `; left as they are: ${skipped}` : ''}.`);
+    void vscode.window.showInformationMessage(
+      `Braid: ${stepId}: ${m.merged.length} merged, ${m.conflicted.length} to resolve${skipped ? `; left as they are: ${skipped}` : ''}.`,
+    );
     return m.conflicted.length;
   }
 
-  private async decide(action: ReviewAction, arg: string | StepRef | undefined, stepArg: string | undefined, statuses: readonly StepStatus[], title: string, reason?: string): Promise<StepOutcome[]> {
+  private async decide(
+    action: ReviewAction,
+    arg: string | StepRef | undefined,
+    stepArg: string | undefined,
+    statuses: readonly StepStatus[],
+    title: string,
+    reason?: string,
+  ): Promise<StepOutcome[]> {
     if (!requireTrust(`${title.toLowerCase()} a step`)) return [];
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => [...r.steps.values()].some((s) => statuses.includes(s.status)), title, `Braid: no run has a step to ${title.toLowerCase()} (${statuses.join(' or ')}).`);
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      (r) => [...r.steps.values()].some((s) => statuses.includes(s.status)),
+      title,
+      `Braid: no run has a step to ${title.toLowerCase()} (${statuses.join(' or ')}).`,
+    );
     if (!run) return [];
-    const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : statuses, title);
+    const stepId = await pickStep(run, ref.stepId ?? stepArg, (ref.stepId ?? stepArg) ? undefined : statuses, title);
     if (!stepId) return [];
     let results: StepOutcome[];
     try {
-      results = await this.d.engines.review(run.id, { action, steps: [stepId], ...(reason !== undefined ? { reason } : {}) });
+      results = await this.d.engines.review(run.id, {
+        action,
+        steps: [stepId],
+        ...(reason !== undefined ? { reason } : {}),
+      });
     } catch (e) {
       void vscode.window.showErrorMessage(`Braid: ${title} ${stepId}: ${(e as Error).message}`);
       return [];
@@ -147,13 +208,20 @@ export class ReviewCommands {
   /** A change that landed on an ended run: what it blocked has not run; ask before running it (a retry of the run). */
   private async offerDependents(runId: string, stepId: string, dependents: readonly string[]): Promise<void> {
     const pick = await vscode.window.showInformationMessage(
-      `Braid: ${stepId} landed; ${dependents.join(', ')} ${dependents.length === 1 ? 'has' : 'have'} not run.`, 'Run Them');
+      `Braid: ${stepId} landed; ${dependents.join(', ')} ${dependents.length === 1 ? 'has' : 'have'} not run.`,
+      'Run Them',
+    );
     if (pick === 'Run Them') await vscode.commands.executeCommand(Command.retryFailed, runId);
   }
 
   /** A landing that conflicted: Merge Again later, or (the user's choice) resolve it by hand. */
   private async offerConflict(runId: string, stepId: string, message: string | undefined): Promise<void> {
-    const pick = await vscode.window.showWarningMessage(`Braid: ${stepId} does not merge into the workspace: ${message ?? 'conflict'}`, 'Review Changes', 'Resolve with Agent', 'Resolve in Merge Editor');
+    const pick = await vscode.window.showWarningMessage(
+      `Braid: ${stepId} does not merge into the workspace: ${message ?? 'conflict'}`,
+      'Review Changes',
+      'Resolve with Agent',
+      'Resolve in Merge Editor',
+    );
     if (pick === 'Review Changes') await this.reviewChanges(runId, stepId);
     if (pick === 'Resolve with Agent') await vscode.commands.executeCommand('braid.resolveWithAgent', runId, stepId);
     if (pick === 'Resolve in Merge Editor') await this.resolveInMergeEditor(runId, stepId);

@@ -58,9 +58,16 @@ export class RunCommands {
   }
 
   /** The step and what it needs; needs that already succeeded with the same content are reused unless `fresh`. */
-  async runStep(uri?: vscode.Uri, key?: string, options: { readonly fresh?: boolean } = {}): Promise<RunSummary | undefined> {
+  async runStep(
+    uri?: vscode.Uri,
+    key?: string,
+    options: { readonly fresh?: boolean } = {},
+  ): Promise<RunSummary | undefined> {
     const fresh = options.fresh === true;
-    return this.withStep(uri, key, fresh ? 'Run Step Fresh' : 'Run Step', (graph, k) => ({ only: stepsOfKey(graph, k), ...(fresh ? { fresh } : {}) }));
+    return this.withStep(uri, key, fresh ? 'Run Step Fresh' : 'Run Step', (graph, k) => ({
+      only: stepsOfKey(graph, k),
+      ...(fresh ? { fresh } : {}),
+    }));
   }
 
   async runFrom(uri?: vscode.Uri, key?: string): Promise<RunSummary | undefined> {
@@ -68,16 +75,31 @@ export class RunCommands {
     return this.withStep(uri, key, 'Run From Here', (graph, k) => ({ from: stepsOfKey(graph, k)[0]! }));
   }
 
-  async retryStep(arg?: string | StepRef, stepArg?: string, options: RetryOptions = {}): Promise<RunSummary | undefined> {
+  async retryStep(
+    arg?: string | StepRef,
+    stepArg?: string,
+    options: RetryOptions = {},
+  ): Promise<RunSummary | undefined> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r), 'Retry Step', 'Braid: no ended run to retry a step of.');
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      (r) => !isActive(r),
+      'Retry Step',
+      'Braid: no ended run to retry a step of.',
+    );
     if (!run) return undefined;
-    const stepId = await pickStep(run, ref.stepId ?? stepArg, ref.stepId ?? stepArg ? undefined : [...RETRYABLE], 'Retry Step');
+    const stepId = await pickStep(
+      run,
+      ref.stepId ?? stepArg,
+      (ref.stepId ?? stepArg) ? undefined : [...RETRYABLE],
+      'Retry Step',
+    );
     if (!stepId) return undefined;
     let resume = options.resume;
     const session = run.steps.get(stepId)?.sessionId;
     if (resume === undefined && session && (await this.resumable(run, [stepId])).length > 0) {
-      const pick = await askResume(`Braid: retry ${stepId}`, 'Continue the agent\'s session', session);
+      const pick = await askResume(`Braid: retry ${stepId}`, "Continue the agent's session", session);
       if (pick === undefined) return undefined;
       resume = pick;
     }
@@ -87,7 +109,13 @@ export class RunCommands {
   /** `braid resolve`: the conflict step's agent (for a `run` step, one picked) resolves its conflict in its kept worktree; resolves with the run's end. */
   async resolveWithAgent(arg?: string | StepRef, stepArg?: string, agent?: string): Promise<RunSummary | undefined> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => s.status === 'conflict'), 'Resolve with Agent', 'Braid: no ended run has a step in conflict.');
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      (r) => !isActive(r) && [...r.steps.values()].some((s) => s.status === 'conflict'),
+      'Resolve with Agent',
+      'Braid: no ended run has a step in conflict.',
+    );
     if (!run) return undefined;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ['conflict'], 'Resolve with Agent');
     if (!stepId) return undefined;
@@ -95,23 +123,44 @@ export class RunCommands {
     const rec = await new RunStore(run.workspace).load(run.id);
     if (name === undefined && rec && rec.graph.steps.find((s) => s.id === stepId)?.agent === undefined) {
       // A `run` step has no agent of its own: one of the plan's (or a preset) resolves it.
-      name = await vscode.window.showQuickPick(Object.keys(rec.graph.agents).sort(), { title: `Braid: resolve ${stepId} with which agent?` });
+      name = await vscode.window.showQuickPick(Object.keys(rec.graph.agents).sort(), {
+        title: `Braid: resolve ${stepId} with which agent?`,
+      });
       if (name === undefined) return undefined;
     }
     if (!requireTrust('resolve a conflict with an agent')) return undefined;
     const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
-    return this.follow(() => this.d.engines.retry(run.workspace, { runId: run.id, compile, steps: [stepId], resolve: { step: stepId, ...(name !== undefined ? { agent: name } : {}) } }), run.planName);
+    return this.follow(
+      () =>
+        this.d.engines.retry(run.workspace, {
+          runId: run.id,
+          compile,
+          steps: [stepId],
+          resolve: { step: stepId, ...(name !== undefined ? { agent: name } : {}) },
+        }),
+      run.planName,
+    );
   }
 
   async retryFailed(arg?: string | RunRef, options: RetryOptions = {}): Promise<RunSummary | undefined> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)), 'Retry Failed Steps', 'Braid: no ended run has failed, canceled or skipped steps to retry.');
+    const run = await pickRun(
+      this.d.runs,
+      refOf(arg).runId,
+      (r) => !isActive(r) && [...r.steps.values()].some((s) => RETRYABLE.has(s.status)),
+      'Retry Failed Steps',
+      'Braid: no ended run has failed, canceled or skipped steps to retry.',
+    );
     if (!run) return undefined;
     let resume = options.resume;
     if (resume === undefined) {
       const failed = run.order.filter((id) => RETRYABLE.has(run.steps.get(id)!.status) && run.steps.get(id)!.sessionId);
       const can = await this.resumable(run, failed);
       if (can.length > 0) {
-        const pick = await askResume(`Braid: retry the failed steps of ${run.planName}`, `Continue the agents' sessions (${can.join(', ')})`, undefined);
+        const pick = await askResume(
+          `Braid: retry the failed steps of ${run.planName}`,
+          `Continue the agents' sessions (${can.join(', ')})`,
+          undefined,
+        );
         if (pick === undefined) return undefined;
         resume = pick;
       }
@@ -136,43 +185,77 @@ export class RunCommands {
 
   /** Answers a run held at its budget; true when the engine took this answer. */
   async decideBudget(arg: string | RunRef | undefined, decision: 'continue' | 'stop'): Promise<boolean> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, (r) => r.budget !== undefined, decision === 'continue' ? 'Continue Past Budget' : 'Stop at Budget', 'Braid: no run is waiting at its budget.');
+    const run = await pickRun(
+      this.d.runs,
+      refOf(arg).runId,
+      (r) => r.budget !== undefined,
+      decision === 'continue' ? 'Continue Past Budget' : 'Stop at Budget',
+      'Braid: no run is waiting at its budget.',
+    );
     if (!run?.budget) return false;
     return this.d.engines.budgetDecision(run.id, decision);
   }
 
   async cancelRun(arg?: string | RunRef): Promise<void> {
-    const run = await pickRun(this.d.runs, refOf(arg).runId, isActive, 'Cancel Run', 'Braid: no run is going: nothing to cancel.');
+    const run = await pickRun(
+      this.d.runs,
+      refOf(arg).runId,
+      isActive,
+      'Cancel Run',
+      'Braid: no run is going: nothing to cancel.',
+    );
     if (run) await this.d.engines.cancelRun(run.id);
   }
 
   async cancelStep(arg?: string | StepRef, stepArg?: string): Promise<void> {
     const ref = refOf(arg);
-    const run = await pickRun(this.d.runs, ref.runId, isActive, 'Cancel Step', 'Braid: no run is going: nothing to cancel.');
+    const run = await pickRun(
+      this.d.runs,
+      ref.runId,
+      isActive,
+      'Cancel Step',
+      'Braid: no run is going: nothing to cancel.',
+    );
     if (!run) return;
     const stepId = await pickStep(run, ref.stepId ?? stepArg, ['running', 'waiting', 'pending'], 'Cancel Step');
     if (stepId) await this.d.engines.cancelStep(run.id, stepId);
   }
 
   /** A plan, or one step key of it with what it needs, for callers that want the run id early (tasks). */
-  async launch(plan: vscode.Uri, key: string | undefined, onStarted: (runId: string) => void): Promise<RunSummary | undefined> {
+  async launch(
+    plan: vscode.Uri,
+    key: string | undefined,
+    onStarted: (runId: string) => void,
+  ): Promise<RunSummary | undefined> {
     if (key === undefined) return this.start(plan, {}, onStarted);
     const { graph } = await this.d.plans.compile(plan);
     return this.start(plan, graph ? { only: stepsOfKey(graph, key) } : {}, onStarted);
   }
 
-  private async withStep(uri: vscode.Uri | undefined, key: string | undefined, title: string, select: (g: Graph, key: string) => Selection): Promise<RunSummary | undefined> {
+  private async withStep(
+    uri: vscode.Uri | undefined,
+    key: string | undefined,
+    title: string,
+    select: (g: Graph, key: string) => Selection,
+  ): Promise<RunSummary | undefined> {
     const plan = await pickPlan(this.d.plans, uri);
     if (!plan) return undefined;
     const { graph } = await this.d.plans.compile(plan);
     if (!graph) return this.start(plan, {}); // start() reports the problems
     const k = await pickPlanStep(stepKeys(graph), key, title);
     if (!k) return undefined;
-    if (stepsOfKey(graph, k).length === 0) { void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(plan)} has no step ${k}.`); return undefined; }
+    if (stepsOfKey(graph, k).length === 0) {
+      void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(plan)} has no step ${k}.`);
+      return undefined;
+    }
     return this.start(plan, select(graph, k));
   }
 
-  private async start(plan: vscode.Uri, sel: Selection, onStarted?: (runId: string) => void): Promise<RunSummary | undefined> {
+  private async start(
+    plan: vscode.Uri,
+    sel: Selection,
+    onStarted?: (runId: string) => void,
+  ): Promise<RunSummary | undefined> {
     if (!requireTrust('run a plan')) return undefined;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === plan.toString());
     if (doc?.isDirty) await doc.save(); // the engine reads the file as it is on disk
@@ -180,7 +263,11 @@ export class RunCommands {
     const errors = diagnostics.filter((x) => x.severity === 'error');
     if (!graph || errors.length > 0) {
       await this.d.diagnostics.refresh(plan);
-      void vscode.window.showErrorMessage(`Braid: ${vscode.workspace.asRelativePath(plan)} has ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing ran.`, 'Show Problems')
+      void vscode.window
+        .showErrorMessage(
+          `Braid: ${vscode.workspace.asRelativePath(plan)} has ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing ran.`,
+          'Show Problems',
+        )
         .then((pick) => pick && vscode.commands.executeCommand('workbench.actions.view.problems'));
       return undefined;
     }
@@ -208,7 +295,11 @@ export class RunCommands {
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
 
-  private async retry(runId: string, steps: readonly string[] | undefined, resume = false): Promise<RunSummary | undefined> {
+  private async retry(
+    runId: string,
+    steps: readonly string[] | undefined,
+    resume = false,
+  ): Promise<RunSummary | undefined> {
     if (!requireTrust('retry a step')) return undefined;
     const run = this.d.runs.get(runId);
     if (!run) return undefined;
@@ -216,13 +307,26 @@ export class RunCommands {
     const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
     const settings = readSettings(vscode.Uri.file(run.planFile));
     const watch = watchOf(settings);
-    return this.follow(() => this.d.engines.retry(run.workspace, {
-      runId, compile, ...watch, ...(steps ? { steps } : {}), ...(resume ? { resume } : {}), ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
-    }), run.planName);
+    return this.follow(
+      () =>
+        this.d.engines.retry(run.workspace, {
+          runId,
+          compile,
+          ...watch,
+          ...(steps ? { steps } : {}),
+          ...(resume ? { resume } : {}),
+          ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
+        }),
+      run.planName,
+    );
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */
-  private async follow(begin: () => Promise<string>, planName: string, onStarted?: (runId: string) => void): Promise<RunSummary | undefined> {
+  private async follow(
+    begin: () => Promise<string>,
+    planName: string,
+    onStarted?: (runId: string) => void,
+  ): Promise<RunSummary | undefined> {
     let runId: string;
     try {
       runId = await begin();
@@ -248,7 +352,12 @@ export class RunCommands {
 /** The settings' own trace endpoint and webhooks, for the engine to add to the run's. */
 function watchOf(s: BraidSettings): Pick<RequestParams<'run'>, 'watch'> {
   if (s.otelEndpoint === undefined && s.notify.length === 0) return {};
-  return { watch: { ...(s.otelEndpoint !== undefined ? { otelEndpoint: s.otelEndpoint } : {}), ...(s.notify.length > 0 ? { notify: s.notify } : {}) } };
+  return {
+    watch: {
+      ...(s.otelEndpoint !== undefined ? { otelEndpoint: s.otelEndpoint } : {}),
+      ...(s.notify.length > 0 ? { notify: s.notify } : {}),
+    },
+  };
 }
 
 /** The compile options the engine takes from the window: all but `isGit`, which it finds itself. */
@@ -261,7 +370,10 @@ function engineCompileOptions(o: CompileOptions): NonNullable<RequestParams<'run
 async function askResume(title: string, label: string, session: string | undefined): Promise<boolean | undefined> {
   // An agent that can pick up where it stopped saves the work (and cost) of starting over.
   const pick = await vscode.window.showQuickPick(
-    [{ label: `$(debug-continue) ${label}`, ...(session ? { description: session } : {}), resume: true }, { label: '$(refresh) Start over', resume: false }],
+    [
+      { label: `$(debug-continue) ${label}`, ...(session ? { description: session } : {}), resume: true },
+      { label: '$(refresh) Start over', resume: false },
+    ],
     { title },
   );
   return pick?.resume;

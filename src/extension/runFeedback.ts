@@ -50,12 +50,19 @@ export class RunFeedback implements vscode.Disposable {
     const key = `${runId}/${stepId}`;
     if (this.picking.has(key)) return;
     this.picking.add(key);
-    const waits = () => { const s = this.runs.get(runId)?.steps.get(stepId); return s !== undefined && awaitsPick(s); };
+    const waits = () => {
+      const s = this.runs.get(runId)?.steps.get(stepId);
+      return s !== undefined && awaitsPick(s);
+    };
     try {
       const step = this.runs.get(runId)?.steps.get(stepId);
       const text = step ? bestOfText(step) : undefined;
-      const pick = await vscode.window.showInformationMessage(`Braid: ${stepId} of ${this.runs.get(runId)?.planName ?? runId}: ${text ?? 'waiting for your pick'}. Look at each one's diff, then pick the one that lands.`, 'Pick Alternative');
-      if (pick === 'Pick Alternative' && waits()) await vscode.commands.executeCommand(Command.pickAlternative, runId, stepId);
+      const pick = await vscode.window.showInformationMessage(
+        `Braid: ${stepId} of ${this.runs.get(runId)?.planName ?? runId}: ${text ?? 'waiting for your pick'}. Look at each one's diff, then pick the one that lands.`,
+        'Pick Alternative',
+      );
+      if (pick === 'Pick Alternative' && waits())
+        await vscode.commands.executeCommand(Command.pickAlternative, runId, stepId);
     } finally {
       if (!waits()) this.picking.delete(key);
     }
@@ -72,10 +79,21 @@ export class RunFeedback implements vscode.Disposable {
     try {
       const name = this.runs.get(runId)?.planName ?? runId;
       for (;;) {
-        const pick = await vscode.window.showInformationMessage(`Braid: ${stepId} of ${name} is done; its change waits for your review before it lands.`, 'Review Changes', 'Approve', 'Reject');
+        const pick = await vscode.window.showInformationMessage(
+          `Braid: ${stepId} of ${name} is done; its change waits for your review before it lands.`,
+          'Review Changes',
+          'Approve',
+          'Reject',
+        );
         if (this.runs.get(runId)?.steps.get(stepId)?.status !== 'review') return;
-        if (pick === 'Approve') { await vscode.commands.executeCommand(Command.approveStep, runId, stepId); return; }
-        if (pick === 'Reject') { await vscode.commands.executeCommand(Command.rejectStep, runId, stepId); return; }
+        if (pick === 'Approve') {
+          await vscode.commands.executeCommand(Command.approveStep, runId, stepId);
+          return;
+        }
+        if (pick === 'Reject') {
+          await vscode.commands.executeCommand(Command.rejectStep, runId, stepId);
+          return;
+        }
         if (pick !== 'Review Changes') return; // dismissed: the tree and the graph still offer it
         await vscode.commands.executeCommand(Command.reviewChanges, runId, stepId);
       }
@@ -85,7 +103,10 @@ export class RunFeedback implements vscode.Disposable {
   }
 
   /** A run reached its max-cost-usd: no new step starts until the user says Continue or Stop. */
-  private async askBudget(runId: string, budget: { spentUsd: number; budgetUsd: number; pool?: string }): Promise<void> {
+  private async askBudget(
+    runId: string,
+    budget: { spentUsd: number; budgetUsd: number; pool?: string },
+  ): Promise<void> {
     this.asking.add(runId);
     try {
       const name = this.runs.get(runId)?.planName ?? runId;
@@ -94,7 +115,8 @@ export class RunFeedback implements vscode.Disposable {
       const raise = `Raise to ${formatUsd(budget.spentUsd + budget.budgetUsd)}`;
       const pick = await vscode.window.showWarningMessage(
         `Braid: ${who} has spent ${formatUsd(budget.spentUsd)} of its ${formatUsd(budget.budgetUsd)} budget. No new step ${budget.pool !== undefined ? 'of the pool ' : ''}starts until you decide.`,
-        raise, 'Stop',
+        raise,
+        'Stop',
       );
       // Dismissed: the question stays open in the engine (another window, or its timeout, answers).
       if (pick && this.runs.get(runId)?.budget) await this.decide(runId, pick === raise ? 'continue' : 'stop');
@@ -111,15 +133,28 @@ export class RunFeedback implements vscode.Disposable {
     // The total spent while runs go on, reported or estimated (`est.`): what a budget counts.
     const costs = active.filter((r) => r.costUsd !== undefined);
     const source = costs.reduce<CostSource | undefined>((s, r) => joinSource(s, r.costSource), undefined);
-    const cost = costs.length > 0 ? ` ${costText(costs.reduce((a, r) => a + r.costUsd!, 0), source)}` : '';
+    const cost =
+      costs.length > 0
+        ? ` ${costText(
+            costs.reduce((a, r) => a + r.costUsd!, 0),
+            source,
+          )}`
+        : '';
     return `$(sync~spin) Braid ${progress}${cost}`;
   }
 
   private update(): void {
     const text = this.text();
-    if (!text) { this.item.hide(); return; }
+    if (!text) {
+      this.item.hide();
+      return;
+    }
     this.item.text = text;
-    this.item.tooltip = this.runs.runs().filter(isActive).map((r) => `${r.planName}: ${runProgress(r)}`).join('\n');
+    this.item.tooltip = this.runs
+      .runs()
+      .filter(isActive)
+      .map((r) => `${r.planName}: ${runProgress(r)}`)
+      .join('\n');
     this.item.show();
   }
 
@@ -131,14 +166,25 @@ export class RunFeedback implements vscode.Disposable {
     if (this.tracked.has(runId)) return;
     this.tracked.add(runId);
     void ended.finally(() => this.tracked.delete(runId)).catch(() => undefined);
-    ended.then((end) => this.notify(end, planName), () => undefined);
+    ended.then(
+      (end) => this.notify(end, planName),
+      () => undefined,
+    );
     if (!readSettings().progressNotification) return;
     void vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Braid: ${planName}`, cancellable: true },
       async (progress, token) => {
         token.onCancellationRequested(() => void this.cancel(runId));
-        const sub = this.runs.onDidChange((r) => { if (r?.id === runId) progress.report({ message: runProgress(r) }); });
-        try { await ended; } catch { /* the command that started it reports the failure */ } finally { sub.dispose(); }
+        const sub = this.runs.onDidChange((r) => {
+          if (r?.id === runId) progress.report({ message: runProgress(r) });
+        });
+        try {
+          await ended;
+        } catch {
+          /* the command that started it reports the failure */
+        } finally {
+          sub.dispose();
+        }
       },
     );
   }
@@ -146,29 +192,52 @@ export class RunFeedback implements vscode.Disposable {
   private async notify(end: RunEnded, name: string): Promise<void> {
     if (!notifies(readSettings().notifications, end.status)) return;
     const run = this.runs.get(end.runId);
-    const took = (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') + (run?.costUsd !== undefined ? `, ${costText(run.costUsd, run.costSource)}` : '');
+    const took =
+      (run?.endedAt !== undefined ? ` in ${formatDuration(run.endedAt - run.createdAt)}` : '') +
+      (run?.costUsd !== undefined ? `, ${costText(run.costUsd, run.costSource)}` : '');
     const steps = Object.entries(end.steps);
     if (end.status === 'succeeded') {
-      const pick = await vscode.window.showInformationMessage(`Braid: ${name} succeeded (${steps.length} steps${took}).`, 'Show Graph', 'Review Changes');
+      const pick = await vscode.window.showInformationMessage(
+        `Braid: ${name} succeeded (${steps.length} steps${took}).`,
+        'Show Graph',
+        'Review Changes',
+      );
       if (pick === 'Show Graph') await vscode.commands.executeCommand(Command.showGraph, { runId: end.runId });
       if (pick === 'Review Changes') await vscode.commands.executeCommand(Command.reviewRun, end.runId);
       return;
     }
     const failed = steps.filter(([, s]) => s === 'failed' || s === 'conflict').map(([id]) => id);
-    const message = endMessage(name, end.status, steps.map(([, s]) => s), failed, took);
+    const message = endMessage(
+      name,
+      end.status,
+      steps.map(([, s]) => s),
+      failed,
+      took,
+    );
     const conflict = steps.find(([, s]) => s === 'conflict')?.[0];
     const showLog = failed.length > 1 ? 'Show Failed Steps…' : 'Show Log';
-    const pick = await vscode.window.showWarningMessage(message, ...(failed.length > 0 ? [showLog] : []), ...(conflict ? ['Resolve with Agent', 'Merge Again'] : []), 'Retry',
+    const pick = await vscode.window.showWarningMessage(
+      message,
+      ...(failed.length > 0 ? [showLog] : []),
+      ...(conflict ? ['Resolve with Agent', 'Merge Again'] : []),
+      'Retry',
       // Five buttons cut every label short: a conflict step's change is a click away in the tree and the graph.
-      ...(conflict ? [] : ['Review Changes']));
+      ...(conflict ? [] : ['Review Changes']),
+    );
     if (pick === showLog) {
-      const step = failed.length === 1 ? failed[0] : (await vscode.window.showQuickPick(
-        failed.map((id) => ({ label: id, description: end.steps[id] })),
-        { title: `Braid: ${name}: the log of which failed step?` },
-      ))?.label;
+      const step =
+        failed.length === 1
+          ? failed[0]
+          : (
+              await vscode.window.showQuickPick(
+                failed.map((id) => ({ label: id, description: end.steps[id] })),
+                { title: `Braid: ${name}: the log of which failed step?` },
+              )
+            )?.label;
       if (step !== undefined) await vscode.commands.executeCommand(Command.showLog, end.runId, step);
     }
-    if (pick === 'Resolve with Agent') await vscode.commands.executeCommand(Command.resolveWithAgent, end.runId, conflict);
+    if (pick === 'Resolve with Agent')
+      await vscode.commands.executeCommand(Command.resolveWithAgent, end.runId, conflict);
     if (pick === 'Merge Again') await vscode.commands.executeCommand(Command.mergeAgain, end.runId, conflict);
     if (pick === 'Review Changes') await vscode.commands.executeCommand(Command.reviewRun, end.runId);
     if (pick === 'Retry') await vscode.commands.executeCommand(Command.retryFailed, end.runId);

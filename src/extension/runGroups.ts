@@ -12,13 +12,19 @@ export class RunGroups {
     const got = this.known.get(run.id);
     if (got || this.loading.has(run.id)) return got;
     this.loading.add(run.id);
-    void new RunStore(run.workspace).load(run.id).then((rec) => {
-      if (!rec) return;
-      const groups = new Map<string, string>();
-      for (const s of rec.graph.steps) if (s.matrix) groups.set(s.id, s.matrix.group);
-      this.known.set(run.id, groups);
-      onLoaded();
-    }, () => undefined).finally(() => this.loading.delete(run.id));
+    void new RunStore(run.workspace)
+      .load(run.id)
+      .then(
+        (rec) => {
+          if (!rec) return;
+          const groups = new Map<string, string>();
+          for (const s of rec.graph.steps) if (s.matrix) groups.set(s.id, s.matrix.group);
+          this.known.set(run.id, groups);
+          onLoaded();
+        },
+        () => undefined,
+      )
+      .finally(() => this.loading.delete(run.id));
     return undefined;
   }
 }

@@ -93,7 +93,11 @@ export function viewOf(record: RunRecord): RunView {
     const r = record.steps[id];
     const { status: _s, ...times } = r ? timeFactsOf(r) : { status: 'pending' };
     steps.set(id, {
-      id, name: names.get(id) ?? id, ...(needs.get(id)?.length ? { needs: needs.get(id) } : {}), status: r?.status ?? 'pending', attempt: r?.attempts.length ?? 0,
+      id,
+      name: names.get(id) ?? id,
+      ...(needs.get(id)?.length ? { needs: needs.get(id) } : {}),
+      status: r?.status ?? 'pending',
+      attempt: r?.attempts.length ?? 0,
       ...times,
       ...(r?.reused ? { reused: r.reused } : {}),
       ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
@@ -103,7 +107,9 @@ export function viewOf(record: RunRecord): RunView {
       ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
       ...(r?.worktree ? { worktree: r.worktree } : {}),
       ...(r?.revertedAt ? { revertedAt: r.revertedAt } : {}),
-      ...(r?.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) } : {}),
+      ...(r?.costUsd !== undefined
+        ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) }
+        : {}),
       ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
       ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
       ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
@@ -113,10 +119,18 @@ export function viewOf(record: RunRecord): RunView {
   }
   const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
   return {
-    id: record.id, workspace: record.workspace, planFile: record.planFile, planName: record.planName,
-    status: record.status, createdAt: Date.parse(record.createdAt),
-    ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}), order, steps,
-    ...(costs.length > 0 ? { costUsd: costs.reduce((a, b) => a + b, 0), ...(record.costSource ? { costSource: record.costSource } : {}) } : {}),
+    id: record.id,
+    workspace: record.workspace,
+    planFile: record.planFile,
+    planName: record.planName,
+    status: record.status,
+    createdAt: Date.parse(record.createdAt),
+    ...(record.endedAt ? { endedAt: Date.parse(record.endedAt) } : {}),
+    order,
+    steps,
+    ...(costs.length > 0
+      ? { costUsd: costs.reduce((a, b) => a + b, 0), ...(record.costSource ? { costSource: record.costSource } : {}) }
+      : {}),
   };
 }
 
@@ -138,7 +152,11 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       // The running attempt ended (a retry's next one, a wait, review, the end): its time is spent.
       // Waiting for a pick is the middle of the attempt, as the record has it (runRecorder.ts).
       const pauses = e.status === 'waiting' && e.reason === 'pick';
-      if (step.status === 'running' && (starts || (e.status !== 'running' && !pauses)) && step.attemptStartedAt !== undefined) {
+      if (
+        step.status === 'running' &&
+        (starts || (e.status !== 'running' && !pauses)) &&
+        step.attemptStartedAt !== undefined
+      ) {
         step.ranMs = (step.ranMs ?? 0) + Math.max(0, at - step.attemptStartedAt);
         delete step.attemptStartedAt;
       }
@@ -147,7 +165,13 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       if (starts) {
         step.startedAt ??= at;
         step.attemptStartedAt = at;
-        delete step.endedAt; delete step.lastLine; delete step.activity; delete step.alternatives; delete step.winner; delete step.winnerWhy; delete step.reused;
+        delete step.endedAt;
+        delete step.lastLine;
+        delete step.activity;
+        delete step.alternatives;
+        delete step.winner;
+        delete step.winnerWhy;
+        delete step.reused;
       }
       set(step, 'exitCode', e.exitCode);
       set(step, 'signal', e.signal);
@@ -155,7 +179,10 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       set(step, 'message', e.message);
       set(step, 'waitingFor', e.waitingFor);
       set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
-      if (e.costUsd !== undefined) { step.costUsd = e.costUsd; set(step, 'costSource', e.costSource); }
+      if (e.costUsd !== undefined) {
+        step.costUsd = e.costUsd;
+        set(step, 'costSource', e.costSource);
+      }
       // A best-of step's events carry its alternatives on every change of its race (stepEvents.ts).
       if (e.alternatives) step.alternatives = e.alternatives;
       if (e.winner !== undefined) step.winner = e.winner;
@@ -175,7 +202,10 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       return;
     case 'agent':
       if (e.sessionId) step.sessionId = e.sessionId;
-      if (e.costUsd !== undefined) { step.costUsd = e.costUsd; set(step, 'costSource', e.costSource); }
+      if (e.costUsd !== undefined) {
+        step.costUsd = e.costUsd;
+        set(step, 'costSource', e.costSource);
+      }
       if (e.activity) {
         step.activity = e.activity;
         step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
@@ -189,5 +219,6 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
 }
 
 function set<K extends keyof StepView>(step: StepView, key: K, value: StepView[K] | undefined): void {
-  if (value === undefined) delete step[key]; else step[key] = value;
+  if (value === undefined) delete step[key];
+  else step[key] = value;
 }

@@ -37,7 +37,9 @@ export class RunsModel implements vscode.Disposable {
 
   /** Runs, active first, then most recent first. */
   runs(): RunView[] {
-    return [...this.byId.values()].sort((a, b) => Number(isActive(b)) - Number(isActive(a)) || b.createdAt - a.createdAt);
+    return [...this.byId.values()].sort(
+      (a, b) => Number(isActive(b)) - Number(isActive(a)) || b.createdAt - a.createdAt,
+    );
   }
 
   get(runId: string): RunView | undefined {
@@ -47,7 +49,8 @@ export class RunsModel implements vscode.Disposable {
   /** The latest run of a plan file, for its code lenses. */
   latestOf(planFile: string): RunView | undefined {
     let best: RunView | undefined;
-    for (const r of this.byId.values()) if (r.planFile === planFile && (!best || r.createdAt > best.createdAt)) best = r;
+    for (const r of this.byId.values())
+      if (r.planFile === planFile && (!best || r.createdAt > best.createdAt)) best = r;
     return best;
   }
 
@@ -68,7 +71,10 @@ export class RunsModel implements vscode.Disposable {
   /** A record as the engine reports it (snapshot after a reload, or a run's start) or as saved (its end). */
   applyRecord(record: RunRecord & { pendingBudget?: { spentUsd: number; budgetUsd: number } }): RunView {
     const view = viewOf(record);
-    if (record.pendingBudget) { view.budget = record.pendingBudget; view.costUsd = record.pendingBudget.spentUsd; }
+    if (record.pendingBudget) {
+      view.budget = record.pendingBudget;
+      view.costUsd = record.pendingBudget.spentUsd;
+    }
     this.byId.set(view.id, view);
     this.replaced.fire(view);
     this.changed.fire(view);
@@ -79,7 +85,9 @@ export class RunsModel implements vscode.Disposable {
 
   /** Queues one engine event; events apply one at a time, in the order they came. */
   enqueue(workspace: string, e: EngineEvent): Promise<void> {
-    this.tail = this.tail.then(() => this.apply(workspace, e)).catch((err: Error) => console.error(`braid: event ${e.type} of ${e.run}: ${err.message}`));
+    this.tail = this.tail
+      .then(() => this.apply(workspace, e))
+      .catch((err: Error) => console.error(`braid: event ${e.type} of ${e.run}: ${err.message}`));
     return this.tail;
   }
 
@@ -91,12 +99,22 @@ export class RunsModel implements vscode.Disposable {
   /** Applies one engine event; a run it does not know yet is read from its record first. */
   private async apply(workspace: string, e: EngineEvent): Promise<void> {
     const run = this.byId.get(e.run) ?? (await this.load(workspace, e.run));
-    if (!run) { console.warn(`braid: dropped a ${e.type} event of run ${e.run}: no record of it in ${workspace}`); return; }
+    if (!run) {
+      console.warn(`braid: dropped a ${e.type} event of run ${e.run}: no record of it in ${workspace}`);
+      return;
+    }
     const at = Date.parse(e.time);
     switch (e.type) {
       case 'run':
-        if (e.costUsd !== undefined) { run.costUsd = e.costUsd; if (e.costSource !== undefined) run.costSource = e.costSource; }
-        if (e.status === 'started') { run.status = 'running'; this.started.fire(run); break; }
+        if (e.costUsd !== undefined) {
+          run.costUsd = e.costUsd;
+          if (e.costSource !== undefined) run.costSource = e.costSource;
+        }
+        if (e.status === 'started') {
+          run.status = 'running';
+          this.started.fire(run);
+          break;
+        }
         run.status = e.status;
         run.endedAt = at;
         delete run.budget;
@@ -106,7 +124,12 @@ export class RunsModel implements vscode.Disposable {
         break;
       case 'budget':
         if (e.decision) delete run.budget;
-        else run.budget = { spentUsd: e.spentUsd, budgetUsd: e.budgetUsd, ...(e.pool !== undefined ? { pool: e.pool } : {}) };
+        else
+          run.budget = {
+            spentUsd: e.spentUsd,
+            budgetUsd: e.budgetUsd,
+            ...(e.pool !== undefined ? { pool: e.pool } : {}),
+          };
         // A pool's spending is not the run's.
         if (e.pool === undefined) run.costUsd = e.spentUsd;
         break;
@@ -137,7 +160,12 @@ export class RunsModel implements vscode.Disposable {
   }
 
   /** Shows the run as its record has it, if the record says it ended and `wanted()` still holds once read; true when shown. */
-  private async showEndedRecord(workspace: string, runId: string, costUsd: number | undefined, wanted: () => boolean): Promise<boolean> {
+  private async showEndedRecord(
+    workspace: string,
+    runId: string,
+    costUsd: number | undefined,
+    wanted: () => boolean,
+  ): Promise<boolean> {
     const rec = await new RunStore(workspace).load(runId);
     if (!wanted() || !rec || rec.status === 'running') return false;
     const view = viewOf(rec);

@@ -60,12 +60,18 @@ export class StepPty implements vscode.Pseudoterminal {
   open(): void {
     for (const chunk of this.pending ?? []) this.write.fire(chunk);
     this.pending = undefined;
-    if (this.exitBeforeOpen !== undefined) { const code = this.exitBeforeOpen; setTimeout(() => this.done.fire(code), 0); }
+    if (this.exitBeforeOpen !== undefined) {
+      const code = this.exitBeforeOpen;
+      setTimeout(() => this.done.fire(code), 0);
+    }
   }
 
   /** The user closed the terminal (or VS Code disposed it): cancel the step unless it is over. */
   close(): void {
-    if (!this.ended) { this.ended = true; this.onUserClose(); }
+    if (!this.ended) {
+      this.ended = true;
+      this.onUserClose();
+    }
   }
 
   print(text: string): void {
@@ -82,7 +88,9 @@ export class StepPty implements vscode.Pseudoterminal {
     else this.done.fire(code);
   }
 
-  get isEnded(): boolean { return this.ended; }
+  get isEnded(): boolean {
+    return this.ended;
+  }
 }
 
 export interface StepTerminalDeps {
@@ -98,8 +106,12 @@ class KeptPty implements vscode.Pseudoterminal {
   private readonly write = new vscode.EventEmitter<string>();
   readonly onDidWrite = this.write.event;
   constructor(readonly text: string) {}
-  open(): void { this.write.fire(this.text); }
-  close(): void { this.write.dispose(); }
+  open(): void {
+    this.write.fire(this.text);
+  }
+  close(): void {
+    this.write.dispose();
+  }
 }
 
 /**
@@ -121,7 +133,8 @@ export class StepTerminals implements vscode.Disposable {
   private shuttingDown = false;
   private readonly pendingCancels = new Set<ReturnType<typeof setTimeout>>();
   /** The one terminal opened ahead of its step's start, and its task's execution once VS Code gives it. */
-  private ahead: { readonly runId: string; readonly stepId: string; readonly pty: StepPty; exec?: vscode.TaskExecution } | undefined;
+  private ahead:
+    { readonly runId: string; readonly stepId: string; readonly pty: StepPty; exec?: vscode.TaskExecution } | undefined;
   private readonly marks = new Map<string, AlternativeLines>();
   /** Steps whose terminal opened ahead was closed by the user: not opened ahead again. */
   private readonly declined = new Set<string>();
@@ -144,7 +157,10 @@ export class StepTerminals implements vscode.Disposable {
 
   /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
   handle(e: EngineEvent): void {
-    if (e.type === 'run') { this.openAhead(e.run); return; }
+    if (e.type === 'run') {
+      this.openAhead(e.run);
+      return;
+    }
     if (e.type !== 'step' && e.type !== 'output') return;
     if (e.type === 'step') {
       this.onStep(e);
@@ -154,7 +170,10 @@ export class StepTerminals implements vscode.Disposable {
     const key = `${e.run}/${e.id}`;
     if (e.type === 'output') {
       const pty = this.ptys.get(key);
-      if (e.skippedLines !== undefined) pty?.print(`\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`);
+      if (e.skippedLines !== undefined)
+        pty?.print(
+          `\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`,
+        );
       // A best-of step's alternatives share its terminal: each line says whose it is.
       pty?.print(e.alternative !== undefined ? this.alternativeLines(key).mark(e.alternative, e.text) : e.text);
     }
@@ -186,11 +205,15 @@ export class StepTerminals implements vscode.Disposable {
       const pty = this.ptys.get(key);
       if (!pty) {
         // It ended without running (skipped, canceled): its terminal opened ahead says so and closes.
-        if (this.ahead?.runId === e.run && this.ahead.stepId === e.id) this.closeAhead(closingLine({ status: e.status, message: endSentence(e) }));
+        if (this.ahead?.runId === e.run && this.ahead.stepId === e.id)
+          this.closeAhead(closingLine({ status: e.status, message: endSentence(e) }));
         return;
       }
-      pty.print(`\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`);
-      if (keepsTerminal(e.status, this.deps.keep())) this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
+      pty.print(
+        `\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`,
+      );
+      if (keepsTerminal(e.status, this.deps.keep()))
+        this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
       // Always 0: the task's own exit code would make VS Code print a line of its own, and the
       // step's outcome is already said above (a failure is not "failed to launch").
       pty.finish(0);
@@ -230,7 +253,9 @@ export class StepTerminals implements vscode.Disposable {
     const pty = new KeptPty(text);
     const failed = status !== 'succeeded';
     const terminal = vscode.window.createTerminal({
-      name, pty, isTransient: true,
+      name,
+      pty,
+      isTransient: true,
       iconPath: new vscode.ThemeIcon(failed ? 'error' : 'pass'),
       ...(failed ? { color: new vscode.ThemeColor('terminal.ansiRed') } : {}),
     });
@@ -261,11 +286,15 @@ export class StepTerminals implements vscode.Disposable {
     if (holds && a.runId === runId) return;
     const run = this.deps.runs.get(runId);
     const stepId = run?.status === 'running' ? nextTerminal(run) : undefined;
-    const wanted = run !== undefined && stepId !== undefined && !this.declined.has(`${runId}/${stepId}`) && !this.ptys.has(`${runId}/${stepId}`);
+    const wanted =
+      run !== undefined &&
+      stepId !== undefined &&
+      !this.declined.has(`${runId}/${stepId}`) &&
+      !this.ptys.has(`${runId}/${stepId}`);
     if (holds && !wanted) return;
     this.closeAhead();
     if (!wanted) return;
-    const pty = new StepPty(() => this.ahead?.pty === pty ? this.declineAhead() : this.closed(runId, stepId));
+    const pty = new StepPty(() => (this.ahead?.pty === pty ? this.declineAhead() : this.closed(runId, stepId)));
     const needs = runningNeeds(run, stepId).map((n) => run.steps.get(n)?.name ?? n);
     pty.print(`\x1b[2mwaiting for ${needs.join(', ')}…\x1b[0m\n`);
     const ahead: NonNullable<StepTerminals['ahead']> = { runId, stepId, pty };
@@ -274,7 +303,8 @@ export class StepTerminals implements vscode.Disposable {
       if (!exec) return;
       ahead.exec = exec;
       // It started meanwhile: its execution is the step's now.
-      if (this.ahead !== ahead && this.ptys.get(`${runId}/${stepId}`) === pty) this.executions.set(`${runId}/${stepId}`, exec);
+      if (this.ahead !== ahead && this.ptys.get(`${runId}/${stepId}`) === pty)
+        this.executions.set(`${runId}/${stepId}`, exec);
     });
   }
 
@@ -307,7 +337,8 @@ export class StepTerminals implements vscode.Disposable {
     }
     const pty = new StepPty(() => this.closed(runId, stepId));
     this.ptys.set(key, pty);
-    if (earlier !== undefined) pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
+    if (earlier !== undefined)
+      pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
     else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
     const exec = await this.execute(runId, stepId, pty);
     if (exec) this.executions.set(key, exec);
@@ -321,8 +352,21 @@ export class StepTerminals implements vscode.Disposable {
     const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
     const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId, run: runId };
     const name = run?.steps.get(stepId)?.name ?? stepId;
-    const task = new vscode.Task(def, folder ?? vscode.TaskScope.Workspace, name, 'braid', new vscode.CustomExecution(async () => pty));
-    task.presentationOptions = { reveal: vscode.TaskRevealKind.Silent, focus: false, panel: vscode.TaskPanelKind.Dedicated, echo: false, clear: true, close: true };
+    const task = new vscode.Task(
+      def,
+      folder ?? vscode.TaskScope.Workspace,
+      name,
+      'braid',
+      new vscode.CustomExecution(async () => pty),
+    );
+    task.presentationOptions = {
+      reveal: vscode.TaskRevealKind.Silent,
+      focus: false,
+      panel: vscode.TaskPanelKind.Dedicated,
+      echo: false,
+      clear: true,
+      close: true,
+    };
     task.isBackground = false;
     try {
       return await vscode.tasks.executeTask(task);

@@ -15,17 +15,37 @@ import { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 import { RunGroups } from './runGroups';
 
 export type BraidNode = RunNode | GroupNode | StepNode | AlternativeNode;
-export interface RunNode extends RunRef { readonly kind: 'run' }
+export interface RunNode extends RunRef {
+  readonly kind: 'run';
+}
 /** A matrix step's instances in a run. */
-export interface GroupNode extends RunRef { readonly kind: 'group'; readonly group: string }
-export interface StepNode extends StepRef { readonly kind: 'step' }
+export interface GroupNode extends RunRef {
+  readonly kind: 'group';
+  readonly group: string;
+}
+export interface StepNode extends StepRef {
+  readonly kind: 'step';
+}
 /** One alternative of a best-of step, under it. */
-export interface AlternativeNode extends StepRef { readonly kind: 'alternative'; readonly index: number }
+export interface AlternativeNode extends StepRef {
+  readonly kind: 'alternative';
+  readonly index: number;
+}
 
 /** What "failed only" keeps: steps that need the user. */
 const FAILED: ReadonlySet<StepStatus> = new Set<StepStatus>(['failed', 'conflict', 'interrupted']);
 /** A group row shows the status that most needs attention among its instances. */
-const PRIORITY: readonly StepStatus[] = ['failed', 'conflict', 'interrupted', 'running', 'waiting', 'pending', 'canceled', 'skipped', 'succeeded'];
+const PRIORITY: readonly StepStatus[] = [
+  'failed',
+  'conflict',
+  'interrupted',
+  'running',
+  'waiting',
+  'pending',
+  'canceled',
+  'skipped',
+  'succeeded',
+];
 
 const REFRESH_MS = 150;
 
@@ -33,7 +53,8 @@ const REFRESH_MS = 150;
 function alternativeItem(run: RunView, step: StepView, index: number): vscode.TreeItem {
   const alt = step.alternatives?.find((a) => a.index === index);
   const won = step.winner === index;
-  const status = alt && (STEP_STATUSES as readonly string[]).includes(alt.status) ? alt.status as StepStatus : 'pending';
+  const status =
+    alt && (STEP_STATUSES as readonly string[]).includes(alt.status) ? (alt.status as StepStatus) : 'pending';
   const item = new vscode.TreeItem(`alternative ${index}`, vscode.TreeItemCollapsibleState.None);
   item.id = `${run.id}/${step.id}/alt${index}`;
   item.description = alternativeDescription(step, index);
@@ -59,7 +80,9 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     this.sub = runs.onDidChange(() => this.schedule());
   }
 
-  get failedOnly(): boolean { return this.failedOnlyOn; }
+  get failedOnly(): boolean {
+    return this.failedOnlyOn;
+  }
 
   /** Shows only the steps that failed (and the groups holding them), or every step again. */
   setFailedOnly(on: boolean): void {
@@ -84,7 +107,9 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     const keep = (id: string): boolean => !this.failedOnlyOn || FAILED.has(run.steps.get(id)?.status ?? 'pending');
     const groups = this.groupsOf(run);
     if (node.kind === 'group') {
-      return run.order.filter((id) => groups?.get(id) === node.group && keep(id)).map((stepId) => ({ kind: 'step', runId: run.id, stepId }));
+      return run.order
+        .filter((id) => groups?.get(id) === node.group && keep(id))
+        .map((stepId) => ({ kind: 'step', runId: run.id, stepId }));
     }
     const out: BraidNode[] = [];
     const seen = new Set<string>();
@@ -94,7 +119,8 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
         if (keep(stepId)) out.push({ kind: 'step', runId: run.id, stepId });
       } else if (!seen.has(group)) {
         seen.add(group);
-        if (run.order.some((id) => groups?.get(id) === group && keep(id))) out.push({ kind: 'group', runId: run.id, group });
+        if (run.order.some((id) => groups?.get(id) === group && keep(id)))
+          out.push({ kind: 'group', runId: run.id, group });
       }
     }
     return out;
@@ -110,9 +136,16 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
 
   private groupItem(run: RunView, group: string): vscode.TreeItem {
     const groups = this.groupsOf(run);
-    const statuses = run.order.filter((id) => groups?.get(id) === group).map((id) => run.steps.get(id)?.status ?? 'pending');
+    const statuses = run.order
+      .filter((id) => groups?.get(id) === group)
+      .map((id) => run.steps.get(id)?.status ?? 'pending');
     const worst = PRIORITY.find((p) => statuses.includes(p)) ?? 'pending';
-    const item = new vscode.TreeItem(group, worst === 'failed' || this.failedOnlyOn ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+    const item = new vscode.TreeItem(
+      group,
+      worst === 'failed' || this.failedOnlyOn
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed,
+    );
     item.id = `${run.id}/group:${group}`;
     item.description = groupCountsText(groupCounts(statuses));
     item.iconPath = statusIcon(worst);
@@ -126,10 +159,19 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     if (!run) return new vscode.TreeItem(node.runId);
     if (node.kind === 'run') {
       const active = isActive(run);
-      const item = new vscode.TreeItem(run.planName, active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+      const item = new vscode.TreeItem(
+        run.planName,
+        active ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+      );
       item.id = run.id;
-      item.description = runDescription(run, Date.now(), groupCountsText(groupCounts([...run.steps.values()].map((st) => st.status))));
-      item.tooltip = new vscode.MarkdownString(`**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`);
+      item.description = runDescription(
+        run,
+        Date.now(),
+        groupCountsText(groupCounts([...run.steps.values()].map((st) => st.status))),
+      );
+      item.tooltip = new vscode.MarkdownString(
+        `**${run.planName}** — ${run.status}\n\nrun \`${run.id}\`\n\n${vscode.workspace.asRelativePath(run.planFile)}`,
+      );
       item.iconPath = statusIcon(run.status);
       item.contextValue = active ? (run.budget ? 'run.active.budget' : 'run.active') : `run.${run.status}`;
       return item;
@@ -139,8 +181,11 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
     if (!step) return new vscode.TreeItem(node.stepId);
     if (node.kind === 'alternative') return alternativeItem(run, step, node.index);
     // A best-of step opens on its race while it runs.
-    const state = !step.alternatives ? vscode.TreeItemCollapsibleState.None
-      : step.status === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed;
+    const state = !step.alternatives
+      ? vscode.TreeItemCollapsibleState.None
+      : step.status === 'running'
+        ? vscode.TreeItemCollapsibleState.Expanded
+        : vscode.TreeItemCollapsibleState.Collapsed;
     const item = new vscode.TreeItem(step.name, state);
     item.id = `${run.id}/${step.id}`;
     item.description = stepDescription(step);
@@ -157,11 +202,17 @@ export class StepsTree implements vscode.TreeDataProvider<BraidNode>, vscode.Dis
   }
 
   private schedule(): void {
-    this.timer ??= setTimeout(() => { this.timer = undefined; this.changed.fire(undefined); }, REFRESH_MS);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.changed.fire(undefined);
+    }, REFRESH_MS);
     // Elapsed times of running steps move on without events: tick once a second while any run is active.
     const active = this.runs.runs().some(isActive);
     if (active && !this.ticker) this.ticker = setInterval(() => this.changed.fire(undefined), 1000);
-    if (!active && this.ticker) { clearInterval(this.ticker); this.ticker = undefined; }
+    if (!active && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
   }
 
   dispose(): void {

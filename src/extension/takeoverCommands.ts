@@ -34,8 +34,10 @@ export class TakeoverCommands {
     const { run, stepId, worktree } = found;
     const cwd = worktree && existsSync(worktree) ? worktree : run.workspace;
     const terminal = vscode.window.createTerminal({
-      name: `Braid: ${stepId}`, cwd,
-      shellPath: process.execPath, shellArgs: [this.d.cliPath, 'attach', run.id, stepId, '--workspace', run.workspace],
+      name: `Braid: ${stepId}`,
+      cwd,
+      shellPath: process.execPath,
+      shellArgs: [this.d.cliPath, 'attach', run.id, stepId, '--workspace', run.workspace],
       env: { ELECTRON_RUN_AS_NODE: '1' },
       iconPath: new vscode.ThemeIcon('terminal'),
     });
@@ -49,26 +51,43 @@ export class TakeoverCommands {
     const found = await this.agentStep(arg, stepArg, ['running'], 'Send to Step');
     if (!found) return false;
     const { run, stepId } = found;
-    const message = given ?? await vscode.window.showInputBox({
-      title: `Send to ${stepId}`, prompt: 'The agent continues its session with this as your next message.', ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() === '' ? 'Type a message' : undefined),
-    });
+    const message =
+      given ??
+      (await vscode.window.showInputBox({
+        title: `Send to ${stepId}`,
+        prompt: 'The agent continues its session with this as your next message.',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() === '' ? 'Type a message' : undefined),
+      }));
     if (message === undefined || message.trim() === '') return false;
     const store = new RunStore(run.workspace);
-    const live = async (): Promise<boolean> => { const r = await store.load(run.id); return r !== undefined && runIsLive(r); };
+    const live = async (): Promise<boolean> => {
+      const r = await store.load(run.id);
+      return r !== undefined && runIsLive(r);
+    };
     const alive = await live();
-    if (!alive) { void vscode.window.showWarningMessage(`Braid: run ${run.id} is not running.`); return false; }
+    if (!alive) {
+      void vscode.window.showWarningMessage(`Braid: run ${run.id} is not running.`);
+      return false;
+    }
     let going = true;
     const posted = await postTakeover(store.paths(run.id).dir, { kind: 'say', step: stepId, message }, () => going);
     going = false;
-    if (!posted.ok) { void vscode.window.showWarningMessage(`Braid: ${posted.message}`); return false; }
+    if (!posted.ok) {
+      void vscode.window.showWarningMessage(`Braid: ${posted.message}`);
+      return false;
+    }
     void vscode.window.showInformationMessage(`Braid: sent to ${stepId}.`);
     return true;
   }
 
   /** The run, an agent step of it in one of `statuses`, and where its worktree is (kept, or the running attempt's). */
-  private async agentStep(arg: string | StepRef | undefined, stepArg: string | undefined, statuses: readonly string[], title: string):
-    Promise<{ run: RunView; stepId: string; worktree?: string } | undefined> {
+  private async agentStep(
+    arg: string | StepRef | undefined,
+    stepArg: string | undefined,
+    statuses: readonly string[],
+    title: string,
+  ): Promise<{ run: RunView; stepId: string; worktree?: string } | undefined> {
     const ref = refOf(arg);
     const takes = (r: RunView) => [...r.steps.values()].some((s) => statuses.includes(s.status));
     const run = await pickRun(this.d.runs, ref.runId, takes, title, `Braid: no agent step is ${statuses.join(', ')}.`);
@@ -76,12 +95,20 @@ export class TakeoverCommands {
     const stepId = await pickStep(run, ref.stepId ?? stepArg, statuses as never, title);
     if (!stepId) return undefined;
     const step = run.steps.get(stepId)!;
-    if (!statuses.includes(step.status)) { void vscode.window.showInformationMessage(`Braid: ${stepId} is ${step.status}; ${title} takes a step that is ${statuses.join(', ')}.`); return undefined; }
+    if (!statuses.includes(step.status)) {
+      void vscode.window.showInformationMessage(
+        `Braid: ${stepId} is ${step.status}; ${title} takes a step that is ${statuses.join(', ')}.`,
+      );
+      return undefined;
+    }
     const rec = await new RunStore(run.workspace).load(run.id);
-    const snap = rec?.graph.steps.find((s) => s.id === stepId) as { kind?: string; agent?: string; isolation?: string } | undefined;
+    const snap = rec?.graph.steps.find((s) => s.id === stepId) as
+      { kind?: string; agent?: string; isolation?: string } | undefined;
     const agent = rec?.graph.agents[snap?.agent ?? ''];
     if (snap?.kind !== 'prompt' || !agent || !takesPeople(agent)) {
-      void vscode.window.showInformationMessage(`Braid: ${stepId} is not an agent step a person can step into (a shell step, or an agent that runs its prompt as a script).`);
+      void vscode.window.showInformationMessage(
+        `Braid: ${stepId} is not an agent step a person can step into (a shell step, or an agent that runs its prompt as a script).`,
+      );
       return undefined;
     }
     const kept = rec?.steps[stepId]?.worktree;

@@ -12,7 +12,11 @@ import { StepPty, TASK_TYPE, type BraidTaskDefinition } from './stepTerminals';
 
 export interface TaskProviderDeps {
   readonly plans: Plans;
-  readonly launch: (uri: vscode.Uri, key: string | undefined, onStarted: (runId: string) => void) => Promise<RunSummary | undefined>;
+  readonly launch: (
+    uri: vscode.Uri,
+    key: string | undefined,
+    onStarted: (runId: string) => void,
+  ) => Promise<RunSummary | undefined>;
   /** Subscribes to engine events while the task runs. */
   readonly onEvent: (listener: (e: EngineEvent) => void) => vscode.Disposable;
 }
@@ -28,7 +32,8 @@ export class PlanTaskProvider implements vscode.TaskProvider {
       const plan = path.relative(folder.uri.fsPath, uri.fsPath);
       tasks.push(this.task({ type: TASK_TYPE, plan }, folder));
       const { graph } = await this.d.plans.compile(uri).catch(() => ({ graph: undefined }));
-      for (const key of graph ? stepKeys(graph) : []) tasks.push(this.task({ type: TASK_TYPE, plan, step: key }, folder));
+      for (const key of graph ? stepKeys(graph) : [])
+        tasks.push(this.task({ type: TASK_TYPE, plan, step: key }, folder));
     }
     return tasks;
   }
@@ -40,13 +45,27 @@ export class PlanTaskProvider implements vscode.TaskProvider {
     if (def.run !== undefined) return undefined;
     const folder = typeof task.scope === 'object' ? task.scope : vscode.workspace.workspaceFolders?.[0];
     if (!folder) return undefined;
-    return this.task({ type: TASK_TYPE, plan: def.plan, ...(def.step ? { step: def.step } : {}) }, folder, task.definition);
+    return this.task(
+      { type: TASK_TYPE, plan: def.plan, ...(def.step ? { step: def.step } : {}) },
+      folder,
+      task.definition,
+    );
   }
 
-  private task(def: BraidTaskDefinition, folder: vscode.WorkspaceFolder, original: vscode.TaskDefinition = def): vscode.Task {
+  private task(
+    def: BraidTaskDefinition,
+    folder: vscode.WorkspaceFolder,
+    original: vscode.TaskDefinition = def,
+  ): vscode.Task {
     const uri = vscode.Uri.joinPath(folder.uri, def.plan);
     const name = def.step ? `${def.plan}: ${def.step}` : `${def.plan}`;
-    const task = new vscode.Task(original, folder, name, 'braid', new vscode.CustomExecution(async () => this.pty(uri, def.step)));
+    const task = new vscode.Task(
+      original,
+      folder,
+      name,
+      'braid',
+      new vscode.CustomExecution(async () => this.pty(uri, def.step)),
+    );
     task.detail = def.step ? 'Run this step and what it needs' : 'Run the whole plan';
     return task;
   }
@@ -58,7 +77,8 @@ export class PlanTaskProvider implements vscode.TaskProvider {
     const early: EngineEvent[] = [];
     const pty = new StepPty(() => sub?.dispose());
     const show = (e: EngineEvent): void => {
-      if (e.type === 'step' && (e.status === 'running' || TERMINAL.has(e.status))) pty.print(`${e.id}: ${e.status}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}\n`);
+      if (e.type === 'step' && (e.status === 'running' || TERMINAL.has(e.status)))
+        pty.print(`${e.id}: ${e.status}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}\n`);
     };
     sub = this.d.onEvent((e) => {
       if (runId === undefined) early.push(e);

@@ -25,8 +25,9 @@ export interface StepEnd {
 
 /** The closing line a step's terminal ends with: the step's own outcome, never a guess. */
 export function closingLine(end: StepEnd): string {
-  const detail = end.message
-    ?? (end.exitCode != null ? `exited with code ${end.exitCode}` : end.signal ? `killed by ${end.signal}` : '');
+  const detail =
+    end.message ??
+    (end.exitCode != null ? `exited with code ${end.exitCode}` : end.signal ? `killed by ${end.signal}` : '');
   return `── ${end.status}${detail ? `: ${detail}` : ''} ──`;
 }
 

@@ -22,7 +22,9 @@ export function runDescription(run: RunView, now = Date.now(), counts?: string):
   const active = isActive(run);
   const took = formatDuration((run.endedAt ?? now) - run.createdAt);
   const cost = run.costUsd !== undefined ? ` · ${costText(run.costUsd, run.costSource)}` : '';
-  const held = run.budget ? ` · ${run.budget.pool !== undefined ? `pool ${run.budget.pool}'s ` : ''}budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})` : '';
+  const held = run.budget
+    ? ` · ${run.budget.pool !== undefined ? `pool ${run.budget.pool}'s ` : ''}budget reached (${formatUsd(run.budget.spentUsd)} of ${formatUsd(run.budget.budgetUsd)})`
+    : '';
   return `${counts ?? runProgress(run)} · ${active ? took : `${run.status} ${took}`}${cost}${held}`;
 }
 
@@ -54,8 +56,7 @@ export function stepDescription(step: StepView, now = Date.now()): string {
     // An attempt that answers a conflict (`on-conflict`) says so while it runs.
     if (step.reason === 'conflict' && step.message) parts.push(step.message);
     if (step.lastLine) parts.push(step.lastLine);
-  }
-  else if (step.status !== 'succeeded' && step.status !== 'waiting') {
+  } else if (step.status !== 'succeeded' && step.status !== 'waiting') {
     const end = endSentence(step);
     if (end) parts.push(end);
   }
@@ -65,7 +66,7 @@ export function stepDescription(step: StepView, now = Date.now()): string {
 /** An alternative's row under its best-of step: won, or its status, then score, attempts, cost and why. */
 export function alternativeDescription(step: StepView, index: number): string {
   const alt = step.alternatives?.find((a) => a.index === index);
-  return [step.winner === index ? 'won' : alt?.status ?? 'pending', ...alternativeFacts(step, index)].join(' · ');
+  return [step.winner === index ? 'won' : (alt?.status ?? 'pending'), ...alternativeFacts(step, index)].join(' · ');
 }
 
 /** What sets an alternative apart beyond its status: score, attempts, cost, and the engine's word on it unless it won. */

@@ -6,7 +6,12 @@ import * as vscode from 'vscode';
 export function requireTrust(what: string): boolean {
   if (vscode.workspace.isTrusted) return true;
   void vscode.window
-    .showWarningMessage(`Braid does not ${what} in an untrusted workspace: a plan runs commands and agents on this machine. Viewing and validating plans still work.`, 'Manage Workspace Trust')
-    .then((pick) => { if (pick) void vscode.commands.executeCommand('workbench.trust.manage'); });
+    .showWarningMessage(
+      `Braid does not ${what} in an untrusted workspace: a plan runs commands and agents on this machine. Viewing and validating plans still work.`,
+      'Manage Workspace Trust',
+    )
+    .then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+    });
   return false;
 }

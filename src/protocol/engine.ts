@@ -29,14 +29,21 @@ const concurrency = z.number().int().min(1);
 const cost = z.number().nonnegative();
 const budgetDecision = z.enum(['continue', 'stop']);
 // USD per million tokens by model (cost/prices.ts); bounded, as anything a window sends.
-const prices = z.record(z.string().min(1).max(200), z.object({ input: cost, cachedInput: cost.optional(), output: cost })).refine((r) => Object.keys(r).length <= 1000, 'at most 1000 prices');
+const prices = z
+  .record(z.string().min(1).max(200), z.object({ input: cost, cachedInput: cost.optional(), output: cost }))
+  .refine((r) => Object.keys(r).length <= 1000, 'at most 1000 prices');
 
 /** The extension's settings as compile defaults; a plan's own values win. */
 export const compileOptionsSchema = z.object({
-  agentOverrides: z.record(z.string(), z.object({
-    command: z.union([z.string(), z.array(z.string()).readonly()]).optional(),
-    env: z.record(z.string(), z.string()).optional(),
-  })).optional(),
+  agentOverrides: z
+    .record(
+      z.string(),
+      z.object({
+        command: z.union([z.string(), z.array(z.string()).readonly()]).optional(),
+        env: z.record(z.string(), z.string()).optional(),
+      }),
+    )
+    .optional(),
   defaultIsolation: z.enum(['shared', 'worktree']).optional(),
   /** What the presets' CLIs may do unasked (the `braid.agentPermission` setting); the engine's default is `edit`. */
   permission: z.enum(AGENT_PERMISSIONS).optional(),
@@ -51,10 +58,16 @@ const watch = z.object({
 });
 
 /** client → engine: the first message on a connection; the engine answers, then sends a `snapshot`. */
-const hello = z.object({ type: z.literal('hello'), id: requestId, protocol: z.number().int(), client: z.string().max(200) });
+const hello = z.object({
+  type: z.literal('hello'),
+  id: requestId,
+  protocol: z.number().int(),
+  client: z.string().max(200),
+});
 /** client → engine: start a plan; the reply comes as soon as the run has started (or failed to). */
 const run = z.object({
-  type: z.literal('run'), id: requestId,
+  type: z.literal('run'),
+  id: requestId,
   /** Absolute, or relative to the engine's workspace. */
   planFile: z.string().min(1),
   only: z.array(stepId).readonly().optional(),
@@ -69,7 +82,9 @@ const run = z.object({
 });
 /** client → engine: re-run a run's failed/canceled/skipped/interrupted steps (or `steps`) in place. */
 const retry = z.object({
-  type: z.literal('retry'), id: requestId, runId,
+  type: z.literal('retry'),
+  id: requestId,
+  runId,
   steps: z.array(stepId).readonly().optional(),
   concurrency: concurrency.optional(),
   compile: compileOptionsSchema.optional(),
@@ -85,7 +100,12 @@ const retry = z.object({
  * `decision`, or a snapshot record's `pendingBudget`). The first answer from any window wins; the
  * reply says whether this one did. The outcome reaches every window as a `budget` event with `decision`.
  */
-const budgetDecisionRequest = z.object({ type: z.literal('budgetDecision'), id: requestId, runId, decision: budgetDecision });
+const budgetDecisionRequest = z.object({
+  type: z.literal('budgetDecision'),
+  id: requestId,
+  runId,
+  decision: budgetDecision,
+});
 /** client → engine: cancel a whole active run. */
 const cancelRun = z.object({ type: z.literal('cancelRun'), id: requestId, runId });
 /** client → engine: cancel one step of an active run (kill it, or never start it). */
@@ -96,15 +116,29 @@ const cancelStep = z.object({ type: z.literal('cancelStep'), id: requestId, runI
  * else by the engine from the record; a wrong state fails the request and changes nothing.
  */
 const review = z.object({
-  type: z.literal('review'), id: requestId, runId,
-  action: z.enum(REVIEW_ACTIONS), steps: z.array(stepId).min(1).readonly(), reason: z.string().max(2000).optional(),
+  type: z.literal('review'),
+  id: requestId,
+  runId,
+  action: z.enum(REVIEW_ACTIONS),
+  steps: z.array(stepId).min(1).readonly(),
+  reason: z.string().max(2000).optional(),
 });
 /** client → engine: the workspace's recorded runs, and which of them this engine is running. */
 const listRuns = z.object({ type: z.literal('listRuns'), id: requestId });
 /** client → engine: cancel every run (records written), answer, and exit. */
 const shutdown = z.object({ type: z.literal('shutdown'), id: requestId });
 
-export const clientMessageSchema = z.discriminatedUnion('type', [hello, run, retry, budgetDecisionRequest, cancelRun, cancelStep, review, listRuns, shutdown]);
+export const clientMessageSchema = z.discriminatedUnion('type', [
+  hello,
+  run,
+  retry,
+  budgetDecisionRequest,
+  cancelRun,
+  cancelStep,
+  review,
+  listRuns,
+  shutdown,
+]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type RequestType = ClientMessage['type'];
 export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
@@ -114,9 +148,12 @@ export type RequestParams<T extends RequestType> = Omit<RequestOf<T>, 'type' | '
 // ── what each request's successful reply carries ─────────────────────────────────────────────
 
 const runSummarySchema = z.object({
-  id: runId, planFile: z.string(), planName: z.string(),
+  id: runId,
+  planFile: z.string(),
+  planName: z.string(),
   status: z.enum(RUN_STATUSES),
-  createdAt: z.string(), endedAt: z.string().optional(),
+  createdAt: z.string(),
+  endedAt: z.string().optional(),
   counts: z.record(stepStatus, z.number()),
 });
 
@@ -130,10 +167,18 @@ export const resultSchemas = {
   cancelStep: z.object({}),
   /** Each step's outcome: its status after, or (`ok: false`) why nothing was done to it. */
   review: z.object({
-    results: z.array(z.union([
-      z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional(), dependents: z.array(z.string()).optional() }),
-      z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
-    ])),
+    results: z.array(
+      z.union([
+        z.object({
+          step: z.string(),
+          ok: z.literal(true),
+          status: z.string(),
+          message: z.string().optional(),
+          dependents: z.array(z.string()).optional(),
+        }),
+        z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
+      ]),
+    ),
   }),
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
   shutdown: z.object({}),
@@ -144,15 +189,21 @@ export type ResultOf<T extends RequestType> = z.infer<(typeof resultSchemas)[T]>
 
 const position = z.object({ line: z.number().int(), column: z.number().int() });
 const diagnosticSchema = z.object({
-  file: z.string(), range: z.object({ start: position, end: position }),
-  severity: z.enum(['error', 'warning', 'info']), message: z.string(), code: z.string(),
+  file: z.string(),
+  range: z.object({ start: position, end: position }),
+  severity: z.enum(['error', 'warning', 'info']),
+  message: z.string(),
+  code: z.string(),
 });
 
 /** engine → client: the answer to one request; `result` is checked against `resultSchemas`. */
 const reply = z.discriminatedUnion('ok', [
   z.object({ type: z.literal('reply'), id: requestId, ok: z.literal(true), result: z.unknown() }),
   z.object({
-    type: z.literal('reply'), id: requestId, ok: z.literal(false), error: z.string(),
+    type: z.literal('reply'),
+    id: requestId,
+    ok: z.literal(false),
+    error: z.string(),
     /** A plan that does not compile: its problems, for the Problems panel. */
     diagnostics: z.array(diagnosticSchema).optional(),
   }),
@@ -160,10 +211,18 @@ const reply = z.discriminatedUnion('ok', [
 
 // Enough shape to trust a record; loose, so fields the store adds later pass through.
 const runRecordSchema = z.looseObject({
-  version: z.literal(1), id: runId, planFile: z.string(), planName: z.string(), workspace: z.string(),
-  status: z.enum(RUN_STATUSES), createdAt: z.string(),
+  version: z.literal(1),
+  id: runId,
+  planFile: z.string(),
+  planName: z.string(),
+  workspace: z.string(),
+  status: z.enum(RUN_STATUSES),
+  createdAt: z.string(),
   graph: z.looseObject({ steps: z.array(z.looseObject({ id: z.string() })) }),
-  steps: z.record(z.string(), z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) })),
+  steps: z.record(
+    z.string(),
+    z.looseObject({ id: z.string(), status: stepStatus, attempts: z.array(z.looseObject({})) }),
+  ),
   pendingBudget: z.object({ spentUsd: cost, budgetUsd: cost, pool: z.string().optional() }).optional(),
 });
 /**
@@ -178,44 +237,121 @@ const costSource = z.enum(['reported', 'estimated', 'mixed']);
 const count = z.number().int().nonnegative();
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
-    ...eventBase, type: z.literal('run'), status: z.enum(['started', 'succeeded', 'failed', 'canceled']), plan: z.string(), steps: z.number().int(),
-    costUsd: cost.optional(), costSource: costSource.optional(), reason: z.literal('budget').optional(),
+    ...eventBase,
+    type: z.literal('run'),
+    status: z.enum(['started', 'succeeded', 'failed', 'canceled']),
+    plan: z.string(),
+    steps: z.number().int(),
+    costUsd: cost.optional(),
+    costSource: costSource.optional(),
+    reason: z.literal('budget').optional(),
   }),
   z.object({
-    ...eventBase, type: z.literal('step'), id: stepId, status: stepStatus, attempt: z.number().int(),
-    exitCode: z.number().int().nullable().optional(), signal: z.string().nullable().optional(),
-    reason: z.enum(REASON_CODES).optional(), message: z.string().optional(),
-    waitingFor: z.object({ holder: z.string(), paths: z.array(z.string()).readonly() }).readonly().optional(),
-    retryAt: z.string().optional(), costUsd: cost.optional(), costSource: costSource.optional(),
-    usage: z.object({
-      model: z.string().optional(), inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
-      costUsd: cost.optional(), costSource: costSource.optional(), costUnknown: z.string().optional(),
-    }).readonly().optional(),
-    alternatives: z.array(z.object({
-      index: z.number().int(), status: z.string(), attempts: z.number().int(), costUsd: cost.optional(), costSource: costSource.optional(),
-      inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
-      score: z.number().optional(), message: z.string().optional(),
-    })).readonly().optional(),
-    winner: z.number().int().optional(), winnerWhy: z.string().optional(),
-    reused: z.object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() }).readonly().optional(),
+    ...eventBase,
+    type: z.literal('step'),
+    id: stepId,
+    status: stepStatus,
+    attempt: z.number().int(),
+    exitCode: z.number().int().nullable().optional(),
+    signal: z.string().nullable().optional(),
+    reason: z.enum(REASON_CODES).optional(),
+    message: z.string().optional(),
+    waitingFor: z
+      .object({ holder: z.string(), paths: z.array(z.string()).readonly() })
+      .readonly()
+      .optional(),
+    retryAt: z.string().optional(),
+    costUsd: cost.optional(),
+    costSource: costSource.optional(),
+    usage: z
+      .object({
+        model: z.string().optional(),
+        inputTokens: count.optional(),
+        cachedInputTokens: count.optional(),
+        outputTokens: count.optional(),
+        reasoningTokens: count.optional(),
+        costUsd: cost.optional(),
+        costSource: costSource.optional(),
+        costUnknown: z.string().optional(),
+      })
+      .readonly()
+      .optional(),
+    alternatives: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          status: z.string(),
+          attempts: z.number().int(),
+          costUsd: cost.optional(),
+          costSource: costSource.optional(),
+          inputTokens: count.optional(),
+          cachedInputTokens: count.optional(),
+          outputTokens: count.optional(),
+          reasoningTokens: count.optional(),
+          score: z.number().optional(),
+          message: z.string().optional(),
+        }),
+      )
+      .readonly()
+      .optional(),
+    winner: z.number().int().optional(),
+    winnerWhy: z.string().optional(),
+    reused: z
+      .object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() })
+      .readonly()
+      .optional(),
   }),
   z.object({
-    ...eventBase, type: z.literal('agent'), id: stepId, attempt: z.number().int(),
-    sessionId: z.string().optional(), model: z.string().optional(), turns: count.optional(),
-    inputTokens: count.optional(), cachedInputTokens: count.optional(), outputTokens: count.optional(), reasoningTokens: count.optional(),
-    costUsd: cost.optional(), costSource: costSource.optional(), attemptCostUsd: cost.optional(), runCostUsd: cost.optional(),
-    costUnknown: z.string().optional(), activity: z.string().optional(),
+    ...eventBase,
+    type: z.literal('agent'),
+    id: stepId,
+    attempt: z.number().int(),
+    sessionId: z.string().optional(),
+    model: z.string().optional(),
+    turns: count.optional(),
+    inputTokens: count.optional(),
+    cachedInputTokens: count.optional(),
+    outputTokens: count.optional(),
+    reasoningTokens: count.optional(),
+    costUsd: cost.optional(),
+    costSource: costSource.optional(),
+    attemptCostUsd: cost.optional(),
+    runCostUsd: cost.optional(),
+    costUnknown: z.string().optional(),
+    activity: z.string().optional(),
   }),
-  z.object({ ...eventBase, type: z.literal('budget'), spentUsd: cost, budgetUsd: cost, decision: budgetDecision.optional(), pool: z.string().optional() }),
-  z.object({ ...eventBase, type: z.literal('output'), id: stepId, stream: z.enum(['stdout', 'stderr']), text: z.string(), skippedLines: count.optional(), alternative: z.number().int().min(1).optional() }),
-  z.object({ ...eventBase, type: z.literal('lock'), id: stepId, waitingFor: z.string(), paths: z.array(z.string()).readonly() }),
+  z.object({
+    ...eventBase,
+    type: z.literal('budget'),
+    spentUsd: cost,
+    budgetUsd: cost,
+    decision: budgetDecision.optional(),
+    pool: z.string().optional(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('output'),
+    id: stepId,
+    stream: z.enum(['stdout', 'stderr']),
+    text: z.string(),
+    skippedLines: count.optional(),
+    alternative: z.number().int().min(1).optional(),
+  }),
+  z.object({
+    ...eventBase,
+    type: z.literal('lock'),
+    id: stepId,
+    waitingFor: z.string(),
+    paths: z.array(z.string()).readonly(),
+  }),
 ]);
 /** engine → client: one engine event (the CLI's `--json` objects), to every client that said hello. */
 const event = z.object({ type: z.literal('event'), event: engineEventSchema });
 
 /** engine → client: a run is over and its record written. */
 const runEnded = z.object({
-  type: z.literal('runEnded'), runId,
+  type: z.literal('runEnded'),
+  runId,
   status: z.enum(['succeeded', 'failed', 'canceled']),
   steps: z.record(z.string(), stepStatus),
 });
@@ -242,7 +378,11 @@ const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
 const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
 const compileAgrees: [z.infer<typeof compileOptionsSchema>] extends [CompileOptions] ? true : false = true;
-void eventsAgree; void summariesAgree; void diagnosticsAgree; void decisionsAgree; void compileAgrees;
+void eventsAgree;
+void summariesAgree;
+void diagnosticsAgree;
+void decisionsAgree;
+void compileAgrees;
 
 export type Parsed<T> = { ok: true; message: T } | { ok: false; error: string };
 
@@ -280,7 +420,10 @@ function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer
 }
 
 function describe(e: z.ZodError): string {
-  return e.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join('.') + ': ' : ''}${i.message}`).join('; ');
+  return e.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length ? i.path.join('.') + ': ' : ''}${i.message}`)
+    .join('; ');
 }
 
 const clip = (s: string) => (s.length > 200 ? `${s.slice(0, 200)}…` : s);

@@ -53,12 +53,32 @@ export const nodeStatus: (statuses: readonly StepStatus[]) => StepStatus = group
 export { groupCounts, groupCountsText } from '../core/plan/groupCounts';
 
 export const ACTIONS = [
-  'run-plan', 'retry', 'run-from', 'cancel', 'open-worktree', 'retry-failed', 'cancel-run',
-  'review-changes', 'approve', 'reject', 'merge-again', 'pick',
+  'run-plan',
+  'retry',
+  'run-from',
+  'cancel',
+  'open-worktree',
+  'retry-failed',
+  'cancel-run',
+  'review-changes',
+  'approve',
+  'reject',
+  'merge-again',
+  'pick',
 ] as const;
 export type WebviewAction = (typeof ACTIONS)[number];
 /** Actions that act on one step and so must name it (`pick`: an alternative of a best-of step). */
-export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>(['retry', 'run-from', 'cancel', 'open-worktree', 'review-changes', 'approve', 'reject', 'merge-again', 'pick']);
+export const STEP_ACTIONS: ReadonlySet<WebviewAction> = new Set<WebviewAction>([
+  'retry',
+  'run-from',
+  'cancel',
+  'open-worktree',
+  'review-changes',
+  'approve',
+  'reject',
+  'merge-again',
+  'pick',
+]);
 
 // ── webview → host ──────────────────────────────────────────────────────────────────────────
 
@@ -67,7 +87,12 @@ export const readyMessage = z.strictObject({ type: z.literal('ready') });
 
 /** webview → host: a button was pressed. Step actions carry the step, run actions the run. */
 export const actionMessage = z
-  .strictObject({ type: z.literal('action'), action: z.enum(ACTIONS), stepId: stepId.optional(), runId: runId.optional() })
+  .strictObject({
+    type: z.literal('action'),
+    action: z.enum(ACTIONS),
+    stepId: stepId.optional(),
+    runId: runId.optional(),
+  })
   .refine((m) => !STEP_ACTIONS.has(m.action) || m.stepId !== undefined, { message: 'this action needs a stepId' });
 
 /** webview → host: the user selected a node; the host starts streaming that step's log. */
@@ -77,10 +102,22 @@ export const selectMessage = z.strictObject({ type: z.literal('select'), stepId 
 export const openLogMessage = z.strictObject({ type: z.literal('openLog'), stepId, runId });
 
 /** webview → host: send the lines of the step's log just before line `beforeLine` (0-based). */
-export const requestLogPageMessage = z.strictObject({ type: z.literal('requestLogPage'), runId, stepId, beforeLine: lineNumber });
+export const requestLogPageMessage = z.strictObject({
+  type: z.literal('requestLogPage'),
+  runId,
+  stepId,
+  beforeLine: lineNumber,
+});
 
 /** webview → host: reveal problem number `index` of the last `problems` message in the plan's editor. */
-export const openProblemMessage = z.strictObject({ type: z.literal('openProblem'), index: z.number().int().min(0).max(MAX_PROBLEMS - 1) });
+export const openProblemMessage = z.strictObject({
+  type: z.literal('openProblem'),
+  index: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_PROBLEMS - 1),
+});
 
 /** Group ids (a matrix step's id, or a best-of step's) the page keeps expanded; every other group is one node. */
 const groupIds = z.array(stepId).max(10_000);
@@ -88,7 +125,15 @@ const groupIds = z.array(stepId).max(10_000);
 /** webview → host: the user expanded or collapsed a group (matrix or best-of); `groups` are all the expanded ones. */
 export const expandGroupsMessage = z.strictObject({ type: z.literal('expandGroups'), groups: groupIds });
 
-export const webviewMessageSchema = z.union([readyMessage, actionMessage, selectMessage, openLogMessage, requestLogPageMessage, openProblemMessage, expandGroupsMessage]);
+export const webviewMessageSchema = z.union([
+  readyMessage,
+  actionMessage,
+  selectMessage,
+  openLogMessage,
+  requestLogPageMessage,
+  openProblemMessage,
+  expandGroupsMessage,
+]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** The message, typed, if `raw` is exactly one of the page's messages; otherwise undefined. */
@@ -127,7 +172,10 @@ export const graphGroupSchema = z.object({
   collapsed: z.boolean(),
   alternatives: z.boolean().optional(),
   /** The mermaid subgraph id of an expanded group: `g0`, `g1`, … */
-  clusterId: z.string().regex(/^g\d{1,7}$/).optional(),
+  clusterId: z
+    .string()
+    .regex(/^g\d{1,7}$/)
+    .optional(),
 });
 export type GraphGroup = z.infer<typeof graphGroupSchema>;
 
@@ -200,7 +248,16 @@ export const logMessage = z.object({
   /** `lines[0]` is the header line opening this attempt. */
   attemptBoundary: z.number().int().min(1).max(10_000).optional(),
   /** Indexes into `lines` of those the step wrote to stderr (live output only: the file mixes them). */
-  stderr: z.array(z.number().int().min(0).max(MAX_LINES - 1)).max(MAX_LINES).optional(),
+  stderr: z
+    .array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_LINES - 1),
+    )
+    .max(MAX_LINES)
+    .optional(),
 });
 
 /** host → webview: the reply to `requestLogPage`: the lines `[startLine, beforeLine)`. */
@@ -233,18 +290,29 @@ export const restoreMessage = z.object({ type: z.literal('restore'), state: webv
 export const problemsMessage = z.object({
   type: z.literal('problems'),
   file: text(4096),
-  problems: z.array(z.object({
-    line: lineNumber,
-    column: lineNumber,
-    severity: z.enum(['error', 'warning']),
-    message: text(4096),
-  })).max(MAX_PROBLEMS),
+  problems: z
+    .array(
+      z.object({
+        line: lineNumber,
+        column: lineNumber,
+        severity: z.enum(['error', 'warning']),
+        message: text(4096),
+      }),
+    )
+    .max(MAX_PROBLEMS),
   /** Problems left out past MAX_PROBLEMS. */
   more: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 });
 export type ProblemsMessage = z.infer<typeof problemsMessage>;
 
-export const hostMessageSchema = z.union([graphMessage, statusMessage, logMessage, logPageMessage, restoreMessage, problemsMessage]);
+export const hostMessageSchema = z.union([
+  graphMessage,
+  statusMessage,
+  logMessage,
+  logPageMessage,
+  restoreMessage,
+  problemsMessage,
+]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 export type GraphMessage = z.infer<typeof graphMessage>;
 export type StatusMessage = z.infer<typeof statusMessage>;

@@ -25,16 +25,23 @@ const CHOICE_FLAGS = new Set(['--output-format', '--permission-mode', '--sandbox
 
 function help(cli: string, ...args: string[]): string {
   const r = spawnSync(join(BIN, cli), [...args, '--help'], {
-    encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+    timeout: 60_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), NO_COLOR: '1', CI: '1' },
   });
   const text = `${r.stdout ?? ''}\n${r.stderr ?? ''}`;
-  assert.equal(r.status, 0, `${cli} ${args.join(' ')} --help did not run on Node ${process.version} (status ${r.status}, ${r.error?.message ?? ''}):\n${text}`);
+  assert.equal(
+    r.status,
+    0,
+    `${cli} ${args.join(' ')} --help did not run on Node ${process.version} (status ${r.status}, ${r.error?.message ?? ''}):\n${text}`,
+  );
   return text;
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const listed = (text: string, flag: string): boolean => new RegExp(`(?:^|[\\s,])${escape(flag)}(?=[\\s,=<\\[]|$)`, 'm').test(text);
+const listed = (text: string, flag: string): boolean =>
+  new RegExp(`(?:^|[\\s,])${escape(flag)}(?=[\\s,=<\\[]|$)`, 'm').test(text);
 
 /** Asserts each flag of `argv` (and each choice value) appears in `helpText`. */
 function assertFlags(argv: readonly string[], helpText: string, what: string): void {
@@ -46,7 +53,10 @@ function assertFlags(argv: readonly string[], helpText: string, what: string): v
     assert.ok(listed(helpText, flag), `${what}: ${flag} is not in the CLI's --help`);
     if (CHOICE_FLAGS.has(flag)) {
       const value = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[i + 1]!;
-      assert.ok(new RegExp(`\\b${escape(value)}\\b`).test(helpText), `${what}: ${flag} ${value} is not among the choices in --help`);
+      assert.ok(
+        new RegExp(`\\b${escape(value)}\\b`).test(helpText),
+        `${what}: ${flag} ${value} is not among the choices in --help`,
+      );
     }
   }
 }
@@ -58,7 +68,10 @@ describe('agent presets against the real CLIs (--help)', function () {
   before(function () {
     this.timeout(15 * 60_000); // a first install downloads ~250 MB
     try {
-      execFileSync('bash', [join(ROOT, 'scripts', 'setup-agents.sh')], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+      execFileSync('bash', [join(ROOT, 'scripts', 'setup-agents.sh')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        encoding: 'utf8',
+      });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
       throw new Error(`scripts/setup-agents.sh failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
@@ -93,12 +106,24 @@ describe('agent presets against the real CLIs (--help)', function () {
     });
 
     it(`resuming (${permission}): claude --resume, codex exec resume and gemini --resume take the flags we pass`, () => {
-      const gemini = agentInvocation(resumeAgent(table.gemini!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!, render, RESUME_PROMPT).argv;
+      const gemini = agentInvocation(
+        resumeAgent(table.gemini!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!,
+        render,
+        RESUME_PROMPT,
+      ).argv;
       assertFlags(gemini, helps.gemini!, `gemini resume ${permission}`);
-      const claude = agentInvocation(resumeAgent(table.claude!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!, render, RESUME_PROMPT).argv;
+      const claude = agentInvocation(
+        resumeAgent(table.claude!, '5e1f6a2b-0c3d-4e5f-8a9b-1c2d3e4f5a6b')!,
+        render,
+        RESUME_PROMPT,
+      ).argv;
       assertFlags(claude, helps.claude!, `claude resume ${permission}`);
       assert.match(helps.claude!, /--resume \[value\]\s+Resume a conversation by session ID/);
-      const codex = agentInvocation(resumeAgent(table.codex!, '0199a213-81c0-7800-8aa1-bbab2a035a53')!, render, RESUME_PROMPT).argv;
+      const codex = agentInvocation(
+        resumeAgent(table.codex!, '0199a213-81c0-7800-8aa1-bbab2a035a53')!,
+        render,
+        RESUME_PROMPT,
+      ).argv;
       assert.deepEqual(codex.slice(0, 3), ['codex', 'exec', 'resume']);
       assertFlags(codex.slice(3), helps.codexResume!, `codex resume ${permission}`);
       assert.match(helps.codexResume!, /Usage: codex exec resume \[OPTIONS\] \[SESSION_ID\] \[PROMPT\]/);
@@ -106,9 +131,19 @@ describe('agent presets against the real CLIs (--help)', function () {
   }
 
   it('catches a flag or a choice the CLI does not have', () => {
-    assert.throws(() => assertFlags(['claude', '-p', 'x', '--no-such-flag'], helps.claude!, 't'), /--no-such-flag is not in/);
-    assert.throws(() => assertFlags(['claude', '--output-format', 'yaml'], helps.claude!, 't'), /--output-format yaml is not among/);
-    assert.throws(() => assertFlags(['--skip-trust'], helps.claude!, 't'), /--skip-trust is not in/, 'a gemini flag is not a claude flag');
+    assert.throws(
+      () => assertFlags(['claude', '-p', 'x', '--no-such-flag'], helps.claude!, 't'),
+      /--no-such-flag is not in/,
+    );
+    assert.throws(
+      () => assertFlags(['claude', '--output-format', 'yaml'], helps.claude!, 't'),
+      /--output-format yaml is not among/,
+    );
+    assert.throws(
+      () => assertFlags(['--skip-trust'], helps.claude!, 't'),
+      /--skip-trust is not in/,
+      'a gemini flag is not a claude flag',
+    );
   });
 
   // A step's own flags (cliFlags.ts: model, max-turns, permission, tools), as `--flag=value`
@@ -117,20 +152,28 @@ describe('agent presets against the real CLIs (--help)', function () {
   const everyAsk = (family: FlagFamily, permission: (typeof AGENT_PERMISSIONS)[number]): StepAgentOptions => {
     const f = CLI_FLAGS[family];
     return {
-      ...(f.model ? { model: 'braid-model' } : {}), ...(f.maxTurns ? { maxTurns: 3 } : {}),
-      ...(f.permission ? { permission } : {}), ...(f.tools ? { tools: ['Read'] } : {}),
+      ...(f.model ? { model: 'braid-model' } : {}),
+      ...(f.maxTurns ? { maxTurns: 3 } : {}),
+      ...(f.permission ? { permission } : {}),
+      ...(f.tools ? { tools: ['Read'] } : {}),
     };
   };
-  const shown = (family: string, argv: string[]): string[] => argv.filter((a) => !(HIDDEN[family] ?? []).some((h) => a === h || a.startsWith(`${h}=`)));
+  const shown = (family: string, argv: string[]): string[] =>
+    argv.filter((a) => !(HIDDEN[family] ?? []).some((h) => a === h || a.startsWith(`${h}=`)));
   for (const permission of AGENT_PERMISSIONS) {
     it(`a step's flags (${permission}): every one is in the CLI's --help, also when resuming`, () => {
       const table = presetTable();
-      const argv = (name: 'claude' | 'codex' | 'gemini') => agentInvocation(stepAgent(table[name]!, everyAsk(name, permission)), render, 'PROMPT').argv;
+      const argv = (name: 'claude' | 'codex' | 'gemini') =>
+        agentInvocation(stepAgent(table[name]!, everyAsk(name, permission)), render, 'PROMPT').argv;
       assert.ok(argv('claude').includes('--model=braid-model') && argv('claude').includes('--allowedTools=Read'));
       assertFlags(shown('claude', argv('claude')), helps.claude!, `claude step flags ${permission}`);
       assertFlags(argv('codex').slice(2), helps.codexExec!, `codex step flags ${permission}`);
       assertFlags(argv('gemini'), helps.gemini!, `gemini step flags ${permission}`);
-      const codex = agentInvocation(resumeAgent(stepAgent(table.codex!, everyAsk('codex', permission)), '0199a213-81c0-7800-8aa1-bbab2a035a53')!, render, RESUME_PROMPT).argv;
+      const codex = agentInvocation(
+        resumeAgent(stepAgent(table.codex!, everyAsk('codex', permission)), '0199a213-81c0-7800-8aa1-bbab2a035a53')!,
+        render,
+        RESUME_PROMPT,
+      ).argv;
       assertFlags(codex.slice(3), helps.codexResume!, `codex resume step flags ${permission}`);
     });
   }
@@ -139,13 +182,23 @@ describe('agent presets against the real CLIs (--help)', function () {
     // Without credentials claude stops at its login check, after parsing: no model is called.
     const probe = (flag: string) => {
       const r = spawnSync(join(BIN, 'claude'), ['-p', flag, 'PROMPT'], {
-        encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH ?? '', HOME, XDG_CONFIG_HOME: join(HOME, '.config'), NO_COLOR: '1', CI: '1', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' },
+        encoding: 'utf8',
+        timeout: 60_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME,
+          XDG_CONFIG_HOME: join(HOME, '.config'),
+          NO_COLOR: '1',
+          CI: '1',
+          ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        },
       });
       return `${r.stdout ?? ''}${r.stderr ?? ''}`;
     };
     assert.match(probe('--no-such-braid-flag=3'), /unknown option '--no-such-braid-flag=3'/);
-    for (const flag of HIDDEN.claude!) assert.doesNotMatch(probe(`${flag}=3`), /unknown option/, `${flag} is not a claude option`);
+    for (const flag of HIDDEN.claude!)
+      assert.doesNotMatch(probe(`${flag}=3`), /unknown option/, `${flag} is not a claude option`);
   });
 
   // aider is a Python program (pip, not npm): checked only where it is installed.

@@ -15,7 +15,12 @@ import { startModelServer } from './modelServer/server';
 const OUT = join(__dirname, '..', 'fixtures', 'agents', 'streams');
 
 interface Capture {
-  cli: 'claude' | 'codex' | 'gemini'; name: string; scenario: Scenario; prompt?: string; maxCostUsd?: number; resume?: boolean;
+  cli: 'claude' | 'codex' | 'gemini';
+  name: string;
+  scenario: Scenario;
+  prompt?: string;
+  maxCostUsd?: number;
+  resume?: boolean;
   /** Codex's own retries left alone and a model it has no metadata for: its notices, on a run that succeeds. */
   notices?: boolean;
 }
@@ -29,16 +34,29 @@ const CAPTURES: Capture[] = [
   { cli: 'gemini', name: 'quota', scenario: scenarios.quota() },
   { cli: 'claude', name: 'budget', scenario: scenarios.shell('echo one'), maxCostUsd: 0.0001 },
   { cli: 'codex', name: 'resumed', scenario: scenarios.answer('Answered again.'), resume: true },
-  { cli: 'codex', name: 'notices', scenario: { turns: [{ error: 'server-error', times: 6 }, { text: 'Done after reconnecting.' }] }, notices: true },
+  {
+    cli: 'codex',
+    name: 'notices',
+    scenario: { turns: [{ error: 'server-error', times: 6 }, { text: 'Done after reconnecting.' }] },
+    notices: true,
+  },
 ];
 
-function run(argv: string[], cwd: string, env: Record<string, string>): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function run(
+  argv: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve) => {
     const c = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    c.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-    c.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    c.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    c.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
     c.on('close', (code) => resolve({ stdout, stderr, code }));
   });
 }
@@ -59,7 +77,10 @@ async function main(): Promise<void> {
       let inv = await build();
       if (c.notices) {
         const plain = agentInvocation(agent, (t) => t, 'Do the task.');
-        inv = { argv: [...plain.argv.slice(0, 2), '-c', 'model="gpt-5-codex"', ...plain.argv.slice(2)], env: { ...home.env, ...plain.env } };
+        inv = {
+          argv: [...plain.argv.slice(0, 2), '-c', 'model="gpt-5-codex"', ...plain.argv.slice(2)],
+          env: { ...home.env, ...plain.env },
+        };
       }
       if (c.resume) {
         const first = await run(inv.argv, cwd, inv.env);
@@ -69,7 +90,15 @@ async function main(): Promise<void> {
       }
       const r = await run(inv.argv, cwd, inv.env);
       // Machine-specific paths become stable placeholders.
-      const clean = (s: string) => s.split(cwd).join('/WORKDIR').split(home.dir).join('/HOME').split(join(__dirname, '..', '..')).join('/REPO').replace(/\/work\/main\/\.vscode-test\/agents/g, '/AGENTS');
+      const clean = (s: string) =>
+        s
+          .split(cwd)
+          .join('/WORKDIR')
+          .split(home.dir)
+          .join('/HOME')
+          .split(join(__dirname, '..', '..'))
+          .join('/REPO')
+          .replace(/\/work\/main\/\.vscode-test\/agents/g, '/AGENTS');
       await writeFile(join(OUT, `${c.cli}-${c.name}.jsonl`), clean(r.stdout));
       await writeFile(join(OUT, `${c.cli}-${c.name}.stderr`), clean(r.stderr));
       console.log(`${c.cli}-${c.name}: exit ${r.code}, ${r.stdout.split('\n').length} lines`);

@@ -14,26 +14,48 @@ import type { AgentHome } from './harness/agentHome';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 
-const PLAN = [
-  'version: 1', 'steps:',
-  '  hello:', '    run: echo "hello from braid" > hello.txt; cat hello.txt',
-  '  after:', '    needs: [hello]', '    run: wc -c < hello.txt',
-].join('\n') + '\n';
+const PLAN =
+  [
+    'version: 1',
+    'steps:',
+    '  hello:',
+    '    run: echo "hello from braid" > hello.txt; cat hello.txt',
+    '  after:',
+    '    needs: [hello]',
+    '    run: wc -c < hello.txt',
+  ].join('\n') + '\n';
 
 const PROMPT = 'Run the Braid plan p.braid.yaml with the run_plan tool.';
 
-interface Cli { code: number | null; stdout: string; stderr: string }
+interface Cli {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
-function cli(command: string, args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 90_000): Promise<Cli> {
+function cli(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<Cli> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -51,7 +73,7 @@ async function ended(ws: Workspace, env: Record<string, string>, run: string, ms
   const deadline = Date.now() + ms;
   for (let delay = 50; ; delay = Math.min(delay * 1.5, 500)) {
     const s = await braid(['status', run, '--json', '--workspace', ws.dir], ws.dir, env);
-    const status = s.code === 0 ? JSON.parse(s.stdout) as StatusJson : undefined;
+    const status = s.code === 0 ? (JSON.parse(s.stdout) as StatusJson) : undefined;
     if (status && status.status !== 'running') return status;
     if (Date.now() > deadline) throw new Error(`run ${run} did not end: ${s.stdout}${s.stderr}`);
     await new Promise((r) => setTimeout(r, delay));
@@ -73,7 +95,13 @@ describe('agent CLIs drive Braid through MCP (loopback model)', function () {
   this.timeout(180_000);
   let server: ModelServer;
   let home: AgentHome;
-  withModelAndHome({ scenario: scenarios.callTool('run_plan', { file: 'p.braid.yaml' }, 'The run started.') }, (s, h) => { server = s; home = h; });
+  withModelAndHome(
+    { scenario: scenarios.callTool('run_plan', { file: 'p.braid.yaml' }, 'The run started.') },
+    (s, h) => {
+      server = s;
+      home = h;
+    },
+  );
   before(() => buildCli());
 
   const stopEngine = async (ws: Workspace, env: Record<string, string>) => {
@@ -83,38 +111,55 @@ describe('agent CLIs drive Braid through MCP (loopback model)', function () {
   };
 
   const expectRun = async (ws: Workspace, env: Record<string, string>, since: number, out: Cli) => {
-    const diag = () => `\n--- CLI exit ${out.code}\n${out.stdout.slice(-4000)}\n${out.stderr.slice(-4000)}\n--- requests: ${JSON.stringify(server.requests.slice(since).map((r) => [r.path, r.status, r.position, r.conversation]))}`;
+    const diag = () =>
+      `\n--- CLI exit ${out.code}\n${out.stdout.slice(-4000)}\n${out.stderr.slice(-4000)}\n--- requests: ${JSON.stringify(server.requests.slice(since).map((r) => [r.path, r.status, r.position, r.conversation]))}`;
     const run = runIdSentBack(server, since);
     assert.ok(run, `the tool's result (a run id) reached the model${diag()}`);
     const s = await ended(ws, env, run);
     assert.equal(s.status, 'succeeded', JSON.stringify(s));
-    assert.deepEqual(Object.values(s.steps).map((x) => [x.id, x.status]), [['hello', 'succeeded'], ['after', 'succeeded']]);
+    assert.deepEqual(
+      Object.values(s.steps).map((x) => [x.id, x.status]),
+      [
+        ['hello', 'succeeded'],
+        ['after', 'succeeded'],
+      ],
+    );
     assert.equal(await ws.read('hello.txt'), 'hello from braid\n');
-    const recorded = JSON.parse(await readFile(join(ws.dir, '.braid', 'runs', run, 'run.json'), 'utf8')) as { planFile: string };
+    const recorded = JSON.parse(await readFile(join(ws.dir, '.braid', 'runs', run, 'run.json'), 'utf8')) as {
+      planFile: string;
+    };
     assert.equal(recorded.planFile, join(ws.dir, 'p.braid.yaml'));
   };
 
-  it('claude: `claude mcp add braid -- braid mcp`, then a prompt; the model\'s run_plan call starts a run that Braid records and runs', async () => {
+  it("claude: `claude mcp add braid -- braid mcp`, then a prompt; the model's run_plan call starts a run that Braid records and runs", async () => {
     const env = await braidOnPath(home);
     const ws = await makeWorkspace(home.dir, { git: true, files: { 'p.braid.yaml': PLAN } });
     try {
       const add = await cli('claude', ['mcp', 'add', 'braid', '--', 'braid', 'mcp'], ws.dir, env);
       assert.equal(add.code, 0, add.stdout + add.stderr);
       const since = server.requests.length;
-      const out = await cli('claude', ['-p', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'mcp__braid__run_plan', '--', PROMPT], ws.dir, { ...env, MCP_CONNECTION_NONBLOCKING: '0' });
+      const out = await cli(
+        'claude',
+        ['-p', '--output-format', 'stream-json', '--verbose', '--allowedTools', 'mcp__braid__run_plan', '--', PROMPT],
+        ws.dir,
+        { ...env, MCP_CONNECTION_NONBLOCKING: '0' },
+      );
       await expectRun(ws, env, since, out);
     } finally {
       await stopEngine(ws, env);
     }
   });
 
-  it('codex: `[mcp_servers.braid]` in config.toml, then `codex exec`; the model\'s run_plan call starts a run that Braid records and runs', async () => {
+  it("codex: `[mcp_servers.braid]` in config.toml, then `codex exec`; the model's run_plan call starts a run that Braid records and runs", async () => {
     const env = await braidOnPath(home);
     const ws = await makeWorkspace(home.dir, { git: true, files: { 'p.braid.yaml': PLAN } });
     const config = join(env.CODEX_HOME!, 'config.toml');
     const before = await readFile(config, 'utf8');
     try {
-      await appendFile(config, '\n[mcp_servers.braid]\ncommand = "braid"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"\n');
+      await appendFile(
+        config,
+        '\n[mcp_servers.braid]\ncommand = "braid"\nargs = ["mcp"]\ndefault_tools_approval_mode = "approve"\n',
+      );
       const since = server.requests.length;
       const out = await cli('codex', ['exec', '--json', '--skip-git-repo-check', '--', PROMPT], ws.dir, env);
       await expectRun(ws, env, since, out);
@@ -124,15 +169,27 @@ describe('agent CLIs drive Braid through MCP (loopback model)', function () {
     }
   });
 
-  it('gemini: `mcpServers.braid` in settings.json, then `gemini -p`; the model\'s run_plan call starts a run that Braid records and runs', async () => {
+  it("gemini: `mcpServers.braid` in settings.json, then `gemini -p`; the model's run_plan call starts a run that Braid records and runs", async () => {
     const env = await braidOnPath(home);
     const ws = await makeWorkspace(home.dir, { git: true, files: { 'p.braid.yaml': PLAN } });
     const settings = join(env.HOME!, '.gemini', 'settings.json');
     const before = await readFile(settings, 'utf8');
     try {
-      await writeFile(settings, JSON.stringify({ ...JSON.parse(before), mcpServers: { braid: { command: 'braid', args: ['mcp'], trust: true } } }, null, 2));
+      await writeFile(
+        settings,
+        JSON.stringify(
+          { ...JSON.parse(before), mcpServers: { braid: { command: 'braid', args: ['mcp'], trust: true } } },
+          null,
+          2,
+        ),
+      );
       const since = server.requests.length;
-      const out = await cli('gemini', ['--prompt', PROMPT, '--output-format', 'stream-json', '--skip-trust'], ws.dir, env);
+      const out = await cli(
+        'gemini',
+        ['--prompt', PROMPT, '--output-format', 'stream-json', '--skip-trust'],
+        ws.dir,
+        env,
+      );
       await expectRun(ws, env, since, out);
     } finally {
       await writeFile(settings, before);

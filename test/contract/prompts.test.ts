@@ -18,22 +18,38 @@ describe('prompts and places users give the real agent CLIs (contract)', functio
   let server: ModelServer;
   let home: AgentHome;
 
-  withModelAndHome({ scenario: scenarios.answer('Done.') }, (s, h) => { server = s; home = h; });
+  withModelAndHome({ scenario: scenarios.answer('Done.') }, (s, h) => {
+    server = s;
+    home = h;
+  });
 
   it('a bullet-list prompt and a prompt of exactly --help reach the model on every preset, outside git, with --permission full (as root here)', async () => {
     const ws = await makeWorkspace(home.dir, { git: false });
     const steps: string[] = [];
     for (const cli of CLIS) {
-      steps.push(`  bullets-${cli}:`, `    agent: ${cli}`, '    prompt: |', ...BULLETS.trimEnd().split('\n').map((l) => `      ${l}`));
+      steps.push(
+        `  bullets-${cli}:`,
+        `    agent: ${cli}`,
+        '    prompt: |',
+        ...BULLETS.trimEnd()
+          .split('\n')
+          .map((l) => `      ${l}`),
+      );
       steps.push(`  help-${cli}:`, `    agent: ${cli}`, "    prompt: '--help'");
     }
-    const r = await runPlan(ws, ['version: 1', 'concurrency: 6', 'steps:', ...steps].join('\n') + '\n', home.env, ['--permission', 'full']);
-    const seen = (prompt: string) => server.requests.filter((q) => q.conversation && q.userTexts.some((t) => t.trim() === prompt.trim())).map((q) => q.provider);
+    const r = await runPlan(ws, ['version: 1', 'concurrency: 6', 'steps:', ...steps].join('\n') + '\n', home.env, [
+      '--permission',
+      'full',
+    ]);
+    const seen = (prompt: string) =>
+      server.requests
+        .filter((q) => q.conversation && q.userTexts.some((t) => t.trim() === prompt.trim()))
+        .map((q) => q.provider);
     for (const cli of CLIS) {
       for (const id of [`bullets-${cli}`, `help-${cli}`]) {
         const s = stepOf(r, id);
         assert.equal(s.status, 'succeeded', `${id}: ${s.message ?? ''}\n${await r.log(id)}`);
-        assert.equal((await ws.read(`.braid/runs/${r.status.id}/outputs/${id}`)).trim(), "Done.");
+        assert.equal((await ws.read(`.braid/runs/${r.status.id}/outputs/${id}`)).trim(), 'Done.');
       }
     }
     const provider = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const;

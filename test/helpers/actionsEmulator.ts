@@ -9,9 +9,27 @@ import { join } from 'node:path';
 import picomatch from 'picomatch';
 import { parse } from 'yaml';
 
-interface Step { name?: string; uses?: string; run?: string; if?: string; env?: Record<string, string>; with?: Record<string, string>; 'working-directory'?: string }
-interface Job { needs?: string[]; if?: string; 'continue-on-error'?: boolean; env?: Record<string, string>; strategy?: { matrix: { include: Record<string, string>[] } }; steps: Step[] }
-interface Workflow { env?: Record<string, string>; jobs: Record<string, Job> }
+interface Step {
+  name?: string;
+  uses?: string;
+  run?: string;
+  if?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+  'working-directory'?: string;
+}
+interface Job {
+  needs?: string[];
+  if?: string;
+  'continue-on-error'?: boolean;
+  env?: Record<string, string>;
+  strategy?: { matrix: { include: Record<string, string>[] } };
+  steps: Step[];
+}
+interface Workflow {
+  env?: Record<string, string>;
+  jobs: Record<string, Job>;
+}
 
 export type JobResult = 'success' | 'failure' | 'skipped';
 
@@ -40,7 +58,11 @@ function evaluate(text: string, ctx: Record<string, string>): string {
     const open = text.indexOf('${{', at);
     if (open < 0) return out + text.slice(at);
     out += text.slice(at, open);
-    if (text.startsWith(ESCAPE, open)) { out += '${{'; at = open + ESCAPE.length; continue; }
+    if (text.startsWith(ESCAPE, open)) {
+      out += '${{';
+      at = open + ESCAPE.length;
+      continue;
+    }
     const close = text.indexOf('}}', open);
     const expr = text.slice(open + 3, close).trim();
     const value = ctx[expr];
@@ -74,9 +96,19 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
     const needs = job.needs ?? [];
     const cond = job.if ?? 'success()';
     const ok = needs.every((n) => results[n] === 'success');
-    const run = cond === 'always()' || cond === '!cancelled()' ? true : cond === 'failure()' ? failedAncestor(id) : cond === 'success()' ? ok : undefined;
+    const run =
+      cond === 'always()' || cond === '!cancelled()'
+        ? true
+        : cond === 'failure()'
+          ? failedAncestor(id)
+          : cond === 'success()'
+            ? ok
+            : undefined;
     if (run === undefined) throw new Error(`emulator: unknown if ${cond}`);
-    if (!run) { results[id] = 'skipped'; continue; }
+    if (!run) {
+      results[id] = 'skipped';
+      continue;
+    }
     const instances = job.strategy?.matrix.include ?? [{}];
     let failed = false;
     instances.forEach((entry, n) => {
@@ -85,7 +117,8 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
       const ws = join(root, name, 'ws');
       mkdirSync(temp, { recursive: true });
       const ctx: Record<string, string> = {
-        'github.run_id': o.runId ?? '1', 'runner.temp': temp,
+        'github.run_id': o.runId ?? '1',
+        'runner.temp': temp,
         ...Object.fromEntries(Object.entries(entry).map(([k, v]) => [`matrix.${k}`, evaluate(String(v), {})])),
       };
       for (const s of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY']) ctx[`secrets.${s}`] = 'test-secret';
@@ -95,14 +128,21 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
       for (const step of job.steps) {
         if (stepFailed && step.if !== 'always()') continue;
         const w = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)]));
-        if (step.uses?.startsWith('actions/checkout@')) { spawnSync('git', ['clone', '-q', o.origin, ws]); continue; }
+        if (step.uses?.startsWith('actions/checkout@')) {
+          spawnSync('git', ['clone', '-q', o.origin, ws]);
+          continue;
+        }
         if (step.uses?.startsWith('actions/download-artifact@')) {
           const isMatch = picomatch(w.pattern!);
-          for (const a of readdirSync(artifacts)) if (isMatch(a)) cpSync(join(artifacts, a), join(w.path!, a), { recursive: true });
+          for (const a of readdirSync(artifacts))
+            if (isMatch(a)) cpSync(join(artifacts, a), join(w.path!, a), { recursive: true });
           continue;
         }
         if (step.uses?.startsWith('actions/upload-artifact@')) {
-          if (!existsSync(w.path!)) { stepFailed = true; continue; }
+          if (!existsSync(w.path!)) {
+            stepFailed = true;
+            continue;
+          }
           cpSync(w.path!, join(artifacts, w.name!), { recursive: true });
           continue;
         }
@@ -111,13 +151,22 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
         const script = join(temp, `step-${Math.random().toString(36).slice(2)}.sh`);
         writeFileSync(script, step.run!);
         const env = {
-          ...process.env, ...baseEnv, ...evalEnv(step.env, ctx),
-          RUNNER_TEMP: temp, GITHUB_WORKSPACE: ws, GITHUB_SHA: sha, GITHUB_RUN_ID: o.runId ?? '1',
-          GITHUB_STEP_SUMMARY: join(temp, 'summary.md'), GITHUB_SERVER_URL: 'https://github.com', GITHUB_REPOSITORY: 'o/r',
+          ...process.env,
+          ...baseEnv,
+          ...evalEnv(step.env, ctx),
+          RUNNER_TEMP: temp,
+          GITHUB_WORKSPACE: ws,
+          GITHUB_SHA: sha,
+          GITHUB_RUN_ID: o.runId ?? '1',
+          GITHUB_STEP_SUMMARY: join(temp, 'summary.md'),
+          GITHUB_SERVER_URL: 'https://github.com',
+          GITHUB_REPOSITORY: 'o/r',
           PATH: `${o.path ? `${o.path}:` : ''}${process.env.PATH}`,
         };
         const r = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], {
-          cwd: join(ws, step['working-directory'] ? evaluate(step['working-directory'], ctx) : '.'), env, encoding: 'utf8',
+          cwd: join(ws, step['working-directory'] ? evaluate(step['working-directory'], ctx) : '.'),
+          env,
+          encoding: 'utf8',
         });
         log += `── ${step.name ?? 'run'} (exit ${r.status})\n${r.stdout}${r.stderr}`;
         if (r.status !== 0) stepFailed = true;

@@ -22,11 +22,28 @@ export interface AgentScratch {
 /** Call from `before()`: bundles the CLI (a second or so). */
 export async function makeAgentScratch(prefix: string): Promise<AgentScratch> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const s: AgentScratch = { dir, cli: join(dir, 'cli.js'), empty: join(dir, 'empty'), bin: join(dir, 'bin'), remove: () => rmSync(dir, { recursive: true, force: true }) };
-  await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: s.cli, logLevel: 'warning' });
+  const s: AgentScratch = {
+    dir,
+    cli: join(dir, 'cli.js'),
+    empty: join(dir, 'empty'),
+    bin: join(dir, 'bin'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+  await build({
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    outfile: s.cli,
+    logLevel: 'warning',
+  });
   mkdirSync(s.empty);
   mkdirSync(s.bin);
-  writeFileSync(join(s.bin, 'claude'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_AGENT)} "$@"\n`);
+  writeFileSync(
+    join(s.bin, 'claude'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FAKE_AGENT)} "$@"\n`,
+  );
   chmodSync(join(s.bin, 'claude'), 0o755);
   return s;
 }

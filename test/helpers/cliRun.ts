@@ -9,14 +9,19 @@ export const ROOT = resolve(__dirname, '../..');
 export const MAIN = join(ROOT, 'out/cli.js');
 
 /** Builds out/cli.js (call in a `before`); true when esbuild succeeded. */
-export const buildCli = (): boolean => spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status === 0;
+export const buildCli = (): boolean =>
+  spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status === 0;
 
 /** `braid ARGS` in `cwd`, to its end. */
-export const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+export const braid = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 
 /** `braid run PLAN --json [extra]` in the background: its events as they come, and its exit; `cleanup` gets its kill. */
 export function runInBackground(r: TestRepo, plan: string, cleanup: Array<() => void>, extra: readonly string[] = []) {
-  const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir, ...extra], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir, ...extra], {
+    cwd: r.dir,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
   cleanup.push(() => child.kill('SIGKILL'));
   const events: Array<Record<string, unknown>> = [];

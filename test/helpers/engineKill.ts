@@ -21,7 +21,8 @@ export async function survivors(pids: readonly number[], ms: number): Promise<nu
 
 /** A step that ignores TERM, printing its pid; `spawned`: with an environment launchers refuse. */
 const stepYaml = (id: string, spawned: boolean): string[] => [
-  `  ${id}:`, `    run: sh -c 'trap "" TERM; echo "pid $$"; exec sleep 60'`,
+  `  ${id}:`,
+  `    run: sh -c 'trap "" TERM; echo "pid $$"; exec sleep 60'`,
   ...(spawned ? ['    env:', '      BASH_FORCE_SPAWN: "1"'] : []),
 ];
 
@@ -29,22 +30,33 @@ const stepYaml = (id: string, spawned: boolean): string[] => [
  * Starts `braid run --json` in `dir` on a plan of `n` such steps (every other one spawned, the
  * rest from warm launchers); resolves once all printed their pids.
  */
-export async function engineWithSteps(dir: string, n: number, extraArgs: readonly string[] = []): Promise<{ engine: ChildProcess; pids: number[]; runId: string }> {
+export async function engineWithSteps(
+  dir: string,
+  n: number,
+  extraArgs: readonly string[] = [],
+): Promise<{ engine: ChildProcess; pids: number[]; runId: string }> {
   const steps = Array.from({ length: n }, (_, i) => stepYaml(`s${i}`, i % 2 === 1)).flat();
   writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', `concurrency: ${n}`, 'steps:', ...steps].join('\n') + '\n');
-  const engine = spawn(process.execPath, [CLI_MAIN, 'run', 'p.braid.yaml', '--json', ...extraArgs], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const engine = spawn(process.execPath, [CLI_MAIN, 'run', 'p.braid.yaml', '--json', ...extraArgs], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   engine.stderr!.resume();
   const pids: number[] = [];
   let runId = '';
   await new Promise<void>((done, fail) => {
-    const early = (code: number | null): void => fail(new Error(`the engine exited (${code}) before its steps started`));
+    const early = (code: number | null): void =>
+      fail(new Error(`the engine exited (${code}) before its steps started`));
     engine.once('exit', early);
     createInterface({ input: engine.stdout! }).on('line', (line) => {
       const e = JSON.parse(line) as { type: string; text?: string; run: string };
       runId ||= e.run;
       const m = e.type === 'output' ? /pid (\d+)/.exec(e.text ?? '') : null;
       if (m) pids.push(Number(m[1]));
-      if (pids.length === n) { engine.off('exit', early); done(); }
+      if (pids.length === n) {
+        engine.off('exit', early);
+        done();
+      }
     });
   });
   return { engine, pids, runId };

@@ -24,15 +24,24 @@ export async function workflowParserErrors(yaml: string, name = 'braid.yml'): Pr
   return [...errors, ...(template.errors ?? []).map((e) => e.Message)];
 }
 
-export interface ScriptAt { readonly job: string; readonly step: string; readonly script: string }
+export interface ScriptAt {
+  readonly job: string;
+  readonly step: string;
+  readonly script: string;
+}
 
 /** Every `run:` of the workflow, with where it is, and the shell library the steps load (env BRAID_SH). */
 export function scriptsOf(yaml: string): ScriptAt[] {
-  const wf = parse(yaml) as { env?: Record<string, string>; jobs: Record<string, { steps: { name?: string; uses?: string; run?: string }[] }> };
+  const wf = parse(yaml) as {
+    env?: Record<string, string>;
+    jobs: Record<string, { steps: { name?: string; uses?: string; run?: string }[] }>;
+  };
   const out: ScriptAt[] = [];
   if (wf.env?.BRAID_SH !== undefined) out.push({ job: '(workflow env)', step: 'BRAID_SH', script: wf.env.BRAID_SH });
   for (const [job, j] of Object.entries(wf.jobs)) {
-    j.steps.forEach((s, i) => { if (s.run !== undefined) out.push({ job, step: s.name ?? String(i), script: s.run }); });
+    j.steps.forEach((s, i) => {
+      if (s.run !== undefined) out.push({ job, step: s.name ?? String(i), script: s.run });
+    });
   }
   return out;
 }

@@ -22,12 +22,22 @@ export interface AgentAttempt {
 export type AgentScript = Readonly<Record<string, AgentAttempt | readonly AgentAttempt[]>>;
 
 export class FakeAgentRunner implements StepRunner {
-  readonly log: Array<{ id: string; attempt: number; start: number; end: number; status: string; abortReason?: unknown }> = [];
+  readonly log: Array<{
+    id: string;
+    attempt: number;
+    start: number;
+    end: number;
+    status: string;
+    abortReason?: unknown;
+  }> = [];
   private readonly inPool = new Map<string, number>();
   /** Per pool: how many ran at once, as [clock time, count] at every start. */
   readonly poolTrace: Array<{ pool: string; at: number; running: number }> = [];
 
-  constructor(private readonly clock: Clock, private readonly script: AgentScript = {}) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly script: AgentScript = {},
+  ) {}
 
   async execute(ctx: AttemptContext): Promise<AttemptResult> {
     const s = this.script[ctx.step.id];
@@ -39,25 +49,53 @@ export class FakeAgentRunner implements StepRunner {
       this.inPool.set(pool, (this.inPool.get(pool) ?? 0) + 1);
       this.poolTrace.push({ pool, at: start, running: this.inPool.get(pool)! });
     }
-    const entry = (status: string, extra: object = {}) => this.log.push({ id: ctx.step.id, attempt: ctx.attempt, start, end: this.clock.now(), status, ...extra });
+    const entry = (status: string, extra: object = {}) =>
+      this.log.push({ id: ctx.step.id, attempt: ctx.attempt, start, end: this.clock.now(), status, ...extra });
     let cost: number | undefined;
     try {
       await workOnClock(this.clock, ctx.signal, b.costs, b.durationMs, (usd, at) => {
         cost = usd;
-        ctx.onAgent?.({ costUsd: usd, ...(b.costSource ? { costSource: b.costSource } : {}), activity: `working at ${at}` });
+        ctx.onAgent?.({
+          costUsd: usd,
+          ...(b.costSource ? { costSource: b.costSource } : {}),
+          activity: `working at ${at}`,
+        });
       });
     } catch {
       entry('canceled', { abortReason: ctx.signal.reason });
-      return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start, ...(cost !== undefined ? { agent: { costUsd: cost, ...(b.costSource ? { costSource: b.costSource } : {}) } } : {}) };
+      return {
+        status: 'canceled',
+        exitCode: null,
+        signal: 'SIGTERM',
+        reason: 'canceled',
+        durationMs: this.clock.now() - start,
+        ...(cost !== undefined
+          ? { agent: { costUsd: cost, ...(b.costSource ? { costSource: b.costSource } : {}) } }
+          : {}),
+      };
     } finally {
       if (pool) this.inPool.set(pool, this.inPool.get(pool)! - 1);
     }
-    const agent = { ...(b.sessionId ? { sessionId: b.sessionId } : {}), ...((b.costUsd ?? cost) !== undefined ? { costUsd: b.costUsd ?? cost, ...(b.costSource ? { costSource: b.costSource } : {}) } : {}) };
+    const agent = {
+      ...(b.sessionId ? { sessionId: b.sessionId } : {}),
+      ...((b.costUsd ?? cost) !== undefined
+        ? { costUsd: b.costUsd ?? cost, ...(b.costSource ? { costSource: b.costSource } : {}) }
+        : {}),
+    };
     const durationMs = this.clock.now() - start;
     if (b.limited) {
       entry('limited');
       const resetAt = b.limited === true ? undefined : new Date(this.clock.now() + b.limited.resetInMs);
-      return { status: 'failed', exitCode: 1, signal: null, reason: 'rate-limited', message: 'rate-limited: 429', durationMs, agent, rateLimit: { evidence: 'HTTP 429', ...(resetAt ? { resetAt } : {}) } };
+      return {
+        status: 'failed',
+        exitCode: 1,
+        signal: null,
+        reason: 'rate-limited',
+        message: 'rate-limited: 429',
+        durationMs,
+        agent,
+        rateLimit: { evidence: 'HTTP 429', ...(resetAt ? { resetAt } : {}) },
+      };
     }
     if (b.fail) {
       entry('failed');
@@ -67,6 +105,10 @@ export class FakeAgentRunner implements StepRunner {
     return { status: 'succeeded', exitCode: 0, signal: null, durationMs, output: `out:${ctx.step.id}`, agent };
   }
 
-  startOf(id: string, attempt = 1): number | undefined { return this.log.find((l) => l.id === id && l.attempt === attempt)?.start; }
-  attempts(id: string): number { return this.log.filter((l) => l.id === id).length; }
+  startOf(id: string, attempt = 1): number | undefined {
+    return this.log.find((l) => l.id === id && l.attempt === attempt)?.start;
+  }
+  attempts(id: string): number {
+    return this.log.filter((l) => l.id === id).length;
+  }
 }

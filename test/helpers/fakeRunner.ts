@@ -15,7 +15,11 @@ export class FakeRunner implements StepRunner {
   running = 0;
   maxRunning = 0;
 
-  constructor(private readonly clock: Clock, private readonly behave: Record<string, FakeBehaviour> = {}, private readonly defaultMs = 10) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly behave: Record<string, FakeBehaviour> = {},
+    private readonly defaultMs = 10,
+  ) {}
 
   async execute(ctx: AttemptContext): Promise<AttemptResult> {
     const b = this.behave[ctx.step.id] ?? {};
@@ -28,7 +32,13 @@ export class FakeRunner implements StepRunner {
       await this.clock.sleep(b.durationMs ?? this.defaultMs, ctx.signal);
     } catch {
       this.log.push({ id: ctx.step.id, attempt: ctx.attempt, start, end: this.clock.now(), status: 'canceled' });
-      return { status: 'canceled', exitCode: null, signal: 'SIGTERM', reason: 'canceled', durationMs: this.clock.now() - start };
+      return {
+        status: 'canceled',
+        exitCode: null,
+        signal: 'SIGTERM',
+        reason: 'canceled',
+        durationMs: this.clock.now() - start,
+      };
     } finally {
       this.running--;
     }
@@ -37,9 +47,19 @@ export class FakeRunner implements StepRunner {
     this.log.push({ id: ctx.step.id, attempt: ctx.attempt, start, end: this.clock.now(), status });
     return fails
       ? { status: 'failed', exitCode: 1, signal: null, reason: 'exit', durationMs: this.clock.now() - start }
-      : { status: 'succeeded', exitCode: 0, signal: null, durationMs: this.clock.now() - start, output: b.output ?? `out:${ctx.step.id}` };
+      : {
+          status: 'succeeded',
+          exitCode: 0,
+          signal: null,
+          durationMs: this.clock.now() - start,
+          output: b.output ?? `out:${ctx.step.id}`,
+        };
   }
 
-  startOf(id: string, attempt = 1): number { return this.log.find((l) => l.id === id && l.attempt === attempt)!.start; }
-  endOf(id: string): number { return [...this.log].reverse().find((l) => l.id === id)!.end; }
+  startOf(id: string, attempt = 1): number {
+    return this.log.find((l) => l.id === id && l.attempt === attempt)!.start;
+  }
+  endOf(id: string): number {
+    return [...this.log].reverse().find((l) => l.id === id)!.end;
+  }
 }

@@ -6,7 +6,13 @@ import type { Clock } from '../../src/core/engine/scheduling/clock';
 /** `[at ms, dollars spent so far]`, in time order. */
 export type FakeCosts = ReadonlyArray<readonly [number, number]>;
 
-export async function workOnClock(clock: Clock, signal: AbortSignal, costs: FakeCosts = [], durationMs = 10, spent: (usd: number, at: number) => void = () => {}): Promise<void> {
+export async function workOnClock(
+  clock: Clock,
+  signal: AbortSignal,
+  costs: FakeCosts = [],
+  durationMs = 10,
+  spent: (usd: number, at: number) => void = () => {},
+): Promise<void> {
   let t = 0;
   for (const [at, usd] of costs) {
     await clock.sleep(at - t, signal);

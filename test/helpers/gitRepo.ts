@@ -2,7 +2,17 @@
 // user's global config).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -25,15 +35,24 @@ if (!process.env.BRAID_CACHE_DIR) {
 
 const ENV = {
   ...process.env,
-  GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@localhost', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@localhost',
-  GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@localhost',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@localhost',
+  GIT_CONFIG_NOSYSTEM: '1',
+  LC_ALL: 'C',
 };
 
 /** A new repository whose first commit holds `files` (none: an unborn HEAD). */
 export function makeRepo(files: Record<string, string | Buffer> = {}): TestRepo {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'braid-test-repo-')));
   const run = (args: readonly string[], cwd = dir) =>
-    execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], { cwd, env: ENV, encoding: 'utf8', maxBuffer: 1 << 28 });
+    execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], {
+      cwd,
+      env: ENV,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
   const repo: TestRepo = {
     dir,
     git: run,
@@ -74,7 +93,13 @@ export function treeSnapshot(dir: string): Map<string, string> {
       else if (s.isDirectory()) {
         out.set(r, 'dir');
         walk(r);
-      } else out.set(r, `file ${s.mode.toString(8)} ${createHash('sha256').update(readFileSync(join(dir, r))).digest('hex')}`);
+      } else
+        out.set(
+          r,
+          `file ${s.mode.toString(8)} ${createHash('sha256')
+            .update(readFileSync(join(dir, r)))
+            .digest('hex')}`,
+        );
     }
   };
   walk('');
@@ -86,6 +111,12 @@ export function treeSnapshot(dir: string): Map<string, string> {
  * (status without optional locks, so taking the snapshot does not itself rewrite the index).
  */
 export function workspaceState(repo: TestRepo): { files: Map<string, string>; status: string; index: string } {
-  const index = createHash('sha256').update(readFileSync(join(repo.dir, '.git', 'index'))).digest('hex');
-  return { files: treeSnapshot(repo.dir), status: repo.git(['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all']), index };
+  const index = createHash('sha256')
+    .update(readFileSync(join(repo.dir, '.git', 'index')))
+    .digest('hex');
+  return {
+    files: treeSnapshot(repo.dir),
+    status: repo.git(['--no-optional-locks', 'status', '--porcelain', '--untracked-files=all']),
+    index,
+  };
 }

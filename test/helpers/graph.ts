@@ -29,7 +29,13 @@ export function makeGraph(specs: readonly StepSpec[], opts: MakeGraphOptions = {
   const order: string[] = [];
   while (order.length < specs.length) {
     const next = specs.find((s) => remaining.get(s.id) === 0);
-    if (!next) throw new Error(`makeGraph: cycle among ${specs.filter((s) => !order.includes(s.id)).map((s) => s.id).join(', ')}`);
+    if (!next)
+      throw new Error(
+        `makeGraph: cycle among ${specs
+          .filter((s) => !order.includes(s.id))
+          .map((s) => s.id)
+          .join(', ')}`,
+      );
     order.push(next.id);
     remaining.set(next.id, -1);
     for (const d of new Set(dependents.get(next.id))) remaining.set(d, (remaining.get(d) ?? 0) - 1);
@@ -74,6 +80,11 @@ export function makeGraph(specs: readonly StepSpec[], opts: MakeGraphOptions = {
 }
 
 /** The steps of one matrix group, ids `<group>-<value>`, for a single-key matrix. */
-export function matrixSteps(group: string, key: string, values: readonly string[], extra: Partial<GraphStep> = {}): StepSpec[] {
+export function matrixSteps(
+  group: string,
+  key: string,
+  values: readonly string[],
+  extra: Partial<GraphStep> = {},
+): StepSpec[] {
   return values.map((v) => ({ ...extra, id: `${group}-${v}`, matrix: { group, values: { [key]: v } } }));
 }

@@ -57,20 +57,24 @@ const under = (file: string, dir: string): boolean => file.startsWith(`${dir}/`)
 /** Layering violations, one sentence each: `file imports target (rule)`. */
 export function layerViolations(edges: readonly ImportEdge[]): string[] {
   const found: string[] = [];
-  const say = (e: ImportEdge, rule: string): void => { found.push(`${e.from} imports ${e.to} (${rule})`); };
+  const say = (e: ImportEdge, rule: string): void => {
+    found.push(`${e.from} imports ${e.to} (${rule})`);
+  };
   for (const e of edges) {
     if (under(e.from, 'src/core')) {
       if (e.to === 'vscode') say(e, 'src/core never imports vscode');
       else if (e.internal && !under(e.to, 'src/core')) say(e, 'src/core imports nothing above it');
     }
     if (under(e.from, 'webview')) {
-      if (e.internal && !under(e.to, 'webview') && !under(e.to, 'src/protocol')) say(e, 'webview/ talks only through src/protocol');
+      if (e.internal && !under(e.to, 'webview') && !under(e.to, 'src/protocol'))
+        say(e, 'webview/ talks only through src/protocol');
       if (e.to === 'vscode' || isBuiltin(e.to)) say(e, 'webview/ runs in a browser');
     }
     if (under(e.from, 'src/protocol')) {
       if (e.to === 'vscode') say(e, 'src/protocol never imports vscode');
       if (isBuiltin(e.to)) say(e, 'src/protocol is bundled into the webview: no Node built-ins');
-      if (e.internal && !under(e.to, 'src/protocol') && !under(e.to, 'src/core')) say(e, 'src/protocol imports only itself and src/core');
+      if (e.internal && !under(e.to, 'src/protocol') && !under(e.to, 'src/core'))
+        say(e, 'src/protocol imports only itself and src/core');
     }
   }
   // What the webview bundles, transitively, must run in a browser.
@@ -102,16 +106,25 @@ export function importCycles(edges: readonly ImportEdge[]): string[] {
   const stack: string[] = [];
   const cycles: string[] = [];
   const visit = (v: string): void => {
-    index.set(v, counter); low.set(v, counter); counter += 1;
-    stack.push(v); onStack.add(v);
+    index.set(v, counter);
+    low.set(v, counter);
+    counter += 1;
+    stack.push(v);
+    onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) !== index.get(v)) return;
     const component: string[] = [];
     let w: string;
-    do { w = stack.pop()!; onStack.delete(w); component.push(w); } while (w !== v);
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
     if (component.length > 1 || (next.get(v) ?? []).includes(v)) cycles.push(chainThrough(component, next));
   };
   for (const v of [...next.keys()].sort()) if (!index.has(v)) visit(v);
@@ -133,7 +146,10 @@ function chainThrough(component: readonly string[], next: ReadonlyMap<string, re
         while (chain[0] !== start) chain.unshift(from.get(chain[0]!)!);
         return [...chain, start].join(' → ');
       }
-      if (!from.has(w)) { from.set(w, v); queue.push(w); }
+      if (!from.has(w)) {
+        from.set(w, v);
+        queue.push(w);
+      }
     }
   }
   return component.join(' → ');

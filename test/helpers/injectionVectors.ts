@@ -43,7 +43,11 @@ export const VECTORS: readonly Vector[] = [
   { id: 'inside', agent: `[bash, -c, 'echo start; \${{ prompt }}']`, lang: 'sh' },
   // The prompt as a later argument that a program hands to a shell.
   { id: 'argsh', agent: `[sh, -c, 'sh -c "$1"', braid, "\${{ prompt }}"]`, lang: 'sh' },
-  { id: 'pysub', agent: `[python3, -c, "import subprocess, sys; subprocess.run(['sh', '-c', sys.argv[1]])", "\${{ prompt }}"]`, lang: 'sh' },
+  {
+    id: 'pysub',
+    agent: `[python3, -c, "import subprocess, sys; subprocess.run(['sh', '-c', sys.argv[1]])", "\${{ prompt }}"]`,
+    lang: 'sh',
+  },
   { id: 'python', agent: '[python3, -c, "${{ prompt }}"]', lang: 'py' },
   { id: 'node', agent: '[node, -e, "${{ prompt }}"]', lang: 'node' },
   { id: 'perl', agent: '[perl, -e, "${{ prompt }}"]', lang: 'perl' },
@@ -54,20 +58,28 @@ export const VECTORS: readonly Vector[] = [
 /** Code in `lang` that creates the file `name` (in the working directory). */
 function creates(lang: Vector['lang'], name: string): string {
   switch (lang) {
-    case 'sh': return `$(touch ${name})`;
-    case 'py': return `__import__("os").system("touch ${name}")`;
-    case 'node': return `require("fs").writeFileSync("${name}", "")`;
-    case 'perl': return `system("touch ${name}")`;
+    case 'sh':
+      return `$(touch ${name})`;
+    case 'py':
+      return `__import__("os").system("touch ${name}")`;
+    case 'node':
+      return `require("fs").writeFileSync("${name}", "")`;
+    case 'perl':
+      return `system("touch ${name}")`;
   }
 }
 
 /** The prompt around a value (a template, or code written in the plan): code that runs it in `lang`. */
 function around(lang: Vector['lang'], inner: string): string {
   switch (lang) {
-    case 'sh': return `echo ${inner}`;
-    case 'py': return `print(${inner})`;
-    case 'node': return `console.log(${inner})`;
-    case 'perl': return `print(${inner})`;
+    case 'sh':
+      return `echo ${inner}`;
+    case 'py':
+      return `print(${inner})`;
+    case 'node':
+      return `console.log(${inner})`;
+    case 'perl':
+      return `print(${inner})`;
   }
 }
 
@@ -78,7 +90,11 @@ export function vectorPlan(vectors: readonly Vector[] = VECTORS): string {
     if (!v.agent) continue;
     if (v.via === 'command') {
       // One agent a step: the value is named in the command itself.
-      for (const [suffix, value] of [['out', `\${{ steps.src-${v.id}.output }}`], ['mx', '${{ matrix.p }}'], ['ctl', creates(v.lang, `ctl-${v.id}`)]]) {
+      for (const [suffix, value] of [
+        ['out', `\${{ steps.src-${v.id}.output }}`],
+        ['mx', '${{ matrix.p }}'],
+        ['ctl', creates(v.lang, `ctl-${v.id}`)],
+      ]) {
         lines.push(`  a-${v.id}-${suffix}: { command: ${v.agent.replace('VALUE', value!)} }`);
       }
     } else lines.push(`  a-${v.id}: ${v.agent.startsWith('{') ? v.agent : `{ command: ${v.agent} }`}`);
@@ -90,10 +106,19 @@ export function vectorPlan(vectors: readonly Vector[] = VECTORS): string {
     lines.push(`  src-${v.id}:`, `    run: printf '%s' ${shellQuote(payload)}`);
     const step = (id: string, suffix: string, prompt: string, extra: string[] = []) => {
       const text = v.via === 'command' ? 'true' : prompt;
-      lines.push(`  ${id}:`, `    agent: ${agent(suffix)}`, `    prompt: ${q(text)}`, '    continue-on-error: true', ...extra);
+      lines.push(
+        `  ${id}:`,
+        `    agent: ${agent(suffix)}`,
+        `    prompt: ${q(text)}`,
+        '    continue-on-error: true',
+        ...extra,
+      );
     };
     step(`val-${v.id}`, 'out', around(v.lang, `\${{ steps.src-${v.id}.output }}`), [`    needs: [src-${v.id}]`]);
-    step(`mx-${v.id}`, 'mx', around(v.lang, '${{ matrix.p }}'), ['    matrix:', `      p: [${q(creates(v.lang, `pwned-${v.id}-mx`))}]`]);
+    step(`mx-${v.id}`, 'mx', around(v.lang, '${{ matrix.p }}'), [
+      '    matrix:',
+      `      p: [${q(creates(v.lang, `pwned-${v.id}-mx`))}]`,
+    ]);
     step(`ctl-${v.id}`, 'ctl', around(v.lang, creates(v.lang, `ctl-${v.id}`)));
   }
   return lines.join('\n') + '\n';

@@ -21,14 +21,28 @@ export interface BraidMcp {
   close(): Promise<void>;
 }
 
-const GIT_IDENTITY = { GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@localhost', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@localhost', GIT_CONFIG_NOSYSTEM: '1' };
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@localhost',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@localhost',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
 
 /** `braid mcp --workspace DIR [extra]` with an SDK client connected to it. */
 export async function braidMcp(workspace: string, extra: readonly string[] = []): Promise<BraidMcp> {
   const env = { ...process.env, ...GIT_IDENTITY, NO_COLOR: '1' } as Record<string, string>;
-  const transport = new StdioClientTransport({ command: process.execPath, args: [MAIN, 'mcp', '--workspace', workspace, ...extra], cwd: workspace, env, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MAIN, 'mcp', '--workspace', workspace, ...extra],
+    cwd: workspace,
+    env,
+    stderr: 'pipe',
+  });
   let stderr = '';
-  transport.stderr?.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+  transport.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString('utf8');
+  });
   const client = new Client({ name: 'braid-test', version: '1.0.0' });
   await client.connect(transport);
   return {
@@ -36,7 +50,8 @@ export async function braidMcp(workspace: string, extra: readonly string[] = [])
     async call(name, args) {
       const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
       const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-      if (!r.isError && r.structuredContent === undefined) throw new Error(`${name} answered without structured content: ${text}\n${stderr}`);
+      if (!r.isError && r.structuredContent === undefined)
+        throw new Error(`${name} answered without structured content: ${text}\n${stderr}`);
       return { isError: r.isError === true, data: r.structuredContent, text };
     },
     async close() {

@@ -53,7 +53,12 @@ export interface ReceivedSpan {
 
 type Obj = Record<string, unknown>;
 
-const hex = (v: unknown): string => (v === undefined || v === null ? '' : typeof v === 'string' ? v.toLowerCase() : Buffer.from(v as Uint8Array).toString('hex'));
+const hex = (v: unknown): string =>
+  v === undefined || v === null
+    ? ''
+    : typeof v === 'string'
+      ? v.toLowerCase()
+      : Buffer.from(v as Uint8Array).toString('hex');
 
 function anyValue(v: Obj | undefined): unknown {
   if (!v) return undefined;
@@ -61,12 +66,14 @@ function anyValue(v: Obj | undefined): unknown {
   if ('boolValue' in v) return v.boolValue;
   if ('intValue' in v) return Number(v.intValue);
   if ('doubleValue' in v) return Number(v.doubleValue);
-  if ('arrayValue' in v) return ((v.arrayValue as Obj).values as Obj[] | undefined ?? []).map((x) => anyValue(x));
+  if ('arrayValue' in v) return (((v.arrayValue as Obj).values as Obj[] | undefined) ?? []).map((x) => anyValue(x));
   return undefined;
 }
 
 const attrs = (list: unknown): Record<string, unknown> =>
-  Object.fromEntries(((list as Obj[] | undefined) ?? []).map((kv) => [kv.key as string, anyValue(kv.value as Obj | undefined)]));
+  Object.fromEntries(
+    ((list as Obj[] | undefined) ?? []).map((kv) => [kv.key as string, anyValue(kv.value as Obj | undefined)]),
+  );
 
 /** The spans of one decoded request (protobuf objects and OTLP/JSON share field names once camel-cased). */
 function spansOf(req: Obj, encoding: 'protobuf' | 'json'): ReceivedSpan[] {
@@ -77,12 +84,18 @@ function spansOf(req: Obj, encoding: 'protobuf' | 'json'): ReceivedSpan[] {
       for (const s of (ss.spans as Obj[] | undefined) ?? []) {
         const st = (s.status as Obj | undefined) ?? {};
         out.push({
-          name: s.name as string, traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId),
+          name: s.name as string,
+          traceId: hex(s.traceId),
+          spanId: hex(s.spanId),
+          parentSpanId: hex(s.parentSpanId),
           kind: Number(s.kind ?? 0),
           status: { code: Number(st.code ?? 0), ...(st.message ? { message: st.message as string } : {}) },
-          startNs: BigInt(String(s.startTimeUnixNano ?? 0)), endNs: BigInt(String(s.endTimeUnixNano ?? 0)),
-          attributes: attrs(s.attributes), events: ((s.events as Obj[] | undefined) ?? []).map((e) => e.name as string),
-          resource, encoding,
+          startNs: BigInt(String(s.startTimeUnixNano ?? 0)),
+          endNs: BigInt(String(s.endTimeUnixNano ?? 0)),
+          attributes: attrs(s.attributes),
+          events: ((s.events as Obj[] | undefined) ?? []).map((e) => e.name as string),
+          resource,
+          encoding,
         });
       }
     }
@@ -101,12 +114,13 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-const body = (req: IncomingMessage): Promise<Buffer> => new Promise((done, fail) => {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => done(Buffer.concat(chunks)));
-  req.on('error', fail);
-});
+const body = (req: IncomingMessage): Promise<Buffer> =>
+  new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => done(Buffer.concat(chunks)));
+    req.on('error', fail);
+  });
 
 /** Starts a receiver; `status` is what it answers (a test of a failing collector passes 503). */
 export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
@@ -120,7 +134,10 @@ export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
       requests.push({ path: req.url ?? '', contentType });
       if (status === 200 && req.url === '/v1/traces') {
         if (contentType.includes('json')) spans.push(...spansOf(JSON.parse(data.toString('utf8')) as Obj, 'json'));
-        else spans.push(...spansOf(Request.toObject(Request.decode(data), { longs: String, defaults: false }) as Obj, 'protobuf'));
+        else
+          spans.push(
+            ...spansOf(Request.toObject(Request.decode(data), { longs: String, defaults: false }) as Obj, 'protobuf'),
+          );
         for (const w of waiters.splice(0)) w();
       }
       res.writeHead(status, { 'content-type': contentType || 'application/json' });
@@ -130,8 +147,16 @@ export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://127.0.0.1:${port}`, spans, requests,
-    async waitFor(n) { while (spans.length < n) await new Promise<void>((w) => waiters.push(w)); },
-    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    endpoint: `http://127.0.0.1:${port}`,
+    spans,
+    requests,
+    async waitFor(n) {
+      while (spans.length < n) await new Promise<void>((w) => waiters.push(w));
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

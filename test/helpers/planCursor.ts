@@ -16,7 +16,11 @@ export function at(marked: string): { text: string; pos: Position; snap: PlanSna
   if (i < 0) throw new Error('no cursor mark in the text');
   const text = marked.slice(0, i) + marked.slice(i + CURSOR.length);
   const before = text.slice(0, i).split('\n');
-  return { text, pos: { line: before.length - 1, column: before[before.length - 1]!.length }, snap: new PlanSource().update(text) };
+  return {
+    text,
+    pos: { line: before.length - 1, column: before[before.length - 1]!.length },
+    snap: new PlanSource().update(text),
+  };
 }
 
 /** The position of the `nth` occurrence of `needle` (plus `offset` columns). */

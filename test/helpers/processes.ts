@@ -33,8 +33,11 @@ export function launchersOf(parent: number): number[] {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher')) found.push(Number(entry));
-    } catch { /* gone */ }
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher'))
+        found.push(Number(entry));
+    } catch {
+      /* gone */
+    }
   }
   return found;
 }

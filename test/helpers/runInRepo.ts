@@ -8,11 +8,21 @@ import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { workspaceState, type TestRepo } from './gitRepo';
 
-export async function runInRepo(r: TestRepo, plan: string, extra: Partial<RunRequest> = {}): Promise<{ record: RunRecord; events: EngineEvent[] }> {
+export async function runInRepo(
+  r: TestRepo,
+  plan: string,
+  extra: Partial<RunRequest> = {},
+): Promise<{ record: RunRecord; events: EngineEvent[] }> {
   const events: EngineEvent[] = [];
   const outcome = await runPlan({
-    planFile: plan, workspace: r.dir, graceMs: 200, ...extra,
-    onEvent: (e) => { events.push(e); extra.onEvent?.(e); },
+    planFile: plan,
+    workspace: r.dir,
+    graceMs: 200,
+    ...extra,
+    onEvent: (e) => {
+      events.push(e);
+      extra.onEvent?.(e);
+    },
   });
   assert.ok(outcome.ok, JSON.stringify(outcome));
   return { record: outcome.record, events };
@@ -26,8 +36,13 @@ export function userState(r: TestRepo): ReturnType<typeof workspaceState> {
 }
 
 /** The repository's worktree registrations (`worktree PATH` lines) and Braid's branches. */
-export const worktrees = (r: TestRepo): string[] => r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree '));
-export const braidBranches = (r: TestRepo): string => r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
+export const worktrees = (r: TestRepo): string[] =>
+  r
+    .git(['worktree', 'list', '--porcelain'])
+    .split('\n')
+    .filter((l) => l.startsWith('worktree '));
+export const braidBranches = (r: TestRepo): string =>
+  r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
 
 /** Nothing of Braid's left in git: no stale index.lock, worktree, branch or prunable registration. */
 export function assertNoLeftovers(r: TestRepo): void {

@@ -18,7 +18,9 @@ export interface Throwaway {
 /** Call at the top of a test file: what it makes is removed after the file's tests. */
 export function throwaway(prefix: string): Throwaway {
   const cleanup: Array<() => void> = [];
-  after(() => { for (const c of cleanup.splice(0)) c(); });
+  after(() => {
+    for (const c of cleanup.splice(0)) c();
+  });
   return {
     cleanup,
     repo(files) {
@@ -37,4 +39,5 @@ export function throwaway(prefix: string): Throwaway {
 }
 
 /** `n` numbered lines (`line 1` …), each ending in a newline: file contents whose edits are easy to place. */
-export const numbered = (n: number, tag = 'line'): string => Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+export const numbered = (n: number, tag = 'line'): string =>
+  Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';

@@ -2,7 +2,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface Delivery { readonly path: string; readonly contentType: string; readonly body: { text: string; braid: Record<string, string> } }
+export interface Delivery {
+  readonly path: string;
+  readonly contentType: string;
+  readonly body: { text: string; braid: Record<string, string> };
+}
 
 export interface WebhookReceiver {
   /** A URL of this receiver (its path is a secret-looking token, as a real hook's is). */
@@ -20,7 +24,11 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      deliveries.push({ path: req.url ?? '', contentType: String(req.headers['content-type'] ?? ''), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Delivery['body'] });
+      deliveries.push({
+        path: req.url ?? '',
+        contentType: String(req.headers['content-type'] ?? ''),
+        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Delivery['body'],
+      });
       for (const w of waiters.splice(0)) w();
       res.writeHead(status).end(status === 200 ? 'ok' : 'no');
     });
@@ -28,7 +36,8 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/services/T0AAAA/B0BBBB/secretToken1234abcd`, deliveries,
+    url: `http://127.0.0.1:${port}/services/T0AAAA/B0BBBB/secretToken1234abcd`,
+    deliveries,
     async when(test) {
       for (;;) {
         const d = deliveries.find(test);
@@ -36,6 +45,10 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
         await new Promise<void>((w) => waiters.push(w));
       }
     },
-    close: () => new Promise<void>((done) => { server.closeAllConnections(); server.close(() => done()); }),
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
   };
 }

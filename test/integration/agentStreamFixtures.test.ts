@@ -28,8 +28,22 @@ function load(name: string, stream?: AgentStream) {
   for (let i = 0; i < text.length; i += 7) lines.push(...p.push(text.slice(i, i + 7)));
   lines.push(...p.end());
   const exitCode = EXIT[name] ?? (p.summary.isError ? 1 : 0);
-  const limit = detectRateLimit({ family: cli as AgentFamily, exitCode, stderr, stdoutTail: text, summary: p.summary, now: NOW });
-  return { summary: p.summary, lines, stderr, limit, reason: agentFailureReason(p.summary, stderr), errorLines: lines.filter((l) => l.kind === 'error').map((l) => l.text) };
+  const limit = detectRateLimit({
+    family: cli as AgentFamily,
+    exitCode,
+    stderr,
+    stdoutTail: text,
+    summary: p.summary,
+    now: NOW,
+  });
+  return {
+    summary: p.summary,
+    lines,
+    stderr,
+    limit,
+    reason: agentFailureReason(p.summary, stderr),
+    errorLines: lines.filter((l) => l.kind === 'error').map((l) => l.text),
+  };
 }
 
 describe('agent streams: real CLI captures', () => {
@@ -41,12 +55,12 @@ describe('agent streams: real CLI captures', () => {
     assert.ok(lines.some((l) => l.kind === 'tool' && l.text.startsWith('→ Write')));
   });
 
-  it('claude: an API error is one ✗ line (not the agent\'s words, not repeated by the result), its reason the API\'s', () => {
+  it("claude: an API error is one ✗ line (not the agent's words, not repeated by the result), its reason the API's", () => {
     for (const name of ['claude-rate-limit', 'claude-server-error']) {
       const { summary, lines, errorLines, reason } = load(name);
       assert.equal(summary.isError, true);
       assert.equal(errorLines.length, 1, `${name}: ${JSON.stringify(errorLines)}`);
-      assert.ok(!lines.some((l) => l.kind === 'text' && /API Error/.test(l.text)), 'not shown as the agent\'s text');
+      assert.ok(!lines.some((l) => l.kind === 'text' && /API Error/.test(l.text)), "not shown as the agent's text");
       assert.match(reason ?? '', /^API Error: /);
     }
     assert.equal(load('claude-rate-limit').limit.limited, true);

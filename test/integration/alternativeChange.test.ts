@@ -16,7 +16,7 @@ describe("an alternative's change (review/alternativeChange.ts)", function () {
   let repo: TestRepo;
   afterEach(() => repo?.cleanup());
 
-  it('gives each alternative of a finished best-of step its own change, the losers\' included', async () => {
+  it("gives each alternative of a finished best-of step its own change, the losers' included", async () => {
     repo = makeRepo({ 'best-of.braid.yaml': readFileSync(join(ROOT, 'examples/best-of.braid.yaml'), 'utf8') });
     const { record } = await runInRepo(repo, join(repo.dir, 'best-of.braid.yaml'));
     assert.equal(record.steps.greet!.winner, 2);
@@ -24,20 +24,35 @@ describe("an alternative's change (review/alternativeChange.ts)", function () {
     for (const i of [1, 2, 3] as const) {
       const found = await alternativeChange(repo.dir, record, 'greet', i);
       assert.ok(found.ok, `alternative ${i}: ${found.ok ? '' : found.message}`);
-      assert.deepEqual(found.change.files.map((f) => [f.path, f.status, f.added]), [['.braid-example/greeting.txt', 'added', 1]]);
-      assert.equal(await gitOk(['show', `${found.change.commit}:.braid-example/greeting.txt`], { cwd: repo.dir }), wrote[i]);
-      assert.equal((await gitOk(['rev-parse', `${found.change.commit}^`], { cwd: repo.dir })).trim(), found.change.base);
+      assert.deepEqual(
+        found.change.files.map((f) => [f.path, f.status, f.added]),
+        [['.braid-example/greeting.txt', 'added', 1]],
+      );
+      assert.equal(
+        await gitOk(['show', `${found.change.commit}:.braid-example/greeting.txt`], { cwd: repo.dir }),
+        wrote[i],
+      );
+      assert.equal(
+        (await gitOk(['rev-parse', `${found.change.commit}^`], { cwd: repo.dir })).trim(),
+        found.change.base,
+      );
     }
   });
 
   it("keeps a failed alternative's work as it ended, for a look, and refuses one the step does not have", async () => {
     // pick: check lets both run to the end (with pick: first the loser may be canceled before it wrote).
-    repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    pick: check\n    check: echo 1\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; test "$BRAID_ALTERNATIVE" = 1\n' });
+    repo = makeRepo({
+      'p.braid.yaml':
+        'version: 1\nsteps:\n  race:\n    best-of: 2\n    pick: check\n    check: echo 1\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; test "$BRAID_ALTERNATIVE" = 1\n',
+    });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     assert.equal(record.steps.race!.winner, 1);
     const failed = await alternativeChange(repo.dir, record, 'race', 2);
     assert.ok(failed.ok, failed.ok ? '' : failed.message);
-    assert.deepEqual(failed.change.files.map((f) => [f.path, f.status]), [['f.txt', 'added']]);
+    assert.deepEqual(
+      failed.change.files.map((f) => [f.path, f.status]),
+      [['f.txt', 'added']],
+    );
     assert.equal(await gitOk(['show', `${failed.change.commit}:f.txt`], { cwd: repo.dir }), 'try 2\n');
     assert.equal(readFileSync(join(repo.dir, 'f.txt'), 'utf8'), 'try 1\n', 'only the winner landed');
     const none = await alternativeChange(repo.dir, record, 'race', 3);

@@ -17,26 +17,39 @@ describe('best-of with real processes', function () {
   this.timeout(60_000);
   let repo: TestRepo;
   let pids: string;
-  beforeEach(() => { pids = mkdtempSync(join(tmpdir(), 'braid-bestof-pids-')); });
-  afterEach(() => { repo?.cleanup(); rmSync(pids, { recursive: true, force: true }); });
+  beforeEach(() => {
+    pids = mkdtempSync(join(tmpdir(), 'braid-bestof-pids-'));
+  });
+  afterEach(() => {
+    repo?.cleanup();
+    rmSync(pids, { recursive: true, force: true });
+  });
 
   it("pick first: the losers' whole process trees are gone within the kill grace of the winner's choice; only its change lands", async () => {
     repo = makeRepo({ 'base.txt': 'base\n' });
     // Alternative 1 passes once 2 and 3 have written their pids (outside their worktrees); 2 and 3
     // leave background sleeps, and 3 also ignores SIGTERM (only the kill after the grace ends it).
-    repo.write('p.braid.yaml', [
-      'version: 1', 'steps:', '  race:', '    best-of: 3', '    env: { PIDS: ' + JSON.stringify(pids) + ' }', '    run: |',
-      '      echo "alt $BRAID_ALTERNATIVE" > "won-$BRAID_ALTERNATIVE.txt"',
-      '      if [ "$BRAID_ALTERNATIVE" = 1 ]; then',
-      '        while [ ! -s "$PIDS/sh-2" ] || [ ! -s "$PIDS/sh-3" ] || [ ! -s "$PIDS/bg-2" ] || [ ! -s "$PIDS/bg-3" ]; do sleep 0.02; done; exit 0',
-      '      fi',
-      '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then trap "" TERM; fi',
-      '      sleep 30 & echo $! > "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" "$PIDS/bg-$BRAID_ALTERNATIVE"',
-      '      echo $$ > "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" "$PIDS/sh-$BRAID_ALTERNATIVE"',
-      '      wait',
-      '    check: test -f "won-$BRAID_ALTERNATIVE.txt"',
-      '',
-    ].join('\n'));
+    repo.write(
+      'p.braid.yaml',
+      [
+        'version: 1',
+        'steps:',
+        '  race:',
+        '    best-of: 3',
+        '    env: { PIDS: ' + JSON.stringify(pids) + ' }',
+        '    run: |',
+        '      echo "alt $BRAID_ALTERNATIVE" > "won-$BRAID_ALTERNATIVE.txt"',
+        '      if [ "$BRAID_ALTERNATIVE" = 1 ]; then',
+        '        while [ ! -s "$PIDS/sh-2" ] || [ ! -s "$PIDS/sh-3" ] || [ ! -s "$PIDS/bg-2" ] || [ ! -s "$PIDS/bg-3" ]; do sleep 0.02; done; exit 0',
+        '      fi',
+        '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then trap "" TERM; fi',
+        '      sleep 30 & echo $! > "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/bg-$BRAID_ALTERNATIVE.tmp" "$PIDS/bg-$BRAID_ALTERNATIVE"',
+        '      echo $$ > "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" && mv "$PIDS/sh-$BRAID_ALTERNATIVE.tmp" "$PIDS/sh-$BRAID_ALTERNATIVE"',
+        '      wait',
+        '    check: test -f "won-$BRAID_ALTERNATIVE.txt"',
+        '',
+      ].join('\n'),
+    );
     repo.commitAll('plan');
     const graceMs = 1000;
     // From the moment the winner is announced (live, as an event), watch the losers' processes go.
@@ -51,18 +64,31 @@ describe('best-of with real processes', function () {
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'), {
       graceMs,
       onEvent: (e) => {
-        if (chosenAt === undefined && e.type === 'step' && e.id === 'race' && e.winner !== undefined) { chosenAt = Date.now(); watching = watch(); }
+        if (chosenAt === undefined && e.type === 'step' && e.id === 'race' && e.winner !== undefined) {
+          chosenAt = Date.now();
+          watching = watch();
+        }
       },
     });
     const step = record.steps.race!;
     assert.equal(record.status, 'succeeded', JSON.stringify(step));
     assert.equal(step.winner, 1);
     assert.equal(step.winnerWhy, 'first to pass');
-    assert.deepEqual(step.alternatives!.map((a) => [a.index, a.status]), [[1, 'succeeded'], [2, 'canceled'], [3, 'canceled']]);
+    assert.deepEqual(
+      step.alternatives!.map((a) => [a.index, a.status]),
+      [
+        [1, 'succeeded'],
+        [2, 'canceled'],
+        [3, 'canceled'],
+      ],
+    );
     assert.ok(watching, 'the winner was announced before the step ended');
     await watching;
     // The grace, plus a margin for a loaded machine: far below the 30 s the losers' trees would live on.
-    assert.ok(goneAfterMs! <= graceMs + 1500, `the losers' trees were gone ${goneAfterMs} ms after the winner was chosen (grace ${graceMs} ms)`);
+    assert.ok(
+      goneAfterMs! <= graceMs + 1500,
+      `the losers' trees were gone ${goneAfterMs} ms after the winner was chosen (grace ${graceMs} ms)`,
+    );
     const state = userState(repo);
     assert.equal(repo.read('won-1.txt'), 'alt 1\n');
     assert.equal(state.files.has('won-2.txt') || state.files.has('won-3.txt'), false, "no loser's change landed");
@@ -76,7 +102,10 @@ describe('best-of with real processes', function () {
     const greet = record.steps.greet!;
     assert.equal(greet.winner, 2);
     assert.equal(greet.winnerWhy, 'score 96');
-    assert.deepEqual(greet.alternatives!.map((a) => a.score), [59, 96, 80]);
+    assert.deepEqual(
+      greet.alternatives!.map((a) => a.score),
+      [59, 96, 80],
+    );
     assert.equal(repo.read('.braid-example/greeting.txt'), 'Hi!\n');
     const out = readFileSync(join(repo.dir, '.braid', 'runs', record.id, 'outputs', 'report'), 'utf8');
     assert.match(out, /landed alternative 2 wrote +4 bytes; the file says Hi!/);
@@ -84,25 +113,40 @@ describe('best-of with real processes', function () {
   });
 
   it('pick check reads a score only from `score: N` or $BRAID_SCORE_FILE (the file first), never a test count printed last', async () => {
-    const plan = ['version: 1', 'steps:', '  s:', '    best-of: 3', '    pick: check', '    isolation: worktree', '    writes: [a.txt]',
-      '    run: echo "$BRAID_ALTERNATIVE" > a.txt',
-      '    check: |',
-      '      case "$BRAID_ALTERNATIVE" in',
-      '        1) echo "score: 7" ;;',
-      '        2) echo "score: 1"; echo 40 > "$BRAID_SCORE_FILE" ;;',
-      '      esac',
-      '      echo "99 tests passed"'].join('\n') + '\n';
+    const plan =
+      [
+        'version: 1',
+        'steps:',
+        '  s:',
+        '    best-of: 3',
+        '    pick: check',
+        '    isolation: worktree',
+        '    writes: [a.txt]',
+        '    run: echo "$BRAID_ALTERNATIVE" > a.txt',
+        '    check: |',
+        '      case "$BRAID_ALTERNATIVE" in',
+        '        1) echo "score: 7" ;;',
+        '        2) echo "score: 1"; echo 40 > "$BRAID_SCORE_FILE" ;;',
+        '      esac',
+        '      echo "99 tests passed"',
+      ].join('\n') + '\n';
     repo = makeRepo({ 'p.braid.yaml': plan });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     const s = record.steps.s!;
-    assert.deepEqual(s.alternatives!.map((a) => a.score), [7, 40, undefined]);
+    assert.deepEqual(
+      s.alternatives!.map((a) => a.score),
+      [7, 40, undefined],
+    );
     assert.equal(s.winner, 2);
     assert.equal(s.winnerWhy, 'score 40');
     assert.equal(repo.read('a.txt'), '2\n');
   });
 
   it('when every alternative fails, their worktrees are kept for a look and named in the record', async () => {
-    repo = makeRepo({ 'p.braid.yaml': 'version: 1\nsteps:\n  race:\n    best-of: 2\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; exit 3\n' });
+    repo = makeRepo({
+      'p.braid.yaml':
+        'version: 1\nsteps:\n  race:\n    best-of: 2\n    run: echo "try $BRAID_ALTERNATIVE" > f.txt; exit 3\n',
+    });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     const step = record.steps.race!;
     assert.equal(step.status, 'failed');
@@ -116,12 +160,21 @@ describe('best-of with real processes', function () {
   it('pick review: the step waits; `braid pick` from another terminal refuses a failed alternative and lands a passed one', async () => {
     repo = makeRepo({
       'p.braid.yaml': [
-        'version: 1', 'steps:', '  race:', '    pick: review', '    best-of: 3',
-        '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt; echo "alt $BRAID_ALTERNATIVE"; [ "$BRAID_ALTERNATIVE" != 2 ]', '',
+        'version: 1',
+        'steps:',
+        '  race:',
+        '    pick: review',
+        '    best-of: 3',
+        '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt; echo "alt $BRAID_ALTERNATIVE"; [ "$BRAID_ALTERNATIVE" != 2 ]',
+        '',
       ].join('\n'),
     });
     let runId = '';
-    const running = runInRepo(repo, join(repo.dir, 'p.braid.yaml'), { onStart: (id) => { runId = id; } });
+    const running = runInRepo(repo, join(repo.dir, 'p.braid.yaml'), {
+      onStart: (id) => {
+        runId = id;
+      },
+    });
     const store = new RunStore(repo.dir);
     // Liveness bound, not a timing claim: until every alternative has ended and the step waits.
     for (let i = 0; i < 200; i++) {
@@ -131,12 +184,17 @@ describe('best-of with real processes', function () {
     }
     const stderr: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => { stderr.push(String(chunk)); return true; }) as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) => {
+      stderr.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
     let refused: number, picked: number;
     try {
       refused = await main(['pick', runId, 'race', '2', '--workspace', repo.dir]);
       picked = await main(['pick', runId, 'race', '3', '--workspace', repo.dir]);
-    } finally { process.stderr.write = write; }
+    } finally {
+      process.stderr.write = write;
+    }
     assert.equal(refused, 1);
     assert.match(stderr.join(''), /alternative 2 of race did not pass \(it is failed\)/);
     assert.equal(picked, 0);

@@ -17,7 +17,9 @@ const TERMINAL_ALT = new Set(['succeeded', 'failed', 'canceled', 'conflict']);
 
 describe('best-of through the CLI', function () {
   this.timeout(60_000);
-  before(() => { assert.ok(buildCli()); });
+  before(() => {
+    assert.ok(buildCli());
+  });
 
   it("records every alternative's change (the winner's, a failed one's, a canceled loser's), shows each live, and diffs each", async () => {
     const r = repo({ 'README.md': 'hi\n' });
@@ -25,7 +27,10 @@ describe('best-of through the CLI', function () {
     cleanup.push(() => rmSync(sync, { recursive: true, force: true }));
     // 1 passes once 2 and 3 have written their files; 2 fails; 3 would sleep on, and is canceled.
     const plan = planFile([
-      '  race:', '    best-of: 3', `    env: { SYNC: ${JSON.stringify(sync)} }`, '    run: |',
+      '  race:',
+      '    best-of: 3',
+      `    env: { SYNC: ${JSON.stringify(sync)} }`,
+      '    run: |',
       '      echo "alt $BRAID_ALTERNATIVE" > "mine-$BRAID_ALTERNATIVE.txt"; echo "says $BRAID_ALTERNATIVE"',
       '      case "$BRAID_ALTERNATIVE" in',
       '        1) while [ ! -f "$SYNC/2" ] || [ ! -f "$SYNC/3" ]; do sleep 0.05; done ;;',
@@ -40,22 +45,36 @@ describe('best-of through the CLI', function () {
     assert.ok(end > 0, JSON.stringify(events));
     // Live: before the step's end, the stream showed each alternative running and then ended.
     for (const i of [1, 2, 3]) {
-      const seen = events.slice(0, end).map((e) => (e.alternatives as Alt[] | undefined)?.find((a) => a.index === i)?.status);
+      const seen = events
+        .slice(0, end)
+        .map((e) => (e.alternatives as Alt[] | undefined)?.find((a) => a.index === i)?.status);
       const running = seen.indexOf('running');
       assert.ok(running >= 0, `alternative ${i} was shown running: ${seen.join(' ')}`);
-      assert.ok(seen.slice(running).some((s) => s !== undefined && TERMINAL_ALT.has(s)), `alternative ${i} was shown ending before the step ended: ${seen.join(' ')}`);
+      assert.ok(
+        seen.slice(running).some((s) => s !== undefined && TERMINAL_ALT.has(s)),
+        `alternative ${i} was shown ending before the step ended: ${seen.join(' ')}`,
+      );
     }
 
     // Their output: each event is one alternative's, tagged with it (the views tell them apart).
-    const said = run.events.filter((e) => e.type === 'output' && e.id === 'race').map((e) => [e.alternative, String(e.text).trim()]);
-    for (const i of [1, 2, 3]) assert.deepEqual(said.filter(([a]) => a === i), [[i, `says ${i}`]], JSON.stringify(said));
+    const said = run.events
+      .filter((e) => e.type === 'output' && e.id === 'race')
+      .map((e) => [e.alternative, String(e.text).trim()]);
+    for (const i of [1, 2, 3])
+      assert.deepEqual(
+        said.filter(([a]) => a === i),
+        [[i, `says ${i}`]],
+        JSON.stringify(said),
+      );
 
     const runId = String(events[0]!.run);
     const step = (await new RunStore(r.dir).load(runId))!.steps.race!;
     assert.equal(step.winner, 1);
     const alts = step.alternatives!;
-    assert.deepEqual(alts.map((a) => a.changes?.files.map((f) => [f.path, f.status, f.added, f.removed])),
-      [[['mine-1.txt', 'added', 1, 0]], [['mine-2.txt', 'added', 1, 0]], [['mine-3.txt', 'added', 1, 0]]]);
+    assert.deepEqual(
+      alts.map((a) => a.changes?.files.map((f) => [f.path, f.status, f.added, f.removed])),
+      [[['mine-1.txt', 'added', 1, 0]], [['mine-2.txt', 'added', 1, 0]], [['mine-3.txt', 'added', 1, 0]]],
+    );
     assert.equal(alts[2]!.status, 'canceled');
     for (const a of alts) {
       const ref = r.git(['rev-parse', `refs/braid/runs/${runId}/race.alt${a.index}`]).trim();
@@ -64,14 +83,24 @@ describe('best-of through the CLI', function () {
     }
     assert.deepEqual(step.changes, alts[0]!.changes, "the step's change is its winner's");
     assert.equal(r.read('mine-1.txt'), 'alt 1\n');
-    assert.deepEqual(r.git(['status', '--porcelain', '--untracked-files=all']).split('\n').filter((l) => l && !l.includes('.braid/')), ['?? mine-1.txt'], "only the winner's change landed");
+    assert.deepEqual(
+      r
+        .git(['status', '--porcelain', '--untracked-files=all'])
+        .split('\n')
+        .filter((l) => l && !l.includes('.braid/')),
+      ['?? mine-1.txt'],
+      "only the winner's change landed",
+    );
     assertNoLeftovers(r);
 
     const loser = braid(['diff', runId, 'race', '--alternative', '3'], r.dir);
     assert.equal(loser.status, 0, loser.stderr);
     assert.match(loser.stdout, /^── race · alternative 3 \(canceled\) ──\n/);
     assert.match(loser.stdout, /\+\+\+ b\/mine-3\.txt\n@@ -0,0 \+1 @@\n\+alt 3\n/);
-    assert.match(braid(['diff', runId, 'race', '--alternative', '1', '--stat'], r.dir).stdout, /── race · alternative 1 \(succeeded, the winner\) ──\n mine-1\.txt \| 1 \+/);
+    assert.match(
+      braid(['diff', runId, 'race', '--alternative', '1', '--stat'], r.dir).stdout,
+      /── race · alternative 1 \(succeeded, the winner\) ──\n mine-1\.txt \| 1 \+/,
+    );
     const none = braid(['diff', runId, 'race', '--alternative', '7'], r.dir);
     assert.equal(none.status, 1);
     assert.match(none.stderr, /step race has alternatives 1 to 3, not 7/);
@@ -85,9 +114,15 @@ describe('best-of through the CLI', function () {
     const r = repo({ 'README.md': 'hi\n' });
     // Concurrency 2: the race (ranked first by its dependent) takes both slots; `other` waits for one.
     const plan = planFile([
-      '  race:', '    best-of: 2', '    pick: review', '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt',
-      '  tail:', '    needs: [race]', '    run: cat pick.txt',
-      '  other:', '    run: echo other',
+      '  race:',
+      '    best-of: 2',
+      '    pick: review',
+      '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt',
+      '  tail:',
+      '    needs: [race]',
+      '    run: cat pick.txt',
+      '  other:',
+      '    run: echo other',
     ]);
     const run = runInBackground(r, plan, cleanup, ['--concurrency', '2']);
     const wait = await run.when((e) => e.type === 'step' && e.id === 'race' && e.status === 'waiting');
@@ -114,6 +149,9 @@ describe('best-of through the CLI', function () {
     assert.equal(await run.exited, 0);
     assert.equal(r.read('pick.txt'), 'from 2\n');
     const done = (await new RunStore(r.dir).load(runId))!.steps.race!;
-    assert.deepEqual([done.status, done.winner, done.attempts.length, done.attempts[0]!.status], ['succeeded', 2, 1, 'succeeded']);
+    assert.deepEqual(
+      [done.status, done.winner, done.attempts.length, done.attempts[0]!.status],
+      ['succeeded', 2, 1, 'succeeded'],
+    );
   });
 });

@@ -14,9 +14,15 @@ describe('change record', function () {
   this.timeout(60_000);
 
   it('keeps a landed step’s change as a commit on its base, and lists its files with their status and lines', async () => {
-    const r = repo({ 'keep.txt': body(20), 'edit.txt': 'a\nb\nc\n', 'gone.txt': 'bye\n', 'old/name.txt': body(30, 'moved') });
+    const r = repo({
+      'keep.txt': body(20),
+      'edit.txt': 'a\nb\nc\n',
+      'gone.txt': 'bye\n',
+      'old/name.txt': body(30, 'moved'),
+    });
     const plan = planFile([
-      '  s:', '    isolation: worktree',
+      '  s:',
+      '    isolation: worktree',
       '    run: printf "a\\nB\\nc\\nd\\n" > edit.txt && rm gone.txt && printf "new\\n" > added.txt && mkdir -p new && git mv old/name.txt new/name.txt',
     ]);
     const { record } = await run(r, plan);
@@ -24,7 +30,11 @@ describe('change record', function () {
     const change = record.steps.s!.changes!;
     assert.ok(change, 'the step record has its change');
     assert.equal(r.git(['rev-parse', changeRef(record.id, 's')]).trim(), change.commit);
-    assert.equal(r.git(['rev-parse', `${change.commit}^`]).trim(), change.base, 'the change commit’s parent is the step’s base');
+    assert.equal(
+      r.git(['rev-parse', `${change.commit}^`]).trim(),
+      change.base,
+      'the change commit’s parent is the step’s base',
+    );
     const files = [...change.files].sort((a, b) => a.path.localeCompare(b.path));
     assert.deepEqual(files, [
       { path: 'added.txt', status: 'added', added: 1, removed: 0 },
@@ -50,10 +60,17 @@ describe('change record', function () {
     const r = repo({ 'f.txt': body(5) });
     const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step\\n" > f.txt && sleep 0.3']);
     // The user edits the same lines while the step runs: its merge-back conflicts.
-    const { record } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n'); } });
+    const { record } = await run(r, plan, {
+      onEvent: (e) => {
+        if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n');
+      },
+    });
     assert.equal(record.steps.s!.status, 'conflict', JSON.stringify(record.steps.s));
     const change = record.steps.s!.changes!;
-    assert.deepEqual(change.files.map((f) => f.path), ['f.txt']);
+    assert.deepEqual(
+      change.files.map((f) => f.path),
+      ['f.txt'],
+    );
     assert.equal(r.git(['rev-parse', changeRef(record.id, 's')]).trim(), change.commit);
     const cleaned = await cleanRun(r.dir, record.id);
     assert.ok(cleaned.ok);
@@ -65,7 +82,11 @@ describe('change record', function () {
     // Each attempt writes its own content ($$, its shell's pid): two attempts in one second would
     // otherwise make the very same commit.
     const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step %s\\n" $$ > f.txt && sleep 0.3']);
-    const first = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n'); } });
+    const first = await run(r, plan, {
+      onEvent: (e) => {
+        if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n');
+      },
+    });
     assert.equal(first.record.steps.s!.status, 'conflict');
     const firstChange = first.record.steps.s!.changes!;
     r.git(['checkout', '--', 'f.txt']);
@@ -74,16 +95,26 @@ describe('change record', function () {
     assert.equal(record.steps.s!.attempts.length, 2);
     assert.deepEqual(record.steps.s!.attempts[0]!.changes, firstChange, 'attempt 1 keeps its change');
     assert.notEqual(record.steps.s!.changes!.commit, firstChange.commit, 'the step shows the new one');
-    assert.equal(r.git(['rev-parse', `refs/braid/attempts/${record.id}/s/${firstChange.commit}`]).trim(), firstChange.commit, 'the replaced change keeps a ref');
+    assert.equal(
+      r.git(['rev-parse', `refs/braid/attempts/${record.id}/s/${firstChange.commit}`]).trim(),
+      firstChange.commit,
+      'the replaced change keeps a ref',
+    );
     assert.equal(r.git(['cat-file', '-t', firstChange.commit]).trim(), 'commit');
   });
 
   it('parses renames, binaries and odd names from git’s -z output', () => {
     const out = [
-      ':100644 100644 aaaa bbbb R090', 'a b.txt', 'c\td.txt',
-      ':000000 100644 0000 cccc A', 'bin.png',
-      '3\t1\t', 'a b.txt', 'c\td.txt',
-      '-\t-\tbin.png', '',
+      ':100644 100644 aaaa bbbb R090',
+      'a b.txt',
+      'c\td.txt',
+      ':000000 100644 0000 cccc A',
+      'bin.png',
+      '3\t1\t',
+      'a b.txt',
+      'c\td.txt',
+      '-\t-\tbin.png',
+      '',
     ].join('\0');
     assert.deepEqual(parseRawNumstat(out), [
       { path: 'c\td.txt', status: 'renamed', from: 'a b.txt', added: 3, removed: 1 },

@@ -11,22 +11,32 @@ import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, validateOutputProblems } from '../hel
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
 const braid = (args: string[], cwd: string) =>
-  spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 1 << 26 });
+  spawnSync(process.execPath, [MAIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    maxBuffer: 1 << 26,
+  });
 
 describe('braid CLI on hostile input', function () {
   this.timeout(120_000);
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
 
-  it('validate: the corpus\'s attacks and a sample of its plans exit 0/1, every line located, no Node warning', () => {
+  it("validate: the corpus's attacks and a sample of its plans exit 0/1, every line located, no Node warning", () => {
     const dir = mkdtempSync(join(tmpdir(), 'braid-cli-fuzz-'));
-    const plans = fuzzPlans(FUZZ_SEED, FUZZ_COUNT).filter((p, i) => p.name.startsWith('attack-') && i < 250 || i % 200 === 0);
+    const plans = fuzzPlans(FUZZ_SEED, FUZZ_COUNT).filter(
+      (p, i) => (p.name.startsWith('attack-') && i < 250) || i % 200 === 0,
+    );
     assert.ok(plans.length >= 15);
     const failures: string[] = [];
     for (const p of plans) {
       const file = join(dir, p.name);
       writeFileSync(file, p.text);
       const r = braid(['validate', file], dir);
-      for (const problem of validateOutputProblems(file, p.text, r.status ?? -1, r.stdout, r.stderr)) failures.push(`${p.name}: ${problem}`);
+      for (const problem of validateOutputProblems(file, p.text, r.status ?? -1, r.stdout, r.stderr))
+        failures.push(`${p.name}: ${problem}`);
       if (/internal error|Warning:|\(node:\d+\)/.test(r.stderr)) failures.push(`${p.name}: ${r.stderr.slice(0, 300)}`);
     }
     assert.deepEqual(failures, []);
@@ -39,7 +49,10 @@ describe('braid CLI on hostile input', function () {
     for (const args of [['run', 'p.braid.yaml'], ['status'], ['retry', 'r1'], ['logs', 'r1', 'a'], ['clean', 'r1']]) {
       const r = braid(args, dir);
       assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
-      assert.equal(r.stderr, `braid: ${join(dir, '.braid')} is a file, not a folder: Braid keeps its runs and locks there; move it away\n`);
+      assert.equal(
+        r.stderr,
+        `braid: ${join(dir, '.braid')} is a file, not a folder: Braid keeps its runs and locks there; move it away\n`,
+      );
     }
   });
 });

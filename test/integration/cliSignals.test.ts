@@ -10,19 +10,29 @@ import { claimRun } from '../../src/core/engine/records/runClaim';
 import { CLI_MAIN, engineWithSteps, survivors } from '../helpers/engineKill';
 
 const ROOT = resolve(__dirname, '../..');
-const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [CLI_MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const braid = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [CLI_MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 const exited = (c: ChildProcess) => new Promise<number | null>((r) => c.once('exit', (code) => r(code)));
-const runRecord = (dir: string, id: string) => JSON.parse(readFileSync(join(dir, '.braid', 'runs', id, 'run.json'), 'utf8')) as { status: string };
-const stderrSays = (c: ChildProcess, re: RegExp) => new Promise<void>((r) => {
-  let text = '';
-  c.stderr!.on('data', (b: Buffer) => { text += b.toString(); if (re.test(text)) r(); });
-});
+const runRecord = (dir: string, id: string) =>
+  JSON.parse(readFileSync(join(dir, '.braid', 'runs', id, 'run.json'), 'utf8')) as { status: string };
+const stderrSays = (c: ChildProcess, re: RegExp) =>
+  new Promise<void>((r) => {
+    let text = '';
+    c.stderr!.on('data', (b: Buffer) => {
+      text += b.toString();
+      if (re.test(text)) r();
+    });
+  });
 
 describe('braid CLI: signals, a live run, a closed stdout', function () {
   this.timeout(60_000);
   let dir: string;
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'braid-signals-')); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'braid-signals-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('SIGHUP cancels the run like SIGINT: every step ended, the record written, exit 130', async () => {
@@ -52,7 +62,10 @@ describe('braid CLI: signals, a live run, a closed stdout', function () {
       const r = braid(['retry', runId], dir);
       assert.equal(r.status, 1, r.stderr);
       assert.match(r.stderr, new RegExp(`run ${runId} is still running \\(pid ${engine.pid}\\)`));
-      assert.ok(pids.every((p) => existsSync(`/proc/${p}`)), 'the running steps were left alone');
+      assert.ok(
+        pids.every((p) => existsSync(`/proc/${p}`)),
+        'the running steps were left alone',
+      );
     } finally {
       engine.kill('SIGKILL');
       await survivors(pids, 15_000);
@@ -83,7 +96,9 @@ describe('braid CLI: signals, a live run, a closed stdout', function () {
       const c = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       c.stdout!.destroy(); // closed before the command writes: its first write fails with EPIPE
       let stderr = '';
-      c.stderr!.on('data', (b: Buffer) => { stderr += b.toString(); });
+      c.stderr!.on('data', (b: Buffer) => {
+        stderr += b.toString();
+      });
       const code = await exited(c);
       assert.equal(stderr, '', `${args.join(' ')}: ${stderr}`);
       assert.equal(code, 0);

@@ -10,11 +10,14 @@ import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
-const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const braid = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 
 describe('braid CLI: a full disk, .braid on another file system', function () {
   this.timeout(60_000);
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
 
   it('a full disk under .braid: run and status say so in one line, exit 1 and 0, no stack trace', function () {
     const dir = mkdtempSync(join(tmpdir(), 'braid-full-'));
@@ -25,7 +28,10 @@ describe('braid CLI: a full disk, .braid on another file system', function () {
       this.skip(); // mounting needs root
     }
     try {
-      writeFileSync(join(dir, 'p.braid.yaml'), 'version: 1\nsteps:\n  a:\n    run: head -c 200000 /dev/zero | tr "\\\\0" x | fold -w 99\n  b:\n    needs: [a]\n    run: echo b\n');
+      writeFileSync(
+        join(dir, 'p.braid.yaml'),
+        'version: 1\nsteps:\n  a:\n    run: head -c 200000 /dev/zero | tr "\\\\0" x | fold -w 99\n  b:\n    needs: [a]\n    run: echo b\n',
+      );
       const run = braid(['run', 'p.braid.yaml'], dir);
       assert.equal(run.status, 1, run.stderr);
       assert.match(run.stderr, /^braid: no space left on the device \(ENOSPC.*\); .*braid status\n$/m);
@@ -48,7 +54,10 @@ describe('braid CLI: a full disk, .braid on another file system', function () {
     try {
       repo = makeRepo({ 'a.txt': 'a\n', 'gone.txt': 'bye\n', '.gitignore': '.braid\n' });
       symlinkSync(elsewhere, join(repo.dir, '.braid'));
-      writeFileSync(join(repo.dir, 'p.braid.yaml'), 'version: 1\nsteps:\n  s:\n    isolation: worktree\n    writes: ["*.txt"]\n    run: echo more >> a.txt; echo new > b.txt; rm gone.txt\n');
+      writeFileSync(
+        join(repo.dir, 'p.braid.yaml'),
+        'version: 1\nsteps:\n  s:\n    isolation: worktree\n    writes: ["*.txt"]\n    run: echo more >> a.txt; echo new > b.txt; rm gone.txt\n',
+      );
       const r = braid(['run', 'p.braid.yaml'], repo.dir);
       assert.equal(r.status, 0, r.stdout + r.stderr);
       assert.equal(repo.read('a.txt'), 'a\nmore\n');

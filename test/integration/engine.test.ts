@@ -22,7 +22,14 @@ const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));
 const CLI = join(scratch, 'cli.js');
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * A launcher's bash is blocked in read(2) for the engine's `go` (`read -r go <&3` reads through fd 0,
@@ -52,7 +59,8 @@ function workspace(plan?: string): { dir: string; plan: string } {
 }
 
 const plan = (steps: string[]) => ['version: 1', 'steps:', ...steps].join('\n') + '\n';
-const record = (dir: string, runId: string) => JSON.parse(readFileSync(join(dir, '.braid/runs', runId, 'run.json'), 'utf8')) as RunRecord;
+const record = (dir: string, runId: string) =>
+  JSON.parse(readFileSync(join(dir, '.braid/runs', runId, 'run.json'), 'utf8')) as RunRecord;
 const statuses = (rec: RunRecord) => Object.fromEntries(Object.values(rec.steps).map((s) => [s.id, s.status]));
 const engineLog = (dir: string) => readFileSync(join(dir, '.braid/engine.log'), 'utf8');
 
@@ -60,12 +68,28 @@ const engineLog = (dir: string) => readFileSync(join(dir, '.braid/engine.log'), 
 const FAKE = join(ROOT, 'test/fixtures/agents/fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
 const q = (s: string) => JSON.stringify(s);
-const agentPlan = (lines: string[]) => ['version: 1', 'agents:', '  claude:',
-  `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
-  '    env: { FAKE_AGENT_FORMAT: claude }', '    input: text', ...lines].join('\n') + '\n';
+const agentPlan = (lines: string[]) =>
+  [
+    'version: 1',
+    'agents:',
+    '  claude:',
+    `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
+    '    env: { FAKE_AGENT_FORMAT: claude }',
+    '    input: text',
+    ...lines,
+  ].join('\n') + '\n';
 // a and b together reach the $0.0246 budget: c waits for the decision. (A step whose own stream
 // passes the budget is stopped: budgets.test.ts; here the budget is reached as b ends, not passed.)
-const BUDGET_STEPS = ['  a:', '    prompt: one', '  b:', '    needs: [a]', '    prompt: two', '  c:', '    needs: [b]', '    prompt: three'];
+const BUDGET_STEPS = [
+  '  a:',
+  '    prompt: one',
+  '  b:',
+  '    needs: [a]',
+  '    prompt: two',
+  '  c:',
+  '    needs: [b]',
+  '    prompt: three',
+];
 const budgetPlan = agentPlan(['max-cost-usd: 0.0246', 'concurrency: 1', 'steps:', ...BUDGET_STEPS]);
 type BudgetEvent = Extract<EngineEvent, { type: 'budget' }>;
 const budgets = (events: EngineEvent[]) => events.filter((e): e is BudgetEvent => e.type === 'budget');
@@ -76,10 +100,17 @@ describe('engine process and client', function () {
   const clients: EngineClient[] = [];
   const pids = new Set<number>();
 
-  async function connect(dir: string, env: Record<string, string> = {}, log?: (l: string) => void): Promise<EngineClient> {
+  async function connect(
+    dir: string,
+    env: Record<string, string> = {},
+    log?: (l: string) => void,
+  ): Promise<EngineClient> {
     const c = await connectEngine({
-      workspace: dir, cliPath: CLI, clientName: 'engine.test',
-      env: { BRAID_ENGINE_IDLE_MS: '30000', ...env }, ...(log ? { log } : {}),
+      workspace: dir,
+      cliPath: CLI,
+      clientName: 'engine.test',
+      env: { BRAID_ENGINE_IDLE_MS: '30000', ...env },
+      ...(log ? { log } : {}),
     });
     clients.push(c);
     pids.add(c.pid);
@@ -93,7 +124,15 @@ describe('engine process and client', function () {
   }
 
   before(async () => {
-    await build({ entryPoints: [join(ROOT, 'src/cli/main.ts')], bundle: true, platform: 'node', format: 'cjs', target: 'node20', outfile: CLI, logLevel: 'warning' });
+    await build({
+      entryPoints: [join(ROOT, 'src/cli/main.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: CLI,
+      logLevel: 'warning',
+    });
   });
 
   afterEach(async () => {
@@ -108,11 +147,18 @@ describe('engine process and client', function () {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('runs a plan: the run id first, then events, then per-step statuses that agree with run.json', async () => {
-    const w = workspace(plan([
-      '  a:', '    run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"',
-      '  b:', '    needs: [a]', '    run: exit 3',
-      '  c:', '    needs: [b]', '    run: echo never',
-    ]));
+    const w = workspace(
+      plan([
+        '  a:',
+        '    run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"',
+        '  b:',
+        '    needs: [a]',
+        '    run: exit 3',
+        '  c:',
+        '    needs: [b]',
+        '    run: echo never',
+      ]),
+    );
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: 'p.braid.yaml' });
@@ -124,9 +170,13 @@ describe('engine process and client', function () {
     assert.equal(rec.planFile, w.plan, 'a workspace-relative plan is resolved against the workspace');
 
     for (const e of events) assert.equal(e.run, runId);
-    assert.deepEqual(events.filter((e) => e.type === 'run').map((e) => e.type === 'run' && e.status), ['started', 'failed']);
+    assert.deepEqual(
+      events.filter((e) => e.type === 'run').map((e) => e.type === 'run' && e.status),
+      ['started', 'failed'],
+    );
     const steps = events.flatMap((e) => (e.type === 'step' ? [`${e.id}:${e.status}`] : []));
-    for (const s of ['a:running', 'a:succeeded', 'b:running', 'b:failed']) assert.ok(steps.includes(s), `${s} in ${steps.join(' ')}`);
+    for (const s of ['a:running', 'a:succeeded', 'b:running', 'b:failed'])
+      assert.ok(steps.includes(s), `${s} in ${steps.join(' ')}`);
     assert.ok(steps.indexOf('a:succeeded') < steps.indexOf('b:running'));
     const bFailed = events.find((e) => e.type === 'step' && e.id === 'b' && e.status === 'failed');
     assert.equal(bFailed?.type === 'step' && bFailed.exitCode, 3);
@@ -144,16 +194,30 @@ describe('engine process and client', function () {
     const events = collect(c);
     const { runId } = await c.run({ planFile: 'p.braid.yaml' });
     assert.equal((await c.whenEnded(runId)).status, 'succeeded');
-    const out = events.filter((e): e is Extract<EngineEvent, { type: 'output' }> => e.type === 'output' && e.id === 'flood');
-    assert.ok(out.every((e) => e.text.length <= MAX_OUTPUT_EVENT_CHARS), 'no event over the cap');
-    assert.ok(out.some((e) => e.skippedLines !== undefined && e.skippedLines > 0), 'lines were left out');
+    const out = events.filter(
+      (e): e is Extract<EngineEvent, { type: 'output' }> => e.type === 'output' && e.id === 'flood',
+    );
+    assert.ok(
+      out.every((e) => e.text.length <= MAX_OUTPUT_EVENT_CHARS),
+      'no event over the cap',
+    );
+    assert.ok(
+      out.some((e) => e.skippedLines !== undefined && e.skippedLines > 0),
+      'lines were left out',
+    );
     // Every line is accounted for: shown, or counted as left out, in order.
     const lines = Math.floor(total / (line.length + 1));
     const shown = out.reduce((n, e) => n + (e.text.match(/\n/g)?.length ?? 0), 0);
     const skipped = out.reduce((n, e) => n + (e.skippedLines ?? 0), 0);
     assert.equal(shown + skipped, lines);
-    assert.ok(out.every((e) => e.skippedLines === undefined || e.text.startsWith(line) || e.text === ''), 'a capped event starts at a line');
-    assert.ok(shown + skipped > 0 && statSync(join(w.dir, '.braid', 'runs', runId, 'logs', 'flood.log')).size >= total, 'the log has every byte');
+    assert.ok(
+      out.every((e) => e.skippedLines === undefined || e.text.startsWith(line) || e.text === ''),
+      'a capped event starts at a line',
+    );
+    assert.ok(
+      shown + skipped > 0 && statSync(join(w.dir, '.braid', 'runs', runId, 'logs', 'flood.log')).size >= total,
+      'the log has every byte',
+    );
   });
 
   it('refuses an invalid plan or an unknown step with the reason (and the diagnostics)', async () => {
@@ -173,15 +237,14 @@ describe('engine process and client', function () {
   });
 
   it('cancels one sleeping step, then the whole run; the record agrees', async () => {
-    const w = workspace(plan([
-      '  a:', '    run: sleep 30',
-      '  b:', '    run: sleep 30',
-      '  c:', '    needs: [a]', '    run: echo c',
-    ]));
+    const w = workspace(
+      plan(['  a:', '    run: sleep 30', '  b:', '    run: sleep 30', '  c:', '    needs: [a]', '    run: echo c']),
+    );
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: w.plan });
-    const is = (id: string, status: string) => () => events.some((e) => e.type === 'step' && e.id === id && e.status === status);
+    const is = (id: string, status: string) => () =>
+      events.some((e) => e.type === 'step' && e.id === id && e.status === status);
     await until(() => is('a', 'running')() && is('b', 'running')(), 'a and b to run');
     assert.deepEqual((await c.listRuns()).active, [runId]);
     await assert.rejects(c.cancelStep(runId, 'nope'), /no step nope/);
@@ -202,10 +265,16 @@ describe('engine process and client', function () {
   it('a window reload: a second client gets a snapshot with the live run, then its events; the first leaving does not stop it', async () => {
     const w = workspace();
     const go = join(w.dir, 'go');
-    writeFileSync(w.plan, plan([
-      '  a:', `    run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done`,
-      '  b:', '    needs: [a]', '    run: echo b-done',
-    ]));
+    writeFileSync(
+      w.plan,
+      plan([
+        '  a:',
+        `    run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done`,
+        '  b:',
+        '    needs: [a]',
+        '    run: echo b-done',
+      ]),
+    );
     const first = await connect(w.dir);
     const firstEvents = collect(first);
     const { runId } = await first.run({ planFile: w.plan });
@@ -217,7 +286,10 @@ describe('engine process and client', function () {
     second.onSnapshot((runs) => snapshots.push(runs));
     const events = collect(second);
     await until(() => snapshots.length > 0, 'the snapshot');
-    assert.deepEqual(snapshots[0]!.map((r) => [r.id, r.status, r.steps.a?.status, r.steps.b?.status]), [[runId, 'running', 'running', 'pending']]);
+    assert.deepEqual(
+      snapshots[0]!.map((r) => [r.id, r.status, r.steps.a?.status, r.steps.b?.status]),
+      [[runId, 'running', 'running', 'pending']],
+    );
 
     first.dispose();
     await until(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the first client go');
@@ -226,7 +298,11 @@ describe('engine process and client', function () {
     assert.deepEqual(ended, { runId, status: 'succeeded', steps: { a: 'succeeded', b: 'succeeded' } });
     assert.equal(record(w.dir, runId).status, 'succeeded');
     const steps = events.flatMap((e) => (e.type === 'step' ? [`${e.id}:${e.status}`] : []));
-    assert.deepEqual(steps, ['a:succeeded', 'b:running', 'b:succeeded'], 'the events after the snapshot, none before it');
+    assert.deepEqual(
+      steps,
+      ['a:succeeded', 'b:running', 'b:succeeded'],
+      'the events after the snapshot, none before it',
+    );
     assert.equal(events.flatMap((e) => (e.type === 'output' ? [e.text] : [])).join(''), 'a-done\nb-done\n');
   });
 
@@ -248,17 +324,27 @@ describe('engine process and client', function () {
     raw.setEncoding('utf8');
     raw.on('data', (t: string) => {
       buf += t;
-      for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) { replies.push(JSON.parse(buf.slice(0, nl))); buf = buf.slice(nl + 1); }
+      for (let nl = buf.indexOf('\n'); nl !== -1; nl = buf.indexOf('\n')) {
+        replies.push(JSON.parse(buf.slice(0, nl)));
+        buf = buf.slice(nl + 1);
+      }
     });
     await new Promise((r) => raw.once('connect', r));
     raw.write('this is not json\n42\n{"type":"nope","id":1}\n{"type":"run","id":2}\n{"id":3}\n');
     raw.write(JSON.stringify({ type: 'listRuns', id: 4 }) + '\n');
     raw.write(JSON.stringify({ type: 'hello', id: 5, protocol: PROTOCOL_VERSION + 1, client: 'old' }) + '\n');
     raw.write(JSON.stringify({ type: 'hello', id: 6, protocol: PROTOCOL_VERSION, client: 'raw' }) + '\n');
-    await until(() => replies.some((m) => m.type === 'snapshot'), 'the raw client\'s snapshot');
-    assert.deepEqual(replies.map((m) => [m.type, m.id, m.ok]), [
-      ['reply', 4, false], ['reply', 5, false], ['reply', 6, true], ['snapshot', undefined, undefined],
-    ], 'nothing answers the invalid lines; a request before hello and a wrong protocol are refused');
+    await until(() => replies.some((m) => m.type === 'snapshot'), "the raw client's snapshot");
+    assert.deepEqual(
+      replies.map((m) => [m.type, m.id, m.ok]),
+      [
+        ['reply', 4, false],
+        ['reply', 5, false],
+        ['reply', 6, true],
+        ['snapshot', undefined, undefined],
+      ],
+      'nothing answers the invalid lines; a request before hello and a wrong protocol are refused',
+    );
     raw.destroy();
     assert.equal((await c.whenEnded((await c.run({ planFile: w.plan })).runId)).status, 'succeeded');
     assert.equal(engineLog(w.dir).match(/dropped invalid message/g)?.length, 5);
@@ -273,8 +359,21 @@ describe('engine process and client', function () {
         for (const l of t.split('\n').filter(Boolean)) {
           const m = JSON.parse(l) as { type: string; id: number };
           if (m.type === 'hello') {
-            s.write('garbage\n' + JSON.stringify({ type: 'reply', id: m.id, ok: 'yes' }) + '\n' + JSON.stringify({ type: 'reply', id: 999, ok: true, result: {} }) + '\n');
-            s.write(JSON.stringify({ type: 'reply', id: m.id, ok: true, result: { protocol: PROTOCOL_VERSION, pid: 4242, workspace: w.dir } }) + '\n');
+            s.write(
+              'garbage\n' +
+                JSON.stringify({ type: 'reply', id: m.id, ok: 'yes' }) +
+                '\n' +
+                JSON.stringify({ type: 'reply', id: 999, ok: true, result: {} }) +
+                '\n',
+            );
+            s.write(
+              JSON.stringify({
+                type: 'reply',
+                id: m.id,
+                ok: true,
+                result: { protocol: PROTOCOL_VERSION, pid: 4242, workspace: w.dir },
+              }) + '\n',
+            );
             s.write(JSON.stringify({ type: 'snapshot', runs: [] }) + '\n');
           } else if (m.type === 'run') {
             s.write(JSON.stringify({ type: 'reply', id: m.id, ok: true, result: { runId: '../x' } }) + '\n');
@@ -306,17 +405,25 @@ describe('engine process and client', function () {
     const c = await connect(w.dir, { BRAID_ENGINE_IDLE_MS: '1000' });
     const pid = c.pid;
     let disconnected = false;
-    c.onDisconnect(() => { disconnected = true; });
+    c.onDisconnect(() => {
+      disconnected = true;
+    });
     const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     assert.ok(existsSync(path));
     // A round trip: the engine has taken the connection. Its idle clock (started while nobody was
     // connected) is stopped, not merely not run out yet: the log says which, in order.
     await c.listRuns();
-    const idleLines = (): string[] => engineLog(w.dir).split('\n').filter((l) => /idle clock/.test(l));
+    const idleLines = (): string[] =>
+      engineLog(w.dir)
+        .split('\n')
+        .filter((l) => /idle clock/.test(l));
     assert.match(idleLines().at(-1) ?? '', /idle clock stopped/, idleLines().join('\n'));
     assert.ok(alive(pid) && !disconnected, 'a connected client keeps the engine');
     c.dispose();
-    await until(() => /idle clock started/.test(idleLines().at(-1) ?? ''), 'the idle clock to start once the window left');
+    await until(
+      () => /idle clock started/.test(idleLines().at(-1) ?? ''),
+      'the idle clock to start once the window left',
+    );
     await until(() => !alive(pid), 'the idle engine to exit');
     assert.equal(existsSync(path), false, 'its socket is gone');
     assert.match(engineLog(w.dir), /stopping: idle/);
@@ -350,7 +457,10 @@ describe('engine process and client', function () {
   it('replaces a stale socket left by a dead engine', async () => {
     const w = workspace(plan(['  a:', '    run: echo']));
     const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
-    const dead = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`]);
+    const dead = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, 'SIGKILL'))`,
+    ]);
     await new Promise((r) => dead.once('exit', r));
     assert.ok(existsSync(path), 'a socket file nobody listens on');
     const c = await connect(w.dir);
@@ -396,16 +506,29 @@ describe('engine process and client', function () {
       assert.equal(asked!.decision, undefined);
       assert.equal(asked!.run, runId);
       assert.ok(near(asked!.spentUsd, 0.0246) && asked!.budgetUsd === 0.0246, JSON.stringify(asked));
-      await until(() => events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'succeeded'), 'b to finish');
+      await until(
+        () => events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'succeeded'),
+        'b to finish',
+      );
       // Held, the run starts nothing. The engine answers requests in order and starts a ready step
       // in the same turn as its need ends, so after a round trip a wrongly started c would show.
       await c.listRuns();
-      assert.ok(!events.some((e) => e.type === 'step' && e.id === 'c' && e.status === 'running'), 'c waits for the decision');
+      assert.ok(
+        !events.some((e) => e.type === 'step' && e.id === 'c' && e.status === 'running'),
+        'c waits for the decision',
+      );
 
       assert.deepEqual(await c.budgetDecision(runId, 'continue'), { accepted: true });
       const ended = await c.whenEnded(runId);
-      assert.deepEqual(ended, { runId, status: 'succeeded', steps: { a: 'succeeded', b: 'succeeded', c: 'succeeded' } });
-      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'continue']);
+      assert.deepEqual(ended, {
+        runId,
+        status: 'succeeded',
+        steps: { a: 'succeeded', b: 'succeeded', c: 'succeeded' },
+      });
+      assert.deepEqual(
+        budgets(events).map((e) => e.decision),
+        [undefined, 'continue'],
+      );
       assert.ok(near(record(w.dir, runId).costUsd, 0.0369));
       assert.deepEqual(await c.budgetDecision(runId, 'stop'), { accepted: false }, 'the run is over: too late');
     });
@@ -415,7 +538,9 @@ describe('engine process and client', function () {
       const c = await connect(w.dir);
       const events = collect(c);
       const answers: Promise<unknown>[] = [];
-      c.onEvent((e) => { if (e.type === 'budget' && !e.decision) answers.push(c.budgetDecision(e.run, 'stop')); });
+      c.onEvent((e) => {
+        if (e.type === 'budget' && !e.decision) answers.push(c.budgetDecision(e.run, 'stop'));
+      });
       const { runId } = await c.run({ planFile: w.plan });
       const ended = await c.whenEnded(runId);
       assert.deepEqual(ended, { runId, status: 'failed', steps: { a: 'succeeded', b: 'succeeded', c: 'canceled' } });
@@ -424,7 +549,10 @@ describe('engine process and client', function () {
       assert.equal(rec.reason, 'budget');
       assert.equal(rec.steps.c!.reason, 'budget');
       assert.equal(rec.steps.c!.attempts.length, 0, 'c never started');
-      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'stop']);
+      assert.deepEqual(
+        budgets(events).map((e) => e.decision),
+        [undefined, 'stop'],
+      );
       const end = events.filter((e) => e.type === 'run').at(-1);
       assert.ok(end?.type === 'run' && end.status === 'failed' && end.reason === 'budget', JSON.stringify(end));
     });
@@ -445,7 +573,10 @@ describe('engine process and client', function () {
       assert.ok(held?.pendingBudget, JSON.stringify(snapshots[0]));
       assert.ok(near(held.pendingBudget.spentUsd, 0.0246) && held.pendingBudget.budgetUsd === 0.0246);
       // Pending while b finishes, then waiting (ready, held back): never started.
-      assert.ok(['pending', 'waiting'].includes(held.steps.c!.status) && held.steps.c!.attempts.length === 0, JSON.stringify(held.steps.c));
+      assert.ok(
+        ['pending', 'waiting'].includes(held.steps.c!.status) && held.steps.c!.attempts.length === 0,
+        JSON.stringify(held.steps.c),
+      );
 
       assert.deepEqual(await second.budgetDecision(runId, 'stop'), { accepted: true });
       assert.deepEqual(await first.budgetDecision(runId, 'continue'), { accepted: false }, 'too late: stop came first');
@@ -455,7 +586,12 @@ describe('engine process and client', function () {
       // Each window hears the decision on its own socket: the second's may come after the first's end.
       for (const events of [firstEvents, secondEvents]) {
         await until(() => budgets(events).some((e) => e.decision), 'the decision on every connection');
-        assert.deepEqual(budgets(events).map((e) => e.decision).filter(Boolean), ['stop']);
+        assert.deepEqual(
+          budgets(events)
+            .map((e) => e.decision)
+            .filter(Boolean),
+          ['stop'],
+        );
       }
 
       // Once decided, a snapshot no longer shows it held (the run is over, here: none active).
@@ -475,7 +611,11 @@ describe('engine process and client', function () {
       assert.equal(ended.status, 'canceled');
       assert.equal(ended.steps.c, 'canceled');
       assert.deepEqual(await c.budgetDecision(runId, 'continue'), { accepted: false }, 'too late: the run is over');
-      await assert.rejects(c.budgetDecision('20990101-000000-dead', 'continue'), /not active/, 'a run this engine never had');
+      await assert.rejects(
+        c.budgetDecision('20990101-000000-dead', 'continue'),
+        /not active/,
+        'a run this engine never had',
+      );
     });
 
     it('with no answer within the timeout the run stops', async () => {
@@ -486,17 +626,32 @@ describe('engine process and client', function () {
       const ended = await c.whenEnded(runId);
       assert.deepEqual(ended.steps, { a: 'succeeded', b: 'succeeded', c: 'canceled' });
       assert.equal(record(w.dir, runId).reason, 'budget');
-      assert.deepEqual(budgets(events).map((e) => e.decision), [undefined, 'stop']);
+      assert.deepEqual(
+        budgets(events).map((e) => e.decision),
+        [undefined, 'stop'],
+      );
       assert.match(engineLog(w.dir), /no decision within 300 ms: stopping it/);
     });
 
     it('with no window connected when the budget is reached the run stops at once', async () => {
       const w = workspace();
       const go = join(w.dir, 'go');
-      writeFileSync(w.plan, agentPlan(['max-cost-usd: 0.05', 'steps:',
-        '  gate:', `    run: while [ ! -f '${go}' ]; do sleep 0.05; done`,
-        '  spend:', '    needs: [gate]', '    prompt: spend', '    env: { FAKE_AGENT_COST: "0.05" }',
-        '  after:', '    needs: [spend]', '    prompt: more']));
+      writeFileSync(
+        w.plan,
+        agentPlan([
+          'max-cost-usd: 0.05',
+          'steps:',
+          '  gate:',
+          `    run: while [ ! -f '${go}' ]; do sleep 0.05; done`,
+          '  spend:',
+          '    needs: [gate]',
+          '    prompt: spend',
+          '    env: { FAKE_AGENT_COST: "0.05" }',
+          '  after:',
+          '    needs: [spend]',
+          '    prompt: more',
+        ]),
+      );
       const c = await connect(w.dir, { BRAID_ENGINE_BUDGET_TIMEOUT_MS: '600000' });
       const { runId } = await c.run({ planFile: w.plan });
       c.dispose();
@@ -507,13 +662,25 @@ describe('engine process and client', function () {
       assert.equal(rec.status, 'failed');
       assert.equal(rec.reason, 'budget');
       assert.deepEqual(statuses(rec), { gate: 'succeeded', spend: 'succeeded', after: 'canceled' });
-      assert.match(engineLog(w.dir), /reached its budget \(\$0\.0500 of \$0\.0500\) with no window to ask: stopping it/);
+      assert.match(
+        engineLog(w.dir),
+        /reached its budget \(\$0\.0500 of \$0\.0500\) with no window to ask: stopping it/,
+      );
     });
 
     it('retry with resume continues the agent’s recorded session; without it the agent starts over', async () => {
       const w = workspace();
       const argvFile = join(w.dir, 'argv.json');
-      writeFileSync(w.plan, agentPlan([`env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`, 'steps:', '  a:', '    prompt: build the thing', '    check: test -f done']));
+      writeFileSync(
+        w.plan,
+        agentPlan([
+          `env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
+          'steps:',
+          '  a:',
+          '    prompt: build the thing',
+          '    check: test -f done',
+        ]),
+      );
       const argv = () => JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[]; prompt: string };
       const c = await connect(w.dir);
       const { runId } = await c.run({ planFile: w.plan });
@@ -523,13 +690,20 @@ describe('engine process and client', function () {
       await c.retry({ runId });
       assert.equal((await c.whenEnded(runId)).status, 'failed');
       assert.ok(!argv().argv.includes('--resume'), JSON.stringify(argv()));
-      assert.match(argv().prompt, /^build the thing\n\nThe previous attempt \(attempt 1\) failed: check failed \(exit 1\): test -f done\n/);
+      assert.match(
+        argv().prompt,
+        /^build the thing\n\nThe previous attempt \(attempt 1\) failed: check failed \(exit 1\): test -f done\n/,
+      );
 
       writeFileSync(join(w.dir, 'done'), '');
       assert.deepEqual(await c.retry({ runId, resume: true }), { runId });
       assert.equal((await c.whenEnded(runId)).status, 'succeeded');
       assert.deepEqual(argv().argv.slice(0, 3), ['--resume', SESSION, '-p']);
-      assert.match(argv().prompt, /^The previous attempt \(attempt 2\) failed: check failed \(exit 1\): test -f done\n/, 'told why, not RESUME_PROMPT');
+      assert.match(
+        argv().prompt,
+        /^The previous attempt \(attempt 2\) failed: check failed \(exit 1\): test -f done\n/,
+        'told why, not RESUME_PROMPT',
+      );
       assert.equal(record(w.dir, runId).steps.a!.attempts.length, 3);
     });
   });

@@ -8,12 +8,22 @@ import { connectEngine, EngineRequestError, type EngineClient } from '../../src/
 import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
 
 const q = (s: string) => JSON.stringify(s);
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe('engine process and agent CLIs', function () {
   this.timeout(60_000);
   // Our own bundle of the CLI, a PATH without agents, and a bin/ with the fake claude.
-  let scratch = '', CLI = '', empty = '', bin = '';
+  let scratch = '',
+    CLI = '',
+    empty = '',
+    bin = '';
   let made: AgentScratch | undefined;
   const clients: EngineClient[] = [];
 
@@ -36,7 +46,12 @@ describe('engine process and agent CLIs', function () {
   });
 
   async function connect(dir: string): Promise<EngineClient> {
-    const c = await connectEngine({ workspace: dir, cliPath: CLI, clientName: 'engineAgents.test', env: { BRAID_ENGINE_IDLE_MS: '30000' } });
+    const c = await connectEngine({
+      workspace: dir,
+      cliPath: CLI,
+      clientName: 'engineAgents.test',
+      env: { BRAID_ENGINE_IDLE_MS: '30000' },
+    });
     clients.push(c);
     return c;
   }
@@ -49,8 +64,13 @@ describe('engine process and agent CLIs', function () {
 
   it('compile.permission of run and retry reaches the agent’s argv', async () => {
     const argvFile = join(scratch, 'argv.json');
-    const w = workspace([`env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
-      'steps:', '  a:', '    prompt: go', '    check: test -f done']);
+    const w = workspace([
+      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
+      'steps:',
+      '  a:',
+      '    prompt: go',
+      '    check: test -f done',
+    ]);
     const mode = () => {
       const argv = (JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[] }).argv;
       return argv[argv.indexOf('--permission-mode') + 1];
@@ -66,15 +86,32 @@ describe('engine process and agent CLIs', function () {
   });
 
   it('a missing agent CLI refuses the run request: each missing one in the message and the diagnostics, no record', async () => {
-    const w = workspace([`env: { PATH: ${q(empty)} }`, 'steps:', '  a:', '    prompt: one', '  b:', '    agent: gemini', '    prompt: two']);
+    const w = workspace([
+      `env: { PATH: ${q(empty)} }`,
+      'steps:',
+      '  a:',
+      '    prompt: one',
+      '  b:',
+      '    agent: gemini',
+      '    prompt: two',
+    ]);
     const c = await connect(w.dir);
     await assert.rejects(c.run({ planFile: w.plan }), (e: unknown) => {
       assert.ok(e instanceof EngineRequestError);
-      assert.deepEqual(e.diagnostics.map((d) => [d.code, d.file, d.range.start.line]), [['agent-missing', w.plan, 3], ['agent-missing', w.plan, 5]]);
-      assert.equal(e.message, [
-        `${w.plan}:4:3: error: claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step a`,
-        `${w.plan}:6:3: error: gemini is not installed; install it with npm install -g @google/gemini-cli; needed by step b`,
-      ].join('\n'));
+      assert.deepEqual(
+        e.diagnostics.map((d) => [d.code, d.file, d.range.start.line]),
+        [
+          ['agent-missing', w.plan, 3],
+          ['agent-missing', w.plan, 5],
+        ],
+      );
+      assert.equal(
+        e.message,
+        [
+          `${w.plan}:4:3: error: claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step a`,
+          `${w.plan}:6:3: error: gemini is not installed; install it with npm install -g @google/gemini-cli; needed by step b`,
+        ].join('\n'),
+      );
       return true;
     });
     assert.equal(existsSync(join(w.dir, '.braid', 'runs')), false);

@@ -13,7 +13,14 @@ const ROOT = resolve(__dirname, '../..');
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await exportCommand(args, { out: (s) => { out += s; }, err: (s) => { err += s; } });
+  const code = await exportCommand(args, {
+    out: (s) => {
+      out += s;
+    },
+    err: (s) => {
+      err += s;
+    },
+  });
   return { code, out, err };
 }
 
@@ -43,7 +50,7 @@ describe('braid export (CLI)', () => {
     assert.match(r.err, /no counterpart on GitHub Actions: max-cost-usd: 5/);
   });
 
-  it('--permission sets the agents\' flags', async () => {
+  it("--permission sets the agents' flags", async () => {
     const r = await cli(['github-actions', join(ROOT, 'examples/agents.braid.yaml'), '--permission', 'read-only']);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /--permission-mode default/);
@@ -56,7 +63,10 @@ describe('braid export (CLI)', () => {
     assert.equal(target.code, 2);
     assert.match(target.err, /unknown export target gitlab/);
     assert.match((await cli(['github-actions'])).err, /exactly one plan FILE/);
-    assert.match((await cli(['github-actions', diamond, '--permission', 'root'])).err, /--permission must be one of read-only, edit, full, got root/);
+    assert.match(
+      (await cli(['github-actions', diamond, '--permission', 'root'])).err,
+      /--permission must be one of read-only, edit, full, got root/,
+    );
     const bad = join(mkdtempSync(join(tmpdir(), 'braid-export-')), 'bad.braid.yaml');
     writeFileSync(bad, 'version: 1\nsteps:\n  a:\n    run: echo\n    needs: [nope]\n');
     const invalid = await cli(['github-actions', bad]);
@@ -68,8 +78,15 @@ describe('braid export (CLI)', () => {
   it('braid --help lists the command', async () => {
     let text = '';
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((s: string) => { text += s; return true; }) as typeof process.stdout.write;
-    try { assert.equal(await main(['--help']), 0); } finally { process.stdout.write = write; }
+    process.stdout.write = ((s: string) => {
+      text += s;
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      assert.equal(await main(['--help']), 0);
+    } finally {
+      process.stdout.write = write;
+    }
     assert.match(text, /braid export github-actions FILE \[options\]/);
     assert.match(text, /-o, --out FILE/);
   });

@@ -40,14 +40,19 @@ function exported(rel: string): string {
   return exportGithubActions(r.graph, { planPath: rel }).yaml;
 }
 
-const read = (artifacts: string, step: string, file: string): string => readFileSync(join(artifacts, `braid-${step}`, file), 'utf8');
+const read = (artifacts: string, step: string, file: string): string =>
+  readFileSync(join(artifacts, `braid-${step}`, file), 'utf8');
 
 describe('export github-actions: the workflow run', function () {
   this.timeout(120_000);
 
   it('diamond: each output reaches its dependents in an env var', () => {
     const run = emulate(exported('examples/diamond.braid.yaml'), { origin: origin() });
-    assert.deepEqual(run.results, { schema: 'success', backend: 'success', frontend: 'success', tests: 'success', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    assert.deepEqual(
+      run.results,
+      { schema: 'success', backend: 'success', frontend: 'success', tests: 'success', 'braid-land': 'success' },
+      JSON.stringify(run.logs, null, 1),
+    );
     assert.equal(read(run.artifacts, 'backend', 'output'), 'server implements {"theme":"dark|light"}');
     assert.equal(read(run.artifacts, 'tests', 'output'), '\nweb renders {"theme":"dark|light"}');
     assert.match(run.logs['braid-land']!, /No step changed anything/);
@@ -64,7 +69,12 @@ describe('export github-actions: the workflow run', function () {
     assert.equal(report.split('\n').length, 10);
     assert.match(report, /## amp: researched by step research-amp/);
     const subjects = git(repo, 'log', '--format=%s', `main..${branch}`).split('\n').reverse();
-    assert.deepEqual(subjects, [...['aider', 'cline', 'roo', 'continue', 'cursor', 'copilot', 'codex', 'gemini', 'goose', 'amp'].map((t) => `braid: research-${t}`), 'braid: report']);
+    assert.deepEqual(subjects, [
+      ...['aider', 'cline', 'roo', 'continue', 'cursor', 'copilot', 'codex', 'gemini', 'goose', 'amp'].map(
+        (t) => `braid: research-${t}`,
+      ),
+      'braid: report',
+    ]);
   });
 
   it('flaky: a failed attempt is retried after its delay, in the same job', () => {
@@ -76,17 +86,44 @@ describe('export github-actions: the workflow run', function () {
 
   it('failures: continue-on-error, if: failure and skipped dependents as in Braid; a status is read as Braid names it; cwd and output', () => {
     const text = [
-      'version: 1', 'name: Failures', 'steps:',
-      '  breaks:', '    run: echo partial; exit 3', '    continue-on-error: true',
-      '  after:', '    needs: [breaks]', '    run: echo "breaks was ${{ steps.breaks.status }}"',
-      '  fails:', '    run: exit 1',
-      '  cleanup:', '    needs: [fails]', '    if: failure', '    run: echo "cleaning up after ${{ steps.fails.status }}"',
-      '  never:', '    needs: [fails]', '    run: echo never',
-      '  files:', '    cwd: docs', '    run: printf \'from a file\\n\\n\' > out.txt; echo not the output', '    output: out.txt',
+      'version: 1',
+      'name: Failures',
+      'steps:',
+      '  breaks:',
+      '    run: echo partial; exit 3',
+      '    continue-on-error: true',
+      '  after:',
+      '    needs: [breaks]',
+      '    run: echo "breaks was ${{ steps.breaks.status }}"',
+      '  fails:',
+      '    run: exit 1',
+      '  cleanup:',
+      '    needs: [fails]',
+      '    if: failure',
+      '    run: echo "cleaning up after ${{ steps.fails.status }}"',
+      '  never:',
+      '    needs: [fails]',
+      '    run: echo never',
+      '  files:',
+      '    cwd: docs',
+      "    run: printf 'from a file\\n\\n' > out.txt; echo not the output",
+      '    output: out.txt',
     ].join('\n');
     const graph = compilePlan('failures.braid.yaml', text, { isGit: true }).graph!;
     const run = emulate(exportGithubActions(graph, { planPath: 'failures.braid.yaml' }).yaml, { origin: origin() });
-    assert.deepEqual(run.results, { breaks: 'success', after: 'success', fails: 'failure', cleanup: 'success', never: 'skipped', files: 'success', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    assert.deepEqual(
+      run.results,
+      {
+        breaks: 'success',
+        after: 'success',
+        fails: 'failure',
+        cleanup: 'success',
+        never: 'skipped',
+        files: 'success',
+        'braid-land': 'success',
+      },
+      JSON.stringify(run.logs, null, 1),
+    );
     // `output:` is the file in the step's cwd, as it is (no trimming), as in a local run.
     assert.equal(read(run.artifacts, 'files', 'output'), 'from a file\n\n');
     assert.equal(read(run.artifacts, 'breaks', 'status'), 'failed');
@@ -96,8 +133,16 @@ describe('export github-actions: the workflow run', function () {
   });
 
   it('timeout: each attempt is killed at its limit (the whole process group) and retried', () => {
-    const text = ['version: 1', 'name: Slow', 'steps:',
-      '  slow:', '    run: (sleep 30; echo late > late.txt) & sleep 30', '    timeout: 1s', '    retries: 1', '    retry-delay: 100ms'].join('\n');
+    const text = [
+      'version: 1',
+      'name: Slow',
+      'steps:',
+      '  slow:',
+      '    run: (sleep 30; echo late > late.txt) & sleep 30',
+      '    timeout: 1s',
+      '    retries: 1',
+      '    retry-delay: 100ms',
+    ].join('\n');
     const graph = compilePlan('slow.braid.yaml', text, { isGit: true }).graph!;
     const started = Date.now();
     const run = emulate(exportGithubActions(graph, { planPath: 'slow.braid.yaml' }).yaml, { origin: origin() });
@@ -112,26 +157,46 @@ describe('export github-actions: the workflow run', function () {
     rmSync(PWNED, { force: true });
     const bin = mkdtempSync(join(tmpdir(), 'braid-fake-claude-'));
     // A fake claude: writes the prompt it got (the argument after `--`) to docs/review.md and answers with it.
-    writeFileSync(join(bin, 'claude'), [
-      '#!/usr/bin/env bash',
-      'args="$*"; while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done; prompt="$2"',
-      'printf \'%s\' "$prompt" > docs/review.md',
-      'jq -cn \'{type: "system", subtype: "init"}\'',
-      'jq -cn --arg p "$prompt" --arg args "$args" \'{type: "result", subtype: "success", is_error: false, result: ("reviewed: " + $p + "\\nargs: " + $args)}\'',
-    ].join('\n'));
+    writeFileSync(
+      join(bin, 'claude'),
+      [
+        '#!/usr/bin/env bash',
+        'args="$*"; while [ "$#" -gt 0 ] && [ "$1" != "--" ]; do shift; done; prompt="$2"',
+        'printf \'%s\' "$prompt" > docs/review.md',
+        'jq -cn \'{type: "system", subtype: "init"}\'',
+        'jq -cn --arg p "$prompt" --arg args "$args" \'{type: "result", subtype: "success", is_error: false, result: ("reviewed: " + $p + "\\nargs: " + $args)}\'',
+      ].join('\n'),
+    );
     chmodSync(join(bin, 'claude'), 0o755);
     const repo = origin();
     const run = emulate(exported('test/fixtures/export/hostile.braid.yaml'), { origin: repo, path: bin });
-    assert.deepEqual(run.results, { produce: 'success', fan: 'success', review: 'success', report: 'skipped', 'braid-land': 'success' }, JSON.stringify(run.logs, null, 1));
+    assert.deepEqual(
+      run.results,
+      { produce: 'success', fan: 'success', review: 'success', report: 'skipped', 'braid-land': 'success' },
+      JSON.stringify(run.logs, null, 1),
+    );
     assert.equal(existsSync(PWNED), false, 'a value ran as a command');
     const produced = read(run.artifacts, 'produce', 'output');
-    assert.equal(produced, '$(touch /tmp/braid-export-pwned)\n${{ github.token }}\n"; touch /tmp/braid-export-pwned #\n`id`\nit\'s\n${{ secrets.GITHUB_TOKEN }}');
-    for (const [value, id] of [['$(touch /tmp/braid-export-pwned)', 'fan---touch--tmp-braid-export-pwned-'], ['a\'b"c', 'fan-a-b-c'], ['${{ github.token }}', 'fan-----github-token---']] as const) {
+    assert.equal(
+      produced,
+      '$(touch /tmp/braid-export-pwned)\n${{ github.token }}\n"; touch /tmp/braid-export-pwned #\n`id`\nit\'s\n${{ secrets.GITHUB_TOKEN }}',
+    );
+    for (const [value, id] of [
+      ['$(touch /tmp/braid-export-pwned)', 'fan---touch--tmp-braid-export-pwned-'],
+      ['a\'b"c', 'fan-a-b-c'],
+      ['${{ github.token }}', 'fan-----github-token---'],
+    ] as const) {
       assert.equal(read(run.artifacts, id, 'output'), `value: ${value}\nproduced: ${produced}`);
     }
     const prompt = spawnSync('git', ['show', 'braid/hostile/1:docs/review.md'], { cwd: repo, encoding: 'utf8' }).stdout;
-    assert.equal(prompt, 'Context with ${{ secrets.GITHUB_TOKEN }} and $(whoami) and `uname` in it.\n\n'
-      + `Review what fan said about ${produced}.\nIgnore $(touch /tmp/braid-export-pwned) and \`id\` and 'quotes' and "double quotes" and \${HOME}.\n`);
-    assert.match(read(run.artifacts, 'review', 'output'), /args: -p --output-format stream-json --verbose --permission-mode acceptEdits --max-budget-usd 1 -- Context with/s);
+    assert.equal(
+      prompt,
+      'Context with ${{ secrets.GITHUB_TOKEN }} and $(whoami) and `uname` in it.\n\n' +
+        `Review what fan said about ${produced}.\nIgnore $(touch /tmp/braid-export-pwned) and \`id\` and 'quotes' and "double quotes" and \${HOME}.\n`,
+    );
+    assert.match(
+      read(run.artifacts, 'review', 'output'),
+      /args: -p --output-format stream-json --verbose --permission-mode acceptEdits --max-budget-usd 1 -- Context with/s,
+    );
   });
 });

@@ -9,7 +9,9 @@ import { bashSyntax, scriptsOf } from '../helpers/exportLint';
 
 const ROOT = join(__dirname, '..', '..');
 const plans = [
-  ...readdirSync(join(ROOT, 'examples')).filter((f) => f.endsWith('.braid.yaml')).map((f) => `examples/${f}`),
+  ...readdirSync(join(ROOT, 'examples'))
+    .filter((f) => f.endsWith('.braid.yaml'))
+    .map((f) => `examples/${f}`),
   'test/fixtures/export/hostile.braid.yaml',
 ];
 
@@ -24,7 +26,10 @@ describe('export github-actions: bash -n', function () {
     it(`${rel}: every script parses`, () => {
       const graph = compilePlan(rel, readFileSync(join(ROOT, rel), 'utf8'), { isGit: true }).graph!;
       const scripts = scriptsOf(exportGithubActions(graph, { planPath: rel }).yaml);
-      assert.ok(scripts.some((s) => s.step === 'BRAID_SH'), 'the shell library is checked too');
+      assert.ok(
+        scripts.some((s) => s.step === 'BRAID_SH'),
+        'the shell library is checked too',
+      );
       assert.ok(scripts.length > graph.order.length / 10);
       for (const s of scripts) assert.equal(bashSyntax(s.script), '', `${s.job} / ${s.step}`);
     });

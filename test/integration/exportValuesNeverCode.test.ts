@@ -39,7 +39,11 @@ describe('export github-actions: values never become code (issue 32)', function 
     const root = dirname(run.artifacts);
     assert.deepEqual(filesNamed(root, 'pwned'), [], 'a value ran as code');
     // Each exported vector ran its prompt as code: the code written in the plan did.
-    assert.deepEqual([...new Set(filesNamed(root, 'ctl-'))], VECTORS.map((v) => `ctl-${v.id}`).sort(), JSON.stringify(run.logs, null, 1).slice(0, 20_000));
+    assert.deepEqual(
+      [...new Set(filesNamed(root, 'ctl-'))],
+      VECTORS.map((v) => `ctl-${v.id}`).sort(),
+      JSON.stringify(run.logs, null, 1).slice(0, 20_000),
+    );
     // Where a shell reads it, the value arrives whole, as data.
     assert.match(run.logs['val-shell']!, /^\$\(touch pwned-shell-out\)$/m);
     assert.match(run.logs['val-timeout']!, /^\$\(touch pwned-timeout-out\)$/m);

@@ -13,8 +13,6 @@ import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const { repo, planFile, cleanup } = throwaway('braid-iso-plan-');
 
-
-
 const lines = numbered;
 
 describe('worktree isolation through runPlan', function () {
@@ -23,14 +21,25 @@ describe('worktree isolation through runPlan', function () {
   it('a dependent sees what its need produced, and both land in the workspace', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([
-      '  make:', '    run: printf "made\\n" > made.txt', '    isolation: worktree', '    writes: [made.txt]',
-      '  use:', '    needs: [make]', '    run: cat made.txt > used.txt && echo "in $(basename "$PWD")"', '    isolation: worktree', '    writes: [used.txt]',
+      '  make:',
+      '    run: printf "made\\n" > made.txt',
+      '    isolation: worktree',
+      '    writes: [made.txt]',
+      '  use:',
+      '    needs: [make]',
+      '    run: cat made.txt > used.txt && echo "in $(basename "$PWD")"',
+      '    isolation: worktree',
+      '    writes: [used.txt]',
     ]);
     const { record } = await run(r, plan);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(r.read('made.txt'), 'made\n');
     assert.equal(r.read('used.txt'), 'made\n', 'the dependent read its need’s file inside its own worktree');
-    assert.equal(readFileSync(join(r.dir, '.braid', 'runs', record.id, 'outputs', 'use'), 'utf8'), 'in use', 'it ran in its worktree');
+    assert.equal(
+      readFileSync(join(r.dir, '.braid', 'runs', record.id, 'outputs', 'use'), 'utf8'),
+      'in use',
+      'it ran in its worktree',
+    );
     assert.equal(record.steps.use!.worktree, undefined);
     assertNoLeftovers(r);
   });
@@ -43,15 +52,23 @@ describe('worktree isolation through runPlan', function () {
     r.write('untracked.txt', 'mine\n');
     const index = userState(r).index;
     const plan = planFile([
-      '  edit:', '    run: sed -i "s/^line 9$/line 9 by the step/" f.txt && printf "new\\n" > new.txt',
-      '    isolation: worktree', '    writes: [f.txt, new.txt]',
+      '  edit:',
+      '    run: sed -i "s/^line 9$/line 9 by the step/" f.txt && printf "new\\n" > new.txt',
+      '    isolation: worktree',
+      '    writes: [f.txt, new.txt]',
     ]);
     // The user edits the same file while the step runs (after the run's base was taken).
     const { record } = await run(r, plan, {
-      onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', r.read('f.txt').replace('line 1\n', 'line 1 by the user\n')); },
+      onEvent: (e) => {
+        if (e.type === 'step' && e.status === 'running')
+          r.write('f.txt', r.read('f.txt').replace('line 1\n', 'line 1 by the user\n'));
+      },
     });
     assert.equal(record.steps.edit!.status, 'succeeded', record.steps.edit!.message);
-    assert.equal(r.read('f.txt'), lines(10).replace('line 1\n', 'line 1 by the user\n').replace('line 9\n', 'line 9 by the step\n'));
+    assert.equal(
+      r.read('f.txt'),
+      lines(10).replace('line 1\n', 'line 1 by the user\n').replace('line 9\n', 'line 9 by the step\n'),
+    );
     assert.equal(r.read('new.txt'), 'new\n');
     assert.equal(r.read('g.txt'), 'g edited by the user\n');
     assert.equal(r.read('untracked.txt'), 'mine\n');
@@ -65,8 +82,10 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'f.txt': lines(5) });
     r.write('untracked.txt', 'mine\n');
     const plan = planFile([
-      '  clash:', '    run: sed -i "s/^line 1$/line 1 by the step/" f.txt && printf "x\\n" > other.txt',
-      '    isolation: worktree', '    writes: [f.txt, other.txt]',
+      '  clash:',
+      '    run: sed -i "s/^line 1$/line 1 by the step/" f.txt && printf "x\\n" > other.txt',
+      '    isolation: worktree',
+      '    writes: [f.txt, other.txt]',
     ]);
     let before: ReturnType<typeof userState> | undefined;
     const { record } = await run(r, plan, {
@@ -83,7 +102,11 @@ describe('worktree isolation through runPlan', function () {
     assert.doesNotMatch(r.read('f.txt'), /<<<<<<<|>>>>>>>/);
     assert.equal(step.worktree, join(worktreesRoot(r.dir), record.id, 'clash'));
     const kept = step.worktree!;
-    assert.match(readFileSync(join(kept, 'f.txt'), 'utf8'), /^line 1 by the step$/m, 'the step’s work is kept for the user');
+    assert.match(
+      readFileSync(join(kept, 'f.txt'), 'utf8'),
+      /^line 1 by the step$/m,
+      'the step’s work is kept for the user',
+    );
     assert.equal(braidBranches(r), `braid/${record.id}/clash`);
     assert.equal(existsSync(join(r.dir, '.git', 'index.lock')), false);
 
@@ -101,14 +124,19 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n' });
     const before = userState(r);
     const plan = planFile([
-      '  sneaky:', '    run: mkdir -p allowed && printf a > allowed/a.txt && printf b > outside.txt && printf c > README.md',
-      '    isolation: worktree', '    writes: ["allowed/**"]',
+      '  sneaky:',
+      '    run: mkdir -p allowed && printf a > allowed/a.txt && printf b > outside.txt && printf c > README.md',
+      '    isolation: worktree',
+      '    writes: ["allowed/**"]',
     ]);
     const { record } = await run(r, plan);
     const step = record.steps.sneaky!;
     assert.equal(step.status, 'failed');
     assert.equal(step.reason, 'out-of-set');
-    assert.match(step.message ?? '', /outside its writes \(allowed\/\*\*\): README\.md, outside\.txt; nothing was merged/);
+    assert.match(
+      step.message ?? '',
+      /outside its writes \(allowed\/\*\*\): README\.md, outside\.txt; nothing was merged/,
+    );
     assert.deepEqual(userState(r), before);
     assert.equal(existsSync(join(r.dir, 'allowed')), false);
     assert.equal(step.worktree, join(worktreesRoot(r.dir), record.id, 'sneaky'), 'a failed step’s worktree is kept');
@@ -121,8 +149,10 @@ describe('worktree isolation through runPlan', function () {
     r.write('untracked.txt', 'mine\n');
     const before = userState(r);
     const plan = planFile([
-      '  slow:', '    run: printf partial > partial.txt && echo ready && sleep 30',
-      '    isolation: worktree', '    writes: ["**"]',
+      '  slow:',
+      '    run: printf partial > partial.txt && echo ready && sleep 30',
+      '    isolation: worktree',
+      '    writes: ["**"]',
     ]);
     const ac = new AbortController();
     let sawPartial = false;
@@ -151,9 +181,19 @@ describe('worktree isolation through runPlan', function () {
     const plan = planFile([
       '  flaky:',
       `    run: echo x >> ${tries} && echo "attempt $(wc -l < ${tries})" >> log.txt && [ "$(wc -l < ${tries})" -ge 2 ]`,
-      '    isolation: worktree', '    writes: [log.txt]', '    retries: 1', '    retry-delay: 10ms',
-      '  shared:', '    run: printf "from shared\\n" > shared.txt', '    isolation: shared', '    writes: [shared.txt]',
-      '  after:', '    needs: [flaky, shared]', '    run: cat shared.txt log.txt > after.txt', '    isolation: worktree', '    writes: [after.txt]',
+      '    isolation: worktree',
+      '    writes: [log.txt]',
+      '    retries: 1',
+      '    retry-delay: 10ms',
+      '  shared:',
+      '    run: printf "from shared\\n" > shared.txt',
+      '    isolation: shared',
+      '    writes: [shared.txt]',
+      '  after:',
+      '    needs: [flaky, shared]',
+      '    run: cat shared.txt log.txt > after.txt',
+      '    isolation: worktree',
+      '    writes: [after.txt]',
     ]);
     const { record } = await run(r, plan);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
@@ -167,22 +207,31 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n', '.gitignore': '.env\n' });
     r.write('.env', 'SECRET=1\n');
     const plan = planFile([
-      '  configured:', '    run: cat .env generated.txt > out.txt', '    isolation: worktree', '    writes: [out.txt]',
-      '    copy: [.env]', '    setup: printf "generated\\n" > generated.txt',
+      '  configured:',
+      '    run: cat .env generated.txt > out.txt',
+      '    isolation: worktree',
+      '    writes: [out.txt]',
+      '    copy: [.env]',
+      '    setup: printf "generated\\n" > generated.txt',
     ]);
     const { record } = await run(r, plan);
     assert.equal(record.steps.configured!.status, 'succeeded', record.steps.configured!.message);
     assert.equal(r.read('out.txt'), 'SECRET=1\ngenerated\n');
     assert.equal(existsSync(join(r.dir, 'generated.txt')), false, 'what setup made stays in the worktree');
     assert.equal(r.read('.env'), 'SECRET=1\n');
-    assert.match(readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 'configured.log'), 'utf8'), /setup: printf/);
+    assert.match(
+      readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 'configured.log'), 'utf8'),
+      /setup: printf/,
+    );
     assertNoLeftovers(r);
   });
 
   it('a worktree is outside the workspace: climbing from its top level does not reach the workspace (#22 item 2)', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([
-      '  climb:', '    isolation: worktree', '    writes: [top.txt]',
+      '  climb:',
+      '    isolation: worktree',
+      '    writes: [top.txt]',
       '    run: top=$(git rev-parse --show-toplevel); printf %s "$top" > top.txt; echo pwn > "$top/../../../escaped.txt"',
     ]);
     const { record } = await run(r, plan);
@@ -200,7 +249,9 @@ describe('worktree isolation through runPlan', function () {
     r.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor']);
     r.commitAll('submodule');
     const plan = planFile([
-      '  make:', '    isolation: worktree', '    writes: [build/**, vendor/**, notes.md]',
+      '  make:',
+      '    isolation: worktree',
+      '    writes: [build/**, vendor/**, notes.md]',
       '    run: mkdir -p build/js && echo out > build/js/app.js && echo x > debug.log && echo n > notes.md && echo changed > vendor/lib.txt',
     ]);
     const { record } = await run(r, plan);
@@ -215,8 +266,15 @@ describe('worktree isolation through runPlan', function () {
   it('templates in setup are expanded as in run: environment-variable references, never source (#22 item 15)', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([
-      '  src:', "    run: printf '%s' '$(touch pwned)'",
-      '  configured:', '    needs: [src]', '    matrix:', '      k: [x]', '    run: cat generated.txt > out.txt', '    isolation: worktree', '    writes: [out.txt]',
+      '  src:',
+      "    run: printf '%s' '$(touch pwned)'",
+      '  configured:',
+      '    needs: [src]',
+      '    matrix:',
+      '      k: [x]',
+      '    run: cat generated.txt > out.txt',
+      '    isolation: worktree',
+      '    writes: [out.txt]',
       '    setup: printf "%s %s\\n" "${{ matrix.k }}" "${{ steps.src.output }}" > generated.txt',
     ]);
     const { record } = await run(r, plan);
@@ -230,12 +288,18 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile(['  here:', '    run: basename "$PWD"', '    isolation: shared']);
     const { record } = await run(r, plan);
-    assert.equal(readFileSync(join(r.dir, '.braid', 'runs', record.id, 'outputs', 'here'), 'utf8'), r.dir.split('/').pop());
+    assert.equal(
+      readFileSync(join(r.dir, '.braid', 'runs', record.id, 'outputs', 'here'), 'utf8'),
+      r.dir.split('/').pop(),
+    );
 
     const plain = mkdtempSync(join(tmpdir(), 'braid-iso-plain-'));
     cleanup.push(() => rmSync(plain, { recursive: true, force: true }));
     const worktreePlan = planFile(['  w:', '    run: echo hi', '    isolation: worktree']);
     const outcome = await runPlan({ planFile: worktreePlan, workspace: plain, compile: { isGit: true } });
-    assert.ok(!outcome.ok && outcome.diagnostics.some((d) => d.code === 'isolation' && d.severity === 'error'), JSON.stringify(outcome));
+    assert.ok(
+      !outcome.ok && outcome.diagnostics.some((d) => d.code === 'isolation' && d.severity === 'error'),
+      JSON.stringify(outcome),
+    );
   });
 });

@@ -11,9 +11,9 @@ import { runProcess, type SpawnSpec } from '../../src/core/exec/process';
 import { goneSoon, launchersOf } from '../helpers/processes';
 import { runPlan } from '../../src/core/engine/runPlan';
 
-const PROBE = 'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';
+const PROBE =
+  'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', SHLVL: '2' };
-
 
 /** Waits (bounded) until the pool has `n` idle launchers. */
 async function ready(pool: LauncherPool, n: number): Promise<number[]> {
@@ -45,12 +45,40 @@ describe('engine/launcher', function () {
     dirs.push(dir);
     const pwned = join(dir, 'pwned');
     const spec: SpawnSpec = {
-      argv: [process.execPath, '-e', PROBE, 'a b', '', `$(touch ${pwned})`, '`touch x`', 'line1\nline2', '\'"\\', '-x', 'ünï ☃', ';|&'],
+      argv: [
+        process.execPath,
+        '-e',
+        PROBE,
+        'a b',
+        '',
+        `$(touch ${pwned})`,
+        '`touch x`',
+        'line1\nline2',
+        '\'"\\',
+        '-x',
+        'ünï ☃',
+        ';|&',
+      ],
       cwd: dir,
-      env: { ...ENV, MULTI: 'one\ntwo\n', EQ: 'a=b=c', EMPTY: '', SPACES: '  x  ', SUBST: `$(touch ${pwned})`, PWD: '/somewhere/else', OLDPWD: '/before' },
+      env: {
+        ...ENV,
+        MULTI: 'one\ntwo\n',
+        EQ: 'a=b=c',
+        EMPTY: '',
+        SPACES: '  x  ',
+        SUBST: `$(touch ${pwned})`,
+        PWD: '/somewhere/else',
+        OLDPWD: '/before',
+      },
     };
     let spawnedPid: number | undefined;
-    const warm = await runProcess({ ...spec, launcher: p, onSpawn: (pid) => { spawnedPid = pid; } });
+    const warm = await runProcess({
+      ...spec,
+      launcher: p,
+      onSpawn: (pid) => {
+        spawnedPid = pid;
+      },
+    });
     const direct = await runProcess(spec);
     assert.equal(warm.reason, 'exit');
     assert.equal(warm.exitCode, 0);
@@ -62,7 +90,14 @@ describe('engine/launcher', function () {
   });
 
   it('the common case, the engine’s environment plus a few, arrives exact too (SHLVL, PWD and a dropped variable included)', async () => {
-    const base = { PATH: ENV.PATH, SHLVL: '1', LANG: 'C.UTF-8', HOME: '/home/x', PWD: '/engine/dir', DROPPED: 'engine only' };
+    const base = {
+      PATH: ENV.PATH,
+      SHLVL: '1',
+      LANG: 'C.UTF-8',
+      HOME: '/home/x',
+      PWD: '/engine/dir',
+      DROPPED: 'engine only',
+    };
     const p = LauncherPool.create(1, base)!;
     pools.push(p);
     const [launcherPid] = await ready(p, 1);
@@ -76,7 +111,13 @@ describe('engine/launcher', function () {
   it('exit codes, signals and stderr are the step’s own', async () => {
     const p = pool(2);
     await ready(p, 2);
-    const code = await runProcess({ argv: ['/bin/sh', '-c', 'echo out; echo err >&2; exit 7'], cwd: tmpdir(), env: ENV, launcher: p, onOutput: () => undefined });
+    const code = await runProcess({
+      argv: ['/bin/sh', '-c', 'echo out; echo err >&2; exit 7'],
+      cwd: tmpdir(),
+      env: ENV,
+      launcher: p,
+      onOutput: () => undefined,
+    });
     assert.deepEqual([code.reason, code.exitCode, code.signal, code.stdoutTail], ['exit', 7, null, 'out\n']);
     const sig = await runProcess({ argv: ['/bin/sh', '-c', 'kill -TERM $$'], cwd: tmpdir(), env: ENV, launcher: p });
     assert.deepEqual([sig.reason, sig.exitCode, sig.signal], ['exit', null, 'SIGTERM']);
@@ -88,7 +129,12 @@ describe('engine/launcher', function () {
     const dir = mkdtempSync(join(tmpdir(), 'braid-launch-'));
     dirs.push(dir);
     const r = await runProcess({
-      argv: ['/bin/sh', '-c', 'sleep 30 & echo $! > bg.pid; sleep 30'], cwd: dir, env: ENV, launcher: p, timeoutMs: 400, graceMs: 200,
+      argv: ['/bin/sh', '-c', 'sleep 30 & echo $! > bg.pid; sleep 30'],
+      cwd: dir,
+      env: ENV,
+      launcher: p,
+      timeoutMs: 400,
+      graceMs: 200,
     });
     assert.equal(r.reason, 'timeout');
     assert.equal(r.pid, launcherPid);
@@ -101,7 +147,10 @@ describe('engine/launcher', function () {
     const p = pool(2);
     await ready(p, 2);
     const missing = await runProcess({ argv: ['braid-no-such-command'], cwd: tmpdir(), env: ENV, launcher: p });
-    assert.deepEqual([missing.reason, missing.exitCode, missing.message], ['spawn-failed', null, 'spawn braid-no-such-command ENOENT']);
+    assert.deepEqual(
+      [missing.reason, missing.exitCode, missing.message],
+      ['spawn-failed', null, 'spawn braid-no-such-command ENOENT'],
+    );
     const noCwd = await runProcess({ argv: ['true'], cwd: join(tmpdir(), 'braid-no-such-dir'), env: ENV, launcher: p });
     assert.equal(noCwd.reason, 'spawn-failed');
     assert.match(noCwd.message ?? '', /cwd .*braid-no-such-dir is not a directory/);
@@ -109,7 +158,13 @@ describe('engine/launcher', function () {
 
   it('environments bash would treat specially start with spawn(), exactly', async () => {
     assert.equal(launchable(['true'], '/', { ...ENV }), true);
-    for (const env of [{ ...ENV, BASH_ENV: '/tmp/x' }, { ...ENV, RANDOM: '4' }, { ...ENV, 'A.B': '1' }, { PATH: ENV.PATH }, { ...ENV, X: 'a\0b' }]) {
+    for (const env of [
+      { ...ENV, BASH_ENV: '/tmp/x' },
+      { ...ENV, RANDOM: '4' },
+      { ...ENV, 'A.B': '1' },
+      { PATH: ENV.PATH },
+      { ...ENV, X: 'a\0b' },
+    ]) {
       assert.equal(launchable(['true'], '/', env), false, JSON.stringify(env));
     }
     const p = pool(1);
@@ -132,7 +187,15 @@ describe('engine/launcher', function () {
     // Killed and taken in the same turn of the event loop: the engine cannot have seen it die.
     process.kill(-third!, 'SIGKILL');
     let spawned: number | undefined;
-    const replaced = await runProcess({ argv: ['/bin/sh', '-c', 'echo ok'], cwd: tmpdir(), env: ENV, launcher: p, onSpawn: (pid) => { spawned = pid; } });
+    const replaced = await runProcess({
+      argv: ['/bin/sh', '-c', 'echo ok'],
+      cwd: tmpdir(),
+      env: ENV,
+      launcher: p,
+      onSpawn: (pid) => {
+        spawned = pid;
+      },
+    });
     assert.deepEqual([replaced.reason, replaced.exitCode, replaced.stdoutTail], ['exit', 0, 'ok\n']);
     assert.notEqual(replaced.pid, third);
     assert.equal(spawned, replaced.pid);
@@ -160,14 +223,22 @@ describe('engine/launcher', function () {
   it('a run whose preparation fails still ends the launchers it made for itself', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'braid-launch-run-'));
     dirs.push(dir);
-    writeFileSync(join(dir, 'p.braid.yaml'), 'version: 1\nname: p\nsteps:\n  a:\n    run: "true"\n  b:\n    run: "true"\n');
+    writeFileSync(
+      join(dir, 'p.braid.yaml'),
+      'version: 1\nname: p\nsteps:\n  a:\n    run: "true"\n  b:\n    run: "true"\n',
+    );
     const before = new Set(launchersOf(process.pid));
     let made: number[] = [];
     // The isolator factory runs after the run's record is written, well after its launchers were
     // made: the ones made by then are this run's.
     const failing = runPlan({
-      planFile: join(dir, 'p.braid.yaml'), workspace: dir, compile: { isGit: false },
-      isolator: () => { made = launchersOf(process.pid).filter((p) => !before.has(p)); throw new Error('no isolator today'); },
+      planFile: join(dir, 'p.braid.yaml'),
+      workspace: dir,
+      compile: { isGit: false },
+      isolator: () => {
+        made = launchersOf(process.pid).filter((p) => !before.has(p));
+        throw new Error('no isolator today');
+      },
     });
     await assert.rejects(failing, /no isolator today/);
     assert.ok(made.length > 0, 'the run had made launchers before it failed');

@@ -19,7 +19,10 @@ interface Holder {
 
 // A real second process running LockDir, driven one JSON line at a time.
 async function startHolder(root: string): Promise<Holder> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, root], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, root], {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const queue: Array<Record<string, unknown>> = [];
   const waiters: Array<(e: Record<string, unknown>) => void> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -43,8 +46,10 @@ async function startHolder(root: string): Promise<Holder> {
   return h;
 }
 
-const lockFiles = (root: string): string[] => readdirSync(join(root, '.braid', 'locks')).filter((n) => n.endsWith('.json'));
-const readLock = (root: string, name: string): LockRecord => JSON.parse(readFileSync(join(root, '.braid', 'locks', name), 'utf8')) as LockRecord;
+const lockFiles = (root: string): string[] =>
+  readdirSync(join(root, '.braid', 'locks')).filter((n) => n.endsWith('.json'));
+const readLock = (root: string, name: string): LockRecord =>
+  JSON.parse(readFileSync(join(root, '.braid', 'locks', name), 'utf8')) as LockRecord;
 
 function fired(dir: LockDir): { promise: Promise<void>; dispose(): void } {
   let resolve!: () => void;
@@ -84,8 +89,22 @@ describe('LockDir across processes', () => {
     const [name] = lockFiles(root);
     const record = readLock(root, name!);
     assert.deepEqual(
-      { pid: record.pid, hostname: record.hostname, run: record.run, step: record.step, writes: record.writes, reads: record.reads },
-      { pid: child.pid, hostname: hostname(), run: 'run-1', step: 'build', writes: ['src/**'], reads: ['docs/spec.md'] },
+      {
+        pid: record.pid,
+        hostname: record.hostname,
+        run: record.run,
+        step: record.step,
+        writes: record.writes,
+        reads: record.reads,
+      },
+      {
+        pid: child.pid,
+        hostname: hostname(),
+        run: 'run-1',
+        step: 'build',
+        writes: ['src/**'],
+        reads: ['docs/spec.md'],
+      },
     );
     assert.ok(!Number.isNaN(Date.parse(record.startedAt)));
 
@@ -94,7 +113,11 @@ describe('LockDir across processes', () => {
     assert.ok(!blocked.ok);
     assert.equal(blocked.holder, `run-1/build (pid ${child.pid})`);
     assert.deepEqual(blocked.paths, ['src/a.ts', 'src/**']);
-    assert.equal((await dir.tryAcquire({ run: 'run-2', step: 'w' }, ['docs/spec.md'], [])).ok, false, 'write against a read');
+    assert.equal(
+      (await dir.tryAcquire({ run: 'run-2', step: 'w' }, ['docs/spec.md'], [])).ok,
+      false,
+      'write against a read',
+    );
 
     const docs = await dir.tryAcquire({ run: 'run-2', step: 'docs' }, ['docs/guide/**'], ['src/**']);
     assert.equal(docs.ok, false, 'reading src/** against its writer');
@@ -176,7 +199,16 @@ describe('LockDir in one process', () => {
   const plant = (name: string, record: Partial<LockRecord>): void =>
     writeFileSync(
       join(root, '.braid', 'locks', name),
-      JSON.stringify({ pid: 1, hostname: hostname(), run: 'old', step: 's', startedAt: new Date().toISOString(), writes: ['**'], reads: [], ...record }),
+      JSON.stringify({
+        pid: 1,
+        hostname: hostname(),
+        run: 'old',
+        step: 's',
+        startedAt: new Date().toISOString(),
+        writes: ['**'],
+        reads: [],
+        ...record,
+      }),
     );
 
   it('leaves its own process to LockTable: two instances here do not block each other', async () => {
@@ -197,7 +229,10 @@ describe('LockDir in one process', () => {
     await a1.release();
     await a1.release();
     await dir.releaseAllOwnedBy('A');
-    assert.deepEqual(lockFiles(root).map((n) => readLock(root, n).run), ['B']);
+    assert.deepEqual(
+      lockFiles(root).map((n) => readLock(root, n).run),
+      ['B'],
+    );
     await a2.release();
     await b1.release();
     assert.deepEqual(lockFiles(root), []);

@@ -12,22 +12,54 @@ import { throwaway } from '../helpers/throwaway';
 
 const { repo, cleanup } = throwaway('braid-mcp-');
 
-const REVIEWED = [
-  'version: 1', 'steps:',
-  '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
-  '  b:', '    needs: [a]', '    run: cat a.txt; echo "b saw it"',
-].join('\n') + '\n';
+const REVIEWED =
+  [
+    'version: 1',
+    'steps:',
+    '  a:',
+    '    isolation: worktree',
+    '    review: true',
+    '    writes: [a.txt]',
+    '    run: printf "from a\\n" > a.txt',
+    '  b:',
+    '    needs: [a]',
+    '    run: cat a.txt; echo "b saw it"',
+  ].join('\n') + '\n';
 
-const TOOLS = ['approve', 'cancel', 'diff', 'pick', 'reject', 'retry', 'run_plan', 'run_status', 'step_log', 'validate_plan', 'write_plan'];
+const TOOLS = [
+  'approve',
+  'cancel',
+  'diff',
+  'pick',
+  'reject',
+  'retry',
+  'run_plan',
+  'run_status',
+  'step_log',
+  'validate_plan',
+  'write_plan',
+];
 
 describe('braid mcp: an MCP server on stdio', function () {
   this.timeout(90_000);
   let mcp: BraidMcp | undefined;
-  before(() => { assert.ok(buildCli()); });
-  afterEach(async () => { await mcp?.close(); mcp = undefined; });
+  before(() => {
+    assert.ok(buildCli());
+  });
+  afterEach(async () => {
+    await mcp?.close();
+    mcp = undefined;
+  });
 
-  const start = async (dir: string, extra: readonly string[] = []) => { mcp = await braidMcp(dir, extra); return mcp; };
-  const status = (m: BraidMcp, run: string) => m.call('run_status', { run }).then((r) => { assert.ok(!r.isError, r.text); return r.data; });
+  const start = async (dir: string, extra: readonly string[] = []) => {
+    mcp = await braidMcp(dir, extra);
+    return mcp;
+  };
+  const status = (m: BraidMcp, run: string) =>
+    m.call('run_status', { run }).then((r) => {
+      assert.ok(!r.isError, r.text);
+      return r.data;
+    });
 
   it('lists every tool with an input and an output schema', async () => {
     const m = await start(repo({ 'README.md': 'hi\n' }).dir);
@@ -64,7 +96,16 @@ describe('braid mcp: an MCP server on stdio', function () {
     assert.equal(readFileSync(join(r.dir, 'plans/x.braid.yaml'), 'utf8'), good);
     const again = await m.call('write_plan', { file: 'plans/x.braid.yaml', text: good.replace('echo a', 'echo b') });
     assert.match(again.text, /exists; pass overwrite: true/);
-    assert.equal((await m.call('write_plan', { file: 'plans/x.braid.yaml', text: good.replace('echo a', 'echo b'), overwrite: true })).isError, false);
+    assert.equal(
+      (
+        await m.call('write_plan', {
+          file: 'plans/x.braid.yaml',
+          text: good.replace('echo a', 'echo b'),
+          overwrite: true,
+        })
+      ).isError,
+      false,
+    );
     assert.match(readFileSync(join(r.dir, 'plans/x.braid.yaml'), 'utf8'), /echo b/);
     // Only plan files: write_plan is no way to write the workspace's code.
     assert.match((await m.call('write_plan', { file: 'src/index.ts', text: good })).text, /writes plan files only/);
@@ -90,7 +131,7 @@ describe('braid mcp: an MCP server on stdio', function () {
     assert.equal(existsSync(join(r.dir, '..', 'x.braid.yaml')), false);
   });
 
-  it('run_plan answers with the run id at once; run_status watches it to review, diff shows the change, approve lands it, the run ends; the record is the CLI\'s', async () => {
+  it("run_plan answers with the run id at once; run_status watches it to review, diff shows the change, approve lands it, the run ends; the record is the CLI's", async () => {
     const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': REVIEWED });
     const m = await start(r.dir);
     const started = await m.call('run_plan', { file: 'p.braid.yaml' });
@@ -98,9 +139,19 @@ describe('braid mcp: an MCP server on stdio', function () {
     const run: string = started.data.run;
     assert.match(run, /^\d{8}-\d{6}-[0-9a-f]{4}$/);
     assert.deepEqual(started.data.landsWithoutReview, []);
-    const inReview = await until(() => status(m, run), (s) => s.steps[0].status === 'review', 'a in review');
+    const inReview = await until(
+      () => status(m, run),
+      (s) => s.steps[0].status === 'review',
+      'a in review',
+    );
     assert.equal(inReview.ended, false);
-    assert.deepEqual(inReview.steps.map((s: any) => [s.id, s.status]), [['a', 'review'], ['b', 'pending']]);
+    assert.deepEqual(
+      inReview.steps.map((s: any) => [s.id, s.status]),
+      [
+        ['a', 'review'],
+        ['b', 'pending'],
+      ],
+    );
 
     const d = await m.call('diff', { run });
     assert.equal(d.data.steps[0].step, 'a');
@@ -110,7 +161,11 @@ describe('braid mcp: an MCP server on stdio', function () {
     const ap = await m.call('approve', { run, steps: ['a'] });
     assert.equal(ap.isError, false, ap.text);
     assert.deepEqual(ap.data.results, [{ step: 'a', ok: true, status: 'succeeded' }]);
-    const end = await until(() => status(m, run), (s) => s.ended, 'the run to end');
+    const end = await until(
+      () => status(m, run),
+      (s) => s.ended,
+      'the run to end',
+    );
     assert.equal(end.status, 'succeeded');
     assert.deepEqual(end.counts, { succeeded: 2 });
     assert.equal(r.read('a.txt'), 'from a\n');
@@ -132,7 +187,11 @@ describe('braid mcp: an MCP server on stdio', function () {
     const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': REVIEWED });
     const m = await start(r.dir, ['--no-land']);
     const run: string = (await m.call('run_plan', { file: 'p.braid.yaml' })).data.run;
-    await until(() => status(m, run), (s) => s.steps[0].status === 'review', 'a in review');
+    await until(
+      () => status(m, run),
+      (s) => s.steps[0].status === 'review',
+      'a in review',
+    );
     const ap = await m.call('approve', { run, steps: ['a'] });
     assert.equal(ap.isError, true);
     assert.match(ap.text, /started with --no-land, so a person lands changes/);
@@ -141,39 +200,80 @@ describe('braid mcp: an MCP server on stdio', function () {
     assert.equal(existsSync(join(r.dir, 'a.txt')), false);
     const rej = await m.call('reject', { run, steps: ['a'], reason: 'not this' });
     assert.equal(rej.isError, false, rej.text);
-    const end = await until(() => status(m, run), (s) => s.ended, 'the run to end');
-    assert.deepEqual(end.steps.map((s: any) => [s.id, s.status, s.reason]), [['a', 'failed', 'rejected'], ['b', 'skipped', 'skipped']]);
+    const end = await until(
+      () => status(m, run),
+      (s) => s.ended,
+      'the run to end',
+    );
+    assert.deepEqual(
+      end.steps.map((s: any) => [s.id, s.status, s.reason]),
+      [
+        ['a', 'failed', 'rejected'],
+        ['b', 'skipped', 'skipped'],
+      ],
+    );
   });
 
   it('cancel stops a running run; retry runs its steps again in the same run', async () => {
-    const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': 'version: 1\nsteps:\n  slow:\n    run: test -f go || sleep 60\n' });
+    const r = repo({
+      'README.md': 'hi\n',
+      'p.braid.yaml': 'version: 1\nsteps:\n  slow:\n    run: test -f go || sleep 60\n',
+    });
     const m = await start(r.dir);
     const run: string = (await m.call('run_plan', { file: 'p.braid.yaml' })).data.run;
-    await until(() => status(m, run), (s) => s.steps[0].status === 'running', 'slow running');
+    await until(
+      () => status(m, run),
+      (s) => s.steps[0].status === 'running',
+      'slow running',
+    );
     const c = await m.call('cancel', { run });
     assert.equal(c.isError, false, c.text);
-    const canceled = await until(() => status(m, run), (s) => s.ended, 'the run to end');
+    const canceled = await until(
+      () => status(m, run),
+      (s) => s.ended,
+      'the run to end',
+    );
     assert.equal(canceled.status, 'canceled');
     assert.match((await m.call('cancel', { run })).text, /is canceled: nothing to cancel/);
     r.write('go', '');
     const again = await m.call('retry', { run });
     assert.equal(again.isError, false, again.text);
     assert.equal(again.data.run, run);
-    const end = await until(() => status(m, run), (s) => s.ended && s.status !== 'canceled', 'the retry to end');
+    const end = await until(
+      () => status(m, run),
+      (s) => s.ended && s.status !== 'canceled',
+      'the retry to end',
+    );
     assert.deepEqual([end.status, end.steps[0].attempts], ['succeeded', 2]);
   });
 
   it('pick lands the alternative named of a best-of step waiting on pick: review', async () => {
-    const plan = ['version: 1', 'steps:', '  greet:', '    best-of: 2', '    pick: review', '    writes: [g.txt]',
-      '    run: echo "alt $BRAID_ALTERNATIVE" > g.txt'].join('\n') + '\n';
+    const plan =
+      [
+        'version: 1',
+        'steps:',
+        '  greet:',
+        '    best-of: 2',
+        '    pick: review',
+        '    writes: [g.txt]',
+        '    run: echo "alt $BRAID_ALTERNATIVE" > g.txt',
+      ].join('\n') + '\n';
     const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': plan });
     const m = await start(r.dir);
     const run: string = (await m.call('run_plan', { file: 'p.braid.yaml' })).data.run;
-    await until(() => status(m, run), (s) => s.steps[0].reason === 'pick', 'the pick wait');
+    await until(
+      () => status(m, run),
+      (s) => s.steps[0].reason === 'pick',
+      'the pick wait',
+    );
     assert.match((await m.call('pick', { run, step: 'greet', alternative: 3 })).text, /alternatives 1 to 2, not 3/);
     const p = await m.call('pick', { run, step: 'greet', alternative: 2 });
     assert.equal(p.isError, false, p.text);
-    const end = await until(() => status(m, run), (s) => s.ended, 'the run to end');
+    const end = await until(
+      () => status(m, run),
+      (s) => s.ended,
+      'the run to end',
+    );
     assert.equal(end.status, 'succeeded');
     assert.equal(r.read('g.txt'), 'alt 2\n');
   });
@@ -182,7 +282,11 @@ describe('braid mcp: an MCP server on stdio', function () {
     const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': 'version: 1\nsteps:\n  loud:\n    run: seq 1 100000\n' });
     const m = await start(r.dir);
     const run: string = (await m.call('run_plan', { file: 'p.braid.yaml' })).data.run;
-    await until(() => status(m, run), (s) => s.ended, 'the run to end');
+    await until(
+      () => status(m, run),
+      (s) => s.ended,
+      'the run to end',
+    );
     const all = await m.call('step_log', { run, step: 'loud', lines: 5000 });
     assert.equal(all.data.truncated, true);
     assert.ok(Buffer.byteLength(all.data.text) <= 64 * 1024);

@@ -11,17 +11,24 @@ import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
-const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const braid = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
 const deadPid = () => spawnSync('true').pid!;
 
 describe('merge-back journal: landed means landed', function () {
   this.timeout(60_000);
   let repo: TestRepo;
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
   afterEach(() => repo.cleanup());
 
   it('retry after a kill right after an appending step landed does not append twice', () => {
-    repo = makeRepo({ 'log.txt': 'start\n', 'p.braid.yaml': 'version: 1\nsteps:\n  add:\n    isolation: worktree\n    writes: [log.txt]\n    run: echo added >> log.txt\n  after:\n    needs: [add]\n    run: "true"\n' });
+    repo = makeRepo({
+      'log.txt': 'start\n',
+      'p.braid.yaml':
+        'version: 1\nsteps:\n  add:\n    isolation: worktree\n    writes: [log.txt]\n    run: echo added >> log.txt\n  after:\n    needs: [add]\n    run: "true"\n',
+    });
     writeFileSync(join(repo.dir, '.gitignore'), '.braid/\n');
     repo.commitAll('plan');
     const r = braid(['run', 'p.braid.yaml', '--json'], repo.dir);
@@ -38,7 +45,10 @@ describe('merge-back journal: landed means landed', function () {
     rec.steps.after.status = 'pending';
     writeFileSync(file, JSON.stringify(rec));
     const st = braid(['status', '--json'], repo.dir);
-    const after = JSON.parse(st.stdout) as { status: string; steps: Record<string, { status: string; message?: string }> };
+    const after = JSON.parse(st.stdout) as {
+      status: string;
+      steps: Record<string, { status: string; message?: string }>;
+    };
     assert.equal(after.status, 'interrupted');
     assert.equal(after.steps.add!.status, 'succeeded', 'its change is in the workspace');
     assert.match(after.steps.add!.message ?? '', /landed/);
@@ -60,10 +70,16 @@ describe('merge-back journal: landed means landed', function () {
     const landed = join(repo.dir, '.braid', 'runs', 'r1', 'landed', 's.json');
     mkdirSync(join(landed, '..'), { recursive: true });
     writeFileSync(landed, JSON.stringify({ run: 'r1', step: 's', attempt: 1, tx: `merge-${dead}-0000beef` }));
-    writeFileSync(join(tx, 'journal.json'), JSON.stringify({
-      pid: dead, host: hostname(), dirs: [], landed,
-      ops: [{ kind: 'put', path: 'a.txt', newMark: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } }],
-    }));
+    writeFileSync(
+      join(tx, 'journal.json'),
+      JSON.stringify({
+        pid: dead,
+        host: hostname(),
+        dirs: [],
+        landed,
+        ops: [{ kind: 'put', path: 'a.txt', newMark: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } }],
+      }),
+    );
     await recoverInterruptedMerges(repo.dir);
     assert.equal(repo.read('a.txt'), 'new content\n', 'the landed change stays');
     assert.equal(existsSync(tx), false);

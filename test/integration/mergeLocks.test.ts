@@ -11,7 +11,9 @@ import { assertNoLeftovers, runInRepo as run, userState } from '../helpers/runIn
 import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
+after(() => {
+  for (const c of cleanup.splice(0)) c();
+});
 
 function repo(files: Record<string, string>): TestRepo {
   const r = makeRepo(files);
@@ -34,16 +36,17 @@ function planFile(lines: string[]): string {
 /** A shell fragment that waits (up to 30 s) for `file`, then fails if it never came. */
 const waitFor = (file: string) => `for i in $(seq 600); do [ -f ${file} ] && break; sleep 0.05; done; [ -f ${file} ]`;
 
-
-
-
-const ms = (iso: string | undefined) => { assert.ok(iso); return Date.parse(iso); };
+const ms = (iso: string | undefined) => {
+  assert.ok(iso);
+  return Date.parse(iso);
+};
 const ranBeforeWait = (events: EngineEvent[], id: string) => {
   const running = events.findIndex((e) => e.type === 'step' && e.id === id && e.status === 'running');
   const wait = events.findIndex((e) => e.type === 'lock' && e.id === id);
   return running >= 0 && running < wait;
 };
-const lockEvents = (events: EngineEvent[]) => events.filter((e): e is Extract<EngineEvent, { type: 'lock' }> => e.type === 'lock');
+const lockEvents = (events: EngineEvent[]) =>
+  events.filter((e): e is Extract<EngineEvent, { type: 'lock' }> => e.type === 'lock');
 
 describe('merge-back locks of worktree steps', function () {
   this.timeout(60_000);
@@ -53,10 +56,14 @@ describe('merge-back locks of worktree steps', function () {
     const m = tempDir('markers');
     // Each waits for the other's marker: only running at once lets both succeed.
     const plan = planFile([
-      '  wide:', `    run: printf "x by wide\\n" > src/x.ts && touch ${m}/wide && ${waitFor(`${m}/narrow`)}`,
-      '    isolation: worktree', '    writes: ["src/**"]',
-      '  narrow:', `    run: printf "y by narrow\\n" > src/y.ts && touch ${m}/narrow && ${waitFor(`${m}/wide`)}`,
-      '    isolation: worktree', '    writes: [src/y.ts]',
+      '  wide:',
+      `    run: printf "x by wide\\n" > src/x.ts && touch ${m}/wide && ${waitFor(`${m}/narrow`)}`,
+      '    isolation: worktree',
+      '    writes: ["src/**"]',
+      '  narrow:',
+      `    run: printf "y by narrow\\n" > src/y.ts && touch ${m}/narrow && ${waitFor(`${m}/wide`)}`,
+      '    isolation: worktree',
+      '    writes: [src/y.ts]',
     ]);
     const { record, events } = await run(r, plan);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
@@ -72,12 +79,19 @@ describe('merge-back locks of worktree steps', function () {
     const m = tempDir('markers');
     // The shared step holds src/** and goes on only once the worktree step's merge-back waits for it.
     const plan = planFile([
-      '  here:', `    run: ${waitFor(`${m}/merge-waits`)} && printf "s\\n" > src/s.ts`,
-      '    isolation: shared', '    writes: ["src/**"]',
-      '  tree:', '    run: printf "x by tree\\n" > src/x.ts', '    isolation: worktree', '    writes: ["src/**"]',
+      '  here:',
+      `    run: ${waitFor(`${m}/merge-waits`)} && printf "s\\n" > src/s.ts`,
+      '    isolation: shared',
+      '    writes: ["src/**"]',
+      '  tree:',
+      '    run: printf "x by tree\\n" > src/x.ts',
+      '    isolation: worktree',
+      '    writes: ["src/**"]',
     ]);
     const { record, events } = await run(r, plan, {
-      onEvent: (e) => { if (e.type === 'lock' && e.id === 'tree') writeFileSync(join(m, 'merge-waits'), ''); },
+      onEvent: (e) => {
+        if (e.type === 'lock' && e.id === 'tree') writeFileSync(join(m, 'merge-waits'), '');
+      },
     });
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     const waits = lockEvents(events).filter((e) => e.id === 'tree');
@@ -86,8 +100,12 @@ describe('merge-back locks of worktree steps', function () {
     assert.ok(waits[0]!.paths.includes('src/**'));
     assert.ok(ranBeforeWait(events, 'tree'), 'it ran while the shared step held src/**; only its merge-back waited');
     assert.ok(!lockEvents(events).some((e) => e.id === 'here'), 'the shared step never waited for the worktree step');
-    const doneAt = (id: string) => events.findIndex((e) => e.type === 'step' && e.id === id && e.status === 'succeeded');
-    assert.ok(doneAt('here') >= 0 && doneAt('here') < doneAt('tree'), 'the merge-back landed after the shared step ended');
+    const doneAt = (id: string) =>
+      events.findIndex((e) => e.type === 'step' && e.id === id && e.status === 'succeeded');
+    assert.ok(
+      doneAt('here') >= 0 && doneAt('here') < doneAt('tree'),
+      'the merge-back landed after the shared step ended',
+    );
     assert.ok(ms(record.steps.here!.endedAt) <= ms(record.steps.tree!.endedAt));
     assert.equal(r.read('src/x.ts'), 'x by tree\n');
     assert.equal(r.read('src/s.ts'), 's\n');
@@ -99,13 +117,21 @@ describe('merge-back locks of worktree steps', function () {
     r.write('untracked.txt', 'mine\n');
     const before = userState(r);
     const plan = planFile([
-      '  here:', '    run: sleep 30', '    isolation: shared', '    writes: ["src/**"]',
-      '  tree:', '    run: printf "x by tree\\n" > src/x.ts', '    isolation: worktree', '    writes: ["src/**"]',
+      '  here:',
+      '    run: sleep 30',
+      '    isolation: shared',
+      '    writes: ["src/**"]',
+      '  tree:',
+      '    run: printf "x by tree\\n" > src/x.ts',
+      '    isolation: worktree',
+      '    writes: ["src/**"]',
     ]);
     const ac = new AbortController();
     const { record, events } = await run(r, plan, {
       signal: ac.signal,
-      onEvent: (e) => { if (e.type === 'lock' && e.id === 'tree') ac.abort(); },
+      onEvent: (e) => {
+        if (e.type === 'lock' && e.id === 'tree') ac.abort();
+      },
     });
     assert.equal(lockEvents(events).filter((e) => e.id === 'tree').length, 1);
     assert.ok(ranBeforeWait(events, 'tree'), 'it was canceled waiting for the merge lock, not for its start');

@@ -49,14 +49,31 @@ describe('agent CLIs missing before a run', function () {
     const events: EngineEvent[] = [];
     let started = false;
     const outcome = await runPlan({
-      planFile: w.plan, workspace: w.r.dir, graceMs: 200, ...extra,
-      onEvent: (e) => events.push(e), onStart: () => { started = true; },
+      planFile: w.plan,
+      workspace: w.r.dir,
+      graceMs: 200,
+      ...extra,
+      onEvent: (e) => events.push(e),
+      onStart: () => {
+        started = true;
+      },
     });
     return { outcome, events, started };
   }
 
-  const STEPS = ['steps:', '  design:', '    prompt: design it', '  build:', '    needs: [design]', '    prompt: build it',
-    '  review:', '    agent: codex', '    prompt: review it', '  lint:', '    run: "true"'];
+  const STEPS = [
+    'steps:',
+    '  design:',
+    '    prompt: design it',
+    '  build:',
+    '    needs: [design]',
+    '    prompt: build it',
+    '  review:',
+    '    agent: codex',
+    '    prompt: review it',
+    '  lint:',
+    '    run: "true"',
+  ];
 
   it('on the plan (as the editor shows it) a missing CLI is a warning on the `agent:` line, naming the install command', async () => {
     const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);
@@ -64,10 +81,23 @@ describe('agent CLIs missing before a run', function () {
     const { graph, diagnostics } = compilePlan(w.plan, text, { isGit: true });
     assert.ok(graph, JSON.stringify(diagnostics));
     const missing = missingAgentCommands(graph, new Set(graph.order), w.r.dir, process.env);
-    assert.deepEqual(missingAgentDiagnostics(graph, text, missing).map((d) => [d.severity, d.code, d.message, d.range.start.line]), [
-      ['warning', 'agent-missing', 'claude is not installed on this machine; needed by steps design, build; install it with npm install -g @anthropic-ai/claude-code before running the plan', 3],
-      ['warning', 'agent-missing', 'codex is not installed on this machine; needed by step review; install it with npm install -g @openai/codex before running the plan', 9],
-    ]);
+    assert.deepEqual(
+      missingAgentDiagnostics(graph, text, missing).map((d) => [d.severity, d.code, d.message, d.range.start.line]),
+      [
+        [
+          'warning',
+          'agent-missing',
+          'claude is not installed on this machine; needed by steps design, build; install it with npm install -g @anthropic-ai/claude-code before running the plan',
+          3,
+        ],
+        [
+          'warning',
+          'agent-missing',
+          'codex is not installed on this machine; needed by step review; install it with npm install -g @openai/codex before running the plan',
+          9,
+        ],
+      ],
+    );
   });
 
   it('refuses the run with one error a missing executable, before any record, worktree or step', async () => {
@@ -75,10 +105,23 @@ describe('agent CLIs missing before a run', function () {
     const { outcome, events, started } = await attempt(w);
     assert.ok(!outcome.ok);
     assert.equal(outcome.usage, undefined);
-    assert.deepEqual(outcome.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start.line]), [
-      ['error', 'agent-missing', 'claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by steps design, build', 3],
-      ['error', 'agent-missing', 'codex is not installed; install it with npm install -g @openai/codex; needed by step review', 8],
-    ]);
+    assert.deepEqual(
+      outcome.diagnostics.map((d) => [d.severity, d.code, d.message, d.range.start.line]),
+      [
+        [
+          'error',
+          'agent-missing',
+          'claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by steps design, build',
+          3,
+        ],
+        [
+          'error',
+          'agent-missing',
+          'codex is not installed; install it with npm install -g @openai/codex; needed by step review',
+          8,
+        ],
+      ],
+    );
     assert.ok(outcome.diagnostics.every((d) => d.file === w.plan));
     assert.equal(started, false);
     assert.deepEqual(events, [], 'no run, no step event');
@@ -94,15 +137,25 @@ describe('agent CLIs missing before a run', function () {
     assert.equal(only.outcome.record.steps.lint!.status, 'succeeded');
     const from = await attempt(w, { from: 'build' });
     assert.ok(!from.outcome.ok);
-    assert.deepEqual(from.outcome.diagnostics.map((d) => d.message), [
-      'claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step build',
-    ]);
+    assert.deepEqual(
+      from.outcome.diagnostics.map((d) => d.message),
+      ['claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step build'],
+    );
     // The retry of a run whose agent steps succeeded re-runs only what failed: no agent to find.
-    const ok = repo([`env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude }`,
-      'steps:', '  design:', '    prompt: design it', '  gate:', '    run: test -f fixed']);
+    const ok = repo([
+      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude }`,
+      'steps:',
+      '  design:',
+      '    prompt: design it',
+      '  gate:',
+      '    run: test -f fixed',
+    ]);
     const first = await attempt(ok);
     assert.ok(first.outcome.ok);
-    assert.deepEqual(Object.values(first.outcome.record.steps).map((s) => s.status), ['succeeded', 'failed']);
+    assert.deepEqual(
+      Object.values(first.outcome.record.steps).map((s) => s.status),
+      ['succeeded', 'failed'],
+    );
     writeFileSync(ok.plan, readFileSync(ok.plan, 'utf8').replace(bin, empty));
     writeFileSync(join(ok.r.dir, 'fixed'), '');
     const retry = await attempt(ok, { retry: { runId: first.outcome.runId } });
@@ -113,8 +166,12 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('with the CLI on PATH the same plan runs, in its worktree, read as claude’s stream', async () => {
-    const w = repo([`env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ANSWER: designed }`,
-      'steps:', '  design:', '    prompt: design it']);
+    const w = repo([
+      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ANSWER: designed }`,
+      'steps:',
+      '  design:',
+      '    prompt: design it',
+    ]);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     const design = outcome.record.steps.design!;
@@ -124,9 +181,20 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('an agent a need makes (a relative command) is not refused: it runs once it exists', async () => {
-    const w = repo(['agents:', '  made:', `    command: [./made-agent, "\${{ prompt }}"]`, 'steps:',
-      '  make:', `    run: ${q(`printf '#!/bin/sh\\necho "made: $1"\\n' > made-agent && chmod +x made-agent`)}`, '    writes: [made-agent]',
-      '  use:', '    needs: [make]', '    agent: made', '    prompt: hello', '    isolation: shared']);
+    const w = repo([
+      'agents:',
+      '  made:',
+      `    command: [./made-agent, "\${{ prompt }}"]`,
+      'steps:',
+      '  make:',
+      `    run: ${q(`printf '#!/bin/sh\\necho "made: $1"\\n' > made-agent && chmod +x made-agent`)}`,
+      '    writes: [made-agent]',
+      '  use:',
+      '    needs: [make]',
+      '    agent: made',
+      '    prompt: hello',
+      '    isolation: shared',
+    ]);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     assert.equal(outcome.record.steps.use!.status, 'succeeded', JSON.stringify(outcome.record.steps.use));
@@ -134,9 +202,18 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('what only the run knows (a PATH from a step’s output) fails at the attempt, once, not once a retry', async () => {
-    const w = repo(['steps:', '  where:', `    run: printf %s ${q(empty)}`,
-      '  use:', '    needs: [where]', '    prompt: go', '    retries: 3', '    retry-delay: 10ms', '    isolation: shared',
-      '    env: { PATH: "${{ steps.where.output }}" }']);
+    const w = repo([
+      'steps:',
+      '  where:',
+      `    run: printf %s ${q(empty)}`,
+      '  use:',
+      '    needs: [where]',
+      '    prompt: go',
+      '    retries: 3',
+      '    retry-delay: 10ms',
+      '    isolation: shared',
+      '    env: { PATH: "${{ steps.where.output }}" }',
+    ]);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     const use = outcome.record.steps.use!;

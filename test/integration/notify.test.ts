@@ -19,9 +19,17 @@ const q = (s: string) => JSON.stringify(s);
 function braid(args: string[], cwd: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } });
   let stderr = '';
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   const events: Record<string, unknown>[] = [];
-  createInterface({ input: child.stdout }).on('line', (l) => { try { events.push(JSON.parse(l) as Record<string, unknown>); } catch { /* human output */ } });
+  createInterface({ input: child.stdout }).on('line', (l) => {
+    try {
+      events.push(JSON.parse(l) as Record<string, unknown>);
+    } catch {
+      /* human output */
+    }
+  });
   const exited = new Promise<number | null>((done) => child.on('close', (code) => done(code)));
   return { child, events, exited, stderr: () => stderr };
 }
@@ -49,7 +57,11 @@ describe('notify: webhooks (CLI)', function () {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const receiver = async (status?: number) => { const r = await startWebhookReceiver(status); receivers.push(r); return r; };
+  const receiver = async (status?: number) => {
+    const r = await startWebhookReceiver(status);
+    receivers.push(r);
+    return r;
+  };
   const repo = (plan: string[]) => {
     const r = makeRepo({ 'README.md': 'x\n' });
     repos.push(r);
@@ -62,11 +74,21 @@ describe('notify: webhooks (CLI)', function () {
   it('a step waiting for review, one waiting for a pick (answered by the command it carries), and the run’s end', async () => {
     const hook = await receiver();
     const r = repo([
-      'notify: ${{ env.BRAID_TEST_HOOK }}', agentEnv(),
+      'notify: ${{ env.BRAID_TEST_HOOK }}',
+      agentEnv(),
       'steps:',
-      '  change:', '    run: echo changed > r.txt', '    writes: [r.txt]', '    isolation: worktree', '    review: true',
-      '  choose:', '    agent: claude', '    prompt: write it', '    best-of: 2', '    pick: review',
-      '    env: { FAKE_AGENT_WRITE: "c.txt=done" }', '    writes: [c.txt]',
+      '  change:',
+      '    run: echo changed > r.txt',
+      '    writes: [r.txt]',
+      '    isolation: worktree',
+      '    review: true',
+      '  choose:',
+      '    agent: claude',
+      '    prompt: write it',
+      '    best-of: 2',
+      '    pick: review',
+      '    env: { FAKE_AGENT_WRITE: "c.txt=done" }',
+      '    writes: [c.txt]',
     ]);
     const run = braid(['run', 'p.braid.yaml', '--json'], r.dir, { BRAID_TEST_HOOK: hook.url });
     children.push(run.child);
@@ -76,11 +98,19 @@ describe('notify: webhooks (CLI)', function () {
     assert.equal(pick.contentType, 'application/json');
     assert.equal(pick.body.braid.step, 'choose');
     assert.equal(pick.body.braid.command, `braid pick ${runId} choose N`);
-    assert.match(pick.body.text, new RegExp(`^Braid: step choose of run ${runId} of p waits for a pick among alternatives 1, 2: braid pick ${runId} choose N\\.$`));
+    assert.match(
+      pick.body.text,
+      new RegExp(
+        `^Braid: step choose of run ${runId} of p waits for a pick among alternatives 1, 2: braid pick ${runId} choose N\\.$`,
+      ),
+    );
     const review = await hook.when((d) => d.body.braid.event === 'review');
     assert.equal(review.body.braid.step, 'change');
     assert.equal(review.body.braid.command, `braid approve ${runId} change`);
-    assert.match(review.body.text, /waits for review: see its change with braid diff \S+ change, then braid approve \S+ change \(or braid reject \S+ change\)\./);
+    assert.match(
+      review.body.text,
+      /waits for review: see its change with braid diff \S+ change, then braid approve \S+ change \(or braid reject \S+ change\)\./,
+    );
 
     // The commands the webhooks carried, as someone reading them on their phone would type them
     // (the run waits on both: the pick, and the change in review).
@@ -94,7 +124,10 @@ describe('notify: webhooks (CLI)', function () {
     assert.equal(code, 0, run.stderr());
     const end = await hook.when((d) => d.body.braid.event === 'run-ended');
     assert.equal(end.body.braid.status, 'succeeded');
-    assert.match(end.body.text, new RegExp(`^Braid: run ${runId} of p succeeded: 2 succeeded, \\$0\\.0246\\. braid status ${runId}$`));
+    assert.match(
+      end.body.text,
+      new RegExp(`^Braid: run ${runId} of p succeeded: 2 succeeded, \\$0\\.0246\\. braid status ${runId}$`),
+    );
     // Each event once, in order: nothing told twice.
     assert.deepEqual(hook.deliveries.map((d) => d.body.braid.event).sort(), ['pick', 'review', 'run-ended']);
     assert.equal(hook.deliveries.at(-1)!.body.braid.event, 'run-ended');
@@ -104,9 +137,20 @@ describe('notify: webhooks (CLI)', function () {
     const good = await receiver();
     const bad = await receiver(500);
     const r = repo([
-      'notify:', '  - ${{ env.GOOD_HOOK }}', '  - ${{ env.BAD_HOOK }}', '  - ${{ env.UNSET_HOOK }}', agentEnv(),
-      'max-cost-usd: 0.01', 'concurrency: 1',
-      'steps:', '  spend:', '    agent: claude', '    prompt: spend', '  later:', '    needs: [spend]', '    run: echo later',
+      'notify:',
+      '  - ${{ env.GOOD_HOOK }}',
+      '  - ${{ env.BAD_HOOK }}',
+      '  - ${{ env.UNSET_HOOK }}',
+      agentEnv(),
+      'max-cost-usd: 0.01',
+      'concurrency: 1',
+      'steps:',
+      '  spend:',
+      '    agent: claude',
+      '    prompt: spend',
+      '  later:',
+      '    needs: [spend]',
+      '    run: echo later',
     ]);
     const run = braid(['run', 'p.braid.yaml'], r.dir, { GOOD_HOOK: good.url, BAD_HOOK: bad.url });
     children.push(run.child);
@@ -114,11 +158,17 @@ describe('notify: webhooks (CLI)', function () {
     assert.equal(code, 1, 'the budget stops the run (the webhook does not decide that)');
     const budget = good.deliveries.find((d) => d.body.braid.event === 'budget');
     assert.ok(budget, JSON.stringify(good.deliveries));
-    assert.match(budget.body.text, /reached its budget \(\$0\.0123 of \$0\.0100\): the run stops there \(braid run asks no one\): raise max-cost-usd, then braid retry \S+\.$/);
+    assert.match(
+      budget.body.text,
+      /reached its budget \(\$0\.0123 of \$0\.0100\): the run stops there \(braid run asks no one\): raise max-cost-usd, then braid retry \S+\.$/,
+    );
     const end = good.deliveries.find((d) => d.body.braid.event === 'run-ended');
     assert.match(end?.body.text ?? '', /failed \(it reached its budget\)/);
     assert.equal(bad.deliveries.length, 2, 'the failing webhook was tried for both events');
-    const told = run.stderr().split('\n').filter((l) => l.startsWith('braid: notify:'));
+    const told = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('braid: notify:'));
     assert.deepEqual(told, [
       'braid: notify: no word goes to ${{ env.UNSET_HOOK }}: UNSET_HOOK is not set in the environment',
       'braid: notify: the webhook ${{ env.BAD_HOOK }} failed (HTTP 500); the run goes on, and later failures of it are not reported',

@@ -18,9 +18,18 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../help
 const q = (s: string) => JSON.stringify(s);
 
 /** `braid ARGS` in `cwd` with `env` added, run without blocking this process (the receiver lives here). */
-function braid(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function braid(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = execFile(process.execPath, [MAIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1', ...env } }, (_e, stdout, stderr) => done({ code: child.exitCode, stdout, stderr }));
+    const child = execFile(
+      process.execPath,
+      [MAIN, ...args],
+      { cwd, env: { ...process.env, NO_COLOR: '1', ...env } },
+      (_e, stdout, stderr) => done({ code: child.exitCode, stdout, stderr }),
+    );
   });
 }
 
@@ -57,7 +66,11 @@ describe('runs as traces (OTLP)', function () {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const receiver = async (status?: number) => { const r = await startOtlpReceiver(status); receivers.push(r); return r; };
+  const receiver = async (status?: number) => {
+    const r = await startOtlpReceiver(status);
+    receivers.push(r);
+    return r;
+  };
   const repo = (plan: string[]) => {
     const r = makeRepo({ 'README.md': 'x\n' });
     repos.push(r);
@@ -71,16 +84,35 @@ describe('runs as traces (OTLP)', function () {
     const r = repo([
       `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: '0.25' }`,
       'steps:',
-      '  build:', '    run: echo built > out.txt', '    writes: [out.txt]',
-      '  flaky:', '    needs: [build]', '    run: exit 3', '    retries: 1', '    retry-delay: 0s',
-      '  after-flaky:', '    needs: [flaky]', '    run: echo never',
-      '  ask:', '    needs: [build]', '    agent: claude', '    model: claude-test-model', '    prompt: say hi',
-      '  race:', '    agent: claude', '    prompt: write it', '    best-of: 2', '    isolation: worktree',
-      '    env: { FAKE_AGENT_WRITE: "race.txt=done" }', '    writes: [race.txt]',
+      '  build:',
+      '    run: echo built > out.txt',
+      '    writes: [out.txt]',
+      '  flaky:',
+      '    needs: [build]',
+      '    run: exit 3',
+      '    retries: 1',
+      '    retry-delay: 0s',
+      '  after-flaky:',
+      '    needs: [flaky]',
+      '    run: echo never',
+      '  ask:',
+      '    needs: [build]',
+      '    agent: claude',
+      '    model: claude-test-model',
+      '    prompt: say hi',
+      '  race:',
+      '    agent: claude',
+      '    prompt: write it',
+      '    best-of: 2',
+      '    isolation: worktree',
+      '    env: { FAKE_AGENT_WRITE: "race.txt=done" }',
+      '    writes: [race.txt]',
     ]);
     const notices: string[] = [];
     const out = await runPlan({
-      planFile: join(r.dir, 'p.braid.yaml'), workspace: r.dir, graceMs: 200,
+      planFile: join(r.dir, 'p.braid.yaml'),
+      workspace: r.dir,
+      graceMs: 200,
       observers: [tracingObserver({}, { endpoint: rx.endpoint }, (m) => notices.push(m))!],
       onNotice: (m) => notices.push(m),
     });
@@ -90,7 +122,12 @@ describe('runs as traces (OTLP)', function () {
     const spans = rx.spans;
     // run + 5 steps + build 1 + flaky 2 + ask 1 attempts + race's 2 alternatives.
     assert.equal(spans.length, 12, spans.map((s) => s.name).join(', '));
-    assert.ok(spans.every((s) => s.encoding === 'protobuf' && s.traceId === spans[0]!.traceId && /^[0-9a-f]{32}$/.test(s.traceId)), 'one trace');
+    assert.ok(
+      spans.every(
+        (s) => s.encoding === 'protobuf' && s.traceId === spans[0]!.traceId && /^[0-9a-f]{32}$/.test(s.traceId),
+      ),
+      'one trace',
+    );
     assert.equal(spans[0]!.resource['service.name'], 'braid');
     const t = tree(spans);
     assert.equal(t.roots.length, 1);
@@ -99,7 +136,13 @@ describe('runs as traces (OTLP)', function () {
     assert.equal(run.attributes['braid.run.id'], rec.id);
     assert.equal(run.attributes['braid.run.status'], 'failed');
     assert.equal(run.status.code, 2, 'a failed run is an error');
-    assert.deepEqual(t.children(run).map((s) => s.name).sort(), ['step after-flaky', 'step ask', 'step build', 'step flaky', 'step race']);
+    assert.deepEqual(
+      t
+        .children(run)
+        .map((s) => s.name)
+        .sort(),
+      ['step after-flaky', 'step ask', 'step build', 'step flaky', 'step race'],
+    );
 
     const build = t.one(run, 'step build');
     assert.deepEqual(build.attributes['braid.step.writes'], ['out.txt']);
@@ -139,10 +182,16 @@ describe('runs as traces (OTLP)', function () {
 
     const race = t.one(run, 'step race');
     const alts = t.children(race).sort((x, y) => x.name.localeCompare(y.name));
-    assert.deepEqual(alts.map((s) => s.name), ['alternative 1', 'alternative 2']);
+    assert.deepEqual(
+      alts.map((s) => s.name),
+      ['alternative 1', 'alternative 2'],
+    );
     for (const alt of alts) {
       const i = alt.attributes['braid.alternative'] as number;
-      assert.equal(alt.attributes['braid.alternative.status'], rec.steps.race!.alternatives!.find((x) => x.index === i)!.status);
+      assert.equal(
+        alt.attributes['braid.alternative.status'],
+        rec.steps.race!.alternatives!.find((x) => x.index === i)!.status,
+      );
       assert.equal(alt.attributes['gen_ai.system'], 'anthropic');
     }
     assert.equal(race.attributes['braid.step.winner'], rec.steps.race!.winner);
@@ -152,12 +201,17 @@ describe('runs as traces (OTLP)', function () {
     const rx = await receiver();
     const r = repo(['steps:', '  one:', '    run: echo one', '  two:', '    needs: [one]', '    run: echo two']);
     const res = await braid(['run', 'p.braid.yaml'], r.dir, {
-      OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_SERVICE_NAME: 'ci-braid', OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
+      OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'ci-braid',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=test',
     });
     assert.equal(res.code, 0, res.stderr);
     assert.equal(res.stderr.includes('traces:'), false, res.stderr);
-    assert.ok(rx.requests.every((x) => x.path === '/v1/traces' && x.contentType.startsWith('application/json')), JSON.stringify(rx.requests));
+    assert.ok(
+      rx.requests.every((x) => x.path === '/v1/traces' && x.contentType.startsWith('application/json')),
+      JSON.stringify(rx.requests),
+    );
     const t = tree(rx.spans);
     assert.equal(rx.spans.length, 5);
     assert.ok(rx.spans.every((s) => s.encoding === 'json'));
@@ -174,22 +228,41 @@ describe('runs as traces (OTLP)', function () {
     // Told by a preload, at the CLI's exit: which modules it loaded.
     const seen = join(scratch, 'loaded.json');
     const preload = join(scratch, 'loaded.cjs');
-    writeFileSync(preload, `process.on('exit', () => require('fs').writeFileSync(${q(seen)}, JSON.stringify(Object.keys(require.cache))));\n`);
-    const loaded = () => (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter((p) => p.includes('opentelemetry') || p.endsWith('otelTracer.js'));
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('fs').writeFileSync(${q(seen)}, JSON.stringify(Object.keys(require.cache))));\n`,
+    );
+    const loaded = () =>
+      (JSON.parse(readFileSync(seen, 'utf8')) as string[]).filter(
+        (p) => p.includes('opentelemetry') || p.endsWith('otelTracer.js'),
+      );
 
-    const plain = await braid(['run', 'p.braid.yaml'], r.dir, { NODE_OPTIONS: `--require ${preload}`, OTEL_SERVICE_NAME: 'x' });
+    const plain = await braid(['run', 'p.braid.yaml'], r.dir, {
+      NODE_OPTIONS: `--require ${preload}`,
+      OTEL_SERVICE_NAME: 'x',
+    });
     assert.equal(plain.code, 0, plain.stderr);
     assert.deepEqual(loaded(), []);
 
-    const disabled = await braid(['run', 'p.braid.yaml'], r.dir, { NODE_OPTIONS: `--require ${preload}`, OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint, OTEL_SDK_DISABLED: 'true' });
+    const disabled = await braid(['run', 'p.braid.yaml'], r.dir, {
+      NODE_OPTIONS: `--require ${preload}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint,
+      OTEL_SDK_DISABLED: 'true',
+    });
     assert.equal(disabled.code, 0, disabled.stderr);
     assert.deepEqual(loaded(), []);
     assert.equal(rx.requests.length, 0);
 
     // The same preload sees the module when an endpoint is set: the check above can fail.
-    const traced = await braid(['run', 'p.braid.yaml'], r.dir, { NODE_OPTIONS: `--require ${preload}`, OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint });
+    const traced = await braid(['run', 'p.braid.yaml'], r.dir, {
+      NODE_OPTIONS: `--require ${preload}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint,
+    });
     assert.equal(traced.code, 0, traced.stderr);
-    assert.ok(loaded().some((p) => p === join(ROOT, 'out', 'otelTracer.js')), JSON.stringify(loaded()));
+    assert.ok(
+      loaded().some((p) => p === join(ROOT, 'out', 'otelTracer.js')),
+      JSON.stringify(loaded()),
+    );
     assert.equal(rx.spans.length, 3);
   });
 
@@ -201,6 +274,9 @@ describe('runs as traces (OTLP)', function () {
     assert.ok(rx.requests.length >= 1, 'the exporter did try');
     const told = res.stderr.split('\n').filter((l) => l.includes('traces: could not send'));
     assert.equal(told.length, 1, res.stderr);
-    assert.match(told[0]!, new RegExp(`braid: traces: could not send the run's spans to ${rx.endpoint.replace(/\./g, '\\.')}/v1/traces`));
+    assert.match(
+      told[0]!,
+      new RegExp(`braid: traces: could not send the run's spans to ${rx.endpoint.replace(/\./g, '\\.')}/v1/traces`),
+    );
   });
 });

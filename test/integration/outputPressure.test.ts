@@ -21,10 +21,17 @@ describe('output backpressure', function () {
     let blocked = true;
     const log = new Writable({
       highWaterMark: 64 * 1024,
-      write(chunk: Buffer, _enc, cb) { bytes += chunk.length; if (blocked) held.push(() => cb()); else cb(); },
+      write(chunk: Buffer, _enc, cb) {
+        bytes += chunk.length;
+        if (blocked) held.push(() => cb());
+        else cb();
+      },
     });
     const run = runProcess({
-      argv: ['/bin/sh', '-c', 'head -c 10000000 /dev/zero; touch done'], cwd: dir, env: { PATH: process.env.PATH! }, log,
+      argv: ['/bin/sh', '-c', 'head -c 10000000 /dev/zero; touch done'],
+      cwd: dir,
+      env: { PATH: process.env.PATH! },
+      log,
     });
     // Bounded look at a negative: in this second a free-running step writes its 10 MB many times over.
     await new Promise((r) => setTimeout(r, 1000));
@@ -43,9 +50,22 @@ describe('output backpressure', function () {
 
   it('--json: output events are dropped past the limit and counted; other events always pass', () => {
     const lines: EngineEvent[] = [];
-    const out = { writableLength: 0, write: (s: string) => { lines.push(JSON.parse(s) as EngineEvent); return true; } };
+    const out = {
+      writableLength: 0,
+      write: (s: string) => {
+        lines.push(JSON.parse(s) as EngineEvent);
+        return true;
+      },
+    };
     const w = new JsonEventWriter(out, 100);
-    const output = (text: string, skippedLines?: number): EngineEvent => ({ type: 'output', id: 'a', stream: 'stdout', text, ...(skippedLines ? { skippedLines } : {}), ...base });
+    const output = (text: string, skippedLines?: number): EngineEvent => ({
+      type: 'output',
+      id: 'a',
+      stream: 'stdout',
+      text,
+      ...(skippedLines ? { skippedLines } : {}),
+      ...base,
+    });
     w.write(output('one\n'));
     out.writableLength = 1000; // the reader fell behind
     w.write(output('two\nthree\n'));
@@ -58,8 +78,11 @@ describe('output backpressure', function () {
     w.write(output('y'));
     w.write({ type: 'step', id: 'a', status: 'succeeded', attempt: 1, ...base });
     assert.equal(w.droppedEvents, 3);
-    assert.deepEqual(lines.map((e) => e.type === 'output' ? `${e.text.trim()}:${e.skippedLines ?? 0}` : `${e.type}:${'id' in e ? e.id : ''}`), [
-      'one:0', 'step:b', 'five:8', 'x:0', ':1', 'step:a',
-    ]);
+    assert.deepEqual(
+      lines.map((e) =>
+        e.type === 'output' ? `${e.text.trim()}:${e.skippedLines ?? 0}` : `${e.type}:${'id' in e ? e.id : ''}`,
+      ),
+      ['one:0', 'step:b', 'five:8', 'x:0', ':1', 'step:a'],
+    );
   });
 });

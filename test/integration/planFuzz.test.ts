@@ -7,12 +7,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_DIAGNOSTICS } from '../../src/core/plan/reporter';
-import { FUZZ_COUNT, FUZZ_SEED, fuzzPlans, starvingPlans, validateInProcess, validateOutputProblems } from '../helpers/planFuzz';
+import {
+  FUZZ_COUNT,
+  FUZZ_SEED,
+  fuzzPlans,
+  starvingPlans,
+  validateInProcess,
+  validateOutputProblems,
+} from '../helpers/planFuzz';
 
 describe(`plan fuzz corpus: ${FUZZ_COUNT} generated plans through braid validate`, function () {
   this.timeout(300_000);
   let dir = '';
-  before(() => { dir = mkdtempSync(join(tmpdir(), 'braid-fuzz-')); });
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'braid-fuzz-'));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   // #32: each of these crashed (exit 70) or built hundreds of thousands of problems; time and
@@ -23,13 +32,16 @@ describe(`plan fuzz corpus: ${FUZZ_COUNT} generated plans through braid validate
       const file = join(dir, plan.name);
       writeFileSync(file, plan.text);
       const r = await validateInProcess(file);
-      for (const p of validateOutputProblems(file, plan.text, r.code, r.stdout, r.stderr)) failures.push(`${plan.name}: ${p}`);
+      for (const p of validateOutputProblems(file, plan.text, r.code, r.stdout, r.stderr))
+        failures.push(`${plan.name}: ${p}`);
       const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.startsWith(file));
       if (lines.length > MAX_DIAGNOSTICS + 1) failures.push(`${plan.name}: ${lines.length} problems printed`);
       const expected = plan.name.includes('valid-large') ? 0 : 1;
       if (r.code !== expected) failures.push(`${plan.name}: exit ${r.code}, expected ${expected}: ${lines[0] ?? ''}`);
-      if (plan.name.includes('over-cap') && !/a plan file may be at most 5\.0 MB/.test(lines[0] ?? '')) failures.push(`${plan.name}: ${lines[0]}`);
-      if (plan.name.includes('nesting') && !/nested more than 64 levels deep/.test(lines[0] ?? '')) failures.push(`${plan.name}: ${lines[0]}`);
+      if (plan.name.includes('over-cap') && !/a plan file may be at most 5\.0 MB/.test(lines[0] ?? ''))
+        failures.push(`${plan.name}: ${lines[0]}`);
+      if (plan.name.includes('nesting') && !/nested more than 64 levels deep/.test(lines[0] ?? ''))
+        failures.push(`${plan.name}: ${lines[0]}`);
     }
     assert.deepEqual(failures, []);
   });
@@ -45,15 +57,20 @@ describe(`plan fuzz corpus: ${FUZZ_COUNT} generated plans through braid validate
         const file = join(dir, plan.name);
         writeFileSync(file, plan.text);
         let r;
-        try { r = await validateInProcess(file); } catch (e) {
+        try {
+          r = await validateInProcess(file);
+        } catch (e) {
           failures.push(`${plan.name}: crashed: ${(e as Error).stack?.split('\n').slice(0, 3).join(' | ')}`);
           continue;
         }
         if (r.code === 0) valid++;
-        for (const p of validateOutputProblems(file, plan.text, r.code, r.stdout, r.stderr)) failures.push(`${plan.name}: ${p}`);
+        for (const p of validateOutputProblems(file, plan.text, r.code, r.stdout, r.stderr))
+          failures.push(`${plan.name}: ${p}`);
       }
       await new Promise((done) => setImmediate(done));
-    } finally { process.off('warning', onWarning); }
+    } finally {
+      process.off('warning', onWarning);
+    }
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures`);
     assert.deepEqual(warnings, []);
     // A corpus of only broken plans would test little: some must pass.

@@ -24,17 +24,31 @@ function tempDir(): string {
 }
 
 function fakeEnv(dir: string, mode: string): Record<string, string | undefined> {
-  return { ...process.env, FAKE_PLANNER_MODE: mode, FAKE_PLANNER_STATE: join(dir, '.state'), FAKE_PLANNER_PROMPTS: join(dir, '.prompts') };
+  return {
+    ...process.env,
+    FAKE_PLANNER_MODE: mode,
+    FAKE_PLANNER_STATE: join(dir, '.state'),
+    FAKE_PLANNER_PROMPTS: join(dir, '.prompts'),
+  };
 }
 
 function draft(dir: string, mode: string, extra: Partial<DraftPlanOptions> = {}) {
-  return draftPlan({ goal: 'Add a lint step before the build', workspace: dir, agent: ARGV_AGENT, env: fakeEnv(dir, mode), ...extra });
+  return draftPlan({
+    goal: 'Add a lint step before the build',
+    workspace: dir,
+    agent: ARGV_AGENT,
+    env: fakeEnv(dir, mode),
+    ...extra,
+  });
 }
 
 const context = (over: Partial<DraftContext> = {}): DraftContext => ({
   file: 'plans/dark.braid.yaml',
   layout: { paths: ['package.json', 'src/index.ts', 'web/app.tsx'], total: 3, source: 'git' },
-  agents: [{ name: 'claude', installed: true, pool: 'anthropic' }, { name: 'codex', installed: false }],
+  agents: [
+    { name: 'claude', installed: true, pool: 'anthropic' },
+    { name: 'codex', installed: false },
+  ],
   ...over,
 });
 
@@ -44,11 +58,15 @@ describe('planning: the prompt', () => {
     assert.match(p, /## Goal\nAdd dark mode to the settings page\n/);
     assert.ok(p.includes(FORMAT_GUIDE), 'the hand-written guide');
     assert.match(p, /Write the plan to this file: plans\/dark\.braid\.yaml\n/);
-    for (const path of ['package.json', 'src/index.ts', 'web/app.tsx']) assert.match(p, new RegExp(`^${path.replace('.', '\\.')}$`, 'm'));
+    for (const path of ['package.json', 'src/index.ts', 'web/app.tsx'])
+      assert.match(p, new RegExp(`^${path.replace('.', '\\.')}$`, 'm'));
     assert.match(p, /^- claude \(installed, pool anthropic\)$/m);
     assert.match(p, /^- codex \(NOT installed here: do not use it\)$/m);
     const keys = schemaKeys();
-    assert.ok(keys.step.includes('needs') && keys.top.includes('steps') && keys.agent.includes('command'), 'keys come from the JSON schema');
+    assert.ok(
+      keys.step.includes('needs') && keys.top.includes('steps') && keys.agent.includes('command'),
+      'keys come from the JSON schema',
+    );
     for (const k of keys.top) assert.match(p, new RegExp(`^  ${k}: `, 'm'), `top-level key ${k}`);
     for (const k of [...keys.step, ...keys.agent]) assert.match(p, new RegExp(`^  ${k}: .+`, 'm'), `key ${k}`);
     assert.match(p, /^  retries: integer 0–10$/m);
@@ -61,7 +79,7 @@ describe('planning: the prompt', () => {
     assert.match(p, /… and 40 more files/);
   });
 
-  it('the guide\'s example is a valid plan', () => {
+  it("the guide's example is a valid plan", () => {
     const r = compilePlan('/w/example.braid.yaml', GUIDE_EXAMPLE, { isGit: true });
     assert.deepEqual(r.diagnostics, []);
     assert.ok(r.graph?.steps.has('research-cline'));
@@ -69,7 +87,7 @@ describe('planning: the prompt', () => {
 });
 
 describe('planning: the workspace layout', () => {
-  it('lists git\'s files (tracked and untracked, not ignored), never node_modules, .git or .braid', async () => {
+  it("lists git's files (tracked and untracked, not ignored), never node_modules, .git or .braid", async () => {
     const repo = makeRepo({ 'src/a.ts': 'a', '.gitignore': 'dist/\n', 'node_modules/x/index.js': 'x' });
     try {
       repo.write('notes.md', 'untracked');
@@ -79,7 +97,9 @@ describe('planning: the workspace layout', () => {
       assert.equal(l.source, 'git');
       assert.deepEqual(l.paths, ['.gitignore', 'notes.md', 'src/a.ts']);
       assert.equal(l.total, 3);
-    } finally { repo.cleanup(); }
+    } finally {
+      repo.cleanup();
+    }
   });
 
   it('walks a folder outside git, skipping the same folders', async () => {
@@ -119,16 +139,19 @@ describe('planning: draftPlan with a fake agent', function () {
     // What the agent process really received.
     assert.equal(readFileSync(join(dir, '.prompts/prompt-2.txt'), 'utf8'), second);
     assert.equal(readFileSync(join(dir, '.prompts/prompt-1.txt'), 'utf8'), r.prompts[0]);
-    assert.deepEqual(progress.filter((p) => p.kind !== 'output'), [
-      { kind: 'attempt', attempt: 1, agent: 'fake-planner' },
-      { kind: 'validated', attempt: 1, errors: 1, warnings: 0 },
-      { kind: 'attempt', attempt: 2, agent: 'fake-planner' },
-      { kind: 'validated', attempt: 2, errors: 0, warnings: 0 },
-    ]);
+    assert.deepEqual(
+      progress.filter((p) => p.kind !== 'output'),
+      [
+        { kind: 'attempt', attempt: 1, agent: 'fake-planner' },
+        { kind: 'validated', attempt: 1, errors: 1, warnings: 0 },
+        { kind: 'attempt', attempt: 2, agent: 'fake-planner' },
+        { kind: 'validated', attempt: 2, errors: 0, warnings: 0 },
+      ],
+    );
     assert.ok(r.log.includes('planning (run 2, mode invalid-then-valid)'), r.log.join('\n'));
   });
 
-  it('always invalid: not ok after 2 attempts, with the validator\'s located diagnostics', async () => {
+  it("always invalid: not ok after 2 attempts, with the validator's located diagnostics", async () => {
     const dir = tempDir();
     const r = await draft(dir, 'invalid');
     assert.equal(r.ok, false);
@@ -159,7 +182,10 @@ describe('planning: draftPlan with a fake agent', function () {
     assert.equal(r.ok, false);
     assert.equal(r.attempts, 1);
     assert.equal(r.diagnostics[0]!.code, 'agent-failed');
-    assert.match(r.diagnostics[0]!.message, /exited with code 3 without writing plan\.braid\.yaml: fake-planner: API key missing/);
+    assert.match(
+      r.diagnostics[0]!.message,
+      /exited with code 3 without writing plan\.braid\.yaml: fake-planner: API key missing/,
+    );
   });
 
   it('a command without ${{ prompt }} gets the prompt on stdin; --out in a subfolder is shown relative', async () => {
@@ -168,7 +194,10 @@ describe('planning: draftPlan with a fake agent', function () {
     assert.equal(r.ok, true, JSON.stringify(r.diagnostics));
     assert.equal(r.attempts, 1);
     assert.equal(r.file, join(dir, 'plans/new.braid.yaml'));
-    assert.match(readFileSync(join(dir, '.prompts/prompt-1.txt'), 'utf8'), /Write the plan to this file: plans\/new\.braid\.yaml/);
+    assert.match(
+      readFileSync(join(dir, '.prompts/prompt-1.txt'), 'utf8'),
+      /Write the plan to this file: plans\/new\.braid\.yaml/,
+    );
   });
 
   it('a file that existed is "not written" until the agent changes it', async () => {
@@ -185,19 +214,40 @@ describe('planning: draftPlan with a fake agent', function () {
     writeFileSync(join(dir, 'src/parser.ts'), '');
     let seen: SpawnSpec | undefined;
     const r = await draftPlan({
-      goal: 'Refactor the parser', workspace: dir, agent: 'claude', env: { PATH: '/nonexistent' },
+      goal: 'Refactor the parser',
+      workspace: dir,
+      agent: 'claude',
+      env: { PATH: '/nonexistent' },
       runAgent: async (spec) => {
         seen = spec;
-        writeFileSync(join(dir, 'plan.braid.yaml'), 'version: 1\nsteps:\n  a:\n    prompt: refactor\n    isolation: shared\n    writes: [src/**]\n');
-        spec.onOutput?.('stdout', `${JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Writing the plan.' }] } })}\n`);
-        spec.onOutput?.('stdout', `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, result: 'done', session_id: 's1', total_cost_usd: 0.05 })}\n`);
+        writeFileSync(
+          join(dir, 'plan.braid.yaml'),
+          'version: 1\nsteps:\n  a:\n    prompt: refactor\n    isolation: shared\n    writes: [src/**]\n',
+        );
+        spec.onOutput?.(
+          'stdout',
+          `${JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: 'Writing the plan.' }] } })}\n`,
+        );
+        spec.onOutput?.(
+          'stdout',
+          `${JSON.stringify({ type: 'result', subtype: 'success', is_error: false, num_turns: 2, result: 'done', session_id: 's1', total_cost_usd: 0.05 })}\n`,
+        );
         return { exitCode: 0, signal: null, reason: 'exit', durationMs: 1, stdoutTail: '' };
       },
     });
     assert.equal(r.ok, true, JSON.stringify(r.diagnostics));
     const argv = seen!.argv;
     // The prompt last, after `--`, so no prompt is read as an option.
-    assert.deepEqual(argv.slice(0, -1), ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--']);
+    assert.deepEqual(argv.slice(0, -1), [
+      'claude',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'acceptEdits',
+      '--',
+    ]);
     assert.equal(argv.at(-1), r.prompts[0]);
     assert.equal(seen!.cwd, dir);
     assert.equal(seen!.env.BRAID_PLAN_FILE, join(dir, 'plan.braid.yaml'));
@@ -209,10 +259,20 @@ describe('planning: draftPlan with a fake agent', function () {
   it('reports waiting while the agent is silent', async () => {
     const dir = tempDir();
     let heard!: () => void;
-    const waited = new Promise<void>((res) => { heard = res; });
+    const waited = new Promise<void>((res) => {
+      heard = res;
+    });
     const r = await draftPlan({
-      goal: 'g', workspace: dir, agent: ARGV_AGENT, heartbeatMs: 5,
-      onProgress: (p) => { if (p.kind === 'waiting') { assert.equal(p.attempt, 1); heard(); } },
+      goal: 'g',
+      workspace: dir,
+      agent: ARGV_AGENT,
+      heartbeatMs: 5,
+      onProgress: (p) => {
+        if (p.kind === 'waiting') {
+          assert.equal(p.attempt, 1);
+          heard();
+        }
+      },
       // The stand-in agent only finishes once a heartbeat has arrived.
       runAgent: async () => {
         await waited;
@@ -232,8 +292,14 @@ describe('planning: draftPlan with a fake agent', function () {
     assert.match(typo.diagnostics[0]!.message, /unknown agent cladue; did you mean `claude`\?/);
     const missing = await draftPlan({ goal: 'g', workspace: dir, agent: 'codex', env: { PATH: '/nonexistent' } });
     assert.equal(missing.diagnostics[0]!.code, 'agent-missing');
-    assert.match(missing.diagnostics[0]!.message, /codex is not installed; install it with npm install -g @openai\/codex/);
-    for (const r of [shell, typo, missing]) { assert.equal(r.ok, false); assert.equal(r.attempts, 0); }
+    assert.match(
+      missing.diagnostics[0]!.message,
+      /codex is not installed; install it with npm install -g @openai\/codex/,
+    );
+    for (const r of [shell, typo, missing]) {
+      assert.equal(r.ok, false);
+      assert.equal(r.attempts, 0);
+    }
   });
 
   it('a cancel is a result, not a throw', async () => {
@@ -250,19 +316,30 @@ describe('planning: braid plan', function () {
   this.timeout(60_000);
   const agentArg = `'${process.execPath}' '${PLANNER}'`;
 
-  async function braid(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function braid(
+    args: string[],
+    env: Record<string, string>,
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     let stdout = '';
     let stderr = '';
     const saved = { out: process.stdout.write, err: process.stderr.write, env: { ...process.env } };
     Object.assign(process.env, env);
-    process.stdout.write = ((s: string | Uint8Array) => { stdout += String(s); return true; }) as typeof process.stdout.write;
-    process.stderr.write = ((s: string | Uint8Array) => { stderr += String(s); return true; }) as typeof process.stderr.write;
+    process.stdout.write = ((s: string | Uint8Array) => {
+      stdout += String(s);
+      return true;
+    }) as typeof process.stdout.write;
+    process.stderr.write = ((s: string | Uint8Array) => {
+      stderr += String(s);
+      return true;
+    }) as typeof process.stderr.write;
     try {
       return { code: await main(['plan', ...args]), stdout, stderr };
     } finally {
       process.stdout.write = saved.out;
       process.stderr.write = saved.err;
-      for (const k of Object.keys(env)) if (saved.env[k] === undefined) delete process.env[k]; else process.env[k] = saved.env[k];
+      for (const k of Object.keys(env))
+        if (saved.env[k] === undefined) delete process.env[k];
+        else process.env[k] = saved.env[k];
     }
   }
   const env = (dir: string, mode: string) => ({ FAKE_PLANNER_MODE: mode, FAKE_PLANNER_STATE: join(dir, '.state') });
@@ -272,16 +349,28 @@ describe('planning: braid plan', function () {
     const r = await braid(['Add a lint step', '--agent', agentArg, '--workspace', dir], env(dir, 'invalid-then-valid'));
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${join(dir, 'plan.braid.yaml')}\n`);
-    assert.match(r.stderr, /asking fake-planner to draft the plan…[\s\S]*1 problem in the draft[\s\S]*fix the problems \(last attempt\)[\s\S]*the plan is valid/);
+    assert.match(
+      r.stderr,
+      /asking fake-planner to draft the plan…[\s\S]*1 problem in the draft[\s\S]*fix the problems \(last attempt\)[\s\S]*the plan is valid/,
+    );
     assert.match(r.stderr, /│ planning \(run 2, mode invalid-then-valid\)/);
     assert.match(readFileSync(join(dir, 'plan.braid.yaml'), 'utf8'), /name: Planned/);
   });
 
   it('still invalid after the second try: validate-style problems on stdout, exit 1', async () => {
     const dir = tempDir();
-    const r = await braid(['Add a lint step', '--agent', agentArg, '--workspace', dir, '--out', join(dir, 'p.braid.yaml')], env(dir, 'invalid'));
+    const r = await braid(
+      ['Add a lint step', '--agent', agentArg, '--workspace', dir, '--out', join(dir, 'p.braid.yaml')],
+      env(dir, 'invalid'),
+    );
     assert.equal(r.code, 1);
-    assert.match(r.stdout, new RegExp(`^${join(dir, 'p.braid.yaml').replace(/[.]/g, '\\.')}:5:5: error: steps\\.build\\.nedds: unknown key \`nedds\``, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^${join(dir, 'p.braid.yaml').replace(/[.]/g, '\\.')}:5:5: error: steps\\.build\\.nedds: unknown key \`nedds\``,
+        'm',
+      ),
+    );
     assert.match(r.stderr, /still invalid after 2 attempts/);
   });
 
@@ -304,8 +393,15 @@ describe('planning: braid plan', function () {
   it('is in the help', async () => {
     let help = '';
     const saved = process.stdout.write;
-    process.stdout.write = ((s: string) => { help += s; return true; }) as typeof process.stdout.write;
-    try { assert.equal(await main(['--help']), 0); } finally { process.stdout.write = saved; }
+    process.stdout.write = ((s: string) => {
+      help += s;
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      assert.equal(await main(['--help']), 0);
+    } finally {
+      process.stdout.write = saved;
+    }
     assert.match(help, /braid plan "GOAL" \[options\][\s\S]*--agent NAME[\s\S]*--force/);
   });
 });

@@ -18,7 +18,9 @@ import { runInRepo as run } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
+after(() => {
+  for (const c of cleanup.splice(0)) c();
+});
 
 function tempDir(tag: string): string {
   const dir = mkdtempSync(join(tmpdir(), `braid-ahead-${tag}-`));
@@ -33,15 +35,26 @@ class FakeIsolator implements PreparingIsolator {
   inFlight = 0;
   maxInFlight = 0;
   private readonly finish = new Map<string, (ok: boolean) => void>();
-  around(): never { throw new Error('not used'); }
+  around(): never {
+    throw new Error('not used');
+  }
   prepare(id: string): Promise<boolean> {
     this.calls.push(id);
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    return new Promise<boolean>((resolve) => this.finish.set(id, (ok) => { this.inFlight--; resolve(ok); }));
+    return new Promise<boolean>((resolve) =>
+      this.finish.set(id, (ok) => {
+        this.inFlight--;
+        resolve(ok);
+      }),
+    );
   }
-  async discard(id: string): Promise<void> { this.discarded.push(id); }
-  done(id: string, ok = true): void { this.finish.get(id)!(ok); }
+  async discard(id: string): Promise<void> {
+    this.discarded.push(id);
+  }
+  done(id: string, ok = true): void {
+    this.finish.get(id)!(ok);
+  }
 }
 
 const tick = () => new Promise((r) => setImmediate(r));
@@ -49,11 +62,19 @@ const tick = () => new Promise((r) => setImmediate(r));
 describe('prepareAhead: when a worktree is prepared', () => {
   const wt = (s: StepSpec): StepSpec => ({ isolation: 'worktree', ...s });
   let bus: Emitter<EngineEvent>;
-  const step = (id: string, status: StepStatus) => bus.fire({ type: 'step', id, status, attempt: 1, time: '', run: 'r' });
-  beforeEach(() => { bus = new Emitter<EngineEvent>(); });
+  const step = (id: string, status: StepStatus) =>
+    bus.fire({ type: 'step', id, status, attempt: 1, time: '', run: 'r' });
+  beforeEach(() => {
+    bus = new Emitter<EngineEvent>();
+  });
 
   it('asks once every need has started, not at the first one, and never for a step whose attempt began', async () => {
-    const g = makeGraph([wt({ id: 'a' }), wt({ id: 'b' }), wt({ id: 'join', needs: ['a', 'b'] }), wt({ id: 'next', needs: ['join'] })]);
+    const g = makeGraph([
+      wt({ id: 'a' }),
+      wt({ id: 'b' }),
+      wt({ id: 'join', needs: ['a', 'b'] }),
+      wt({ id: 'next', needs: ['join'] }),
+    ]);
     const iso = new FakeIsolator();
     const ahead = prepareAhead(g, iso, bus);
     step('a', 'running');
@@ -73,10 +94,16 @@ describe('prepareAhead: when a worktree is prepared', () => {
 
   it('leaves out steps a prepared tree could not serve: shared needs, unselected needs, shared steps, failed needs', async () => {
     const g = makeGraph([
-      wt({ id: 'a' }), { id: 'sh' }, wt({ id: 'old' }),
-      wt({ id: 'afterShared', needs: ['a', 'sh'] }), wt({ id: 'afterOld', needs: ['a', 'old'] }),
-      { id: 'sharedDep', needs: ['a'] }, wt({ id: 'onFailure', needs: ['a'], if: 'failure' }),
-      wt({ id: 'f' }), wt({ id: 'g' }), wt({ id: 'afterFailed', needs: ['f', 'g'] }),
+      wt({ id: 'a' }),
+      { id: 'sh' },
+      wt({ id: 'old' }),
+      wt({ id: 'afterShared', needs: ['a', 'sh'] }),
+      wt({ id: 'afterOld', needs: ['a', 'old'] }),
+      { id: 'sharedDep', needs: ['a'] },
+      wt({ id: 'onFailure', needs: ['a'], if: 'failure' }),
+      wt({ id: 'f' }),
+      wt({ id: 'g' }),
+      wt({ id: 'afterFailed', needs: ['f', 'g'] }),
     ]);
     const iso = new FakeIsolator();
     const ahead = prepareAhead(g, iso, bus, { selected: new Set(g.order.filter((id) => id !== 'old')) });
@@ -90,8 +117,13 @@ describe('prepareAhead: when a worktree is prepared', () => {
 
   it('caps preparations in flight, most critical first; a step that starts meanwhile is dropped from the queue', async () => {
     const g = makeGraph([
-      wt({ id: 'a' }), wt({ id: 'b', needs: ['a'] }), wt({ id: 'c', needs: ['a'] }), wt({ id: 'd', needs: ['a'] }),
-      wt({ id: 'e', needs: ['a'] }), wt({ id: 'deep', needs: ['a'] }), wt({ id: 'tail', needs: ['deep'] }),
+      wt({ id: 'a' }),
+      wt({ id: 'b', needs: ['a'] }),
+      wt({ id: 'c', needs: ['a'] }),
+      wt({ id: 'd', needs: ['a'] }),
+      wt({ id: 'e', needs: ['a'] }),
+      wt({ id: 'deep', needs: ['a'] }),
+      wt({ id: 'tail', needs: ['deep'] }),
     ]);
     const iso = new FakeIsolator();
     const ahead = prepareAhead(g, iso, bus, { concurrency: 2 });
@@ -101,9 +133,11 @@ describe('prepareAhead: when a worktree is prepared', () => {
     assert.equal(iso.calls[0], 'deep', 'the longest remaining path goes first');
     step('e', 'running'); // e became ready and started before a slot came free
     for (const id of [...iso.calls]) iso.done(id);
-    await tick(); await tick();
+    await tick();
+    await tick();
     for (const id of iso.calls.slice(2)) iso.done(id);
-    await tick(); await tick();
+    await tick();
+    await tick();
     assert.equal(iso.maxInFlight, 2);
     assert.equal(iso.calls.includes('e'), false);
     assert.deepEqual([...iso.calls].sort(), ['b', 'c', 'd', 'deep']);
@@ -116,12 +150,17 @@ describe('prepareAhead: when a worktree is prepared', () => {
     const ahead = prepareAhead(g, iso, bus);
     step('a', 'running');
     await tick();
-    iso.done('b'); iso.done('c');
+    iso.done('b');
+    iso.done('c');
     step('b', 'skipped');
     await tick();
     assert.deepEqual(iso.discarded, ['b']);
     await ahead.close();
-    assert.deepEqual([...iso.discarded].sort(), ['b', 'b', 'c'], 'close discards whatever no attempt took (a taken one is a no-op)');
+    assert.deepEqual(
+      [...iso.discarded].sort(),
+      ['b', 'b', 'c'],
+      'close discards whatever no attempt took (a taken one is a no-op)',
+    );
     step('a', 'succeeded');
     assert.equal(iso.calls.length, 2, 'closed: no more events are heard');
   });
@@ -129,8 +168,21 @@ describe('prepareAhead: when a worktree is prepared', () => {
   it('is inert for an isolator without the hooks', async () => {
     const g = makeGraph([wt({ id: 'a' }), wt({ id: 'b', needs: ['a'] })]);
     const seen: Listener[] = [];
-    const source = { on: (l: Listener): Disposable => { seen.push(l); return { dispose: () => {} }; } };
-    const ahead = prepareAhead(g, { around: () => { throw new Error('unused'); } }, source);
+    const source = {
+      on: (l: Listener): Disposable => {
+        seen.push(l);
+        return { dispose: () => {} };
+      },
+    };
+    const ahead = prepareAhead(
+      g,
+      {
+        around: () => {
+          throw new Error('unused');
+        },
+      },
+      source,
+    );
     assert.equal(seen.length, 0);
     await ahead.close();
   });
@@ -148,7 +200,8 @@ describe('touchesSetupInputs', () => {
     [[], 'npm ci', false],
   ];
   for (const [paths, setup, want] of cases) {
-    it(`${JSON.stringify(paths)} with "${setup}" → ${want}`, () => assert.equal(touchesSetupInputs(paths, setup), want));
+    it(`${JSON.stringify(paths)} with "${setup}" → ${want}`, () =>
+      assert.equal(touchesSetupInputs(paths, setup), want));
   }
 });
 
@@ -167,19 +220,31 @@ describe('prepareAhead through runPlan, against a real git', function () {
     return file;
   }
 
-
-  const worktrees = (r: TestRepo) => r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).map((l) => l.slice(9));
-  const braidBranches = (r: TestRepo) => r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
+  const worktrees = (r: TestRepo) =>
+    r
+      .git(['worktree', 'list', '--porcelain'])
+      .split('\n')
+      .filter((l) => l.startsWith('worktree '))
+      .map((l) => l.slice(9));
+  const braidBranches = (r: TestRepo) =>
+    r.git(['for-each-ref', '--format=%(refname:short)', 'refs/heads/braid/']).trim();
   // Step `a` runs until the dependent's setup has left its marker (or gives up after 20 s), and
   // says whether it saw it: then the dependent's tree existed, set up, while `a` still ran.
-  const waitFor = (file: string) => `for i in $(seq 400); do [ -f ${file} ] && break; sleep 0.05; done; if [ -f ${file} ]; then echo seen; else echo missing; fi`;
+  const waitFor = (file: string) =>
+    `for i in $(seq 400); do [ -f ${file} ] && break; sleep 0.05; done; if [ -f ${file} ]; then echo seen; else echo missing; fi`;
 
   it('a dependent’s worktree is made and set up while its need runs, and still sees the need’s result', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const count = join(tempDir('count'), 'setups');
     const plan = planFile([
-      '  a:', `    run: ${waitFor('../b/setup-marker')} > saw.txt && printf "from a\\n" > a.txt`, '    isolation: worktree', '    writes: [saw.txt, a.txt]',
-      '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt, b-setup.txt]',
+      '  a:',
+      `    run: ${waitFor('../b/setup-marker')} > saw.txt && printf "from a\\n" > a.txt`,
+      '    isolation: worktree',
+      '    writes: [saw.txt, a.txt]',
+      '  b:',
+      '    needs: [a]',
+      '    isolation: worktree',
+      '    writes: [b.txt, b-setup.txt]',
       // Written aside and renamed: `> setup-marker` alone creates the file before node has written the time.
       `    setup: node -e "process.stdout.write(String(Date.now()))" > setup-marker.tmp && mv setup-marker.tmp setup-marker && echo x >> ${count}`,
       '    run: cat a.txt > b.txt && cp setup-marker b-setup.txt',
@@ -191,7 +256,10 @@ describe('prepareAhead through runPlan, against a real git', function () {
     assert.equal(r.read('b.txt'), 'from a\n', 'b saw what a produced');
     assert.equal(readFileSync(count, 'utf8'), 'x\n', 'setup ran once');
     assert.equal(existsSync(join(r.dir, 'setup-marker')), false, 'what setup made is not b’s change');
-    assert.match(readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 'b.log'), 'utf8'), /setup, prepared ahead of its needs/);
+    assert.match(
+      readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 'b.log'), 'utf8'),
+      /setup, prepared ahead of its needs/,
+    );
     assert.deepEqual(worktrees(r), [r.dir]);
     assert.equal(braidBranches(r), '');
   });
@@ -199,8 +267,16 @@ describe('prepareAhead through runPlan, against a real git', function () {
   it('a dependent that is skipped has its prepared worktree removed', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([
-      '  a:', `    run: ${waitFor('../b/setup-marker')} > saw.txt && exit 1`, '    isolation: worktree', '    writes: [saw.txt]',
-      '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt]', '    setup: touch setup-marker', '    run: touch b.txt',
+      '  a:',
+      `    run: ${waitFor('../b/setup-marker')} > saw.txt && exit 1`,
+      '    isolation: worktree',
+      '    writes: [saw.txt]',
+      '  b:',
+      '    needs: [a]',
+      '    isolation: worktree',
+      '    writes: [b.txt]',
+      '    setup: touch setup-marker',
+      '    run: touch b.txt',
     ]);
     const { record } = await run(r, plan);
     assert.equal(record.steps.a!.status, 'failed');
@@ -216,8 +292,14 @@ describe('prepareAhead through runPlan, against a real git', function () {
     const r = repo({ 'README.md': 'hello\n' });
     const dir = tempDir('flaky');
     const plan = planFile([
-      '  a:', `    run: ${waitFor(join(dir, 'failed-once'))} > saw.txt`, '    isolation: worktree', '    writes: [saw.txt]',
-      '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt]',
+      '  a:',
+      `    run: ${waitFor(join(dir, 'failed-once'))} > saw.txt`,
+      '    isolation: worktree',
+      '    writes: [saw.txt]',
+      '  b:',
+      '    needs: [a]',
+      '    isolation: worktree',
+      '    writes: [b.txt]',
       `    setup: echo x >> ${join(dir, 'setups')} && if [ ! -f ${join(dir, 'failed-once')} ]; then touch ${join(dir, 'failed-once')}; exit 3; fi`,
       '    run: cat saw.txt > b.txt',
     ]);
@@ -225,7 +307,11 @@ describe('prepareAhead through runPlan, against a real git', function () {
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(record.steps.b!.attempts.length, 1, 'no attempt was spent on it');
     assert.equal(r.read('b.txt'), 'seen\n');
-    assert.equal(readFileSync(join(dir, 'setups'), 'utf8'), 'x\nx\n', 'the failed preparation’s setup, then the attempt’s own');
+    assert.equal(
+      readFileSync(join(dir, 'setups'), 'utf8'),
+      'x\nx\n',
+      'the failed preparation’s setup, then the attempt’s own',
+    );
     assert.deepEqual(worktrees(r), [r.dir]);
     assert.equal(braidBranches(r), '');
   });
@@ -233,11 +319,24 @@ describe('prepareAhead through runPlan, against a real git', function () {
   it('canceling the run stops a preparation’s setup and removes its worktree', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const plan = planFile([
-      '  a:', `    run: ${waitFor('../b/setup-started')} && sleep 100`, '    isolation: worktree', '    writes: [a.txt]',
-      '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt]', '    setup: touch setup-started && sleep 100', '    run: touch b.txt',
+      '  a:',
+      `    run: ${waitFor('../b/setup-started')} && sleep 100`,
+      '    isolation: worktree',
+      '    writes: [a.txt]',
+      '  b:',
+      '    needs: [a]',
+      '    isolation: worktree',
+      '    writes: [b.txt]',
+      '    setup: touch setup-started && sleep 100',
+      '    run: touch b.txt',
     ]);
     const ac = new AbortController();
-    const { record } = await run(r, plan, { signal: ac.signal, onEvent: (e) => { if (e.type === 'output' && e.text.includes('seen')) ac.abort(); } });
+    const { record } = await run(r, plan, {
+      signal: ac.signal,
+      onEvent: (e) => {
+        if (e.type === 'output' && e.text.includes('seen')) ac.abort();
+      },
+    });
     assert.equal(record.status, 'canceled');
     assert.equal(record.steps.b!.status, 'canceled');
     assert.deepEqual(worktrees(r), [r.dir], 'neither the running step’s nor the prepared worktree is left');
@@ -248,9 +347,16 @@ describe('prepareAhead through runPlan, against a real git', function () {
     const r = repo({ 'README.md': 'hello\n', 'package-lock.json': '{"v":1}\n' });
     const count = join(tempDir('count'), 'setups');
     const plan = planFile([
-      '  a:', `    run: ${waitFor('../b/seen-lock')} > saw.txt && printf '{"v":2}\\n' > package-lock.json`, '    isolation: worktree', '    writes: [saw.txt, package-lock.json]',
-      '  b:', '    needs: [a]', '    isolation: worktree', '    writes: [b.txt]',
-      `    setup: cp package-lock.json seen-lock && echo x >> ${count}`, '    run: cat seen-lock > b.txt',
+      '  a:',
+      `    run: ${waitFor('../b/seen-lock')} > saw.txt && printf '{"v":2}\\n' > package-lock.json`,
+      '    isolation: worktree',
+      '    writes: [saw.txt, package-lock.json]',
+      '  b:',
+      '    needs: [a]',
+      '    isolation: worktree',
+      '    writes: [b.txt]',
+      `    setup: cp package-lock.json seen-lock && echo x >> ${count}`,
+      '    run: cat seen-lock > b.txt',
     ]);
     const { record } = await run(r, plan);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));

@@ -13,9 +13,16 @@ const FIX = join(__dirname, '..', 'fixtures', 'proc');
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 const sh = (fixture: string, ...args: string[]): string[] => ['/bin/sh', join(FIX, fixture), ...args];
-const run = (argv: string[], more: Partial<SpawnSpec> = {}) => runProcess({ argv, cwd: FIX, env: ENV, graceMs: 200, ...more });
+const run = (argv: string[], more: Partial<SpawnSpec> = {}) =>
+  runProcess({ argv, cwd: FIX, env: ENV, graceMs: 200, ...more });
 
-function collect(): { spec: Pick<SpawnSpec, 'onOutput' | 'log'>; out: string[]; err: string[]; chunks: [string, string][]; log: () => string } {
+function collect(): {
+  spec: Pick<SpawnSpec, 'onOutput' | 'log'>;
+  out: string[];
+  err: string[];
+  chunks: [string, string][];
+  log: () => string;
+} {
   const out: string[] = [];
   const err: string[] = [];
   const chunks: [string, string][] = [];
@@ -23,8 +30,16 @@ function collect(): { spec: Pick<SpawnSpec, 'onOutput' | 'log'>; out: string[]; 
   const logged: Buffer[] = [];
   log.on('data', (b: Buffer) => logged.push(b));
   return {
-    spec: { log, onOutput: (s, t) => { (s === 'stdout' ? out : err).push(t); chunks.push([s, t]); } },
-    out, err, chunks,
+    spec: {
+      log,
+      onOutput: (s, t) => {
+        (s === 'stdout' ? out : err).push(t);
+        chunks.push([s, t]);
+      },
+    },
+    out,
+    err,
+    chunks,
     log: () => Buffer.concat(logged).toString('utf8'),
   };
 }
@@ -64,7 +79,10 @@ describe('runProcess', function () {
     assert.equal(r.exitCode, 0);
     assert.deepEqual(c.out.join(''), 'out1\nout2\n');
     assert.deepEqual(c.err.join(''), 'err1\n');
-    assert.deepEqual(c.chunks.map(([s]) => s), ['stdout', 'stderr', 'stdout']);
+    assert.deepEqual(
+      c.chunks.map(([s]) => s),
+      ['stdout', 'stderr', 'stdout'],
+    );
     assert.equal(c.log(), 'out1\nerr1\nout2\n');
     assert.equal(r.stdoutTail, 'out1\nout2\n', 'the tail is stdout only');
   });
@@ -74,7 +92,8 @@ describe('runProcess', function () {
     await run(sh('split-utf8.sh'), c.spec);
     assert.equal(c.out.join(''), '€\n');
     assert.equal(c.err.join(''), '€\n');
-    for (const [, text] of c.chunks) assert.ok(!text.includes('\uFFFD'), `chunk ${JSON.stringify(text)} holds a replacement character`);
+    for (const [, text] of c.chunks)
+      assert.ok(!text.includes('\uFFFD'), `chunk ${JSON.stringify(text)} holds a replacement character`);
     assert.equal(c.log(), '€\n€\n');
   });
 
@@ -99,7 +118,9 @@ describe('runProcess', function () {
   it('passes exactly the given environment', async () => {
     process.env.BRAID_TEST_LEAK = 'leaked';
     try {
-      const r = await run(shellArgv('echo "FOO=$FOO LEAK=${BRAID_TEST_LEAK-unset}"'), { env: { ...ENV, FOO: 'bar baz' } });
+      const r = await run(shellArgv('echo "FOO=$FOO LEAK=${BRAID_TEST_LEAK-unset}"'), {
+        env: { ...ENV, FOO: 'bar baz' },
+      });
       assert.equal(r.stdoutTail, 'FOO=bar baz LEAK=unset\n');
     } finally {
       delete process.env.BRAID_TEST_LEAK;
@@ -197,8 +218,11 @@ describe('runProcess', function () {
     const ac = new AbortController();
     // The child answers TERM on stdout; the abort comes only after that, during the grace period.
     const r = await run(sh('trap-term.sh'), {
-      timeoutMs: 150, signal: ac.signal,
-      onOutput: (_s, t) => { if (t.includes('term')) ac.abort(); },
+      timeoutMs: 150,
+      signal: ac.signal,
+      onOutput: (_s, t) => {
+        if (t.includes('term')) ac.abort();
+      },
     });
     assert.ok(ac.signal.aborted, 'the abort happened');
     assert.equal(r.reason, 'timeout');
@@ -233,7 +257,10 @@ describe('runProcess', function () {
 
   it('rejects malformed options eagerly with the received value', () => {
     assert.throws(() => runProcess({ argv: [], cwd: FIX, env: ENV }), /argv must start with an executable, got \[\]/);
-    assert.throws(() => runProcess({ argv: ['true'], cwd: FIX, env: ENV, timeoutMs: -1 }), /timeoutMs must be a positive number, got -1/);
+    assert.throws(
+      () => runProcess({ argv: ['true'], cwd: FIX, env: ENV, timeoutMs: -1 }),
+      /timeoutMs must be a positive number, got -1/,
+    );
     assert.throws(() => runProcess({ argv: ['true'], cwd: FIX, env: ENV, graceMs: Number.NaN }), /graceMs/);
   });
 
@@ -261,7 +288,9 @@ describe('ByteTail', () => {
 
 describe('openStepLog', () => {
   let dir: string;
-  beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'braid-steplog-')); });
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'braid-steplog-'));
+  });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it('creates parent dirs, appends attempts under headers, and close() flushes', async () => {

@@ -17,55 +17,117 @@ const NOW = new Date('2026-12-03T09:30:00Z');
 const summary = (over: Partial<AgentSummary>): AgentSummary => ({ errors: [], ...over });
 
 describe('detectRateLimit', () => {
-  const limited = (family: AgentFamily, s: AgentSummary | undefined, stderr = '', stdoutTail = '', exitCode: number | null = 1) =>
-    detectRateLimit({ family, exitCode, stderr, stdoutTail, ...(s ? { summary: s } : {}), now: NOW });
+  const limited = (
+    family: AgentFamily,
+    s: AgentSummary | undefined,
+    stderr = '',
+    stdoutTail = '',
+    exitCode: number | null = 1,
+  ) => detectRateLimit({ family, exitCode, stderr, stdoutTail, ...(s ? { summary: s } : {}), now: NOW });
 
   it('claude: a usage-limit result, with the reset in Berlin time', () => {
-    const v = limited('claude', summary({ isError: true, errors: ["You've hit your limit · resets 3pm (Europe/Berlin)"] }));
+    const v = limited(
+      'claude',
+      summary({ isError: true, errors: ["You've hit your limit · resets 3pm (Europe/Berlin)"] }),
+    );
     assert.equal(v.limited, true);
     assert.deepEqual(v.resetAt, new Date('2026-12-03T14:00:00Z'));
     assert.match(v.evidence!, /hit your limit/);
   });
 
   it('claude: the old "usage limit reached|epoch" form, and a rate_limit_event, and api_error_status 429', () => {
-    assert.deepEqual(limited('claude', summary({ isError: true, errors: ['Claude AI usage limit reached|1796317200'] })).resetAt, new Date(1796317200 * 1000));
-    const ev = limited('claude', summary({ isError: true, rateLimited: { resetAt: new Date('2026-12-03T12:00:00Z') }, errors: ['something'] }));
-    assert.deepEqual(ev, { limited: true, resetAt: new Date('2026-12-03T12:00:00Z'), evidence: 'rate limit reported by the agent' });
-    assert.deepEqual(limited('claude', summary({ isError: true, apiErrorStatus: 429, errors: ['API Error'] })), { limited: true, evidence: 'API error 429' });
+    assert.deepEqual(
+      limited('claude', summary({ isError: true, errors: ['Claude AI usage limit reached|1796317200'] })).resetAt,
+      new Date(1796317200 * 1000),
+    );
+    const ev = limited(
+      'claude',
+      summary({ isError: true, rateLimited: { resetAt: new Date('2026-12-03T12:00:00Z') }, errors: ['something'] }),
+    );
+    assert.deepEqual(ev, {
+      limited: true,
+      resetAt: new Date('2026-12-03T12:00:00Z'),
+      evidence: 'rate limit reported by the agent',
+    });
+    assert.deepEqual(limited('claude', summary({ isError: true, apiErrorStatus: 429, errors: ['API Error'] })), {
+      limited: true,
+      evidence: 'API error 429',
+    });
   });
 
   it('codex: "hit your usage limit … try again at 3:05 PM" (local time), and a 429 after retries', () => {
-    const v = limited('codex', summary({ isError: true, errors: ["You've hit your usage limit. Upgrade to Pro, or try again at 3:05 PM."] }));
+    const v = limited(
+      'codex',
+      summary({ isError: true, errors: ["You've hit your usage limit. Upgrade to Pro, or try again at 3:05 PM."] }),
+    );
     assert.equal(v.limited, true);
     const local = new Date(NOW);
     local.setHours(15, 5, 0, 0);
     if (local <= NOW) local.setDate(local.getDate() + 1);
     assert.deepEqual(v.resetAt, local);
-    assert.equal(limited('codex', summary({ isError: true, errors: ['stream error: exceeded retry limit, last status: 429 Too Many Requests'] })).limited, true);
+    assert.equal(
+      limited(
+        'codex',
+        summary({ isError: true, errors: ['stream error: exceeded retry limit, last status: 429 Too Many Requests'] }),
+      ).limited,
+      true,
+    );
   });
 
   it('gemini: RESOURCE_EXHAUSTED / quota with "Please retry in 23.5s"', () => {
-    const v = limited('gemini', summary({ isError: true, errors: ["Quota exceeded for quota metric 'requests'. Please retry in 23.5s.", 'RESOURCE_EXHAUSTED'] }));
+    const v = limited(
+      'gemini',
+      summary({
+        isError: true,
+        errors: ["Quota exceeded for quota metric 'requests'. Please retry in 23.5s.", 'RESOURCE_EXHAUSTED'],
+      }),
+    );
     assert.equal(v.limited, true);
     assert.deepEqual(v.resetAt, new Date(NOW.getTime() + 23_500));
   });
 
   it('aider and custom agents: litellm errors and HTTP 429 in the end of the output', () => {
-    assert.equal(limited('aider', undefined, '', 'litellm.RateLimitError: AnthropicException - rate_limit_error').limited, true);
+    assert.equal(
+      limited('aider', undefined, '', 'litellm.RateLimitError: AnthropicException - rate_limit_error').limited,
+      true,
+    );
     assert.equal(limited('other', undefined, 'HTTP 429 Too Many Requests; Retry-After: 30').limited, true);
-    assert.deepEqual(limited('other', undefined, 'HTTP 429 Too Many Requests; Retry-After: 30').resetAt, new Date(NOW.getTime() + 30_000));
+    assert.deepEqual(
+      limited('other', undefined, 'HTTP 429 Too Many Requests; Retry-After: 30').resetAt,
+      new Date(NOW.getTime() + 30_000),
+    );
   });
 
   it('is never a rate limit when the run succeeded, was killed, or only talked about rate limits', () => {
-    assert.equal(limited('other', undefined, '', 'Added a rate limit to the API (HTTP 429 on abuse)', 0).limited, false);
-    assert.equal(limited('claude', summary({ isError: true, errors: ['usage limit reached'] }), '', '', null).limited, false);
+    assert.equal(
+      limited('other', undefined, '', 'Added a rate limit to the API (HTTP 429 on abuse)', 0).limited,
+      false,
+    );
+    assert.equal(
+      limited('claude', summary({ isError: true, errors: ['usage limit reached'] }), '', '', null).limited,
+      false,
+    );
     // Claude failed for another reason; its assistant text (in stdout) mentioned rate limits: not read.
-    assert.equal(limited('claude', summary({ isError: true, errors: ['Reached maximum number of turns (10)'] }), '', 'I implemented the rate limit middleware').limited, false);
-    assert.equal(limited('codex', summary({ isError: true, errors: ['exit 1: npm test'] }), 'error: tests failed').limited, false);
+    assert.equal(
+      limited(
+        'claude',
+        summary({ isError: true, errors: ['Reached maximum number of turns (10)'] }),
+        '',
+        'I implemented the rate limit middleware',
+      ).limited,
+      false,
+    );
+    assert.equal(
+      limited('codex', summary({ isError: true, errors: ['exit 1: npm test'] }), 'error: tests failed').limited,
+      false,
+    );
   });
 
   it('reads stderr too, whatever the format', () => {
-    assert.equal(limited('claude', summary({}), 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}}').limited, true);
+    assert.equal(
+      limited('claude', summary({}), 'API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}}').limited,
+      true,
+    );
   });
 
   it('drops a reset time already past', () => {
@@ -73,19 +135,38 @@ describe('detectRateLimit', () => {
     assert.deepEqual(v, { limited: true, evidence: 'Claude AI usage limit reached|1700000000' });
   });
 
-  for (const [name, format] of [['claude', 'claude-stream-json'], ['codex', 'codex-json'], ['gemini', 'gemini-json']] as const) {
+  for (const [name, format] of [
+    ['claude', 'claude-stream-json'],
+    ['codex', 'codex-json'],
+    ['gemini', 'gemini-json'],
+  ] as const) {
     it(`the fake ${name} agent's limit, parsed from the real process, is detected; its second run is not limited`, async () => {
       const dir = mkdtempSync(join(tmpdir(), 'braid-ratelimit-'));
       try {
         const run = async () => {
           const stream = createAgentStream(format as AgentDef['format']);
           const r = await runProcess({
-            argv: [process.execPath, FAKE, ...(name === 'codex' ? ['exec', '--json', 'go'] : ['-p', 'go'])], cwd: dir,
-            env: { PATH: process.env.PATH ?? '', FAKE_AGENT_FORMAT: name, FAKE_AGENT_RATE_LIMIT: '1', FAKE_AGENT_STATE: join(dir, 'runs') },
-            onOutput: (s, t) => { if (s === 'stdout') stream.push(t); },
+            argv: [process.execPath, FAKE, ...(name === 'codex' ? ['exec', '--json', 'go'] : ['-p', 'go'])],
+            cwd: dir,
+            env: {
+              PATH: process.env.PATH ?? '',
+              FAKE_AGENT_FORMAT: name,
+              FAKE_AGENT_RATE_LIMIT: '1',
+              FAKE_AGENT_STATE: join(dir, 'runs'),
+            },
+            onOutput: (s, t) => {
+              if (s === 'stdout') stream.push(t);
+            },
           });
           stream.end();
-          return detectRateLimit({ family: name, exitCode: r.exitCode, stderr: '', stdoutTail: r.stdoutTail, summary: stream.summary, now: NOW });
+          return detectRateLimit({
+            family: name,
+            exitCode: r.exitCode,
+            stderr: '',
+            stdoutTail: r.stdoutTail,
+            summary: stream.summary,
+            now: NOW,
+          });
         };
         const first = await run();
         assert.equal(first.limited, true, JSON.stringify(first));
@@ -116,7 +197,11 @@ describe('parseResetTime', () => {
   it('reads a time printed to the minute, within its minute, as now rather than tomorrow (codex: "try again at 1:10 PM")', () => {
     const now = new Date('2026-12-03T13:10:45Z');
     assert.equal(parseResetTime('try again at 1:10 PM (UTC)', now)?.toISOString(), '2026-12-03T13:10:00.000Z');
-    assert.equal(parseResetTime('try again at 1:09 PM (UTC)', now)?.toISOString(), '2026-12-04T13:09:00.000Z', 'a minute and more past: tomorrow');
+    assert.equal(
+      parseResetTime('try again at 1:09 PM (UTC)', now)?.toISOString(),
+      '2026-12-04T13:09:00.000Z',
+      'a minute and more past: tomorrow',
+    );
   });
   it('reads no time where there is none', () => {
     assert.equal(at('retry 3 times'), undefined);
@@ -141,8 +226,14 @@ describe('rateLimitBackoff', () => {
   });
 
   it('caps the exponential wait, and its bounds are reached at random 0 and ~1', () => {
-    assert.equal(rateLimitBackoff({ limitedCount: 30, baseMs: 2000, now: NOW, random: () => 0, maxMs: 60_000 }).delayMs, 30_000);
-    assert.equal(rateLimitBackoff({ limitedCount: 30, baseMs: 2000, now: NOW, random: () => 0.999999, maxMs: 60_000 }).delayMs, 59_999);
+    assert.equal(
+      rateLimitBackoff({ limitedCount: 30, baseMs: 2000, now: NOW, random: () => 0, maxMs: 60_000 }).delayMs,
+      30_000,
+    );
+    assert.equal(
+      rateLimitBackoff({ limitedCount: 30, baseMs: 2000, now: NOW, random: () => 0.999999, maxMs: 60_000 }).delayMs,
+      59_999,
+    );
     assert.equal(rateLimitBackoff({ limitedCount: 1, baseMs: 0, now: NOW, random: () => 0.5 }).delayMs, 0);
   });
 
@@ -153,16 +244,34 @@ describe('rateLimitBackoff', () => {
     const b1 = rateLimitBackoff({ limitedCount: 1, baseMs: 2000, resetAt, now: NOW, random: () => 0.5 });
     assert.equal(b1.delayMs, 3_601_000);
     // A reset time already past falls back to the exponential schedule.
-    assert.equal(rateLimitBackoff({ limitedCount: 2, baseMs: 2000, resetAt: new Date(NOW.getTime() - 1), now: NOW, random: () => 0 }).delayMs, 2000);
+    assert.equal(
+      rateLimitBackoff({
+        limitedCount: 2,
+        baseMs: 2000,
+        resetAt: new Date(NOW.getTime() - 1),
+        now: NOW,
+        random: () => 0,
+      }).delayMs,
+      2000,
+    );
   });
 
   it('rejects nonsense input', () => {
-    assert.throws(() => rateLimitBackoff({ limitedCount: 0, baseMs: 1, now: NOW, random: Math.random }), /limitedCount/);
-    assert.throws(() => rateLimitBackoff({ limitedCount: 1, baseMs: Number.NaN, now: NOW, random: Math.random }), /baseMs/);
+    assert.throws(
+      () => rateLimitBackoff({ limitedCount: 0, baseMs: 1, now: NOW, random: Math.random }),
+      /limitedCount/,
+    );
+    assert.throws(
+      () => rateLimitBackoff({ limitedCount: 1, baseMs: Number.NaN, now: NOW, random: Math.random }),
+      /baseMs/,
+    );
   });
 
   it('seededRandom stays in [0, 1)', () => {
     const r = seededRandom(1);
-    for (let i = 0; i < 1000; i++) { const x = r(); assert.ok(x >= 0 && x < 1); }
+    for (let i = 0; i < 1000; i++) {
+      const x = r();
+      assert.ok(x >= 0 && x < 1);
+    }
   });
 });

@@ -12,27 +12,44 @@ import type { EngineEvent } from '../../src/core/engine/types';
 
 describe('the run record comes first', () => {
   let dir: string;
-  beforeEach(() => { dir = realpathSync(mkdtempSync(join(tmpdir(), 'braid-record-'))); });
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), 'braid-record-')));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is current in memory at every step event, and on disk before the run ends', async () => {
     const plan = join(dir, 'p.braid.yaml');
-    writeFileSync(plan, 'version: 1\nsteps:\n  a:\n    run: echo a\n  b:\n    run: exit 3\n    needs: [a]\n  c:\n    run: echo c\n    needs: [b]\n');
+    writeFileSync(
+      plan,
+      'version: 1\nsteps:\n  a:\n    run: echo a\n  b:\n    run: exit 3\n    needs: [a]\n  c:\n    run: echo c\n    needs: [b]\n',
+    );
     let record: Readonly<RunRecord> | undefined;
     const checked: string[] = [];
     let endOnDisk: string | undefined;
     const pending: Promise<void>[] = [];
     const outcome = await runPlan({
-      planFile: plan, workspace: dir, compile: { isGit: false },
-      onStart: (_id, _s, _g, rec) => { record = rec; },
+      planFile: plan,
+      workspace: dir,
+      compile: { isGit: false },
+      onStart: (_id, _s, _g, rec) => {
+        record = rec;
+      },
       onEvent: (e: EngineEvent) => {
         if (e.type === 'step' && record) {
           const step = record.steps[e.id]!;
-          assert.deepEqual([step.status, step.reason, step.message, step.exitCode], [e.status, e.reason, e.message, e.exitCode], `${e.id} ${e.status}`);
+          assert.deepEqual(
+            [step.status, step.reason, step.message, step.exitCode],
+            [e.status, e.reason, e.message, e.exitCode],
+            `${e.id} ${e.status}`,
+          );
           checked.push(`${e.id}:${e.status}`);
         }
         if (e.type === 'run' && e.status !== 'started') {
-          pending.push(new RunStore(dir).load(e.run).then((r) => { endOnDisk = r?.status; }));
+          pending.push(
+            new RunStore(dir).load(e.run).then((r) => {
+              endOnDisk = r?.status;
+            }),
+          );
         }
       },
     });

@@ -12,17 +12,30 @@ import { throwaway } from '../helpers/throwaway';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
-const braid = (args: string[], cwd: string) => spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
-const events = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const braid = (args: string[], cwd: string) =>
+  spawnSync(process.execPath, [MAIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const runOf = (stdout: string) => String(events(stdout)[0]!.run);
 
 /** a → b → c; each counts its runs in `<id>.count` and prints a line its dependent gets as data. */
 function plan(bCommand = 'echo "b saw $A"'): string[] {
   return [
-    'version: 1', 'steps:',
-    '  a:', '    run: echo x >> a.count; echo "from a"',
-    '  b:', '    needs: [a]', '    env: { A: "${{ steps.a.output }}" }', `    run: echo x >> b.count; ${bCommand}`,
-    '  c:', '    needs: [b]', '    env: { B: "${{ steps.b.output }}" }', '    run: echo x >> c.count; echo "c saw $B" > c.out',
+    'version: 1',
+    'steps:',
+    '  a:',
+    '    run: echo x >> a.count; echo "from a"',
+    '  b:',
+    '    needs: [a]',
+    '    env: { A: "${{ steps.a.output }}" }',
+    `    run: echo x >> b.count; ${bCommand}`,
+    '  c:',
+    '    needs: [b]',
+    '    env: { B: "${{ steps.b.output }}" }',
+    '    run: echo x >> c.count; echo "c saw $B" > c.out',
   ];
 }
 
@@ -30,12 +43,20 @@ describe('run --only reuses what its needs did', function () {
   this.timeout(60_000);
   let dir: string;
   let file: string;
-  const count = (id: string) => (existsSync(join(dir, `${id}.count`)) ? readFileSync(join(dir, `${id}.count`), 'utf8').split('\n').filter(Boolean).length : 0);
+  const count = (id: string) =>
+    existsSync(join(dir, `${id}.count`))
+      ? readFileSync(join(dir, `${id}.count`), 'utf8')
+          .split('\n')
+          .filter(Boolean).length
+      : 0;
   const counts = () => ({ a: count('a'), b: count('b'), c: count('c') });
   const write = (lines: string[]) => writeFileSync(file, lines.join('\n') + '\n');
-  const record = (runId: string) => JSON.parse(readFileSync(join(dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as RunRecord;
+  const record = (runId: string) =>
+    JSON.parse(readFileSync(join(dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as RunRecord;
 
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'braid-reuse-'));
     file = join(dir, 'p.braid.yaml');
@@ -52,10 +73,16 @@ describe('run --only reuses what its needs did', function () {
     const only = braid(['run', file, '--only', 'c', '--json'], dir);
     assert.equal(only.status, 0, only.stderr);
     assert.deepEqual(counts(), { a: 1, b: 1, c: 2 }, 'only c ran');
-    assert.equal(readFileSync(join(dir, 'c.out'), 'utf8'), 'c saw b saw from a\n', 'c got b\'s output, which got a\'s');
+    assert.equal(readFileSync(join(dir, 'c.out'), 'utf8'), 'c saw b saw from a\n', "c got b's output, which got a's");
     const ev = events(only.stdout);
     const reusedEvents = ev.filter((e) => e.type === 'step' && e.reused !== undefined);
-    assert.deepEqual(reusedEvents.map((e) => [e.id, e.status, (e.reused as { run: string }).run]), [['a', 'succeeded', firstRun], ['b', 'succeeded', firstRun]]);
+    assert.deepEqual(
+      reusedEvents.map((e) => [e.id, e.status, (e.reused as { run: string }).run]),
+      [
+        ['a', 'succeeded', firstRun],
+        ['b', 'succeeded', firstRun],
+      ],
+    );
     assert.ok(!ev.some((e) => e.type === 'step' && e.status === 'running' && e.id !== 'c'), 'nothing but c started');
     assert.equal((ev.find((e) => e.type === 'run' && e.status === 'started') as { steps: number }).steps, 1);
     const rec = record(runOf(only.stdout));
@@ -63,7 +90,11 @@ describe('run --only reuses what its needs did', function () {
     assert.equal(rec.steps['a']!.status, 'succeeded');
     assert.equal(rec.steps['b']!.attempts.length, 0);
     assert.equal(rec.steps['c']!.reused, undefined);
-    assert.equal(readFileSync(join(dir, '.braid', 'runs', rec.id, 'outputs', 'b'), 'utf8'), 'b saw from a', 'the reused output is kept with the run');
+    assert.equal(
+      readFileSync(join(dir, '.braid', 'runs', rec.id, 'outputs', 'b'), 'utf8'),
+      'b saw from a',
+      'the reused output is kept with the run',
+    );
 
     // A reuse of a reuse names the run that ran it.
     const again = braid(['run', file, '--only', 'c', '--json'], dir);
@@ -78,7 +109,11 @@ describe('run --only reuses what its needs did', function () {
     assert.deepEqual(counts(), { a: 1, b: 2, c: 4 });
     assert.equal(readFileSync(join(dir, 'c.out'), 'utf8'), 'c saw b now saw from a\n');
     // The human summary marks what was reused.
-    assert.match(changed.stdout, /^a\s+succeeded\s+-\s+\S+\s+reused from run \d{8}-\d{6}-[0-9a-f]{4}$/m, changed.stdout);
+    assert.match(
+      changed.stdout,
+      /^a\s+succeeded\s+-\s+\S+\s+reused from run \d{8}-\d{6}-[0-9a-f]{4}$/m,
+      changed.stdout,
+    );
     assert.match(changed.stdout, /^b\s+succeeded\s+1\s/m);
   });
 
@@ -87,8 +122,14 @@ describe('run --only reuses what its needs did', function () {
     const dry = braid(['run', file, '--only', 'c', '--dry-run'], dir);
     assert.equal(dry.status, 0, dry.stderr);
     assert.match(dry.stdout, /would run 1 of 3 steps/);
-    assert.match(dry.stdout, /would reuse 2 \(--fresh runs them again\):\n {2}a · from run \S+\n {2}b · from run \S+\n/);
-    const dryJson = JSON.parse(braid(['run', file, '--only', 'c', '--dry-run', '--json'], dir).stdout) as { selected: string[]; reused: Array<{ id: string }> };
+    assert.match(
+      dry.stdout,
+      /would reuse 2 \(--fresh runs them again\):\n {2}a · from run \S+\n {2}b · from run \S+\n/,
+    );
+    const dryJson = JSON.parse(braid(['run', file, '--only', 'c', '--dry-run', '--json'], dir).stdout) as {
+      selected: string[];
+      reused: Array<{ id: string }>;
+    };
     assert.deepEqual([dryJson.selected, dryJson.reused.map((r) => r.id)], [['c'], ['a', 'b']]);
     assert.match(braid(['run', file, '--only', 'c', '--dry-run', '--fresh'], dir).stdout, /would run 3 steps/);
     assert.deepEqual(counts(), { a: 1, b: 1, c: 1 }, 'dry runs run nothing');
@@ -113,7 +154,9 @@ describe('run --only reuses what its needs did', function () {
     const only = braid(['run', file, '--only', 'c', '--json'], dir);
     assert.equal(only.status, 0, only.stderr);
     assert.deepEqual(counts(), { a: 1, b: 2, c: 1 }, 'a reused; b, which failed, ran');
-    const reused = events(only.stdout).filter((e) => e.reused !== undefined).map((e) => e.id);
+    const reused = events(only.stdout)
+      .filter((e) => e.reused !== undefined)
+      .map((e) => e.id);
     assert.deepEqual(reused, ['a']);
   });
 
@@ -133,15 +176,26 @@ describe('run --only and worktree needs', function () {
   const { repo, planFile } = throwaway('braid-reuse-wt-');
   const inRepo = (args: string[], dir: string) => braid([...args, '--workspace', dir], dir);
   const wouldReuse = (plan: string, dir: string) =>
-    (JSON.parse(inRepo(['run', plan, '--only', 'b', '--dry-run', '--json'], dir).stdout) as { reused: Array<{ id: string }> }).reused.map((r) => r.id);
+    (
+      JSON.parse(inRepo(['run', plan, '--only', 'b', '--dry-run', '--json'], dir).stdout) as {
+        reused: Array<{ id: string }>;
+      }
+    ).reused.map((r) => r.id);
 
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
 
   it('a need whose change landed is reused (its change is in the workspace); once reverted, it runs again', () => {
     const r = repo({ 'README.md': 'hi\n' });
     const plan = planFile([
-      '  a:', '    isolation: worktree', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
-      '  b:', '    needs: [a]', '    run: cat a.txt',
+      '  a:',
+      '    isolation: worktree',
+      '    writes: [a.txt]',
+      '    run: printf "from a\\n" > a.txt',
+      '  b:',
+      '    needs: [a]',
+      '    run: cat a.txt',
     ]);
     const first = inRepo(['run', plan, '--json'], r.dir);
     assert.equal(first.status, 0, first.stderr);
@@ -150,7 +204,12 @@ describe('run --only and worktree needs', function () {
     assert.deepEqual(wouldReuse(plan, r.dir), ['a']);
     const only = inRepo(['run', plan, '--only', 'b', '--json'], r.dir);
     assert.equal(only.status, 0, only.stderr);
-    assert.deepEqual(events(only.stdout).filter((e) => e.reused !== undefined).map((e) => e.id), ['a']);
+    assert.deepEqual(
+      events(only.stdout)
+        .filter((e) => e.reused !== undefined)
+        .map((e) => e.id),
+      ['a'],
+    );
     assert.ok(!events(only.stdout).some((e) => e.type === 'step' && e.id === 'a' && e.status === 'running'));
 
     const revert = braid(['revert', runId, 'a'], r.dir);
@@ -162,10 +221,19 @@ describe('run --only and worktree needs', function () {
   it('a need whose change was rejected in review is not reused', async () => {
     const r = repo({ 'README.md': 'hi\n' });
     const plan = planFile([
-      '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
-      '  b:', '    needs: [a]', '    run: cat a.txt',
+      '  a:',
+      '    isolation: worktree',
+      '    review: true',
+      '    writes: [a.txt]',
+      '    run: printf "from a\\n" > a.txt',
+      '  b:',
+      '    needs: [a]',
+      '    run: cat a.txt',
     ]);
-    const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir], {
+      cwd: r.dir,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
     const runId = await new Promise<string>((done) => {
       createInterface({ input: child.stdout }).on('line', (line) => {

@@ -25,10 +25,16 @@ function startRun(r: TestRepo, plan: string, signal?: AbortSignal, extra: Partia
   const events: EngineEvent[] = [];
   const waiters: Array<{ test: (e: EngineEvent) => boolean; resolve: (e: EngineEvent) => void }> = [];
   const done: Promise<RunOutcome> = runPlan({
-    planFile: plan, workspace: r.dir, graceMs: 200, ...(signal ? { signal } : {}), ...extra,
+    planFile: plan,
+    workspace: r.dir,
+    graceMs: 200,
+    ...(signal ? { signal } : {}),
+    ...extra,
     onEvent: (e) => {
       events.push(e);
-      for (const w of waiters.splice(0)) if (w.test(e)) w.resolve(e); else waiters.push(w);
+      for (const w of waiters.splice(0))
+        if (w.test(e)) w.resolve(e);
+        else waiters.push(w);
     },
   });
   const when = (test: (e: EngineEvent) => boolean): Promise<EngineEvent> => {
@@ -64,8 +70,15 @@ async function record(r: TestRepo, runId: string): Promise<RunRecord> {
 }
 
 const REVIEWED = [
-  '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
-  '  b:', '    needs: [a]', '    run: cat a.txt > b.txt', '    writes: [b.txt]',
+  '  a:',
+  '    isolation: worktree',
+  '    review: true',
+  '    writes: [a.txt]',
+  '    run: printf "from a\\n" > a.txt',
+  '  b:',
+  '    needs: [a]',
+  '    run: cat a.txt > b.txt',
+  '    writes: [b.txt]',
 ];
 
 describe('review: true and the review commands', function () {
@@ -77,7 +90,10 @@ describe('review: true and the review commands', function () {
     const ev = await live.step('a', 'review');
     assert.equal(existsSync(join(r.dir, 'a.txt')), false, 'nothing landed yet');
     const rec = await recordWhen(r, ev.run, (x) => x.steps.a!.status === 'review');
-    assert.deepEqual(rec.steps.a!.changes!.files.map((f) => f.path), ['a.txt']);
+    assert.deepEqual(
+      rec.steps.a!.changes!.files.map((f) => f.path),
+      ['a.txt'],
+    );
     assert.equal(rec.steps.b!.status, 'pending', 'the dependent waits');
     assert.ok(rec.steps.a!.worktree, 'its worktree is there to look at');
 
@@ -93,16 +109,29 @@ describe('review: true and the review commands', function () {
 
   it('a best-of step with `review: true`: its winner waits in `review` as the step, and approve lands only its change', async () => {
     const r = repo({ 'README.md': 'hi\n' });
-    const live = startRun(r, planFile([
-      '  a:', '    best-of: 2', '    review: true', '    writes: [a.txt]',
-      '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt; [ "$BRAID_ALTERNATIVE" = 2 ] || sleep 5',
-      '  b:', '    needs: [a]', '    run: cat a.txt > b.txt', '    writes: [b.txt]',
-    ]));
+    const live = startRun(
+      r,
+      planFile([
+        '  a:',
+        '    best-of: 2',
+        '    review: true',
+        '    writes: [a.txt]',
+        '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt; [ "$BRAID_ALTERNATIVE" = 2 ] || sleep 5',
+        '  b:',
+        '    needs: [a]',
+        '    run: cat a.txt > b.txt',
+        '    writes: [b.txt]',
+      ]),
+    );
     const ev = await live.step('a', 'review');
     assert.equal(existsSync(join(r.dir, 'a.txt')), false, 'nothing landed yet');
     const rec = await recordWhen(r, ev.run, (x) => x.steps.a!.status === 'review');
     assert.equal(rec.steps.a!.winner, 2);
-    assert.deepEqual(rec.steps.a!.changes!.files.map((f) => f.path), ['a.txt'], "the step's change is its winner's");
+    assert.deepEqual(
+      rec.steps.a!.changes!.files.map((f) => f.path),
+      ['a.txt'],
+      "the step's change is its winner's",
+    );
     assert.ok(rec.steps.a!.worktree && existsSync(rec.steps.a!.worktree), "the winner's worktree is there to look at");
 
     const res = await reviewSteps(r.dir, ev.run, { action: 'approve', steps: ['a'] });
@@ -117,7 +146,16 @@ describe('review: true and the review commands', function () {
 
   it("a best-of step's winner rejected: the step fails (rejected), nothing lands, the winner's worktree stays", async () => {
     const r = repo({ 'README.md': 'hi\n' });
-    const live = startRun(r, planFile(['  a:', '    best-of: 2', '    review: true', '    writes: [a.txt]', '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt']));
+    const live = startRun(
+      r,
+      planFile([
+        '  a:',
+        '    best-of: 2',
+        '    review: true',
+        '    writes: [a.txt]',
+        '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt',
+      ]),
+    );
     const ev = await live.step('a', 'review');
     const res = await reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'] });
     assert.ok(res.ok && res.results[0]!.ok);
@@ -177,12 +215,24 @@ describe('review: true and the review commands', function () {
     const rec = await record(r, ev.run);
     assert.equal(rec.steps.a!.status, 'succeeded');
     assert.equal(rec.steps.a!.worktree, undefined);
-    assert.equal(r.git(['worktree', 'list', '--porcelain']).split('\n').filter((l) => l.startsWith('worktree ')).length, 1);
+    assert.equal(
+      r
+        .git(['worktree', 'list', '--porcelain'])
+        .split('\n')
+        .filter((l) => l.startsWith('worktree ')).length,
+      1,
+    );
   });
 
   it('an approval killed after its merge-back landed but before its record was written is never applied twice', async () => {
     const r = repo({ 'log.txt': 'start\n' });
-    const plan = planFile(['  a:', '    isolation: worktree', '    review: true', '    writes: [log.txt]', '    run: echo added >> log.txt']);
+    const plan = planFile([
+      '  a:',
+      '    isolation: worktree',
+      '    review: true',
+      '    writes: [log.txt]',
+      '    run: echo added >> log.txt',
+    ]);
     const ac = new AbortController();
     const live = startRun(r, plan, ac.signal);
     const ev = await live.step('a', 'review');
@@ -213,15 +263,24 @@ describe('review: true and the review commands', function () {
 
   it('refuses an unknown run or step and a wrong state with a message, changing nothing', async () => {
     const r = repo({ 'README.md': 'hi\n' });
-    const { record: rec } = await run(r, planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']));
+    const { record: rec } = await run(
+      r,
+      planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']),
+    );
     const before = userState(r);
     const json = await new RunStore(r.dir).load(rec.id);
-    assert.deepEqual(await reviewSteps(r.dir, 'nope-123', { action: 'approve', steps: ['s'] }), { ok: false, message: 'unknown run nope-123' });
+    assert.deepEqual(await reviewSteps(r.dir, 'nope-123', { action: 'approve', steps: ['s'] }), {
+      ok: false,
+      message: 'unknown run nope-123',
+    });
     const unknown = await reviewSteps(r.dir, rec.id, { action: 'approve', steps: ['zz'] });
     assert.equal(unknown.ok, false);
     assert.match(!unknown.ok ? unknown.message : '', /has no step zz/);
     const wrong = await reviewSteps(r.dir, rec.id, { action: 'approve', steps: ['s'] });
-    assert.match(!wrong.ok ? wrong.message : '', /step s is succeeded, not in review: nothing to approve; nothing was done/);
+    assert.match(
+      !wrong.ok ? wrong.message : '',
+      /step s is succeeded, not in review: nothing to approve; nothing was done/,
+    );
     const merge = await reviewSteps(r.dir, rec.id, { action: 'merge', steps: ['s'] });
     assert.match(!merge.ok ? merge.message : '', /not conflict/);
     assert.deepEqual(userState(r), before);
@@ -242,17 +301,28 @@ describe('review: true and the review commands', function () {
     const oks = [x, y].filter((o) => o.ok);
     assert.equal(oks.length, 1, JSON.stringify([x, y]));
     const refused = [x, y].find((o) => !o.ok)!;
-    assert.match(!refused.ok ? refused.message : '', /^step a was (approved|rejected) by braid (approve|reject) \(pid \d+\) at [\d:.]+ UTC; nothing was done$/);
+    assert.match(
+      !refused.ok ? refused.message : '',
+      /^step a was (approved|rejected) by braid (approve|reject) \(pid \d+\) at [\d:.]+ UTC; nothing was done$/,
+    );
   });
 
   it('merge lands a conflict step’s kept change onto the workspace as it is now, without running it again', async () => {
     const r = repo({ 'f.txt': body(5) });
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step\\n" >> f.txt && echo ran >> "$BRAID_TEST_COUNT" && sleep 0.3']);
+    const plan = planFile([
+      '  s:',
+      '    isolation: worktree',
+      '    run: printf "step\\n" >> f.txt && echo ran >> "$BRAID_TEST_COUNT" && sleep 0.3',
+    ]);
     const count = join(mkdtempSync(join(tmpdir(), 'braid-count-')), 'n');
     cleanup.push(() => rmSync(count, { force: true }));
     process.env.BRAID_TEST_COUNT = count;
     try {
-      const { record: rec } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(5) + 'user\n'); } });
+      const { record: rec } = await run(r, plan, {
+        onEvent: (e) => {
+          if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(5) + 'user\n');
+        },
+      });
       assert.equal(rec.steps.s!.status, 'conflict', JSON.stringify(rec.steps.s));
       // The user settles their side (say, undoes their edit): now the change merges.
       r.git(['checkout', '--', 'f.txt']);
@@ -268,22 +338,40 @@ describe('review: true and the review commands', function () {
 
   it('writing a conflict step’s change by hand (Resolve in Merge Editor): markers where both changed, the rest merged, the workspace’s text kept aside', async () => {
     const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
-    const plan = planFile(['  s:', '    isolation: worktree',
-      '    run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3']);
-    const { record: rec } = await run(r, plan, { onEvent: (e) => { if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(10).replace('line 2\n', 'USER 2\n')); } });
+    const plan = planFile([
+      '  s:',
+      '    isolation: worktree',
+      '    run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3',
+    ]);
+    const { record: rec } = await run(r, plan, {
+      onEvent: (e) => {
+        if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(10).replace('line 2\n', 'USER 2\n'));
+      },
+    });
     assert.equal(rec.steps.s!.status, 'conflict');
     const m = await writeConflictMarkers(r.dir, 's', rec.steps.s!.changes!);
-    assert.deepEqual(m.conflicted.map((c) => c.path), ['f.txt']);
+    assert.deepEqual(
+      m.conflicted.map((c) => c.path),
+      ['f.txt'],
+    );
     assert.deepEqual([...m.merged].sort(), ['g.txt', 'n.txt']);
     assert.match(r.read('f.txt'), /<<<<<<< workspace\nUSER 2\n=======\nSTEP 2\n>>>>>>> s\n/);
-    assert.equal(readFileSync(m.conflicted[0]!.before, 'utf8'), body(10).replace('line 2\n', 'USER 2\n'), 'what the workspace held, for the merge editor');
+    assert.equal(
+      readFileSync(m.conflicted[0]!.before, 'utf8'),
+      body(10).replace('line 2\n', 'USER 2\n'),
+      'what the workspace held, for the merge editor',
+    );
     assert.equal(r.read('g.txt'), body(10, 'g').replace('g 9\n', 'G 9\n'));
     assert.equal(r.read('n.txt'), 'new\n');
   });
 
   it('revert takes a landed change back out; with later edits on the same lines it changes nothing and names the files', async () => {
     const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: sed -i "s/^line 2$/LINE 2/" f.txt && printf "new\\n" > n.txt']);
+    const plan = planFile([
+      '  s:',
+      '    isolation: worktree',
+      '    run: sed -i "s/^line 2$/LINE 2/" f.txt && printf "new\\n" > n.txt',
+    ]);
     const { record: rec } = await run(r, plan);
     assert.equal(r.read('f.txt'), body(10).replace('line 2\n', 'LINE 2\n'));
     // A later edit on the same line: refused, nothing touched.
@@ -292,7 +380,10 @@ describe('review: true and the review commands', function () {
     const refused = await reviewSteps(r.dir, rec.id, { action: 'revert', steps: ['s'] });
     assert.ok(refused.ok);
     assert.equal(refused.results[0]!.ok, false);
-    assert.match(!refused.results[0]!.ok ? refused.results[0]!.message : '', /nothing was reverted: .*same lines in f\.txt/);
+    assert.match(
+      !refused.results[0]!.ok ? refused.results[0]!.message : '',
+      /nothing was reverted: .*same lines in f\.txt/,
+    );
     assert.deepEqual(userState(r), before);
     // A later edit elsewhere in the file: the revert keeps it.
     r.write('f.txt', body(10).replace('line 2\n', 'LINE 2\n').replace('line 9\n', 'line nine\n'));

@@ -12,13 +12,22 @@ const { repo, planFile, cleanup } = throwaway('braid-review-cli-');
 const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
 
 const REVIEWED = [
-  '  a:', '    isolation: worktree', '    review: true', '    writes: [a.txt]', '    run: printf "from a\\n" > a.txt',
-  '  b:', '    needs: [a]', '    run: cat a.txt > b.txt', '    writes: [b.txt]',
+  '  a:',
+  '    isolation: worktree',
+  '    review: true',
+  '    writes: [a.txt]',
+  '    run: printf "from a\\n" > a.txt',
+  '  b:',
+  '    needs: [a]',
+  '    run: cat a.txt > b.txt',
+  '    writes: [b.txt]',
 ];
 
 describe('braid diff | approve | reject | revert | merge', function () {
   this.timeout(60_000);
-  before(() => { assert.ok(buildCli()); });
+  before(() => {
+    assert.ok(buildCli());
+  });
 
   it('approve from another terminal: the running run lands the change and goes on; diff shows it before and after', async () => {
     const r = repo({ 'README.md': 'hi\n' });
@@ -42,7 +51,10 @@ describe('braid diff | approve | reject | revert | merge', function () {
     // Approving again: decided already (who, when), exit 1, nothing changed.
     const again = braid(['approve', runId, 'a'], r.dir);
     assert.equal(again.status, 1);
-    assert.match(again.stderr, /^braid: step a was approved by braid approve \(pid \d+\) at [\d:.]+ UTC; nothing was done\n$/);
+    assert.match(
+      again.stderr,
+      /^braid: step a was approved by braid approve \(pid \d+\) at [\d:.]+ UTC; nothing was done\n$/,
+    );
   });
 
   it('reject --reason from another terminal: the step fails (rejected), its dependent is skipped, the run exits 1', async () => {
@@ -61,7 +73,18 @@ describe('braid diff | approve | reject | revert | merge', function () {
 
   it('faults: unknown run or step, wrong state, missing arguments: a message and exit 1 (2 for usage), nothing changed', () => {
     const r = repo({ 'f.txt': 'f\n' });
-    const ok = spawnSync(process.execPath, [MAIN, 'run', planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']), '--json', '--workspace', r.dir], { cwd: r.dir, encoding: 'utf8' });
+    const ok = spawnSync(
+      process.execPath,
+      [
+        MAIN,
+        'run',
+        planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']),
+        '--json',
+        '--workspace',
+        r.dir,
+      ],
+      { cwd: r.dir, encoding: 'utf8' },
+    );
     assert.equal(ok.status, 0, ok.stderr);
     const runId = String((JSON.parse(ok.stdout.trim().split('\n')[0]!) as { run: string }).run);
     const cases: Array<[string[], RegExp]> = [

@@ -8,19 +8,30 @@ import { inboxDir, openInbox, postToInbox, type ReviewRequest } from '../../src/
 
 describe('review inbox', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'braid-inbox-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'braid-inbox-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('answers each request with what the run did, one at a time, and leaves no file behind', async () => {
     const seen: ReviewRequest[] = [];
-    const inbox = await openInbox(dir, async (r) => { seen.push(r); return r.steps.map((step) => ({ step, ok: true as const, status: 'succeeded' })); });
+    const inbox = await openInbox(dir, async (r) => {
+      seen.push(r);
+      return r.steps.map((step) => ({ step, ok: true as const, status: 'succeeded' }));
+    });
     try {
       const [x, y] = await Promise.all([
         postToInbox(dir, { action: 'approve', steps: ['a'] }, () => true),
         postToInbox(dir, { action: 'reject', steps: ['b', 'c'], reason: 'no' }, () => true),
       ]);
       assert.deepEqual(x, { ok: true, results: [{ step: 'a', ok: true, status: 'succeeded' }] });
-      assert.deepEqual(y, { ok: true, results: [{ step: 'b', ok: true, status: 'succeeded' }, { step: 'c', ok: true, status: 'succeeded' }] });
+      assert.deepEqual(y, {
+        ok: true,
+        results: [
+          { step: 'b', ok: true, status: 'succeeded' },
+          { step: 'c', ok: true, status: 'succeeded' },
+        ],
+      });
       assert.equal(seen.length, 2);
       assert.deepEqual(readdirSync(inboxDir(dir)), []);
     } finally {
@@ -29,10 +40,15 @@ describe('review inbox', () => {
   });
 
   it('a refusal comes back as one, not as results', async () => {
-    const inbox = await openInbox(dir, async () => ({ refused: 'step a is running, not in review: nothing to approve; nothing was done' }));
+    const inbox = await openInbox(dir, async () => ({
+      refused: 'step a is running, not in review: nothing to approve; nothing was done',
+    }));
     try {
-      assert.deepEqual(await postToInbox(dir, { action: 'approve', steps: ['a'] }, () => true),
-        { ok: false, reason: 'refused', message: 'step a is running, not in review: nothing to approve; nothing was done' });
+      assert.deepEqual(await postToInbox(dir, { action: 'approve', steps: ['a'] }, () => true), {
+        ok: false,
+        reason: 'refused',
+        message: 'step a is running, not in review: nothing to approve; nothing was done',
+      });
     } finally {
       await inbox.close();
     }
@@ -49,11 +65,18 @@ describe('review inbox', () => {
   it('takes requests that were waiting before it opened', async () => {
     mkdirSync(inboxDir(dir));
     const dropped = new Promise<void>((resolve) => {
-      const w = watch(inboxDir(dir), (_e, name) => { if (name?.endsWith('.req.json')) { w.close(); resolve(); } });
+      const w = watch(inboxDir(dir), (_e, name) => {
+        if (name?.endsWith('.req.json')) {
+          w.close();
+          resolve();
+        }
+      });
     });
     const pending = postToInbox(dir, { action: 'merge', steps: ['s'] }, () => true);
     await dropped;
-    const inbox = await openInbox(dir, async (r) => r.steps.map((step) => ({ step, ok: true as const, status: 'succeeded' })));
+    const inbox = await openInbox(dir, async (r) =>
+      r.steps.map((step) => ({ step, ok: true as const, status: 'succeeded' })),
+    );
     try {
       assert.deepEqual(await pending, { ok: true, results: [{ step: 's', ok: true, status: 'succeeded' }] });
     } finally {

@@ -12,15 +12,25 @@ const runIdOf = (text: string) => /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(text)![1]
 // x, a shared step, rewrites f.txt while b works on the snapshot from before it: b's change no
 // longer merges (conflict). c fails until the file `ok` exists. d waits for b.
 const PLAN = [
-  '  x:', '    writes: [f.txt]', '    run: echo X > f.txt',
-  '  b:', '    isolation: worktree', '    writes: [f.txt]', '    run: sleep 1 && echo B > f.txt',
-  '  c:', '    run: test -f ok',
-  '  d:', '    needs: [b]', '    run: echo d',
+  '  x:',
+  '    writes: [f.txt]',
+  '    run: echo X > f.txt',
+  '  b:',
+  '    isolation: worktree',
+  '    writes: [f.txt]',
+  '    run: sleep 1 && echo B > f.txt',
+  '  c:',
+  '    run: test -f ok',
+  '  d:',
+  '    needs: [b]',
+  '    run: echo d',
 ];
 
 describe('the run tells the truth', function () {
   this.timeout(120_000);
-  before(() => { assert.ok(buildCli()); });
+  before(() => {
+    assert.ok(buildCli());
+  });
 
   it('retry of c after b ended conflict: the run is failed in its exit code, its summary, runs, status and --json; merge, then retry, finish it', () => {
     const r = repo({ 'f.txt': 'base\n' });
@@ -30,15 +40,26 @@ describe('the run tells the truth', function () {
     const id = runIdOf(first.stdout);
     // The end-of-run report: the conflict's own commands first, retry last with what it costs.
     const next = first.stdout.slice(first.stdout.indexOf('next:'));
-    assert.match(next, new RegExp(`^next:\\n  braid diff ${id} b .*\\n  braid resolve ${id} b .*\\n  braid merge ${id} b .*\\n  braid logs ${id} c\\n(  braid clean .*\\n)?  braid retry ${id}   \\(runs b again from the start: a new paid session for an agent\\)\\n$`));
+    assert.match(
+      next,
+      new RegExp(
+        `^next:\\n  braid diff ${id} b .*\\n  braid resolve ${id} b .*\\n  braid merge ${id} b .*\\n  braid logs ${id} c\\n(  braid clean .*\\n)?  braid retry ${id}   \\(runs b again from the start: a new paid session for an agent\\)\\n$`,
+      ),
+    );
 
     writeFileSync(join(r.dir, 'ok'), '');
     const retry = braid(['retry', id, 'c', '--workspace', r.dir], r.dir);
     assert.equal(retry.status, 1, retry.stdout);
     assert.match(retry.stdout, /\nrun failed\n/);
     assert.match(retry.stdout, /b +conflict/);
-    assert.match(braid(['runs', '--workspace', r.dir], r.dir).stdout, new RegExp(`${id}  failed +\\S+ · 2 succeeded, 1 conflict, 1 skipped`));
-    assert.match(braid(['status', id, '--workspace', r.dir], r.dir).stdout, new RegExp(`^run ${id} · \\S+ · failed\\n`));
+    assert.match(
+      braid(['runs', '--workspace', r.dir], r.dir).stdout,
+      new RegExp(`${id}  failed +\\S+ · 2 succeeded, 1 conflict, 1 skipped`),
+    );
+    assert.match(
+      braid(['status', id, '--workspace', r.dir], r.dir).stdout,
+      new RegExp(`^run ${id} · \\S+ · failed\\n`),
+    );
     const json = braid(['retry', id, 'c', '--json', '--workspace', r.dir], r.dir);
     assert.equal(json.status, 1);
     const end = JSON.parse(json.stdout.trim().split('\n').pop()!) as { type: string; status: string };
@@ -48,7 +69,10 @@ describe('the run tells the truth', function () {
     r.write('f.txt', 'base\n');
     const merge = braid(['merge', id, 'b', '--workspace', r.dir], r.dir);
     assert.equal(merge.status, 0, merge.stderr);
-    assert.match(merge.stderr, new RegExp(`^b: landed\\nd has not run: braid retry ${id} \\(or merge with --continue\\)\\n$`));
+    assert.match(
+      merge.stderr,
+      new RegExp(`^b: landed\\nd has not run: braid retry ${id} \\(or merge with --continue\\)\\n$`),
+    );
     const rest = braid(['retry', id, '--workspace', r.dir], r.dir);
     assert.equal(rest.status, 0, rest.stdout);
     assert.match(rest.stdout, /\nrun succeeded\n/);
@@ -65,16 +89,27 @@ describe('the run tells the truth', function () {
     assert.equal(merge.status, 0, merge.stdout + merge.stderr);
     assert.match(merge.stderr, /^b: landed\nrunning what it blocked: d\n/);
     assert.match(merge.stdout, /d +succeeded/);
-    assert.match(braid(['status', id, '--workspace', r.dir], r.dir).stdout, new RegExp(`^run ${id} · \\S+ · succeeded\\n`));
+    assert.match(
+      braid(['status', id, '--workspace', r.dir], r.dir).stdout,
+      new RegExp(`^run ${id} · \\S+ · succeeded\\n`),
+    );
 
     assert.equal(braid(['revert', id, 'b', '--workspace', r.dir], r.dir).status, 0);
     assert.match(braid(['status', id, '--workspace', r.dir], r.dir).stdout, /\n {2}reverted {4}b/);
     assert.match(braid(['runs', '--workspace', r.dir], r.dir).stdout, /3 succeeded, 1 reverted/);
   });
 
-  it('a multi-line check reads as its first line and … in the step\'s message', () => {
+  it("a multi-line check reads as its first line and … in the step's message", () => {
     const r = repo({ 'f.txt': 'base\n' });
-    const res = braid(['run', planFile(['  s:', '    run: "true"', '    check: |', '      echo checking', '      exit 3']), '--workspace', r.dir], r.dir);
+    const res = braid(
+      [
+        'run',
+        planFile(['  s:', '    run: "true"', '    check: |', '      echo checking', '      exit 3']),
+        '--workspace',
+        r.dir,
+      ],
+      r.dir,
+    );
     assert.equal(res.status, 1);
     assert.match(res.stdout, /s failed: check failed \(exit 3\): echo checking …\n/);
   });
@@ -86,17 +121,63 @@ describe('the run tells the truth', function () {
     mkdirSync(join(r.dir, 'node_modules', '.bin'), { recursive: true });
     writeFileSync(join(r.dir, 'node_modules', '.bin', 'mytool'), '#!/bin/sh\necho tool ran\n');
     chmodSync(join(r.dir, 'node_modules', '.bin', 'mytool'), 0o755);
-    const seen = braid(['run', planFile([
-      '  s:', '    isolation: worktree', '    writes: [seen.txt]', '    run: ls > seen.txt',
-    ]), '--workspace', r.dir], r.dir);
+    const seen = braid(
+      [
+        'run',
+        planFile(['  s:', '    isolation: worktree', '    writes: [seen.txt]', '    run: ls > seen.txt']),
+        '--workspace',
+        r.dir,
+      ],
+      r.dir,
+    );
     assert.equal(seen.status, 0, seen.stdout);
-    assert.deepEqual(r.read('seen.txt').split('\n').filter((l) => l !== '' && l !== 'seen.txt'), ['added-by-an-earlier-run.txt', 'f.txt']);
-    assert.equal(r.git(['status', '--porcelain']).split('\n').filter(Boolean).sort().join('|'), '?? added-by-an-earlier-run.txt|?? seen.txt', 'the index untouched');
+    assert.deepEqual(
+      r
+        .read('seen.txt')
+        .split('\n')
+        .filter((l) => l !== '' && l !== 'seen.txt'),
+      ['added-by-an-earlier-run.txt', 'f.txt'],
+    );
+    assert.equal(
+      r.git(['status', '--porcelain']).split('\n').filter(Boolean).sort().join('|'),
+      '?? added-by-an-earlier-run.txt|?? seen.txt',
+      'the index untouched',
+    );
 
-    const tool = braid(['run', planFile(['  t:', '    isolation: worktree', '    run: "true"', '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool']), '--workspace', r.dir], r.dir);
+    const tool = braid(
+      [
+        'run',
+        planFile([
+          '  t:',
+          '    isolation: worktree',
+          '    run: "true"',
+          '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool',
+        ]),
+        '--workspace',
+        r.dir,
+      ],
+      r.dir,
+    );
     assert.equal(tool.status, 1);
-    assert.match(tool.stdout, /t failed: check failed \(exit 127\): PATH=\S+ mytool; mytool is in the workspace's node_modules\/\.bin, which the worktree lacks: add `symlink: \[node_modules\]` to the step\n/);
-    const linked = braid(['run', planFile(['  t:', '    isolation: worktree', '    symlink: [node_modules]', '    run: "true"', '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool']), '--workspace', r.dir], r.dir);
+    assert.match(
+      tool.stdout,
+      /t failed: check failed \(exit 127\): PATH=\S+ mytool; mytool is in the workspace's node_modules\/\.bin, which the worktree lacks: add `symlink: \[node_modules\]` to the step\n/,
+    );
+    const linked = braid(
+      [
+        'run',
+        planFile([
+          '  t:',
+          '    isolation: worktree',
+          '    symlink: [node_modules]',
+          '    run: "true"',
+          '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool',
+        ]),
+        '--workspace',
+        r.dir,
+      ],
+      r.dir,
+    );
     assert.equal(linked.status, 0, linked.stdout);
   });
 });

@@ -10,7 +10,9 @@ import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { runInRepo as run } from '../helpers/runInRepo';
 
 const cleanup: Array<() => void> = [];
-after(() => { for (const c of cleanup.splice(0)) c(); });
+after(() => {
+  for (const c of cleanup.splice(0)) c();
+});
 
 function repo(): TestRepo {
   const r = makeRepo({ 'README.md': 'hello\n' });
@@ -40,14 +42,20 @@ describe('sandbox: true (bubblewrap)', function () {
   });
   afterEach(() => rmSync(probe, { force: true }));
 
-  it('a shared step writes its writes\' folder and a private temp folder, nothing else of the workspace', async () => {
+  it("a shared step writes its writes' folder and a private temp folder, nothing else of the workspace", async () => {
     const r = repo();
-    const plan = planFile(['  s:', '    isolation: shared', '    sandbox: true', '    writes: [out/**]', `    run: mkdir -p out && echo a > out/a.txt; ${ESCAPE}`]);
+    const plan = planFile([
+      '  s:',
+      '    isolation: shared',
+      '    sandbox: true',
+      '    writes: [out/**]',
+      `    run: mkdir -p out && echo a > out/a.txt; ${ESCAPE}`,
+    ]);
     const { record } = await run(r, plan);
     assert.equal(record.steps.s!.status, 'succeeded', record.steps.s!.message);
     assert.equal(r.read('out/a.txt'), 'a\n');
     assert.equal(existsSync(join(r.dir, 'other.txt')), false, 'wrote outside its writes');
-    assert.equal(existsSync(probe), false, 'the temp folder is the step\'s own');
+    assert.equal(existsSync(probe), false, "the temp folder is the step's own");
     const log = readFileSync(join(r.dir, '.braid', 'runs', record.id, 'logs', 's.log'), 'utf8');
     assert.match(log, /refused-other/);
     assert.match(log, /^t$/m, 'its private temp folder is writable');
@@ -65,7 +73,10 @@ describe('sandbox: true (bubblewrap)', function () {
   it('a worktree step cannot write the workspace by its absolute path; its own change lands', async () => {
     const r = repo();
     const plan = planFile([
-      '  w:', '    isolation: worktree', '    sandbox: true', '    writes: [out.txt]',
+      '  w:',
+      '    isolation: worktree',
+      '    sandbox: true',
+      '    writes: [out.txt]',
       '    run: ws=$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)"); echo pwn > "$ws/escaped.txt" || echo refused; echo ok > out.txt',
     ]);
     const { record } = await run(r, plan);
@@ -76,7 +87,14 @@ describe('sandbox: true (bubblewrap)', function () {
 
   it('without bwrap on the PATH the step fails at once, saying what to install', async () => {
     const r = repo();
-    const plan = planFile(['  s:', '    isolation: shared', '    sandbox: true', '    env:', '      PATH: /nonexistent', '    run: echo hi']);
+    const plan = planFile([
+      '  s:',
+      '    isolation: shared',
+      '    sandbox: true',
+      '    env:',
+      '      PATH: /nonexistent',
+      '    run: echo hi',
+    ]);
     const { record } = await run(r, plan);
     assert.equal(record.steps.s!.status, 'failed');
     assert.match(record.steps.s!.message ?? '', /sandbox: true needs bubblewrap/);

@@ -27,17 +27,22 @@ interface Engine {
 }
 
 function engine(plan: string, ws: string): Engine {
-  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, plan, ws], { cwd: REPO, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', RUNNER, plan, ws], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const events: EngineEvent[] = [];
   const waiters: Array<{ pred: (e: EngineEvent) => boolean; resolve(e: EngineEvent): void }> = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
     const e = JSON.parse(line) as EngineEvent;
     events.push(e);
-    for (const w of waiters.splice(0)) (w.pred(e) ? w.resolve(e) : waiters.push(w));
+    for (const w of waiters.splice(0)) w.pred(e) ? w.resolve(e) : waiters.push(w);
   });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {
-    child, events, exit,
+    child,
+    events,
+    exit,
     until: (pred) => {
       const seen = events.find(pred);
       return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ pred, resolve }));
@@ -45,9 +50,14 @@ function engine(plan: string, ws: string): Engine {
   };
 }
 
-const isStep = (id: string, status: string) => (e: EngineEvent) => e.type === 'step' && e.id === id && e.status === status;
-const loadRun = (ws: string, id: string) => JSON.parse(readFileSync(join(ws, '.braid', 'runs', id, 'run.json'), 'utf8')) as RunRecord;
-const lockFiles = (ws: string) => (existsSync(join(ws, '.braid', 'locks')) ? readdirSync(join(ws, '.braid', 'locks')).filter((n) => n.endsWith('.json')) : []);
+const isStep = (id: string, status: string) => (e: EngineEvent) =>
+  e.type === 'step' && e.id === id && e.status === status;
+const loadRun = (ws: string, id: string) =>
+  JSON.parse(readFileSync(join(ws, '.braid', 'runs', id, 'run.json'), 'utf8')) as RunRecord;
+const lockFiles = (ws: string) =>
+  existsSync(join(ws, '.braid', 'locks'))
+    ? readdirSync(join(ws, '.braid', 'locks')).filter((n) => n.endsWith('.json'))
+    : [];
 
 function span(rec: RunRecord, step: string): { start: number; end: number } {
   const s = rec.steps[step]!;
@@ -56,7 +66,8 @@ function span(rec: RunRecord, step: string): { start: number; end: number } {
 }
 
 // A shell loop that waits for a file another process creates, bounded so a bug fails instead of hanging.
-const waitFile = (f: string) => `i=0; while [ ! -f ${f} ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done; [ -f ${f} ]`;
+const waitFile = (f: string) =>
+  `i=0; while [ ! -f ${f} ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i+1)); done; [ -f ${f} ]`;
 
 describe('shared locks across engine processes', function () {
   this.timeout(60_000);
@@ -64,7 +75,10 @@ describe('shared locks across engine processes', function () {
   const children: Engine[] = [];
   const plan = (name: string, step: string, writes: string, run: string): string => {
     const file = join(ws, `${name}.braid.yaml`);
-    writeFileSync(file, ['version: 1', 'steps:', `  ${step}:`, `    run: '${run}'`, `    writes: ["${writes}"]`].join('\n') + '\n');
+    writeFileSync(
+      file,
+      ['version: 1', 'steps:', `  ${step}:`, `    run: '${run}'`, `    writes: ["${writes}"]`].join('\n') + '\n',
+    );
     return file;
   };
   const start = (file: string): Engine => {
@@ -73,7 +87,9 @@ describe('shared locks across engine processes', function () {
     return e;
   };
 
-  beforeEach(() => { ws = mkdtempSync(join(tmpdir(), 'braid-shared-locks-')); });
+  beforeEach(() => {
+    ws = mkdtempSync(join(tmpdir(), 'braid-shared-locks-'));
+  });
   afterEach(async () => {
     for (const c of children.splice(0)) {
       if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill('SIGKILL');
@@ -121,13 +137,19 @@ describe('shared locks across engine processes', function () {
     // Once its step's shell is up (so the engine is mid-run, not mid-spawn).
     const pidFile = join(ws, 'a.pid');
     await new Promise<void>((resolve, reject) => {
-      const look = (n: number): unknown => (existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n') ? resolve()
-        : n > 1000 ? reject(new Error('the step never started')) : setTimeout(() => look(n + 1), 20));
+      const look = (n: number): unknown =>
+        existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
+          ? resolve()
+          : n > 1000
+            ? reject(new Error('the step never started'))
+            : setTimeout(() => look(n + 1), 20);
       look(0);
     });
     const [stale] = lockFiles(ws);
     assert.ok(stale, 'the holder’s lock file exists');
-    const watchdog = (JSON.parse(readFileSync(join(ws, '.braid', 'locks', stale), 'utf8')) as { watchdog?: { pid: number } }).watchdog;
+    const watchdog = (
+      JSON.parse(readFileSync(join(ws, '.braid', 'locks', stale), 'utf8')) as { watchdog?: { pid: number } }
+    ).watchdog;
     assert.ok(watchdog, 'the lock names the holder’s watchdog');
     a.child.kill('SIGKILL');
     await a.exit;
@@ -137,7 +159,11 @@ describe('shared locks across engine processes', function () {
     assert.deepEqual(lockFiles(ws), [stale], 'kill -9 runs no exit hook');
 
     const events: EngineEvent[] = [];
-    const outcome = await runPlan({ planFile: plan('b', 'narrow', 'src/a.ts', 'echo narrow'), workspace: ws, onEvent: (e) => events.push(e) });
+    const outcome = await runPlan({
+      planFile: plan('b', 'narrow', 'src/a.ts', 'echo narrow'),
+      workspace: ws,
+      onEvent: (e) => events.push(e),
+    });
     assert.ok(outcome.ok);
     assert.equal(outcome.record.steps.narrow!.status, 'succeeded');
     assert.ok(!events.some((e) => e.type === 'lock'), 'a dead holder blocks nobody');
@@ -148,7 +174,9 @@ describe('shared locks across engine processes', function () {
 
 describe('sharedLocks within one process', () => {
   let ws: string;
-  beforeEach(() => { ws = mkdtempSync(join(tmpdir(), 'braid-shared-locks-')); });
+  beforeEach(() => {
+    ws = mkdtempSync(join(tmpdir(), 'braid-shared-locks-'));
+  });
   afterEach(() => rmSync(ws, { recursive: true, force: true }));
   const step = (id: string, writes: string[]): GraphStep => ({ id, writes, reads: [] }) as unknown as GraphStep;
 
@@ -178,7 +206,18 @@ describe('sharedLocks within one process', () => {
     // A holder file of a live process that is not this one (our parent), planted by hand.
     const planted = join(ws, '.braid', 'locks', 'other.json');
     mkdirSync(dirname(planted), { recursive: true });
-    writeFileSync(planted, JSON.stringify({ pid: process.ppid, hostname: hostname(), run: 'r0', step: 'holder', startedAt: new Date().toISOString(), writes: ['src/**'], reads: [] }));
+    writeFileSync(
+      planted,
+      JSON.stringify({
+        pid: process.ppid,
+        hostname: hostname(),
+        run: 'r0',
+        step: 'holder',
+        startedAt: new Date().toISOString(),
+        writes: ['src/**'],
+        reads: [],
+      }),
+    );
     // A poll far beyond the test's life: only the file event can wake it.
     const gate = sharedLocks({ root: ws, runId: 'r1', table: new LockTable(), pollMs: 600_000 });
     let wakes = 0;
@@ -191,7 +230,10 @@ describe('sharedLocks within one process', () => {
     mine.release(); // its own release is announced once, by the table
     assert.equal(wakes, 1);
     rmSync(planted);
-    await new Promise<void>((r) => { const wait = () => (wakes >= 2 ? r() : setTimeout(wait, 10)); wait(); });
+    await new Promise<void>((r) => {
+      const wait = () => (wakes >= 2 ? r() : setTimeout(wait, 10));
+      wait();
+    });
     const got = await gate.tryAcquire(step('x', ['src/x.ts']));
     assert.ok(got.ok);
     got.release();

@@ -15,24 +15,62 @@ import { makeGraph, matrixSteps } from '../helpers/graph';
 import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
 
 let root: string;
-beforeEach(async () => { root = await fsp.mkdtemp(join(tmpdir(), 'braid-store-')); });
-afterEach(async () => { await fsp.rm(root, { recursive: true, force: true }); });
+beforeEach(async () => {
+  root = await fsp.mkdtemp(join(tmpdir(), 'braid-store-'));
+});
+afterEach(async () => {
+  await fsp.rm(root, { recursive: true, force: true });
+});
 
 function sampleGraph(): Graph {
-  return makeGraph([
-    { id: 'tests', needs: ['build', 'research-aider'], run: 'npm test', retries: 2, check: 'test -f out', isolation: 'shared' },
-    { id: 'build', prompt: 'Build ${{ context }}', writes: ['src/**'], reads: ['docs/*.md'], env: { A: '1' }, timeoutMs: 1200000, isolation: 'worktree' },
-    ...matrixSteps('research', 'tool', ['aider', 'cline'], { prompt: 'Research ${{ matrix.tool }}' }),
-  ], { plan: { file: join(root, 'x.braid.yaml'), name: 'Sample', concurrency: 3, context: 'Monorepo', pools: { claude: 2 } } });
+  return makeGraph(
+    [
+      {
+        id: 'tests',
+        needs: ['build', 'research-aider'],
+        run: 'npm test',
+        retries: 2,
+        check: 'test -f out',
+        isolation: 'shared',
+      },
+      {
+        id: 'build',
+        prompt: 'Build ${{ context }}',
+        writes: ['src/**'],
+        reads: ['docs/*.md'],
+        env: { A: '1' },
+        timeoutMs: 1200000,
+        isolation: 'worktree',
+      },
+      ...matrixSteps('research', 'tool', ['aider', 'cline'], { prompt: 'Research ${{ matrix.tool }}' }),
+    ],
+    {
+      plan: {
+        file: join(root, 'x.braid.yaml'),
+        name: 'Sample',
+        concurrency: 3,
+        context: 'Monorepo',
+        pools: { claude: 2 },
+      },
+    },
+  );
 }
 
 function record(id: string, over: Partial<RunRecord> = {}, graph: Graph = sampleGraph()): RunRecord {
   const steps: Record<string, StepRecord> = {};
   for (const sid of graph.order) steps[sid] = { id: sid, status: 'pending', attempts: [] };
   return {
-    version: 1, id, planFile: graph.plan.file, planName: graph.plan.name, workspace: root, status: 'running',
-    createdAt: '2026-12-02T19:05:01.000Z', host: { pid: process.pid, hostname: hostname() },
-    graph: snapshotGraph(graph), steps, ...over,
+    version: 1,
+    id,
+    planFile: graph.plan.file,
+    planName: graph.plan.name,
+    workspace: root,
+    status: 'running',
+    createdAt: '2026-12-02T19:05:01.000Z',
+    host: { pid: process.pid, hostname: hostname() },
+    graph: snapshotGraph(graph),
+    steps,
+    ...over,
   };
 }
 
@@ -63,7 +101,10 @@ describe('snapshot', () => {
   it('round-trips a graph, keeping the topological order rather than file order', () => {
     const g = sampleGraph();
     const snap = snapshotGraph(g);
-    assert.deepEqual(snap.steps.map((s) => s.id), g.order);
+    assert.deepEqual(
+      snap.steps.map((s) => s.id),
+      g.order,
+    );
     assert.notDeepEqual(g.order, ['tests', 'build', 'research-aider', 'research-cline']);
     const back = graphFromSnapshot(JSON.parse(JSON.stringify(snap)));
     assert.deepStrictEqual(back, g);
@@ -100,7 +141,8 @@ describe('RunStore', () => {
     assert.equal(p.rawLog('build'), join(runs, 'r1', 'logs', 'build.jsonl'));
     assert.equal(p.output('research-aider'), join(runs, 'r1', 'outputs', 'research-aider'));
     assert.equal(p.worktree('build'), join(worktreesRoot(root), 'r1', 'build'));
-    for (const bad of ['..', '../x', 'a/b', '', '.hidden']) assert.throws(() => new RunStore(root).paths(bad), /invalid run id/);
+    for (const bad of ['..', '../x', 'a/b', '', '.hidden'])
+      assert.throws(() => new RunStore(root).paths(bad), /invalid run id/);
     for (const bad of ['../x', 'a\\b', '.', '..']) assert.throws(() => p.log(bad), /invalid step id/);
     assert.throws(() => new RunStore('relative/ws'), /absolute/);
   });
@@ -110,12 +152,36 @@ describe('RunStore', () => {
     const g = sampleGraph();
     const rec = record('r1', {}, g);
     rec.steps.build = {
-      id: 'build', status: 'failed', startedAt: '2026-12-02T19:05:02.000Z', endedAt: '2026-12-02T19:05:03.000Z',
-      exitCode: null, signal: 'SIGTERM', reason: 'timeout', message: 'timed out after 1s', durationMs: 1000,
-      attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z', endedAt: '2026-12-02T19:05:03.000Z', exitCode: null, signal: 'SIGTERM', reason: 'timeout', durationMs: 1000 }],
-      worktree: '.braid/worktrees/r1/build', costUsd: 0.25, sessionId: 'abc',
+      id: 'build',
+      status: 'failed',
+      startedAt: '2026-12-02T19:05:02.000Z',
+      endedAt: '2026-12-02T19:05:03.000Z',
+      exitCode: null,
+      signal: 'SIGTERM',
+      reason: 'timeout',
+      message: 'timed out after 1s',
+      durationMs: 1000,
+      attempts: [
+        {
+          attempt: 1,
+          startedAt: '2026-12-02T19:05:02.000Z',
+          endedAt: '2026-12-02T19:05:03.000Z',
+          exitCode: null,
+          signal: 'SIGTERM',
+          reason: 'timeout',
+          durationMs: 1000,
+        },
+      ],
+      worktree: '.braid/worktrees/r1/build',
+      costUsd: 0.25,
+      sessionId: 'abc',
     };
-    rec.steps.tests = { id: 'tests', status: 'waiting', attempts: [], waitingFor: { holder: 'build', paths: ['src/a.ts'] } };
+    rec.steps.tests = {
+      id: 'tests',
+      status: 'waiting',
+      attempts: [],
+      waitingFor: { holder: 'build', paths: ['src/a.ts'] },
+    };
     await store.create(rec);
     const p = store.paths('r1');
     assert.ok(existsSync(p.logsDir) && existsSync(p.outputsDir));
@@ -140,7 +206,10 @@ describe('RunStore', () => {
     const ignore = join(root, '.braid', '.gitignore');
     assert.equal(readFileSync(ignore, 'utf8'), '*\n');
     await store.writeOutput('r1', 'build', 'done');
-    assert.equal(execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }), '');
+    assert.equal(
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: root, encoding: 'utf8' }),
+      '',
+    );
     // A user's own edit survives later runs.
     await fsp.writeFile(ignore, '*\n# mine\n');
     await store.create(record('r2'));
@@ -195,10 +264,12 @@ describe('RunStore', () => {
       saves.push(p);
       // On resolution, the file must hold this state or a later one.
       if (i % 100 === 1) {
-        checks.push(p.then(() => {
-          const n = Number((JSON.parse(readFileSync(file, 'utf8')) as RunRecord).planName.split(' ')[1]);
-          assert.ok(n >= i, `save ${i} resolved while the file held state ${n}`);
-        }));
+        checks.push(
+          p.then(() => {
+            const n = Number((JSON.parse(readFileSync(file, 'utf8')) as RunRecord).planName.split(' ')[1]);
+            assert.ok(n >= i, `save ${i} resolved while the file held state ${n}`);
+          }),
+        );
       }
       if (i === 500) await tick();
     }
@@ -217,12 +288,14 @@ describe('RunStore', () => {
     await store.create(record('r2'));
     const before = state.renames;
     // A save every 5 ms for 400 ms, none awaited (as the engine saves).
-    await clock.runUntil((async () => {
-      for (let i = 1; i <= 80; i++) {
-        void store.save(record('r2', { planName: `state ${i}` }));
-        await clock.sleep(5);
-      }
-    })());
+    await clock.runUntil(
+      (async () => {
+        for (let i = 1; i <= 80; i++) {
+          void store.save(record('r2', { planName: `state ${i}` }));
+          await clock.sleep(5);
+        }
+      })(),
+    );
     assert.equal(clock.now(), 400);
     await store.flush();
     const writes = state.renames - before;
@@ -241,7 +314,11 @@ describe('RunStore', () => {
     await assert.rejects(store.flush(), /disk full/);
     await store.flush();
     assert.equal((await store.load('r1'))?.planName, 'ok');
-    assert.deepEqual((await fsp.readdir(store.paths('r1').dir)).sort(), ['logs', 'outputs', 'run.json'], 'temp files removed');
+    assert.deepEqual(
+      (await fsp.readdir(store.paths('r1').dir)).sort(),
+      ['logs', 'outputs', 'run.json'],
+      'temp files removed',
+    );
     state.fail = false;
     await store.save(record('r1', { planName: 'again' }));
     assert.equal((await store.load('r1'))?.planName, 'again');
@@ -249,7 +326,13 @@ describe('RunStore', () => {
 
   it('lists runs newest first with step counts, skipping corrupt and foreign entries', async () => {
     const store = new RunStore(root);
-    await store.create(record('20261202-100000-aaaa', { createdAt: '2026-12-02T10:00:00.000Z', status: 'succeeded', endedAt: '2026-12-02T10:01:00.000Z' }));
+    await store.create(
+      record('20261202-100000-aaaa', {
+        createdAt: '2026-12-02T10:00:00.000Z',
+        status: 'succeeded',
+        endedAt: '2026-12-02T10:01:00.000Z',
+      }),
+    );
     await store.create(record('20261202-120000-cccc', { createdAt: '2026-12-02T12:00:00.000Z' }));
     const mid = record('20261202-110000-bbbb', { createdAt: '2026-12-02T11:00:00.000Z', status: 'failed' });
     mid.steps.build!.status = 'failed';
@@ -261,20 +344,38 @@ describe('RunStore', () => {
     await fsp.mkdir(join(runs, 'garbage'));
     await fsp.writeFile(join(runs, 'garbage', 'run.json'), '{"version": 1, "id": "garb');
     await fsp.mkdir(join(runs, 'wrongshape'));
-    await fsp.writeFile(join(runs, 'wrongshape', 'run.json'), JSON.stringify({ version: 1, id: 'wrongshape', steps: 3 }));
+    await fsp.writeFile(
+      join(runs, 'wrongshape', 'run.json'),
+      JSON.stringify({ version: 1, id: 'wrongshape', steps: 3 }),
+    );
     await fsp.mkdir(join(runs, 'misfiled'));
     await fsp.writeFile(join(runs, 'misfiled', 'run.json'), JSON.stringify(record('elsewhere')));
     await fsp.mkdir(join(runs, 'empty'));
     await fsp.writeFile(join(runs, 'stray.txt'), 'not a run');
 
     const list = await store.list();
-    assert.deepEqual(list.map((r) => r.id), ['20261202-120000-cccc', '20261202-110000-bbbb', '20261202-100000-aaaa']);
+    assert.deepEqual(
+      list.map((r) => r.id),
+      ['20261202-120000-cccc', '20261202-110000-bbbb', '20261202-100000-aaaa'],
+    );
     const counts = list[1]!.counts;
-    assert.deepEqual(counts, { pending: 0, waiting: 0, running: 0, review: 0, succeeded: 2, failed: 1, conflict: 0, canceled: 0, skipped: 1, interrupted: 0 } satisfies Record<StepStatus, number>);
+    assert.deepEqual(counts, {
+      pending: 0,
+      waiting: 0,
+      running: 0,
+      review: 0,
+      succeeded: 2,
+      failed: 1,
+      conflict: 0,
+      canceled: 0,
+      skipped: 1,
+      interrupted: 0,
+    } satisfies Record<StepStatus, number>);
     assert.equal(list[2]!.endedAt, '2026-12-02T10:01:00.000Z');
     assert.equal(list[0]!.planName, 'Sample');
     assert.equal((await store.latest())?.id, '20261202-120000-cccc');
-    for (const id of ['garbage', 'wrongshape', 'misfiled', 'empty', 'nope', '../runs/garbage']) assert.equal(await store.load(id), undefined, id);
+    for (const id of ['garbage', 'wrongshape', 'misfiled', 'empty', 'nope', '../runs/garbage'])
+      assert.equal(await store.load(id), undefined, id);
   });
 
   it('has nothing to list in a workspace without runs', async () => {
@@ -289,8 +390,18 @@ describe('RunStore', () => {
     const store = new RunStore(root);
     const dead = await deadPid();
     const orphan = record('orphan', { host: { pid: dead, hostname: hostname() } });
-    orphan.steps.build = { id: 'build', status: 'running', startedAt: '2026-12-02T19:05:02.000Z', attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z' }] };
-    orphan.steps['research-aider'] = { id: 'research-aider', status: 'waiting', attempts: [], waitingFor: { holder: 'build', paths: ['src/a'] } };
+    orphan.steps.build = {
+      id: 'build',
+      status: 'running',
+      startedAt: '2026-12-02T19:05:02.000Z',
+      attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z' }],
+    };
+    orphan.steps['research-aider'] = {
+      id: 'research-aider',
+      status: 'waiting',
+      attempts: [],
+      waitingFor: { holder: 'build', paths: ['src/a'] },
+    };
     orphan.steps['research-cline'] = { id: 'research-cline', status: 'succeeded', attempts: [] };
     await store.create(orphan);
     await store.create(record('alive', { host: { pid: process.pid, hostname: hostname() } }));
@@ -320,10 +431,19 @@ describe('RunStore', () => {
     const host = spawn('sleep', ['30']);
     const hostGone = new Promise((r) => host.once('exit', r));
     const live = record('ending', { host: { pid: host.pid!, hostname: hostname() } });
-    live.steps.build = { id: 'build', status: 'review', attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z' }] };
+    live.steps.build = {
+      id: 'build',
+      status: 'review',
+      attempts: [{ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z' }],
+    };
     const setup = new RunStore(root);
     await setup.create(live);
-    const ended: RunRecord = { ...live, status: 'succeeded', endedAt: '2026-12-02T19:06:00.000Z', steps: { ...live.steps, build: { ...live.steps.build!, status: 'succeeded' } } };
+    const ended: RunRecord = {
+      ...live,
+      status: 'succeeded',
+      endedAt: '2026-12-02T19:06:00.000Z',
+      steps: { ...live.steps, build: { ...live.steps.build!, status: 'succeeded' } },
+    };
     let held = false;
     const fs: StoreFs = {
       ...fsp,
@@ -350,14 +470,22 @@ describe('RunStore', () => {
     const store = new RunStore(root);
     // `sh` starts a child and then becomes `sleep`, which never reaps it: a zombie. The child exits only
     // once its parent is `sleep` (a child that ended sooner could be reaped by sh, on a loaded machine).
-    const parent = spawn('sh', ['-c', 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do :; done) & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const parent = spawn(
+      'sh',
+      ['-c', 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do :; done) & echo $!; exec sleep 30'],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    );
     try {
-      const zombie = Number((await new Promise<string>((done) => parent.stdout.once('data', (b: Buffer) => done(b.toString())))).trim());
+      const zombie = Number(
+        (await new Promise<string>((done) => parent.stdout.once('data', (b: Buffer) => done(b.toString())))).trim(),
+      );
       while (!/\) Z /.test(readFileSync(`/proc/${zombie}/stat`, 'utf8'))) await new Promise((r) => setImmediate(r));
       await store.create(record('zombie', { host: { pid: zombie, hostname: hostname() } }));
       // This very process, but as the record says another process started: the pid was reused.
       await store.create(record('reused', { host: { pid: process.pid, hostname: hostname(), procStart: '1' } }));
-      await store.create(record('alive', { host: { pid: process.pid, hostname: hostname(), procStart: procStart(process.pid)! } }));
+      await store.create(
+        record('alive', { host: { pid: process.pid, hostname: hostname(), procStart: procStart(process.pid)! } }),
+      );
       assert.deepEqual((await store.markInterrupted()).sort(), ['reused', 'zombie']);
       assert.equal((await store.load('alive'))!.status, 'running');
     } finally {
@@ -368,10 +496,18 @@ describe('RunStore', () => {
   it('gives the median duration of succeeded attempts over the plan’s last runs', async () => {
     const store = new RunStore(root);
     const planFile = join(root, 'x.braid.yaml');
-    const attempt = (durationMs: number, status?: AttemptRecord['status']): AttemptRecord =>
-      ({ attempt: 1, startedAt: '2026-12-02T19:05:02.000Z', durationMs, ...(status ? { status } : {}) });
+    const attempt = (durationMs: number, status?: AttemptRecord['status']): AttemptRecord => ({
+      attempt: 1,
+      startedAt: '2026-12-02T19:05:02.000Z',
+      durationMs,
+      ...(status ? { status } : {}),
+    });
     const run = async (n: number, steps: Record<string, Partial<StepRecord>>, over: Partial<RunRecord> = {}) => {
-      const rec = record(`run${String(n).padStart(2, '0')}`, { createdAt: `2026-12-02T10:${String(n).padStart(2, '0')}:00.000Z`, status: 'succeeded', ...over });
+      const rec = record(`run${String(n).padStart(2, '0')}`, {
+        createdAt: `2026-12-02T10:${String(n).padStart(2, '0')}:00.000Z`,
+        status: 'succeeded',
+        ...over,
+      });
       for (const [id, s] of Object.entries(steps)) rec.steps[id] = { id, status: 'succeeded', attempts: [], ...s };
       await store.create(rec);
     };
@@ -381,7 +517,9 @@ describe('RunStore', () => {
       await run(i, {
         build: { attempts: [attempt(100 * i)] },
         // An explicit failed attempt before the success never counts.
-        tests: { attempts: [{ ...attempt(99_999, 'failed') }, { ...attempt(i <= 5 ? 10 : 20, 'succeeded'), attempt: 2 }] },
+        tests: {
+          attempts: [{ ...attempt(99_999, 'failed') }, { ...attempt(i <= 5 ? 10 : 20, 'succeeded'), attempt: 2 }],
+        },
         // Without attempt statuses, a succeeded step's last attempt is its success.
         'research-aider': { attempts: [attempt(77_777), { ...attempt(50), attempt: 2 }] },
         'research-cline': { status: 'failed', attempts: [attempt(88_888)] },

@@ -16,23 +16,35 @@ const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cle
 // A prose agent Braid cannot resume: it prints its prompt and waits, unless the prompt holds GO,
 // then writes the prompt to said.txt. (`sh FILE`: the prompt is an argument, never script source.)
 const AGENT = 'printf "%s\\n" "$1"; case "$1" in *GO*) printf "%s" "$1" > said.txt ;; *) sleep 60 ;; esac\n';
-const PLAN = [
-  'version: 1',
-  'agents:', '  waiter:', '    input: text', '    command: [sh, agent.sh, "${{ prompt }}"]',
-  'steps:',
-  '  talk:', '    agent: waiter', '    prompt: Wait for a word.',
-  // Long enough to be running when it is asked; it ends the run by itself.
-  '  script:', '    agent: shell', '    prompt: sleep 8',
-].join('\n') + '\n';
+const PLAN =
+  [
+    'version: 1',
+    'agents:',
+    '  waiter:',
+    '    input: text',
+    '    command: [sh, agent.sh, "${{ prompt }}"]',
+    'steps:',
+    '  talk:',
+    '    agent: waiter',
+    '    prompt: Wait for a word.',
+    // Long enough to be running when it is asked; it ends the run by itself.
+    '  script:',
+    '    agent: shell',
+    '    prompt: sleep 8',
+  ].join('\n') + '\n';
 
 describe('braid say | attach against a live run (real processes)', function () {
   this.timeout(60_000);
-  before(() => { assert.ok(buildCli()); });
+  before(() => {
+    assert.ok(buildCli());
+  });
 
   it('say to an agent that cannot resume: it is stopped and runs again with the message after its prompt; the log and record keep it', async () => {
     const r = repo({ 'agent.sh': AGENT, 'p.braid.yaml': PLAN });
     const run = runInBackground(r, join(r.dir, 'p.braid.yaml'));
-    const ev = await run.when((e) => e.type === 'output' && e.id === 'talk' && String(e.text).includes('Wait for a word.'));
+    const ev = await run.when(
+      (e) => e.type === 'output' && e.id === 'talk' && String(e.text).includes('Wait for a word.'),
+    );
     const runId = String(ev.run);
     await run.when((e) => e.type === 'step' && e.id === 'script' && e.status === 'running');
 
@@ -47,12 +59,24 @@ describe('braid say | attach against a live run (real processes)', function () {
     const said = braid(['say', runId, 'talk', 'GO: $(touch pwned)', '--workspace', r.dir], r.dir);
     assert.equal(said.status, 0, said.stderr);
     await run.when((e) => e.type === 'step' && e.id === 'talk' && e.status === 'succeeded');
-    assert.equal(readFileSync(join(r.dir, 'said.txt'), 'utf8'), 'Wait for a word.\n\nGO: $(touch pwned)', 'the message followed the prompt, as data');
+    assert.equal(
+      readFileSync(join(r.dir, 'said.txt'), 'utf8'),
+      'Wait for a word.\n\nGO: $(touch pwned)',
+      'the message followed the prompt, as data',
+    );
     assert.throws(() => readFileSync(join(r.dir, 'pwned')), 'nothing ran the message');
-    const rec = JSON.parse(readFileSync(join(r.dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as { steps: Record<string, { said?: { message: string; attempt: number }[]; attempts: unknown[] }> };
-    assert.deepEqual(rec.steps.talk!.said?.map((m) => [m.message, m.attempt]), [['GO: $(touch pwned)', 1]]);
+    const rec = JSON.parse(readFileSync(join(r.dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as {
+      steps: Record<string, { said?: { message: string; attempt: number }[]; attempts: unknown[] }>;
+    };
+    assert.deepEqual(
+      rec.steps.talk!.said?.map((m) => [m.message, m.attempt]),
+      [['GO: $(touch pwned)', 1]],
+    );
     assert.equal(rec.steps.talk!.attempts.length, 1, 'still one attempt: the message continued it');
-    assert.match(readFileSync(join(r.dir, '.braid', 'runs', runId, 'logs', 'talk.log'), 'utf8'), /──── you said: GO: \$\(touch pwned\) ────/);
+    assert.match(
+      readFileSync(join(r.dir, '.braid', 'runs', runId, 'logs', 'talk.log'), 'utf8'),
+      /──── you said: GO: \$\(touch pwned\) ────/,
+    );
 
     // The step has ended: nothing is running to take a message.
     const late = braid(['say', runId, 'talk', 'again', '--workspace', r.dir], r.dir);

@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TemplateRef } from '../../src/core/plan/templates';
 import {
-  classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, singleQuotedRefs,
+  classifyRef,
+  envNameFor,
+  parseTemplates,
+  renderTemplate,
+  shellTemplate,
+  singleQuotedRefs,
 } from '../../src/core/plan/templates';
 
 const exprs = (refs: readonly TemplateRef[]): string[] => refs.map((r) => r.expr);
@@ -15,11 +20,14 @@ describe('templates: parseTemplates', () => {
     const text = 'a ${{ context }} b ${{matrix.tool}} ${{  steps.schema.output  }}';
     const { refs, errors } = parseTemplates(text);
     assert.deepEqual(errors, []);
-    assert.deepEqual(refs.map((r) => [r.expr, r.path, text.slice(r.start, r.end)]), [
-      ['context', ['context'], '${{ context }}'],
-      ['matrix.tool', ['matrix', 'tool'], '${{matrix.tool}}'],
-      ['steps.schema.output', ['steps', 'schema', 'output'], '${{  steps.schema.output  }}'],
-    ]);
+    assert.deepEqual(
+      refs.map((r) => [r.expr, r.path, text.slice(r.start, r.end)]),
+      [
+        ['context', ['context'], '${{ context }}'],
+        ['matrix.tool', ['matrix', 'tool'], '${{matrix.tool}}'],
+        ['steps.schema.output', ['steps', 'schema', 'output'], '${{  steps.schema.output  }}'],
+      ],
+    );
   });
 
   it('reports an unterminated template and keeps parsing after a nested opener', () => {
@@ -34,7 +42,10 @@ describe('templates: parseTemplates', () => {
   it('reports a template left open at the end of the text', () => {
     const { refs, errors } = parseTemplates('ok ${{ plan.name }} then ${{ oops');
     assert.deepEqual(exprs(refs), ['plan.name']);
-    assert.deepEqual(errors.map((e) => [e.start, e.end]), [[25, 33]]);
+    assert.deepEqual(
+      errors.map((e) => [e.start, e.end]),
+      [[25, 33]],
+    );
   });
 
   it('reports empty and malformed expressions with their ranges', () => {
@@ -87,7 +98,10 @@ describe('templates: renderTemplate', () => {
 
   it('never re-expands a value that itself looks like a template', () => {
     const seen: string[] = [];
-    const out = renderTemplate('${{ steps.a.output }}!', (r) => { seen.push(r.expr); return '${{ run.id }}'; });
+    const out = renderTemplate('${{ steps.a.output }}!', (r) => {
+      seen.push(r.expr);
+      return '${{ run.id }}';
+    });
     assert.equal(out, '${{ run.id }}!');
     assert.deepEqual(seen, ['steps.a.output']);
   });
@@ -109,23 +123,35 @@ describe('templates: envNameFor', () => {
 
 describe('templates: shellTemplate', () => {
   it('turns refs into ${NAME} references and lists each variable once', () => {
-    const { script, vars } = shellTemplate('echo "${{ steps.a.output }}" ${{matrix.tool}} "${{ steps.a.output }}" $HOME');
+    const { script, vars } = shellTemplate(
+      'echo "${{ steps.a.output }}" ${{matrix.tool}} "${{ steps.a.output }}" $HOME',
+    );
     assert.equal(script, 'echo "${BRAID_STEPS_A_OUTPUT}" ${BRAID_MATRIX_TOOL} "${BRAID_STEPS_A_OUTPUT}" $HOME');
-    assert.deepEqual(vars.map((v) => [v.name, v.ref.expr]), [
-      ['BRAID_STEPS_A_OUTPUT', 'steps.a.output'], ['BRAID_MATRIX_TOOL', 'matrix.tool'],
-    ]);
+    assert.deepEqual(
+      vars.map((v) => [v.name, v.ref.expr]),
+      [
+        ['BRAID_STEPS_A_OUTPUT', 'steps.a.output'],
+        ['BRAID_MATRIX_TOOL', 'matrix.tool'],
+      ],
+    );
   });
 
   it('maps env.X to ${X} without a variable to set, unless the shell cannot name X', () => {
     const { script, vars } = shellTemplate('echo ${{ env.TOKEN }} ${{ env.my-var }}');
     assert.equal(script, 'echo ${TOKEN} ${BRAID_ENV_MY_VAR}');
-    assert.deepEqual(vars.map((v) => [v.name, v.ref.expr]), [['BRAID_ENV_MY_VAR', 'env.my-var']]);
+    assert.deepEqual(
+      vars.map((v) => [v.name, v.ref.expr]),
+      [['BRAID_ENV_MY_VAR', 'env.my-var']],
+    );
   });
 
   it('gives colliding names distinct variables rather than one value for both', () => {
     const { script, vars } = shellTemplate('${{ steps.a-b.output }} ${{ steps.a_b.output }}');
     assert.equal(script, '${BRAID_STEPS_A_B_OUTPUT} ${BRAID_STEPS_A_B_OUTPUT_2}');
-    assert.deepEqual(vars.map((v) => v.ref.expr), ['steps.a-b.output', 'steps.a_b.output']);
+    assert.deepEqual(
+      vars.map((v) => v.ref.expr),
+      ['steps.a-b.output', 'steps.a_b.output'],
+    );
   });
 
   describe('real /bin/sh with hostile values', function () {
@@ -154,7 +180,7 @@ describe('templates: shellTemplate', () => {
     ];
     const scripts = [
       'printf %s "${{ steps.a.output }}"',
-      "printf '%s' \"$(printf '%s' \"${{ steps.a.output }}\")\"x",
+      'printf \'%s\' "$(printf \'%s\' "${{ steps.a.output }}")"x',
       'cat <<EOF\n${{ steps.a.output }}\nEOF',
     ];
     const expected = (value: string, script: string): string =>
@@ -177,7 +203,11 @@ describe('templates: shellTemplate', () => {
 
     it('the same script expanded naively would have run the command (the test can fail)', () => {
       const naive = renderTemplate('printf %s "${{ steps.a.output }}"', () => '$(id)');
-      const r = spawnSync('/bin/sh', ['-c', naive], { cwd: dir, env: { PATH: `${dir}:${process.env.PATH ?? ''}` }, encoding: 'utf8' });
+      const r = spawnSync('/bin/sh', ['-c', naive], {
+        cwd: dir,
+        env: { PATH: `${dir}:${process.env.PATH ?? ''}` },
+        encoding: 'utf8',
+      });
       assert.equal(r.status, 0);
       assert.equal(existsSync(marker), true);
       rmSync(marker);
@@ -189,7 +219,7 @@ describe('templates: singleQuotedRefs', () => {
   const quoted = (shell: string): string[] => exprs(singleQuotedRefs(shell));
 
   it('finds refs inside single quotes only', () => {
-    assert.deepEqual(quoted("echo '${{ steps.a.output }}' \"${{ run.id }}\" ${{ plan.name }}"), ['steps.a.output']);
+    assert.deepEqual(quoted('echo \'${{ steps.a.output }}\' "${{ run.id }}" ${{ plan.name }}'), ['steps.a.output']);
   });
 
   it("does not treat a ' inside double quotes, after a backslash or in a comment as a quote", () => {
@@ -214,7 +244,10 @@ describe('templates: singleQuotedRefs', () => {
   it('reports refs in quoted-delimiter heredocs, not in plain ones', () => {
     assert.deepEqual(quoted(`cat <<'EOF'\n${'${{ run.id }}'}\nEOF\necho ${'${{ plan.name }}'}`), ['run.id']);
     assert.deepEqual(quoted(`cat <<EOF\nit's ${'${{ run.id }}'}\nEOF\necho ${'${{ plan.name }}'}`), []);
-    assert.deepEqual(quoted(`cat <<-"END" | sort\n\t${'${{ run.id }}'}\n\tEND\necho '${'${{ plan.name }}'}'`), ['run.id', 'plan.name']);
+    assert.deepEqual(quoted(`cat <<-"END" | sort\n\t${'${{ run.id }}'}\n\tEND\necho '${'${{ plan.name }}'}'`), [
+      'run.id',
+      'plan.name',
+    ]);
   });
 
   it('agrees with the real shell on which refs expand', () => {
@@ -228,7 +261,10 @@ describe('templates: singleQuotedRefs', () => {
     // $'…' is left out: dash (Debian's /bin/sh) predates it; bash and POSIX 2024 quote it as assumed.
     for (const source of sources) {
       const { script } = shellTemplate(source);
-      const r = spawnSync('/bin/sh', ['-c', script], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', BRAID_MATRIX_K: 'VALUE' }, encoding: 'utf8' });
+      const r = spawnSync('/bin/sh', ['-c', script], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', BRAID_MATRIX_K: 'VALUE' },
+        encoding: 'utf8',
+      });
       const literal = (r.stdout.match(/\$\{BRAID_MATRIX_K\}/g) ?? []).length;
       assert.equal(singleQuotedRefs(source).length, literal, `${source} → ${r.stdout}`);
     }

@@ -15,7 +15,11 @@ const MAIN = join(ROOT, 'out/cli.js');
 function run(plan: string): { dir: string; status: number | null; stdout: string; stderr: string } {
   const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
   writeFileSync(join(dir, 'p.braid.yaml'), plan);
-  const r = spawnSync(process.execPath, [MAIN, 'run', 'p.braid.yaml', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, [MAIN, 'run', 'p.braid.yaml', '--json'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { dir, status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -30,7 +34,9 @@ const outputs = (stdout: string): Map<string, string> => {
 
 describe('values never become code (issue 32)', function () {
   this.timeout(120_000);
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
 
   it(`${VECTORS.length} commands that run their prompt, each behind a wrapper, option or interpreter: outputs and matrix values create nothing`, () => {
     const r = run(vectorPlan());
@@ -47,20 +53,22 @@ describe('values never become code (issue 32)', function () {
 
   it('input: text gives the values to a command that reads them as text; BRAID_PROMPT holds the prompt for a shell to pass on', () => {
     const payload = '$(touch pwned-text) `touch pwned-text` "; touch pwned-text #';
-    const r = run([
-      'version: 1',
-      'context: "Context $(touch pwned-context)"',
-      'agents:',
-      '  say: { command: [printf, "%s\\n", "${{ prompt }}"], input: text }',
-      '  viaenv: { command: [bash, -c, \'printf "%s\\n" "$BRAID_PROMPT"\'], input: code }',
-      '  code: { command: [sh, -c, "${{ prompt }}"], input: code }',
-      'steps:',
-      `  src: { run: "printf '%s' '${payload.replace(/'/g, "'\\''").replace(/"/g, '\\"')}'" }`,
-      '  a: { needs: [src], agent: say, prompt: "got ${{ steps.src.output }}" }',
-      '  b: { needs: [src], agent: viaenv, prompt: "got ${{ steps.src.output }}" }',
-      // The context is a value too: referenced, never prepended to code.
-      '  c: { needs: [src], agent: code, prompt: "echo ${{ context }}" }',
-    ].join('\n') + '\n');
+    const r = run(
+      [
+        'version: 1',
+        'context: "Context $(touch pwned-context)"',
+        'agents:',
+        '  say: { command: [printf, "%s\\n", "${{ prompt }}"], input: text }',
+        '  viaenv: { command: [bash, -c, \'printf "%s\\n" "$BRAID_PROMPT"\'], input: code }',
+        '  code: { command: [sh, -c, "${{ prompt }}"], input: code }',
+        'steps:',
+        `  src: { run: "printf '%s' '${payload.replace(/'/g, "'\\''").replace(/"/g, '\\"')}'" }`,
+        '  a: { needs: [src], agent: say, prompt: "got ${{ steps.src.output }}" }',
+        '  b: { needs: [src], agent: viaenv, prompt: "got ${{ steps.src.output }}" }',
+        // The context is a value too: referenced, never prepended to code.
+        '  c: { needs: [src], agent: code, prompt: "echo ${{ context }}" }',
+      ].join('\n') + '\n',
+    );
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(filesNamed(r.dir, 'pwned'), []);
     const out = outputs(r.stdout);
@@ -71,37 +79,46 @@ describe('values never become code (issue 32)', function () {
 
   it('a text agent with a template inside a longer argument is refused, located, with what to write instead', () => {
     const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
-    writeFileSync(join(dir, 'p.braid.yaml'), [
-      'version: 1',
-      'agents:',
-      '  py:',
-      '    command: [python3, -c, "print(\'${{ prompt }}\')"]',
-      '    input: text',
-      'steps:',
-      '  a: { agent: py, prompt: hi }',
-    ].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'p.braid.yaml'),
+      [
+        'version: 1',
+        'agents:',
+        '  py:',
+        '    command: [python3, -c, "print(\'${{ prompt }}\')"]',
+        '    input: text',
+        'steps:',
+        '  a: { agent: py, prompt: hi }',
+      ].join('\n') + '\n',
+    );
     const r = spawnSync(process.execPath, [MAIN, 'validate', 'p.braid.yaml'], { cwd: dir, encoding: 'utf8' });
     assert.equal(r.status, 1);
     const line = readFileSync(join(dir, 'p.braid.yaml'), 'utf8').split('\n')[3]!;
     // Located at the template itself, 1-based columns.
     const column = line.indexOf('${{ prompt }}') + 1;
-    assert.equal(r.stdout + r.stderr, `p.braid.yaml:4:${column}: error: agents.py.command[2]: \${{ prompt }} inside a longer argument: its value would become part of text this command may run as code; pass it as a whole argument ("\${{ prompt }}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$BRAID_PROMPT"']\n`);
+    assert.equal(
+      r.stdout + r.stderr,
+      `p.braid.yaml:4:${column}: error: agents.py.command[2]: \${{ prompt }} inside a longer argument: its value would become part of text this command may run as code; pass it as a whole argument ("\${{ prompt }}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$BRAID_PROMPT"']\n`,
+    );
   });
 
-  describe('BRAID_PROMPT past one string\'s limit', function () {
+  describe("BRAID_PROMPT past one string's limit", function () {
     this.timeout(60_000);
 
     it('a 192 KiB prompt on stdin: the text in a file named by BRAID_PROMPT_FILE, so the agent still starts', () => {
       const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
-      writeFileSync(join(dir, 'p.braid.yaml'), [
-        'version: 1',
-        'agents:',
-        '  count: { command: [sh, -c, \'wc -c; test -z "$BRAID_PROMPT" && wc -c < "$BRAID_PROMPT_FILE"\'], stdin: prompt, input: text }',
-        'steps:',
-        // An output is at most 64 KiB: three of them make the prompt.
-        `  big: { run: "head -c ${64 * 1024} /dev/zero | tr '\\\\0' x" }`,
-        '  a: { needs: [big], agent: count, prompt: "${{ steps.big.output }}${{ steps.big.output }}${{ steps.big.output }}" }',
-      ].join('\n') + '\n');
+      writeFileSync(
+        join(dir, 'p.braid.yaml'),
+        [
+          'version: 1',
+          'agents:',
+          '  count: { command: [sh, -c, \'wc -c; test -z "$BRAID_PROMPT" && wc -c < "$BRAID_PROMPT_FILE"\'], stdin: prompt, input: text }',
+          'steps:',
+          // An output is at most 64 KiB: three of them make the prompt.
+          `  big: { run: "head -c ${64 * 1024} /dev/zero | tr '\\\\0' x" }`,
+          '  a: { needs: [big], agent: count, prompt: "${{ steps.big.output }}${{ steps.big.output }}${{ steps.big.output }}" }',
+        ].join('\n') + '\n',
+      );
       const r = spawnSync(process.execPath, [MAIN, 'run', 'p.braid.yaml', '--json'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr + r.stdout.slice(-2000));
       assert.deepEqual(outputs(r.stdout).get('a')!.trim().split(/\s+/), [String(192 * 1024), String(192 * 1024)]);

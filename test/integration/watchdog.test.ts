@@ -15,17 +15,29 @@ const ROOT = resolve(__dirname, '../..');
 describe('watchdog: steps do not outlive their engine', function () {
   this.timeout(60_000);
   let dir: string;
-  before(() => { assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0); });
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'braid-watchdog-')); });
+  before(() => {
+    assert.equal(spawnSync(process.execPath, ['esbuild.mjs'], { cwd: ROOT, stdio: 'inherit' }).status, 0);
+  });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'braid-watchdog-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('kill -9 of `braid run` ends every step, spawned or launched, TERM-ignoring too', async () => {
     const { engine, pids } = await engineWithSteps(dir, 4);
-    assert.ok(pids.every((p) => !isGone(p)), 'the steps run');
+    assert.ok(
+      pids.every((p) => !isGone(p)),
+      'the steps run',
+    );
     engine.kill('SIGKILL');
     // A liveness bound, not a timing claim (bench part `orphans` measures it).
     const left = await survivors(pids, 15_000);
-    for (const p of left) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+    for (const p of left)
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     assert.deepEqual(left, [], 'steps outlived their engine');
   });
 });
@@ -44,14 +56,24 @@ describe('watchdog: restarted when killed', function () {
       process.kill(first, 'SIGKILL');
       const look = () => { const next = w.watchdogPid(); if (next && next !== first) { console.log(s.pid + ' ' + first + ' ' + next); setTimeout(() => process.kill(process.pid, 'SIGKILL'), 100); } else setTimeout(look, 20); };
       setTimeout(look, 20);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
     await new Promise((r) => child.once('exit', r));
     const [sleepPid, first, next] = out.trim().split(' ').map(Number);
     assert.ok(sleepPid && first && next && first !== next, out);
     const left = await survivors([sleepPid!], 15_000);
-    for (const p of left) try { process.kill(p, 'SIGKILL'); } catch { /* gone */ }
+    for (const p of left)
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     assert.deepEqual(left, [], 'the replacement ended the group');
   });
 });
@@ -68,10 +90,19 @@ describe('LockDir: a dead holder with a live watchdog still holds', () => {
     const dead = spawnSync('true').pid!;
     const watchdog = spawn('sleep', ['60'], { stdio: 'ignore' });
     const exited = new Promise((r) => watchdog.once('exit', r));
-    writeFileSync(join(root, '.braid', 'locks', `${dead}-x.json`), JSON.stringify({
-      pid: dead, hostname: hostname(), run: 'old', step: 's', startedAt: new Date().toISOString(),
-      writes: ['src/**'], reads: [], watchdog: { pid: watchdog.pid },
-    }));
+    writeFileSync(
+      join(root, '.braid', 'locks', `${dead}-x.json`),
+      JSON.stringify({
+        pid: dead,
+        hostname: hostname(),
+        run: 'old',
+        step: 's',
+        startedAt: new Date().toISOString(),
+        writes: ['src/**'],
+        reads: [],
+        watchdog: { pid: watchdog.pid },
+      }),
+    );
     const dirLock = new LockDir(root);
     const held = await dirLock.tryAcquire({ run: 'new', step: 'a' }, ['src/a.ts'], []);
     assert.equal(held.ok, false, 'its steps may still write');

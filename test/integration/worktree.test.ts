@@ -1,10 +1,31 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  commitWorktree, createWorktree, isGitRepo, listBraidWorktrees, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase,
+  commitWorktree,
+  createWorktree,
+  isGitRepo,
+  listBraidWorktrees,
+  mergeNeeds,
+  pruneWorktrees,
+  removeWorktree,
+  snapshotBase,
 } from '../../src/core/engine/isolation/worktree';
 import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
 import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
@@ -24,7 +45,12 @@ async function base(r: TestRepo, ref?: string): Promise<string> {
   return b.sha;
 }
 
-async function worktree(r: TestRepo, stepId: string, sha: string, extra: { sparse?: string[]; copy?: string[]; symlink?: string[] } = {}) {
+async function worktree(
+  r: TestRepo,
+  stepId: string,
+  sha: string,
+  extra: { sparse?: string[]; copy?: string[]; symlink?: string[] } = {},
+) {
   const w = await createWorktree({ root: r.dir, runId: 'run1', stepId, base: sha, ...extra });
   assert.ok(w.ok, w.ok ? '' : w.message);
   return w;
@@ -34,7 +60,9 @@ const wtFile = (path: string, rel: string) => readFileSync(join(path, rel), 'utf
 const BINARY = Buffer.from([0, 1, 2, 255, 0, 10, 13, 0, 128]);
 
 describe('engine/worktree', () => {
-  after(() => { for (const r of repos) r.cleanup(); });
+  after(() => {
+    for (const r of repos) r.cleanup();
+  });
 
   it('isGitRepo gives the top level, or undefined outside git', async () => {
     const r = repo({ 'a/b.txt': 'x' });
@@ -100,7 +128,7 @@ describe('engine/worktree', () => {
     assert.ok(!bad.ok && bad.message.includes('../out'));
   });
 
-  it('copies and links ignored files in, and keeps them out of the step\'s change; untracked ones are in the base', async () => {
+  it("copies and links ignored files in, and keeps them out of the step's change; untracked ones are in the base", async () => {
     const r = repo({ '.gitignore': '.env\nnode_modules/\n', 'src/a.ts': 'a' });
     r.write('.env', 'SECRET=1\n');
     r.write('node_modules/pkg/index.js', 'module.exports = 1;\n');
@@ -122,8 +150,14 @@ describe('engine/worktree', () => {
     assert.equal(sha, startSha);
   });
 
-  it('merges a change back (added, modified, deleted, binary) and keeps the user\'s other edits byte for byte', async () => {
-    const r = repo({ 'mod.txt': 'old\n', 'del.txt': 'bye\n', 'img.bin': BINARY, 'user.txt': 'user\n', 'run.sh': 'echo\n' });
+  it("merges a change back (added, modified, deleted, binary) and keeps the user's other edits byte for byte", async () => {
+    const r = repo({
+      'mod.txt': 'old\n',
+      'del.txt': 'bye\n',
+      'img.bin': BINARY,
+      'user.txt': 'user\n',
+      'run.sh': 'echo\n',
+    });
     const sha = await base(r);
     const w = await worktree(r, 'change', sha);
     writeFileSync(join(w.path, 'mod.txt'), 'new\n');
@@ -134,7 +168,14 @@ describe('engine/worktree', () => {
     writeFileSync(join(w.path, 'added.bin'), BINARY);
     chmodSync(join(w.path, 'run.sh'), 0o755);
     const result = await commitWorktree({ worktree: w.path, message: 'step' });
-    assert.deepEqual(result.changed.sort(), ['added.bin', 'deep/er/added.txt', 'del.txt', 'img.bin', 'mod.txt', 'run.sh']);
+    assert.deepEqual(result.changed.sort(), [
+      'added.bin',
+      'deep/er/added.txt',
+      'del.txt',
+      'img.bin',
+      'mod.txt',
+      'run.sh',
+    ]);
     // The user keeps working meanwhile: an edit in another file, a staged change, an untracked file.
     r.write('user.txt', 'user edited\r\nno newline');
     r.write('untracked.dat', BINARY);
@@ -151,13 +192,17 @@ describe('engine/worktree', () => {
     assert.equal(r.read('deep/er/added.txt'), 'added\n');
     assert.ok((lstatSync(join(r.dir, 'run.sh')).mode & 0o100) !== 0, 'exec bit lands');
     const after = workspaceState(r);
-    for (const p of ['user.txt', 'untracked.dat', 'staged.txt']) assert.equal(after.files.get(p), before.files.get(p), p);
-    assert.equal(after.index, before.index, 'the user\'s index is untouched');
+    for (const p of ['user.txt', 'untracked.dat', 'staged.txt'])
+      assert.equal(after.files.get(p), before.files.get(p), p);
+    assert.equal(after.index, before.index, "the user's index is untouched");
     assert.match(after.status, /^A {2}staged\.txt$/m);
-    assert.equal(existsSync(join(r.dir, '.braid', 'tmp')) && treeSnapshot(join(r.dir, '.braid', 'tmp')).size > 0, false);
+    assert.equal(
+      existsSync(join(r.dir, '.braid', 'tmp')) && treeSnapshot(join(r.dir, '.braid', 'tmp')).size > 0,
+      false,
+    );
   });
 
-  it('a 3-way merge with the user\'s edit to another region of the same file keeps both edits', async () => {
+  it("a 3-way merge with the user's edit to another region of the same file keeps both edits", async () => {
     const lines = Array.from({ length: 20 }, (_, i) => `line ${i}`);
     const r = repo({ 'doc.md': `${lines.join('\n')}\n` });
     const sha = await base(r);
@@ -167,7 +212,10 @@ describe('engine/worktree', () => {
     r.write('doc.md', `${lines.map((l, i) => (i === 2 ? 'user edit' : l)).join('\n')}\n`);
     const m = await mergeBack({ root: r.dir, base: sha, result: result.sha, writes: ['doc.md'] });
     assert.ok(m.ok, m.ok ? '' : m.message);
-    assert.equal(r.read('doc.md'), `${lines.map((l, i) => (i === 2 ? 'user edit' : i === 17 ? 'step edit' : l)).join('\n')}\n`);
+    assert.equal(
+      r.read('doc.md'),
+      `${lines.map((l, i) => (i === 2 ? 'user edit' : i === 17 ? 'step edit' : l)).join('\n')}\n`,
+    );
   });
 
   it('a real conflict lands nothing: the workspace is byte for byte as before, no markers, paths named', async () => {
@@ -191,12 +239,13 @@ describe('engine/worktree', () => {
     assert.deepEqual([...m.paths].sort(), ['gone.txt', 'new.txt', 'same.txt']);
     for (const p of m.paths) assert.ok(m.message.includes(p));
     assert.deepEqual(workspaceState(r), before);
-    for (const p of ['same.txt', 'clean.txt', 'gone.txt', 'new.txt']) assert.doesNotMatch(r.read(p), /<<<<<<<|>>>>>>>|=======/);
+    for (const p of ['same.txt', 'clean.txt', 'gone.txt', 'new.txt'])
+      assert.doesNotMatch(r.read(p), /<<<<<<<|>>>>>>>|=======/);
     assert.equal(existsSync(join(r.dir, 'fresh.txt')), false);
     assert.ok(existsSync(w.path), 'the worktree stays for the user');
   });
 
-  it('line endings follow the workspace\'s attributes: CRLF files count as unchanged and new content lands as CRLF', async () => {
+  it("line endings follow the workspace's attributes: CRLF files count as unchanged and new content lands as CRLF", async () => {
     const r = repo({ '.gitattributes': '*.txt text eol=crlf\n', 'a.txt': 'one\r\ntwo\r\n', 'b.txt': 'b\n' });
     assert.equal(r.git(['show', 'HEAD:a.txt']), 'one\ntwo\n');
     const sha = await base(r);
@@ -224,9 +273,16 @@ describe('engine/worktree', () => {
     r.write('blocker', 'a file where the third op expects a directory\n');
     r.write('.git/info/exclude', 'blocker\n');
     // The third rename fails (ENOTDIR) after the first two landed.
-    const res = applyStaged(r.dir, tx, [
-      { kind: 'put', path: 'a.txt' }, { kind: 'put', path: 'sub/b.txt' }, { kind: 'put', path: 'blocker/x.txt' },
-    ], ['sub']);
+    const res = applyStaged(
+      r.dir,
+      tx,
+      [
+        { kind: 'put', path: 'a.txt' },
+        { kind: 'put', path: 'sub/b.txt' },
+        { kind: 'put', path: 'blocker/x.txt' },
+      ],
+      ['sub'],
+    );
     assert.ok(!res.ok);
     assert.equal(r.read('a.txt'), 'original\n');
     assert.equal(existsSync(join(r.dir, 'sub')), false);
@@ -275,7 +331,10 @@ describe('engine/worktree', () => {
     chmodSync(join(r.dir, 'priv.txt'), 0o600);
     const sha = await base(r);
     const w = await worktree(r, 'modes', sha);
-    for (const f of ['ro.txt', 'priv.txt']) { chmodSync(join(w.path, f), 0o644); writeFileSync(join(w.path, f), 'changed\n'); }
+    for (const f of ['ro.txt', 'priv.txt']) {
+      chmodSync(join(w.path, f), 0o644);
+      writeFileSync(join(w.path, f), 'changed\n');
+    }
     writeFileSync(join(w.path, 'run.sh'), 'y\n');
     chmodSync(join(w.path, 'run.sh'), 0o755);
     const result = await commitWorktree({ worktree: w.path, message: 'step' });
@@ -287,7 +346,7 @@ describe('engine/worktree', () => {
     assert.equal(statSync(join(r.dir, 'run.sh')).mode & 0o111, 0o111, 'the exec bit the step added still lands');
   });
 
-  it('refuses a change outside the step\'s writes, naming the paths, and writes nothing', async () => {
+  it("refuses a change outside the step's writes, naming the paths, and writes nothing", async () => {
     const r = repo({ 'server/a.ts': 'a', 'web/b.ts': 'b' });
     const sha = await base(r);
     const w = await worktree(r, 'oos', sha);
@@ -303,7 +362,7 @@ describe('engine/worktree', () => {
     assert.deepEqual(workspaceState(r), before);
   });
 
-  it('mergeNeeds gives a dependent its need\'s files; its own change then merges back alone', async () => {
+  it("mergeNeeds gives a dependent its need's files; its own change then merges back alone", async () => {
     const r = repo({ 'shared.txt': 'base\n' });
     const sha = await base(r);
     const need = await worktree(r, 'need', sha);
@@ -343,7 +402,10 @@ describe('engine/worktree', () => {
   it('removeWorktree leaves no registration and no branch, and tolerates being called twice', async () => {
     const r = repo({ 'a.txt': 'a' });
     const w = await worktree(r, 'gone', await base(r));
-    assert.deepEqual((await listBraidWorktrees(r.dir)).map((x) => [x.runId, x.stepId, x.branch, x.path]), [['run1', 'gone', w.branch, w.path]]);
+    assert.deepEqual(
+      (await listBraidWorktrees(r.dir)).map((x) => [x.runId, x.stepId, x.branch, x.path]),
+      [['run1', 'gone', w.branch, w.path]],
+    );
     await removeWorktree({ root: r.dir, path: w.path, branch: w.branch });
     await removeWorktree({ root: r.dir, path: w.path, branch: w.branch });
     assert.equal(existsSync(w.path), false);
@@ -356,10 +418,14 @@ describe('engine/worktree', () => {
     const r = repo({ 'a.txt': 'a', 'b/c.txt': 'c' });
     const sha = await base(r);
     const ids = ['s1', 's2', 's3', 's4', 's5', 's6'];
-    const made = await Promise.all(ids.map((id) => createWorktree({ root: r.dir, runId: 'par', stepId: id, base: sha })));
+    const made = await Promise.all(
+      ids.map((id) => createWorktree({ root: r.dir, runId: 'par', stepId: id, base: sha })),
+    );
     for (const w of made) assert.ok(w.ok, w.ok ? '' : w.message);
     assert.deepEqual((await listBraidWorktrees(r.dir)).map((w) => w.stepId).sort(), ids);
-    await Promise.all(made.map((w) => (w.ok ? removeWorktree({ root: r.dir, path: w.path, branch: w.branch }) : undefined)));
+    await Promise.all(
+      made.map((w) => (w.ok ? removeWorktree({ root: r.dir, path: w.path, branch: w.branch }) : undefined)),
+    );
     assert.deepEqual(await listBraidWorktrees(r.dir), []);
     assert.equal(r.git(['branch', '--list', 'braid/*']), '');
     await pruneWorktrees(r.dir);
@@ -396,7 +462,10 @@ describe('engine/worktree', () => {
     writeFileSync(join(tx, 'journal.json'), JSON.stringify({ pid: dead, host: hostname(), dirs: [], ops }));
     const live = join(r.dir, '.braid', 'tmp', `merge-${process.pid}-live0000`);
     mkdirSync(live, { recursive: true });
-    writeFileSync(join(live, 'journal.json'), JSON.stringify({ pid: process.pid, host: hostname(), dirs: [], ops: [] }));
+    writeFileSync(
+      join(live, 'journal.json'),
+      JSON.stringify({ pid: process.pid, host: hostname(), dirs: [], ops: [] }),
+    );
     await pruneWorktrees(r.dir);
     assert.equal(r.read('a.txt'), 'original\n');
     assert.equal(existsSync(join(r.dir, 'b.txt')), false);

@@ -2,7 +2,16 @@
 // git must see them as its own, a failure must leave nothing (and never take a branch), and the
 // set-up must really be one git process.
 import { strict as assert } from 'node:assert';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { git } from '../../src/core/exec/git';
@@ -45,7 +54,9 @@ async function gitCalls(r: TestRepo, fn: () => Promise<void>): Promise<string[]>
 }
 
 describe('engine/worktreeRegister', () => {
-  after(() => { for (const r of repos) r.cleanup(); });
+  after(() => {
+    for (const r of repos) r.cleanup();
+  });
 
   it('git lists the worktree on its branch, keeps it through a prune, and removes it', async () => {
     const r = repo({ 'a.txt': 'a\n', 'd/b.txt': 'b\n' });
@@ -58,7 +69,10 @@ describe('engine/worktreeRegister', () => {
     assert.equal(readFileSync(join(w.path, 'd/b.txt'), 'utf8'), 'b\n');
     const admin = join(r.dir, '.git', 'worktrees');
     assert.deepEqual(readdirSync(admin), ['step'], 'named as git names them; no staging or locked file left');
-    assert.deepEqual(readdirSync(join(admin, 'step')).filter((f) => f === 'locked'), []);
+    assert.deepEqual(
+      readdirSync(join(admin, 'step')).filter((f) => f === 'locked'),
+      [],
+    );
     await removeWorktree({ root: r.dir, path: w.path, branch: w.branch });
     assert.doesNotMatch(porcelain(r), /\.braid\/|braid\/run1/);
   });
@@ -77,10 +91,30 @@ describe('engine/worktreeRegister', () => {
     const files: Record<string, string> = { 'top.txt': 't\n' };
     for (let d = 0; d < 5; d++) for (let f = 0; f < 20; f++) files[`d${d}/f${f}.txt`] = `${d}/${f}\n`;
     const r = repo(files);
-    const w = await createWorktree({ root: r.dir, runId: 'run1', stepId: 'sparse', base: await headOf(r), sparse: ['d2'] });
+    const w = await createWorktree({
+      root: r.dir,
+      runId: 'run1',
+      stepId: 'sparse',
+      base: await headOf(r),
+      sparse: ['d2'],
+    });
     assert.ok(w.ok, w.ok ? '' : w.message);
-    const entries = r.git(['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=true', '-c', 'index.sparse=true',
-      'ls-files', '--sparse'], w.path).trim().split('\n');
+    const entries = r
+      .git(
+        [
+          '-c',
+          'core.sparseCheckout=true',
+          '-c',
+          'core.sparseCheckoutCone=true',
+          '-c',
+          'index.sparse=true',
+          'ls-files',
+          '--sparse',
+        ],
+        w.path,
+      )
+      .trim()
+      .split('\n');
     assert.deepEqual(entries.filter((e) => e.endsWith('/')).sort(), ['d0/', 'd1/', 'd3/', 'd4/']);
     assert.equal(entries.filter((e) => e.startsWith('d2/')).length, 20);
     assert.deepEqual(readdirSync(w.path).sort(), ['.git', 'd2', 'top.txt']);
@@ -107,7 +141,12 @@ describe('engine/worktreeRegister', () => {
     r.git(['worktree', 'add', '-q', '-b', 'ws', linked]);
     try {
       assert.equal(await commonGitDir(linked), join(r.dir, '.git'));
-      const w = await createWorktree({ root: linked, runId: 'run1', stepId: 'inner', base: r.git(['rev-parse', 'HEAD']).trim() });
+      const w = await createWorktree({
+        root: linked,
+        runId: 'run1',
+        stepId: 'inner',
+        base: r.git(['rev-parse', 'HEAD']).trim(),
+      });
       assert.ok(w.ok, w.ok ? '' : w.message);
       assert.ok(w.path.startsWith(join(worktreesRoot(linked))));
       assert.match(porcelain(r), /branch refs\/heads\/braid\/run1\/inner/);
@@ -149,7 +188,9 @@ describe('engine/worktreeRegister', () => {
     })();
     try {
       for (let round = 0; round < 4; round++) {
-        const made = await Promise.all(['a', 'b', 'c', 'd'].map((id) => createWorktree({ root: r.dir, runId: `r${round}`, stepId: id, base: sha })));
+        const made = await Promise.all(
+          ['a', 'b', 'c', 'd'].map((id) => createWorktree({ root: r.dir, runId: `r${round}`, stepId: id, base: sha })),
+        );
         for (const w of made) assert.ok(w.ok, w.ok ? '' : w.message);
         assert.equal(porcelain(r).match(new RegExp(`braid/r${round}/`, 'g'))?.length, 4);
         await Promise.all(made.map((w) => w.ok && removeWorktree({ root: r.dir, path: w.path, branch: w.branch })));
@@ -170,6 +211,9 @@ describe('engine/worktreeRegister', () => {
       assert.ok(full.ok && sparse.ok);
     });
     assert.equal(calls.length, 2, calls.join('\n'));
-    assert.ok(calls.every((c) => / checkout --quiet -b braid\/run1\/(full|sparse) /.test(c)), calls.join('\n'));
+    assert.ok(
+      calls.every((c) => / checkout --quiet -b braid\/run1\/(full|sparse) /.test(c)),
+      calls.join('\n'),
+    );
   });
 });

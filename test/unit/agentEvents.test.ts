@@ -12,22 +12,57 @@ const iso = (ms: number) => new Date(Date.parse(base.time) + ms).toISOString();
 
 function recordWith(steps: Record<string, StepRecord>): RunRecord {
   return {
-    version: 1, id: base.run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'succeeded', createdAt: base.time,
-    host: { pid: 1, hostname: 'h' }, graph: { plan: { file: '/w/p.braid.yaml', name: 'p', version: 1, env: {}, pools: {} }, agents: {}, steps: [] }, steps,
+    version: 1,
+    id: base.run,
+    planFile: '/w/p.braid.yaml',
+    planName: 'p',
+    workspace: '/w',
+    status: 'succeeded',
+    createdAt: base.time,
+    host: { pid: 1, hostname: 'h' },
+    graph: { plan: { file: '/w/p.braid.yaml', name: 'p', version: 1, env: {}, pools: {} }, agents: {}, steps: [] },
+    steps,
   };
 }
 
 function sink(): { out: NodeJS.WriteStream; text: () => string } {
   let buf = '';
-  const out = { write: (s: string) => { buf += s; return true; }, columns: 200 } as unknown as NodeJS.WriteStream;
+  const out = {
+    write: (s: string) => {
+      buf += s;
+      return true;
+    },
+    columns: 200,
+  } as unknown as NodeJS.WriteStream;
   return { out, text: () => buf };
 }
 
 describe('agent events', () => {
   it('the protocol accepts the new events and fields, and rejects malformed ones', () => {
     const good: EngineEvent[] = [
-      { ...base, type: 'agent', id: 'a', attempt: 1, sessionId: 's-1', turns: 3, inputTokens: 2000, outputTokens: 80, costUsd: 0.0123, runCostUsd: 0.05, activity: '$ npm test' },
-      { ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' },
+      {
+        ...base,
+        type: 'agent',
+        id: 'a',
+        attempt: 1,
+        sessionId: 's-1',
+        turns: 3,
+        inputTokens: 2000,
+        outputTokens: 80,
+        costUsd: 0.0123,
+        runCostUsd: 0.05,
+        activity: '$ npm test',
+      },
+      {
+        ...base,
+        type: 'step',
+        id: 'a',
+        status: 'waiting',
+        attempt: 1,
+        reason: 'rate-limited',
+        message: 'rate-limited, retrying at 14:05',
+        retryAt: '2026-12-03T14:05:00.000Z',
+      },
       { ...base, type: 'step', id: 'a', status: 'succeeded', attempt: 2, exitCode: 0, costUsd: 0.02 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' },
@@ -39,15 +74,30 @@ describe('agent events', () => {
       { ...base, type: 'budget', spentUsd: 0.06 },
       { ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'maybe' },
       { ...base, type: 'run', status: 'failed', plan: 'p', steps: 3, reason: 'tired' },
-    ]) assert.equal(engineEventSchema.safeParse(bad).success, false, JSON.stringify(bad));
+    ])
+      assert.equal(engineEventSchema.safeParse(bad).success, false, JSON.stringify(bad));
   });
 
   it('the summary has a cost column and the run’s total when any step reported one', () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     const record = recordWith({
-      a: { id: 'a', status: 'succeeded', attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(1000), durationMs: 1000, costUsd: 0.0123 }], startedAt: iso(0), endedAt: iso(1000), durationMs: 1000, costUsd: 0.0123 },
-      b: { id: 'b', status: 'canceled', attempts: [], reason: 'budget', message: 'not started: the run reached its budget' },
+      a: {
+        id: 'a',
+        status: 'succeeded',
+        attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(1000), durationMs: 1000, costUsd: 0.0123 }],
+        startedAt: iso(0),
+        endedAt: iso(1000),
+        durationMs: 1000,
+        costUsd: 0.0123,
+      },
+      b: {
+        id: 'b',
+        status: 'canceled',
+        attempts: [],
+        reason: 'budget',
+        message: 'not started: the run reached its budget',
+      },
     });
     const result: RunResult = { status: 'failed', steps: new Map(), costUsd: 0.0123, reason: 'budget' };
     view.summary(result, record);
@@ -59,21 +109,41 @@ describe('agent events', () => {
 
   it('without costs the summary has no cost column', () => {
     const s = sink();
-    const record = recordWith({ a: { id: 'a', status: 'succeeded', attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(10), durationMs: 10 }] } });
+    const record = recordWith({
+      a: {
+        id: 'a',
+        status: 'succeeded',
+        attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(10), durationMs: 10 }],
+      },
+    });
     new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
     assert.doesNotMatch(s.text(), /cost/);
     assert.match(s.text(), /run succeeded\n$/);
   });
 
-  it('the summary\'s time is time spent running; the wall time of a step retried after a delay is a column apart', () => {
+  it("the summary's time is time spent running; the wall time of a step retried after a delay is a column apart", () => {
     const s = sink();
     const record = recordWith({
       // Two 2-second attempts a minute apart (its retry delay), then one quick step.
-      flaky: { id: 'flaky', status: 'succeeded', startedAt: iso(0), endedAt: iso(64_000), durationMs: 64_000, attempts: [
-        { attempt: 1, startedAt: iso(0), endedAt: iso(2000), durationMs: 2000, status: 'failed' },
-        { attempt: 2, startedAt: iso(62_000), endedAt: iso(64_000), durationMs: 2000, status: 'succeeded' },
-      ] },
-      quick: { id: 'quick', status: 'succeeded', startedAt: iso(0), endedAt: iso(500), durationMs: 500, attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(500), durationMs: 500 }] },
+      flaky: {
+        id: 'flaky',
+        status: 'succeeded',
+        startedAt: iso(0),
+        endedAt: iso(64_000),
+        durationMs: 64_000,
+        attempts: [
+          { attempt: 1, startedAt: iso(0), endedAt: iso(2000), durationMs: 2000, status: 'failed' },
+          { attempt: 2, startedAt: iso(62_000), endedAt: iso(64_000), durationMs: 2000, status: 'succeeded' },
+        ],
+      },
+      quick: {
+        id: 'quick',
+        status: 'succeeded',
+        startedAt: iso(0),
+        endedAt: iso(500),
+        durationMs: 500,
+        attempts: [{ attempt: 1, startedAt: iso(0), endedAt: iso(500), durationMs: 500 }],
+      },
     });
     new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
     const text = s.text();
@@ -87,26 +157,62 @@ describe('agent events', () => {
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'a', status: 'running', attempt: 1 });
     view.on({ ...base, type: 'agent', id: 'a', attempt: 1, costUsd: 0.5, activity: 'Edit src/a.ts' });
-    view.on({ ...base, type: 'step', id: 'a', status: 'waiting', attempt: 1, reason: 'rate-limited', message: 'rate-limited, retrying at 14:05', retryAt: '2026-12-03T14:05:00.000Z' });
+    view.on({
+      ...base,
+      type: 'step',
+      id: 'a',
+      status: 'waiting',
+      attempt: 1,
+      reason: 'rate-limited',
+      message: 'rate-limited, retrying at 14:05',
+      retryAt: '2026-12-03T14:05:00.000Z',
+    });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' });
     const text = s.text();
     assert.match(text, /waiting\s+a · rate-limited, retrying at 14:05/);
     assert.match(text, /spent \$0\.0600 of its \$0\.0500 budget; no new step starts/);
-    assert.match(text, /stopping the run: its new steps are canceled · to go on: braid retry 20261203-140000-abcd --max-cost-usd 0\.05/);
+    assert.match(
+      text,
+      /stopping the run: its new steps are canceled · to go on: braid retry 20261203-140000-abcd --max-cost-usd 0\.05/,
+    );
     view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai' });
     view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai', decision: 'stop' });
     const more = s.text();
     assert.match(more, /pool openai has spent \$5\.20 of its \$5\.00 budget; no new step of the pool starts/);
-    assert.match(more, /to go on: raise pools\.openai\.max-cost-usd in the plan, then braid retry 20261203-140000-abcd/);
+    assert.match(
+      more,
+      /to go on: raise pools\.openai\.max-cost-usd in the plan, then braid retry 20261203-140000-abcd/,
+    );
   });
 
   it('prints a best-of step waiting for its pick as review is printed: what waits and the commands; its race goes on quietly', () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'r', status: 'running', attempt: 1 });
-    view.on({ ...base, type: 'step', id: 'r', status: 'running', attempt: 1, alternatives: [{ index: 1, status: 'succeeded', attempts: 1 }, { index: 2, status: 'running', attempts: 1 }] });
-    view.on({ ...base, type: 'step', id: 'r', status: 'waiting', attempt: 1, reason: 'pick', message: `waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N)` });
-    assert.equal(s.text(), `running   r\npick      r · waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N) · braid diff ${base.run} r --alternative N\n`);
+    view.on({
+      ...base,
+      type: 'step',
+      id: 'r',
+      status: 'running',
+      attempt: 1,
+      alternatives: [
+        { index: 1, status: 'succeeded', attempts: 1 },
+        { index: 2, status: 'running', attempts: 1 },
+      ],
+    });
+    view.on({
+      ...base,
+      type: 'step',
+      id: 'r',
+      status: 'waiting',
+      attempt: 1,
+      reason: 'pick',
+      message: `waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N)`,
+    });
+    assert.equal(
+      s.text(),
+      `running   r\npick      r · waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N) · braid diff ${base.run} r --alternative N\n`,
+    );
   });
 });

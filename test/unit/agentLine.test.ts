@@ -3,16 +3,16 @@ import { agentLineRange } from '../../src/core/plan/agentLine';
 
 describe('agentLineRange: the line a step names its agent on', () => {
   const plan = [
-    'version: 1',            // 0
-    'steps:',                // 1
-    '  draft:',              // 2
-    '    prompt: |',         // 3
-    '      agent: not me',   // 4 (inside the prompt's text)
-    '    agent: claude   ',  // 5
-    '  review:',             // 6
-    '    prompt: look',      // 7
-    '    needs: [draft]',    // 8
-    'agent: codex',          // 9 (the plan's default, not review's)
+    'version: 1', // 0
+    'steps:', // 1
+    '  draft:', // 2
+    '    prompt: |', // 3
+    '      agent: not me', // 4 (inside the prompt's text)
+    '    agent: claude   ', // 5
+    '  review:', // 6
+    '    prompt: look', // 7
+    '    needs: [draft]', // 8
+    'agent: codex', // 9 (the plan's default, not review's)
   ];
 
   it("finds the step's own agent key, not text inside a value", () => {

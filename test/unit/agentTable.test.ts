@@ -48,11 +48,16 @@ describe('agent output format of a replaced command', () => {
   });
 
   it('a settings override keeps the format when the command keeps the flag (the preset’s own gemini flags)', () => {
-    const t = agentTable({}, { overrides: {
-      gemini: { command: `/opt/gemini/bin/gemini -p "${P}" --output-format stream-json --approval-mode auto_edit` },
-      claude: { command: ['claude', '-p', P] },
-      codex: { env: { CODEX_HOME: '/tmp/c' } },
-    } });
+    const t = agentTable(
+      {},
+      {
+        overrides: {
+          gemini: { command: `/opt/gemini/bin/gemini -p "${P}" --output-format stream-json --approval-mode auto_edit` },
+          claude: { command: ['claude', '-p', P] },
+          codex: { env: { CODEX_HOME: '/tmp/c' } },
+        },
+      },
+    );
     assert.equal(t.agents.gemini!.format, 'gemini-json');
     assert.equal(t.agents.claude!.format, 'text');
     assert.equal(t.agents.codex!.format, 'codex-json', 'an env-only override keeps the preset command');
@@ -65,7 +70,10 @@ describe('agent output format of a replaced command', () => {
       `  gemini: { command: [gemini, -p, "${P}", --output-format, stream-json] }`,
       `  claude: { command: [claude, -p, "${P}", --output-format, json] }`,
       `  mine: { command: [gemini, -p, "${P}", --output-format, stream-json] }`,
-      'steps:', '  a: { agent: gemini, prompt: x }', '  b: { agent: claude, prompt: x }', '  c: { agent: mine, prompt: x }',
+      'steps:',
+      '  a: { agent: gemini, prompt: x }',
+      '  b: { agent: claude, prompt: x }',
+      '  c: { agent: mine, prompt: x }',
     ]);
     assert.equal(g.agents.gemini!.format, 'gemini-json');
     assert.equal(g.agents.claude!.format, 'text');
@@ -75,27 +83,96 @@ describe('agent output format of a replaced command', () => {
 
 describe('agent permission (compile option)', () => {
   const argv = (permission?: AgentPermission) => {
-    const g = compiled(['steps:', '  a: { agent: claude, prompt: x }', '  b: { agent: codex, prompt: x }', '  c: { agent: gemini, prompt: x }'],
-      permission ? { permission } : {});
+    const g = compiled(
+      [
+        'steps:',
+        '  a: { agent: claude, prompt: x }',
+        '  b: { agent: codex, prompt: x }',
+        '  c: { agent: gemini, prompt: x }',
+      ],
+      permission ? { permission } : {},
+    );
     return { claude: g.agents.claude!.command, codex: g.agents.codex!.command, gemini: g.agents.gemini!.command };
   };
 
   it('each permission gives each CLI its own flags', () => {
     const want: Record<AgentPermission, ReturnType<typeof argv>> = {
       'read-only': {
-        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'default', '--', P],
+        claude: [
+          'claude',
+          '-p',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+          '--permission-mode',
+          'default',
+          '--',
+          P,
+        ],
         codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'read-only', '--', P],
-        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'default', '--skip-trust'],
+        gemini: [
+          'gemini',
+          `--prompt=${P}`,
+          '--output-format',
+          'stream-json',
+          '--approval-mode',
+          'default',
+          '--skip-trust',
+        ],
       },
       edit: {
-        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'acceptEdits', '--', P],
+        claude: [
+          'claude',
+          '-p',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+          '--permission-mode',
+          'acceptEdits',
+          '--',
+          P,
+        ],
         codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--sandbox', 'workspace-write', '--', P],
-        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'auto_edit', '--skip-trust'],
+        gemini: [
+          'gemini',
+          `--prompt=${P}`,
+          '--output-format',
+          'stream-json',
+          '--approval-mode',
+          'auto_edit',
+          '--skip-trust',
+        ],
       },
       full: {
-        claude: ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--', P],
-        codex: ['codex', 'exec', '--json', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', '--', P],
-        gemini: ['gemini', `--prompt=${P}`, '--output-format', 'stream-json', '--approval-mode', 'yolo', '--skip-trust'],
+        claude: [
+          'claude',
+          '-p',
+          '--output-format',
+          'stream-json',
+          '--verbose',
+          '--permission-mode',
+          'bypassPermissions',
+          '--',
+          P,
+        ],
+        codex: [
+          'codex',
+          'exec',
+          '--json',
+          '--skip-git-repo-check',
+          '--dangerously-bypass-approvals-and-sandbox',
+          '--',
+          P,
+        ],
+        gemini: [
+          'gemini',
+          `--prompt=${P}`,
+          '--output-format',
+          'stream-json',
+          '--approval-mode',
+          'yolo',
+          '--skip-trust',
+        ],
       },
     };
     for (const p of AGENT_PERMISSIONS) assert.deepEqual(argv(p), want[p], p);
@@ -105,19 +182,27 @@ describe('agent permission (compile option)', () => {
     assert.deepEqual(argv(), argv('edit'));
     for (const p of AGENT_PERMISSIONS) {
       const g = compiled(['steps:', '  a: { prompt: x }'], { permission: p });
-      assert.deepEqual([g.agents.claude!.format, g.agents.codex!.format, g.agents.gemini!.format], ['claude-stream-json', 'codex-json', 'gemini-json'], p);
+      assert.deepEqual(
+        [g.agents.claude!.format, g.agents.codex!.format, g.agents.gemini!.format],
+        ['claude-stream-json', 'codex-json', 'gemini-json'],
+        p,
+      );
     }
   });
 
   it('a replaced command carries its own flags; an env-only override keeps the permission', () => {
     const g = compiled(['agents:', `  claude: { command: [claude, -p, "${P}"] }`, 'steps:', '  a: { prompt: x }'], {
-      permission: 'full', agentOverrides: { codex: { env: { X: '1' } } },
+      permission: 'full',
+      agentOverrides: { codex: { env: { X: '1' } } },
     });
     assert.deepEqual(g.agents.claude!.command, ['claude', '-p', P]);
     assert.ok(g.agents.codex!.command.includes('--dangerously-bypass-approvals-and-sandbox'));
   });
 
   it('an unknown permission is a bug of the caller: it throws', () => {
-    assert.throws(() => compiled(['steps:', '  a: { prompt: x }'], { permission: 'sudo' as never }), /unknown permission "sudo"/);
+    assert.throws(
+      () => compiled(['steps:', '  a: { prompt: x }'], { permission: 'sudo' as never }),
+      /unknown permission "sudo"/,
+    );
   });
 });

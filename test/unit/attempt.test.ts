@@ -24,7 +24,7 @@ describe('attempt abort (lazy controller)', () => {
     assert.deepEqual(seen, ['budget']);
   });
 
-  it('a runner\'s spread copy of the context still carries the (shared) signal', () => {
+  it("a runner's spread copy of the context still carries the (shared) signal", () => {
     const g = makeGraph([{ id: 'a' }]);
     const ctx = new RunningAttempt('run-1', g.steps.get('a')!, 1, new Map(), new Map(), sink);
     const copy = { ...ctx, title: 'setup' };

@@ -24,7 +24,11 @@ describe('import boundaries', () => {
   });
 
   describe('the checks themselves', () => {
-    const edge = (from: string, to: string): ImportEdge => ({ from, to, internal: !/^[a-z@]/.test(to) || to.includes('/') && to.endsWith('.ts') });
+    const edge = (from: string, to: string): ImportEdge => ({
+      from,
+      to,
+      internal: !/^[a-z@]/.test(to) || (to.includes('/') && to.endsWith('.ts')),
+    });
     it('name each kind of violation', () => {
       const found = layerViolations([
         edge('src/core/a.ts', 'vscode'),
@@ -38,11 +42,20 @@ describe('import boundaries', () => {
       assert.match(found[3]!, /no Node built-ins/);
     });
     it('follow what the webview bundles through the protocol', () => {
-      const found = layerViolations([edge('webview/main.ts', 'src/protocol/p.ts'), edge('src/protocol/p.ts', 'src/core/c.ts'), edge('src/core/c.ts', 'node:path')]);
+      const found = layerViolations([
+        edge('webview/main.ts', 'src/protocol/p.ts'),
+        edge('src/protocol/p.ts', 'src/core/c.ts'),
+        edge('src/core/c.ts', 'node:path'),
+      ]);
       assert.deepEqual(found, ['src/core/c.ts imports node:path (bundled into the webview: runs in a browser)']);
     });
     it('find a cycle and name its chain', () => {
-      const cycles = importCycles([edge('src/a.ts', 'src/b.ts'), edge('src/b.ts', 'src/c.ts'), edge('src/c.ts', 'src/a.ts'), edge('src/c.ts', 'src/d.ts')]);
+      const cycles = importCycles([
+        edge('src/a.ts', 'src/b.ts'),
+        edge('src/b.ts', 'src/c.ts'),
+        edge('src/c.ts', 'src/a.ts'),
+        edge('src/c.ts', 'src/d.ts'),
+      ]);
       assert.deepEqual(cycles, ['src/a.ts → src/b.ts → src/c.ts → src/a.ts']);
     });
   });

@@ -6,11 +6,15 @@ import { canonicalJson, contentKeys } from '../../src/core/engine/reuse/contentK
 import type { GraphStep, PlanInfo } from '../../src/core/plan/types';
 import { makeGraph, type StepSpec } from '../helpers/graph';
 
-const chain = (b: Partial<GraphStep> = {}, plan: Partial<PlanInfo> = {}) => makeGraph([
-  { id: 'a', run: 'echo a' },
-  { id: 'b', run: 'echo b', needs: ['a'], ...b },
-  { id: 'c', run: 'echo ${{ steps.b.output }}', needs: ['b'] },
-], { plan });
+const chain = (b: Partial<GraphStep> = {}, plan: Partial<PlanInfo> = {}) =>
+  makeGraph(
+    [
+      { id: 'a', run: 'echo a' },
+      { id: 'b', run: 'echo b', needs: ['a'], ...b },
+      { id: 'c', run: 'echo ${{ steps.b.output }}', needs: ['b'] },
+    ],
+    { plan },
+  );
 
 const base = contentKeys(chain());
 
@@ -30,8 +34,8 @@ describe('content key', () => {
     ['its isolation', { isolation: 'worktree' }],
     ['its matrix values', { matrix: { group: 'b', values: { os: 'mac' } } }],
     ['its output file', { output: 'out.txt' }],
-    ['the plan\'s environment', {}, { env: { CI: '1' } }],
-    ['the plan\'s agent context', {}, { context: 'be brief' }],
+    ["the plan's environment", {}, { env: { CI: '1' } }],
+    ["the plan's agent context", {}, { context: 'be brief' }],
   ];
   for (const [what, b, plan] of changes) {
     it(`changes with ${what}, and so do its dependents' (not its needs')`, () => {
@@ -57,10 +61,21 @@ describe('content key', () => {
     });
   }
 
-  it('an agent step\'s key follows its agent\'s command and model, not its pool', () => {
-    const agent = (command: string[], pool?: string) => ({ name: 'bot', command, env: {}, context: true, format: 'text' as const, ...(pool ? { pool } : {}) });
+  it("an agent step's key follows its agent's command and model, not its pool", () => {
+    const agent = (command: string[], pool?: string) => ({
+      name: 'bot',
+      command,
+      env: {},
+      context: true,
+      format: 'text' as const,
+      ...(pool ? { pool } : {}),
+    });
     const g = (spec: Partial<StepSpec>, cmd = ['bot', '-p'], pool?: string) =>
-      contentKeys(makeGraph([{ id: 'p', kind: 'prompt', prompt: 'go', agent: 'bot', ...spec }], { agents: { bot: agent(cmd, pool) } })).get('p');
+      contentKeys(
+        makeGraph([{ id: 'p', kind: 'prompt', prompt: 'go', agent: 'bot', ...spec }], {
+          agents: { bot: agent(cmd, pool) },
+        }),
+      ).get('p');
     const k = g({});
     assert.notEqual(g({}, ['bot', '--fast']), k);
     assert.notEqual(g({ model: 'big' }), k);
@@ -68,6 +83,9 @@ describe('content key', () => {
   });
 
   it('canonical JSON ignores key order and undefined fields', () => {
-    assert.equal(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } }), '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}');
+    assert.equal(
+      canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: undefined } }),
+      '{"a":{"d":[1,{"x":1,"y":2}]},"b":1}',
+    );
   });
 });

@@ -28,8 +28,29 @@ describe('duration: parseDuration', () => {
   }
 
   const bad: (string | number)[] = [
-    '', '   ', '-5', '-1s', 'abc', '5x', 's', 'ms', '1.s', '1..5s', '5 s', '30m1h', '1s1m', '1h1h', '1H', '1d',
-    '1e3', '0x10', 'NaN', 'Infinity', -1, Number.NaN, Number.POSITIVE_INFINITY,
+    '',
+    '   ',
+    '-5',
+    '-1s',
+    'abc',
+    '5x',
+    's',
+    'ms',
+    '1.s',
+    '1..5s',
+    '5 s',
+    '30m1h',
+    '1s1m',
+    '1h1h',
+    '1H',
+    '1d',
+    '1e3',
+    '0x10',
+    'NaN',
+    'Infinity',
+    -1,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
   ];
   for (const input of bad) {
     it(`${typeof input === 'string' ? JSON.stringify(input) : String(input)} → undefined`, () =>

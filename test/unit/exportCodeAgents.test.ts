@@ -6,19 +6,34 @@ import { parse } from 'yaml';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
 
-interface Step { run?: string; env?: Record<string, string> }
-interface Workflow { jobs: Record<string, { steps: Step[] }> }
+interface Step {
+  run?: string;
+  env?: Record<string, string>;
+}
+interface Workflow {
+  jobs: Record<string, { steps: Step[] }>;
+}
 
-const runStep = (yaml: string, job: string): Step => (parse(yaml) as Workflow).jobs[job]!.steps.find((s) => s.run?.includes('braid_run'))!;
+const runStep = (yaml: string, job: string): Step =>
+  (parse(yaml) as Workflow).jobs[job]!.steps.find((s) => s.run?.includes('braid_run'))!;
 
 describe('export github-actions: agents that may run their prompt (issue 32)', () => {
-  const text = ['version: 1', 'agents:', '  wrapped: { command: [timeout, "600", sh, -c, "set -e; ${{ prompt }}"] }', '  bashin: { command: [bash], stdin: prompt }', 'steps:',
-    '  fetch: { run: cat untrusted.txt }',
-    '  use: { needs: [fetch], agent: shell, prompt: "echo ${{ steps.fetch.output }}" }',
-    '  wrap: { needs: [fetch], agent: wrapped, prompt: "echo ${{ steps.fetch.output }}" }',
-    '  stdin: { needs: [fetch], agent: bashin, prompt: "echo ${{ steps.fetch.output }}" }',
-    '  ask: { needs: [fetch], agent: claude, prompt: "Review ${{ steps.fetch.output }}" }'].join('\n') + '\n';
-  const yaml = exportGithubActions(compilePlan('a.braid.yaml', text, { isGit: true }).graph!, { planPath: 'a.braid.yaml' }).yaml;
+  const text =
+    [
+      'version: 1',
+      'agents:',
+      '  wrapped: { command: [timeout, "600", sh, -c, "set -e; ${{ prompt }}"] }',
+      '  bashin: { command: [bash], stdin: prompt }',
+      'steps:',
+      '  fetch: { run: cat untrusted.txt }',
+      '  use: { needs: [fetch], agent: shell, prompt: "echo ${{ steps.fetch.output }}" }',
+      '  wrap: { needs: [fetch], agent: wrapped, prompt: "echo ${{ steps.fetch.output }}" }',
+      '  stdin: { needs: [fetch], agent: bashin, prompt: "echo ${{ steps.fetch.output }}" }',
+      '  ask: { needs: [fetch], agent: claude, prompt: "Review ${{ steps.fetch.output }}" }',
+    ].join('\n') + '\n';
+  const yaml = exportGithubActions(compilePlan('a.braid.yaml', text, { isGit: true }).graph!, {
+    planPath: 'a.braid.yaml',
+  }).yaml;
 
   it('agent: shell and a wrapped shell: the script is the prompt as written, the output a reference', () => {
     const use = runStep(yaml, 'use');
@@ -28,14 +43,20 @@ describe('export github-actions: agents that may run their prompt (issue 32)', (
     const wrap = runStep(yaml, 'wrap');
     assert.match(wrap.run!, /^braid_run timeout 600 sh -c "\$\{BRAID_ARG_4\}"$/m);
     assert.equal(wrap.env!.BRAID_ARG_4, 'set -e; echo ${BRAID_STEPS_FETCH_OUTPUT}');
-    for (const s of [use, wrap]) assert.doesNotMatch(s.run!.split('\n').find((l) => l.startsWith('braid_run'))!, /braid_prompt/);
+    for (const s of [use, wrap])
+      assert.doesNotMatch(
+        s.run!.split('\n').find((l) => l.startsWith('braid_run'))!,
+        /braid_prompt/,
+      );
   });
 
   it('a shell reading stdin gets the prompt as written; BRAID_PROMPT holds its text', () => {
     const s = runStep(yaml, 'stdin');
     assert.equal(s.env!.BRAID_STDIN_SCRIPT, 'echo ${BRAID_STEPS_FETCH_OUTPUT}');
     const lines = s.run!.split('\n');
-    assert.ok(lines.indexOf('braid_prompt="${BRAID_STDIN_SCRIPT}"') > lines.indexOf('export BRAID_PROMPT="$braid_prompt"'));
+    assert.ok(
+      lines.indexOf('braid_prompt="${BRAID_STDIN_SCRIPT}"') > lines.indexOf('export BRAID_PROMPT="$braid_prompt"'),
+    );
   });
 
   it('a text agent keeps its prompt as one argument of text', () => {

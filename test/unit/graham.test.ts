@@ -31,7 +31,10 @@ describe("Graham's bound on random DAGs (simulated clock)", function () {
         const b = bounds(graph, dur, k);
         for (const policy of ['critical-path', 'fifo'] as const) {
           const m = await simulate(graph, dur, k, policy);
-          assert.ok(m <= b.graham + EPS, `${policy}, k = ${k}: makespan ${m} > Graham ${b.graham} (W ${b.work}, CP ${b.cp})`);
+          assert.ok(
+            m <= b.graham + EPS,
+            `${policy}, k = ${k}: makespan ${m} > Graham ${b.graham} (W ${b.work}, CP ${b.cp})`,
+          );
           assert.ok(m >= b.lower - EPS, `${policy}, k = ${k}: makespan ${m} below the lower bound ${b.lower}`);
         }
         // One slot runs everything back to back: exactly the total work.
@@ -41,5 +44,4 @@ describe("Graham's bound on random DAGs (simulated clock)", function () {
       assert.equal(await simulate(graph, dur, c.n, 'critical-path'), unlimited.cp);
     });
   }
-
 });

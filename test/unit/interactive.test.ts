@@ -27,7 +27,10 @@ describe('interactiveCommand', () => {
   it('gemini: --resume ID, its approval mode and --skip-trust kept, the headless prompt gone', () => {
     const c = interactiveCommand(full.gemini!, ID, 'p');
     assert.equal(c.argv![0], 'gemini');
-    assert.ok(!c.argv!.some((a) => a.startsWith('--prompt') || a === '--output-format' || a === 'stream-json'), c.argv!.join(' '));
+    assert.ok(
+      !c.argv!.some((a) => a.startsWith('--prompt') || a === '--output-format' || a === 'stream-json'),
+      c.argv!.join(' '),
+    );
     assert.deepEqual(c.argv!.slice(-2), ['--resume', ID]);
     assert.ok(c.argv!.includes('--skip-trust'));
   });
@@ -62,17 +65,39 @@ describe('takesPeople', () => {
 });
 
 describe('afterTakeover', () => {
-  it('a resumed run adds its usage to the stopped one\'s; a handover clears the stopped process\'s error', () => {
-    type Usage = { sessionId?: string; inputTokens?: number; outputTokens?: number; costUsd?: number; isError?: boolean };
+  it("a resumed run adds its usage to the stopped one's; a handover clears the stopped process's error", () => {
+    type Usage = {
+      sessionId?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      costUsd?: number;
+      isError?: boolean;
+    };
     const before: Usage = { sessionId: 's', inputTokens: 10, outputTokens: 2, costUsd: 0.5, isError: true };
-    assert.deepEqual(afterTakeover(before, { inputTokens: 5, outputTokens: 1, costUsd: 0.25 }), { sessionId: 's', inputTokens: 15, outputTokens: 3, costUsd: 0.75 });
+    assert.deepEqual(afterTakeover(before, { inputTokens: 5, outputTokens: 1, costUsd: 0.25 }), {
+      sessionId: 's',
+      inputTokens: 15,
+      outputTokens: 3,
+      costUsd: 0.75,
+    });
     assert.equal(afterTakeover(before, undefined)!.isError, false);
   });
 });
 
 describe('personEnv', () => {
   it('drops what tells a CLI nobody is there, keeps the rest, and the step env wins', () => {
-    const env = personEnv({ CI: 'true', CONTINUOUS_INTEGRATION: '1', GITHUB_ACTIONS: 'true', CI_JOB_ID: '7', PATH: '/bin', CIRCLE: 'x', HOME: '/h' }, { HOME: '/step', CI: 'step' });
+    const env = personEnv(
+      {
+        CI: 'true',
+        CONTINUOUS_INTEGRATION: '1',
+        GITHUB_ACTIONS: 'true',
+        CI_JOB_ID: '7',
+        PATH: '/bin',
+        CIRCLE: 'x',
+        HOME: '/h',
+      },
+      { HOME: '/step', CI: 'step' },
+    );
     assert.deepEqual(env, { PATH: '/bin', CIRCLE: 'x', HOME: '/step', CI: 'step' });
   });
 });

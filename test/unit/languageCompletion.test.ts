@@ -50,7 +50,9 @@ describe('language service: completion', () => {
     it('offers the top-level keys not yet written, with their docs and types', () => {
       const { snap, pos } = at(`${PLAN}‸`);
       const items = complete(snap, pos, docs);
-      const expected = Object.keys(PLAN_FIELDS).filter((k) => !['version', 'name', 'env', 'agents', 'pools', 'steps'].includes(k));
+      const expected = Object.keys(PLAN_FIELDS).filter(
+        (k) => !['version', 'name', 'env', 'agents', 'pools', 'steps'].includes(k),
+      );
       assert.deepEqual(items.map((i) => i.label).sort(), expected.sort());
       const conc = items.find((i) => i.label === 'concurrency')!;
       assert.equal(conc.insertText, 'concurrency: ');
@@ -58,11 +60,16 @@ describe('language service: completion', () => {
       assert.equal(conc.detail, 'int ≥ 1');
     });
 
-    it('offers a step\'s keys on a half-typed line, without those written and without `prompt` beside `run`', () => {
+    it("offers a step's keys on a half-typed line, without those written and without `prompt` beside `run`", () => {
       const got = labels(plan('    run: npm run lint\n', '    run: npm run lint\n    iso‸\n'));
       assert.ok(got.includes('isolation') && got.includes('needs') && got.includes('matrix'));
       assert.ok(!got.includes('run') && !got.includes('prompt'), 'run is written; prompt cannot join it');
-      assert.deepEqual(new Set(got), new Set([...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)].filter((k) => !['run', 'prompt'].includes(k))));
+      assert.deepEqual(
+        new Set(got),
+        new Set(
+          [...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)].filter((k) => !['run', 'prompt'].includes(k)),
+        ),
+      );
     });
 
     it('replaces the word being typed', () => {
@@ -76,8 +83,8 @@ describe('language service: completion', () => {
       assert.ok(defaults.includes('agent') && !defaults.includes('needs') && !defaults.includes('run'));
       const agent = labels(plan('    command: [echo, x]\n', '    command: [echo, x]\n    st‸\n'));
       assert.deepEqual(agent.sort(), ['context', 'cwd', 'env', 'input', 'pool', 'stdin']);
-      assert.deepEqual(labels(plan('  lint:\n', '  li‸\n  lint:\n')), [], 'a step id is the user\'s');
-      assert.deepEqual(labels(plan('  TOKEN: x\n', '  TOKEN: x\n  TO‸\n')), [], 'env names are the user\'s');
+      assert.deepEqual(labels(plan('  lint:\n', '  li‸\n  lint:\n')), [], "a step id is the user's");
+      assert.deepEqual(labels(plan('  TOKEN: x\n', '  TOKEN: x\n  TO‸\n')), [], "env names are the user's");
     });
 
     it('says nothing for keys where a JSON schema service already does, or after a space', () => {
@@ -88,26 +95,50 @@ describe('language service: completion', () => {
 
   describe('values', () => {
     it('offers the enums and booleans the schema declares', () => {
-      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    isolation: ‸\n')), ['shared', 'worktree']);
-      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    if: fa‸\n')), ['always', 'success', 'failure']);
-      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    continue-on-error: ‸\n')), ['true', 'false']);
+      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    isolation: ‸\n')), [
+        'shared',
+        'worktree',
+      ]);
+      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    if: fa‸\n')), [
+        'always',
+        'success',
+        'failure',
+      ]);
+      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    continue-on-error: ‸\n')), [
+        'true',
+        'false',
+      ]);
       assert.deepEqual(labels(plan('    command: [echo, x]\n', '    command: [echo, x]\n    stdin: ‸\n')), ['prompt']);
       assert.deepEqual(labels(`version: ‸\nsteps:\n  a:\n    run: x\n`), ['1']);
-      assert.deepEqual(labels(plan('    run: make docs\n', '    run: make docs\n    timeout: ‸\n')), [], 'a duration is free text');
+      assert.deepEqual(
+        labels(plan('    run: make docs\n', '    run: make docs\n    timeout: ‸\n')),
+        [],
+        'a duration is free text',
+      );
     });
 
     it('puts the space after a colon just typed', () => {
       const { snap, pos } = at(plan('    run: make docs\n', '    run: make docs\n    isolation:‸\n'));
-      assert.deepEqual(complete(snap, pos, docs, {}, ':').map((i) => i.insertText), [' shared', ' worktree']);
+      assert.deepEqual(
+        complete(snap, pos, docs, {}, ':').map((i) => i.insertText),
+        [' shared', ' worktree'],
+      );
     });
 
-    it('offers the presets, the settings\' agents and the plan\'s own agents', () => {
-      const got = labels(plan('    prompt: look\n', '    prompt: look\n    agent: m‸\n'), undefined, { agents: ['local-llm'] });
-      for (const a of ['claude', 'codex', 'gemini', 'aider', 'shell', 'local-llm', 'mine']) assert.ok(got.includes(a), a);
-      assert.ok(labels(`version: 1\ndefaults:\n  agent: ‸\nagents:\n  mine:\n    command: x\nsteps:\n  a:\n    run: x\n`).includes('mine'));
+    it("offers the presets, the settings' agents and the plan's own agents", () => {
+      const got = labels(plan('    prompt: look\n', '    prompt: look\n    agent: m‸\n'), undefined, {
+        agents: ['local-llm'],
+      });
+      for (const a of ['claude', 'codex', 'gemini', 'aider', 'shell', 'local-llm', 'mine'])
+        assert.ok(got.includes(a), a);
+      assert.ok(
+        labels(
+          `version: 1\ndefaults:\n  agent: ‸\nagents:\n  mine:\n    command: x\nsteps:\n  a:\n    run: x\n`,
+        ).includes('mine'),
+      );
     });
 
-    it('offers the presets\' pools and the plan\'s', () => {
+    it("offers the presets' pools and the plan's", () => {
       const got = labels(plan('    run: make docs\n', '    run: make docs\n    pool: ‸\n'));
       assert.deepEqual(got.sort(), ['anthropic', 'google', 'gpu', 'openai']);
     });
@@ -119,7 +150,10 @@ describe('language service: completion', () => {
       // test needs build; review needs test (a cycle); build's ids are already covered by `build`.
       assert.deepEqual(got, ['lint', 'docs']);
       const fresh = labels(plan('    run: make docs\n', '    run: make docs\n    needs:\n      - ‸\n'));
-      assert.deepEqual(fresh.filter((l) => !l.includes('*')), ['lint', 'build', 'build-linux', 'build-mac', 'test', 'review']);
+      assert.deepEqual(
+        fresh.filter((l) => !l.includes('*')),
+        ['lint', 'build', 'build-linux', 'build-mac', 'test', 'review'],
+      );
     });
 
     it('offers globs that match more than one step, with what they match', () => {
@@ -146,8 +180,14 @@ describe('language service: completion', () => {
 
     it('offers the steps needed directly or not, each completing to `id.` and asking again', () => {
       const { snap, pos } = at(plan('    prompt: look\n', '    prompt: look at ${{ steps.‸\n'));
-      const items = complete(snap, pos, docs, { lastRun: (id) => (id === 'lint' ? { status: 'succeeded', durationMs: 1200 } : undefined) });
-      assert.deepEqual(items.map((i) => i.label), ['lint', 'build-linux', 'build-mac', 'test'], 'review needs test needs build needs lint; not docs');
+      const items = complete(snap, pos, docs, {
+        lastRun: (id) => (id === 'lint' ? { status: 'succeeded', durationMs: 1200 } : undefined),
+      });
+      assert.deepEqual(
+        items.map((i) => i.label),
+        ['lint', 'build-linux', 'build-mac', 'test'],
+        'review needs test needs build needs lint; not docs',
+      );
       const lint = items[0]!;
       assert.equal(lint.insertText, 'lint.');
       assert.equal(lint.retrigger, true);
@@ -164,8 +204,12 @@ describe('language service: completion', () => {
       assert.deepEqual(inTest('steps.lint.output.'), [], 'nothing past the end of a reference');
     });
 
-    it('works in a block scalar, in a prompt, and in an agent\'s command (with `prompt`)', () => {
-      assert.deepEqual(labels(plan('    run: echo done\n', '    run: |\n      echo a\n      echo ${{ steps.‸\n')), ['lint', 'build-linux', 'build-mac']);
+    it("works in a block scalar, in a prompt, and in an agent's command (with `prompt`)", () => {
+      assert.deepEqual(labels(plan('    run: echo done\n', '    run: |\n      echo a\n      echo ${{ steps.‸\n')), [
+        'lint',
+        'build-linux',
+        'build-mac',
+      ]);
       const cmd = labels(plan('    command: [echo, x]\n', '    command: [echo, "${{ ‸"]\n'));
       assert.ok(cmd.includes('prompt') && cmd.includes('steps'));
     });
@@ -184,7 +228,8 @@ describe('language service: completion', () => {
   });
 
   describe('JSON plans', () => {
-    const json = (line: string) => `{\n  "version": 1,\n  "steps": {\n    "a": { "run": "x" },\n    "b": {\n${line}\n    }\n  }\n}\n`;
+    const json = (line: string) =>
+      `{\n  "version": 1,\n  "steps": {\n    "a": { "run": "x" },\n    "b": {\n${line}\n    }\n  }\n}\n`;
 
     it('completes needs and templates, leaving keys and enums to the JSON schema service', () => {
       const ctx = { schemaServed: true };

@@ -26,7 +26,10 @@ describe('language service: quick fixes', () => {
     assert.equal(title, 'Change to `isolation`');
     assert.match(after, /^ {4}isolation: shared$/m);
     assert.deepEqual(compile(after), []);
-    assert.match(fix('version: 1\nconcurency: 2\nsteps:\n  a:\n    run: x\n', 'unknown-key').after, /^concurrency: 2$/m);
+    assert.match(
+      fix('version: 1\nconcurency: 2\nsteps:\n  a:\n    run: x\n', 'unknown-key').after,
+      /^concurrency: 2$/m,
+    );
   });
 
   it('replaces an unknown step in needs, keeping its quotes', () => {
@@ -39,7 +42,10 @@ describe('language service: quick fixes', () => {
   it('replaces an unknown agent, in a step and in defaults', () => {
     const { after } = fix('version: 1\nsteps:\n  a:\n    prompt: hi\n    agent: cluade\n', 'unknown-agent');
     assert.match(after, /agent: claude/);
-    assert.deepEqual(compile(after).filter((d) => d.severity === 'error'), []);
+    assert.deepEqual(
+      compile(after).filter((d) => d.severity === 'error'),
+      [],
+    );
     const d = fix('version: 1\ndefaults:\n  agent: gemni\nsteps:\n  a:\n    prompt: hi\n', 'unknown-agent');
     assert.match(d.after, /agent: gemini/);
   });
@@ -55,8 +61,11 @@ describe('language service: quick fixes', () => {
   it('takes a template out of single quotes in a plain, a block, a double-quoted and a single-quoted scalar', () => {
     const cases: Array<[string, RegExp]> = [
       ["    run: echo 'got ${{ steps.a.output }} here'\n", /run: echo 'got '"\$\{\{ steps\.a\.output \}\}"' here'/],
-      ["    run: |\n      echo hi\n      echo 'got ${{ steps.a.output }}'\n", /echo 'got '"\$\{\{ steps\.a\.output \}\}"''/],
-      ["    run: \"echo 'got ${{ steps.a.output }}'\"\n", /run: "echo 'got '\\"\$\{\{ steps\.a\.output \}\}\\"''"/],
+      [
+        "    run: |\n      echo hi\n      echo 'got ${{ steps.a.output }}'\n",
+        /echo 'got '"\$\{\{ steps\.a\.output \}\}"''/,
+      ],
+      ['    run: "echo \'got ${{ steps.a.output }}\'"\n', /run: "echo 'got '\\"\$\{\{ steps\.a\.output \}\}\\"''"/],
       ["    run: 'echo ''got ${{ steps.a.output }}'''\n", /run: 'echo ''got ''"\$\{\{ steps\.a\.output \}\}"'''''/],
     ];
     for (const [run, expected] of cases) {
@@ -68,11 +77,17 @@ describe('language service: quick fixes', () => {
     }
   });
 
-  it('leaves $\'…\' and quoted here-documents alone', () => {
-    for (const run of ["    run: echo $'${{ steps.a.output }}'\n", "    run: |\n      cat <<'EOF'\n      ${{ steps.a.output }}\n      EOF\n"]) {
+  it("leaves $'…' and quoted here-documents alone", () => {
+    for (const run of [
+      "    run: echo $'${{ steps.a.output }}'\n",
+      "    run: |\n      cat <<'EOF'\n      ${{ steps.a.output }}\n      EOF\n",
+    ]) {
       const text = `version: 1\nsteps:\n  a:\n    run: x\n  b:\n    needs: a\n${run}`;
       const diags = compile(text);
-      assert.ok(diags.some((d) => d.code === 'single-quoted'), run);
+      assert.ok(
+        diags.some((d) => d.code === 'single-quoted'),
+        run,
+      );
       assert.deepEqual(quickFixes(new PlanSource().update(text), diags), [], run);
     }
   });

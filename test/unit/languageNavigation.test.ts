@@ -38,9 +38,14 @@ const snap = new PlanSource().update(PLAN);
 const textOf = (r: Range): string => PLAN.split('\n')[r.start.line]!.slice(r.start.column, r.end.column);
 
 describe('language service: navigation', () => {
-  it('goes from needs entries, concrete ids and templates to the step\'s key', () => {
+  it("goes from needs entries, concrete ids and templates to the step's key", () => {
     const buildKey = posOf(PLAN, 'build:');
-    for (const [needle, offset, nth] of [['build-linux]', 2, 0], ['steps.build-linux', 8, 0], ['needs: build', 9, 0], ['build-mac.status', 1, 0]] as const) {
+    for (const [needle, offset, nth] of [
+      ['build-linux]', 2, 0],
+      ['steps.build-linux', 8, 0],
+      ['needs: build', 9, 0],
+      ['build-mac.status', 1, 0],
+    ] as const) {
       const d = definition(snap, posOf(PLAN, needle, offset, nth));
       assert.ok(d, needle);
       assert.deepEqual(d.range.start, buildKey, needle);
@@ -57,7 +62,10 @@ describe('language service: navigation', () => {
     assert.deepEqual(refs, ['build', 'build-linux', 'build-linux', 'build', 'build-mac']);
     const noKey = references(snap, posOf(PLAN, 'build:', 1), false).map((l) => textOf(l.range));
     assert.deepEqual(noKey, ['build-linux', 'build-linux', 'build', 'build-mac']);
-    assert.deepEqual(references(snap, posOf(PLAN, 'steps.test', 7)).map((l) => l.range.start.line), [11, 15, 17]);
+    assert.deepEqual(
+      references(snap, posOf(PLAN, 'steps.test', 7)).map((l) => l.range.start.line),
+      [11, 15, 17],
+    );
   });
 
   it('renames a matrix step everywhere as one edit set, and the result still compiles', () => {
@@ -72,11 +80,14 @@ describe('language service: navigation', () => {
     assert.match(after, /needs: \['test', compile-\*, package\]/, 'a glob that only matched this step follows it');
     assert.doesNotMatch(after, /build/);
     const compiled = compilePlan('p.braid.yaml', after, { isGit: true });
-    assert.deepEqual(compiled.diagnostics.filter((d) => d.severity === 'error'), []);
+    assert.deepEqual(
+      compiled.diagnostics.filter((d) => d.severity === 'error'),
+      [],
+    );
     assert.deepEqual(compiled.graph?.steps.get('review')?.needs, ['compile-linux', 'compile-mac', 'package', 'test']);
   });
 
-  it('renames from a concrete id by the group\'s name, keeps quotes, and refuses bad or taken names', () => {
+  it("renames from a concrete id by the group's name, keeps quotes, and refuses bad or taken names", () => {
     const r = rename(snap, posOf(PLAN, 'steps.build-linux', 8), 'make-linux');
     assert.ok('edits' in r);
     assert.match(applyEdits(PLAN, r.edits), /^ {2}make:$/m);
@@ -85,7 +96,9 @@ describe('language service: navigation', () => {
     const after = applyEdits(PLAN, q.edits);
     assert.match(after, /^ {2}"check":$/m);
     assert.match(after, /needs: \['check', /);
-    assert.deepEqual(rename(snap, posOf(PLAN, 'notes:', 1), '9lives'), { error: '`9lives` is not a step id: it starts with a letter and holds letters, digits, _ and - (at most 64)' });
+    assert.deepEqual(rename(snap, posOf(PLAN, 'notes:', 1), '9lives'), {
+      error: '`9lives` is not a step id: it starts with a letter and holds letters, digits, _ and - (at most 64)',
+    });
     assert.deepEqual(rename(snap, posOf(PLAN, 'notes:', 1), 'review'), { error: 'a step `review` already exists' });
     assert.deepEqual(prepareRename(snap, posOf(PLAN, 'run: make', 6)), { error: 'not a step id' });
     const p = prepareRename(snap, posOf(PLAN, 'steps.package', 8));
@@ -101,18 +114,28 @@ describe('language service: navigation', () => {
     const s = hover(snap, posOf(PLAN, 'steps.test.', 7), docs, { lastRun })!;
     assert.equal(s.contents, '**test** · run\n\nneeds `build`\n\nlast run: failed in 1m 15s');
     const r = hover(snap, posOf(PLAN, 'review:', 1), docs)!;
-    assert.match(r.contents, /^\*\*review\*\* · agent `codex`/, 'the defaults\' agent');
-    const m = hover(snap, posOf(PLAN, 'build:', 1), docs, { lastRun: (id) => ({ status: 'succeeded', durationMs: id === 'build-mac' ? 2500 : 900 }) })!;
+    assert.match(r.contents, /^\*\*review\*\* · agent `codex`/, "the defaults' agent");
+    const m = hover(snap, posOf(PLAN, 'build:', 1), docs, {
+      lastRun: (id) => ({ status: 'succeeded', durationMs: id === 'build-mac' ? 2500 : 900 }),
+    })!;
     assert.match(m.contents, /matrix: `os` → 2 steps/);
     assert.match(m.contents, /last run: `build-linux`: succeeded in 900ms; `build-mac`: succeeded in 2.5s/);
-    assert.match(hover(snap, posOf(PLAN, 'build-*', 2), docs)!.contents, /`build-\*` matches 2 steps: `build-linux`, `build-mac`/);
-    assert.equal(hover(snap, posOf(PLAN, 'matrix:', 2), docs, { schemaServed: true }), undefined, 'a schema service describes keys');
+    assert.match(
+      hover(snap, posOf(PLAN, 'build-*', 2), docs)!.contents,
+      /`build-\*` matches 2 steps: `build-linux`, `build-mac`/,
+    );
+    assert.equal(
+      hover(snap, posOf(PLAN, 'matrix:', 2), docs, { schemaServed: true }),
+      undefined,
+      'a schema service describes keys',
+    );
   });
 
-  it('reads the key docs back from the editors\' JSON schema as plan-format.md has them', () => {
+  it("reads the key docs back from the editors' JSON schema as plan-format.md has them", () => {
     // The extension has only out/plan.schema.json at run time (scripts/writeSchema.ts writes it so).
     const back = keyDocsFromSchema(JSON.parse(JSON.stringify(describeSchema(planJsonSchema(), docs))));
-    const known = (m: ReadonlyMap<string, string>, keys: readonly string[]) => new Map([...m].filter(([k]) => keys.includes(k)));
+    const known = (m: ReadonlyMap<string, string>, keys: readonly string[]) =>
+      new Map([...m].filter(([k]) => keys.includes(k)));
     assert.deepEqual(back.plan, known(docs.plan, Object.keys(PLAN_FIELDS)));
     assert.deepEqual(back.step, known(docs.step, Object.keys(stepSchema.shape)));
     assert.ok(back.step.get('isolation')?.includes('worktree'));
@@ -120,10 +143,16 @@ describe('language service: navigation', () => {
 
   it('lists the steps as symbols with their kind and agent', () => {
     const symbols = documentSymbols(snap);
-    assert.deepEqual(symbols.map((s) => [s.name, s.kind, s.detail]), [
-      ['build', 'run', 'run · matrix ×2'], ['package', 'run', 'run'], ['test', 'run', 'run'],
-      ['review', 'agent', 'agent codex'], ['notes', 'agent', 'agent claude'],
-    ]);
+    assert.deepEqual(
+      symbols.map((s) => [s.name, s.kind, s.detail]),
+      [
+        ['build', 'run', 'run · matrix ×2'],
+        ['package', 'run', 'run'],
+        ['test', 'run', 'run'],
+        ['review', 'agent', 'agent codex'],
+        ['notes', 'agent', 'agent claude'],
+      ],
+    );
     const review = symbols[3]!;
     assert.equal(review.range.start.line, 14);
     assert.ok(review.range.end.line >= 17, 'to the end of its prompt');

@@ -7,30 +7,66 @@ import { LiveInput, liveArgv, userLine } from '../../src/core/agents/liveInput';
 import { presetTable } from '../../src/core/agents/presets';
 
 const full = presetTable({ permission: 'full' });
-const replay = (text: string) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, isReplay: true })}\n`;
+const replay = (text: string) =>
+  `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] }, isReplay: true })}\n`;
 const RESULT = '{"type":"result","subtype":"success","is_error":false}\n';
 
 function channel(prompt: string): { live: LiveInput; written: () => string[]; ended: () => boolean } {
   const stdin = new PassThrough();
   let text = '';
-  stdin.on('data', (d: Buffer) => { text += d.toString(); });
+  stdin.on('data', (d: Buffer) => {
+    text += d.toString();
+  });
   const live = new LiveInput(prompt);
   live.attach(stdin);
   return { live, written: () => text.split('\n').filter(Boolean), ended: () => stdin.writableEnded };
 }
 
 describe('liveArgv', () => {
-  it('claude\'s preset: the prompt leaves argv (and its `--`), --input-format stream-json and --replay-user-messages follow -p', () => {
-    const argv = ['claude', '-p', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions', '--', 'do it'];
-    assert.deepEqual(liveArgv(full.claude!, { argv }, 'do it'),
-      ['claude', '-p', '--input-format', 'stream-json', '--replay-user-messages', '--output-format', 'stream-json', '--verbose', '--permission-mode', 'bypassPermissions']);
+  it("claude's preset: the prompt leaves argv (and its `--`), --input-format stream-json and --replay-user-messages follow -p", () => {
+    const argv = [
+      'claude',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'bypassPermissions',
+      '--',
+      'do it',
+    ];
+    assert.deepEqual(liveArgv(full.claude!, { argv }, 'do it'), [
+      'claude',
+      '-p',
+      '--input-format',
+      'stream-json',
+      '--replay-user-messages',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--permission-mode',
+      'bypassPermissions',
+    ]);
   });
 
-  it('not for codex, gemini, a stand-in speaking claude\'s format, nor a command with an input format of its own', () => {
+  it("not for codex, gemini, a stand-in speaking claude's format, nor a command with an input format of its own", () => {
     assert.equal(liveArgv(full.codex!, { argv: ['codex', 'exec', '--json', '--', 'p'] }, 'p'), undefined);
-    assert.equal(liveArgv(full.gemini!, { argv: ['gemini', '--prompt=p', '--output-format', 'stream-json'] }, 'p'), undefined);
-    assert.equal(liveArgv(full.claude!, { argv: ['node', 'fake.mjs', '-p', 'p', '--output-format', 'stream-json'] }, 'p'), undefined);
-    assert.equal(liveArgv(full.claude!, { argv: ['claude', '-p', '--input-format', 'text', '--output-format', 'stream-json', '--', 'p'] }, 'p'), undefined);
+    assert.equal(
+      liveArgv(full.gemini!, { argv: ['gemini', '--prompt=p', '--output-format', 'stream-json'] }, 'p'),
+      undefined,
+    );
+    assert.equal(
+      liveArgv(full.claude!, { argv: ['node', 'fake.mjs', '-p', 'p', '--output-format', 'stream-json'] }, 'p'),
+      undefined,
+    );
+    assert.equal(
+      liveArgv(
+        full.claude!,
+        { argv: ['claude', '-p', '--input-format', 'text', '--output-format', 'stream-json', '--', 'p'] },
+        'p',
+      ),
+      undefined,
+    );
   });
 });
 

@@ -10,16 +10,22 @@ import type { Graph } from '../../src/core/plan/types';
 import { makeGraph } from '../helpers/graph';
 
 /** The lock bench's shape: about one of `regions` regions a step. */
-const regionWrites = (regions: number) => (_id: string, r: () => number): string[] => {
-  const x = r();
-  const pick = () => `r${Math.floor(r() * regions)}/**`;
-  if (x < 0.1) return [];
-  if (x < 0.9) return [pick()];
-  return [...new Set([pick(), pick()])];
-};
+const regionWrites =
+  (regions: number) =>
+  (_id: string, r: () => number): string[] => {
+    const x = r();
+    const pick = () => `r${Math.floor(r() * regions)}/**`;
+    if (x < 0.1) return [];
+    if (x < 0.9) return [pick()];
+    return [...new Set([pick(), pick()])];
+  };
 
-const input = (graph: Graph, dur: ReadonlyMap<string, number>, k: number, takesLocks: LockRankInput['takesLocks'] = () => true): LockRankInput =>
-  ({ graph, weight: (s) => dur.get(s.id)!, concurrency: k, takesLocks });
+const input = (
+  graph: Graph,
+  dur: ReadonlyMap<string, number>,
+  k: number,
+  takesLocks: LockRankInput['takesLocks'] = () => true,
+): LockRankInput => ({ graph, weight: (s) => dur.get(s.id)!, concurrency: k, takesLocks });
 
 describe('lock-aware priorities', function () {
   this.timeout(60_000);
@@ -27,13 +33,18 @@ describe('lock-aware priorities', function () {
   it('the simulation matches the real Scheduler on a simulated clock, with its ranks or the critical path', async () => {
     let improved = 0;
     for (let seed = 1; seed <= 24; seed++) {
-      const n = 20 + (seed * 13) % 120, k = [2, 3, 4, 8][seed % 4]!;
+      const n = 20 + ((seed * 13) % 120),
+        k = [2, 3, 4, 8][seed % 4]!;
       const { graph, dur } = randomDag(n, 900 + seed, { writes: regionWrites(2 + (seed % 5)) });
       const o = input(graph, dur, k);
       const ranks = lockAwareRanks(o);
       const cp = criticalPaths(graph, o.weight);
       const real = await simulate(graph, dur, k, 'critical-path', processLocks());
-      assert.equal(real, simulatedMakespan(o, ranks ?? cp), `seed ${seed}: the Scheduler's makespan differs from the simulation's`);
+      assert.equal(
+        real,
+        simulatedMakespan(o, ranks ?? cp),
+        `seed ${seed}: the Scheduler's makespan differs from the simulation's`,
+      );
       if (ranks) {
         improved++;
         assert.ok(simulatedMakespan(o, ranks) < simulatedMakespan(o, cp), `seed ${seed}: ranks given without a gain`);
@@ -52,7 +63,11 @@ describe('lock-aware priorities', function () {
 
   it('gives nothing when the contending steps lock only at merge-back (worktree steps)', () => {
     const { graph, dur } = randomDag(60, 8, { writes: regionWrites(2) });
-    assert.notEqual(lockAwareRanks(input(graph, dur, 2)), undefined, 'this plan contends when locks are held while running');
+    assert.notEqual(
+      lockAwareRanks(input(graph, dur, 2)),
+      undefined,
+      'this plan contends when locks are held while running',
+    );
     assert.equal(lockAwareRanks(input(graph, dur, 2, () => false)), undefined);
   });
 
@@ -67,10 +82,20 @@ describe('lock-aware priorities', function () {
       { id: 'next', needs: ['hold'], writes: ['x/**'] },
       { id: 'tail', needs: ['next'] },
     ]);
-    const dur = new Map([['hold', 10], ['big', 100], ['filler', 1], ['next', 10], ['tail', 90]]);
+    const dur = new Map([
+      ['hold', 10],
+      ['big', 100],
+      ['filler', 1],
+      ['next', 10],
+      ['tail', 90],
+    ]);
     const o = input(graph, dur, 2);
     assert.equal(lockAwareRanks(o), undefined, 'the critical path is already best here');
     assert.equal(simulatedMakespan(o, criticalPaths(graph, o.weight)), 110);
-    assert.equal(await simulate(graph, dur, 2, 'critical-path', processLocks()), 110, 'next starts at 10, not after filler');
+    assert.equal(
+      await simulate(graph, dur, 2, 'critical-path', processLocks()),
+      110,
+      'next starts at 10, not after filler',
+    );
   });
 });

@@ -35,11 +35,14 @@ describe('lockPairs', () => {
   it('pairs steps that may run at once and whose locks conflict, naming the globs', () => {
     const pairs = lockPairs(graphOf(PLAN));
     // In graph order: api, ui, docs, reader, after.
-    assert.deepEqual(pairs.map((p) => [p.a, p.b, ...p.paths]), [
-      ['api', 'ui', 'src/**', 'src/ui/button.ts'],
-      ['ui', 'after', 'src/ui/button.ts', 'src/**'],
-      ['docs', 'reader', 'docs/**', 'docs/guide.md'],
-    ]);
+    assert.deepEqual(
+      pairs.map((p) => [p.a, p.b, ...p.paths]),
+      [
+        ['api', 'ui', 'src/**', 'src/ui/button.ts'],
+        ['ui', 'after', 'src/ui/button.ts', 'src/**'],
+        ['docs', 'reader', 'docs/**', 'docs/guide.md'],
+      ],
+    );
   });
 
   it('leaves out a pair ordered by needs (after needs api), and readers among themselves', () => {
@@ -50,7 +53,8 @@ describe('lockPairs', () => {
   });
 
   it('leaves out a pair of worktree steps (they run at once), not a worktree step against a shared one', () => {
-    const graph = graphOf(`version: 1
+    const graph = graphOf(
+      `version: 1
 steps:
   one:
     run: echo one
@@ -64,8 +68,13 @@ steps:
     run: echo here
     isolation: shared
     writes: [src/b.ts]
-`, true);
-    assert.deepEqual(lockPairs(graph).map((p) => [p.a, p.b, ...p.paths]), [['one', 'here', 'src/**', 'src/b.ts']]);
+`,
+      true,
+    );
+    assert.deepEqual(
+      lockPairs(graph).map((p) => [p.a, p.b, ...p.paths]),
+      [['one', 'here', 'src/**', 'src/b.ts']],
+    );
   });
 
   it('is drawn as dotted lock links between the two nodes', () => {

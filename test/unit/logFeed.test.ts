@@ -1,7 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { LOG_TAIL, LogFeed } from '../../src/extension/logFeed';
 
-interface Sent { lines: string[]; startLine: number | undefined }
+interface Sent {
+  lines: string[];
+  startLine: number | undefined;
+}
 
 function feed(intervalMs = 1_000_000): { f: LogFeed; sent: Sent[] } {
   const sent: Sent[] = [];
@@ -11,7 +14,7 @@ function feed(intervalMs = 1_000_000): { f: LogFeed; sent: Sent[] } {
 
 const lines = (from: number, n: number): string[] => Array.from({ length: n }, (_, i) => `line ${from + i}`);
 
-describe('the graph panel\'s log feed', () => {
+describe("the graph panel's log feed", () => {
   it('sends a line only once its newline arrived, however the output was cut', () => {
     const { f, sent } = feed();
     f.output('a', 'one\r\ntw');
@@ -20,7 +23,10 @@ describe('the graph panel\'s log feed', () => {
     f.output('a', 'ee\n');
     f.flush();
     f.dispose();
-    assert.deepEqual(sent, [{ lines: ['one', 'two'], startLine: undefined }, { lines: ['three'], startLine: undefined }]);
+    assert.deepEqual(sent, [
+      { lines: ['one', 'two'], startLine: undefined },
+      { lines: ['three'], startLine: undefined },
+    ]);
   });
 
   it('marks the lines the step wrote to stderr, by their index in the batch', () => {
@@ -41,14 +47,20 @@ describe('the graph panel\'s log feed', () => {
     let f!: LogFeed;
     // The first delivery, when the feed's own timer fires (no fixed sleep here).
     const delivered = new Promise<void>((done) => {
-      f = new LogFeed((lines, startLine) => { sent.push({ lines, startLine }); done(); }, 20);
+      f = new LogFeed((lines, startLine) => {
+        sent.push({ lines, startLine });
+        done();
+      }, 20);
     });
     for (let i = 0; i < 50; i++) f.output('a', `l${i}\n`);
     assert.equal(sent.length, 0, 'nothing before the interval ends');
     await delivered;
     f.dispose();
     assert.equal(sent.length, 1);
-    assert.deepEqual(sent[0]!.lines, Array.from({ length: 50 }, (_, i) => `l${i}`));
+    assert.deepEqual(
+      sent[0]!.lines,
+      Array.from({ length: 50 }, (_, i) => `l${i}`),
+    );
   });
 
   it('past the tail, keeps the newest lines and tells the page where they start', () => {
@@ -84,7 +96,11 @@ describe('the graph panel\'s log feed', () => {
     f.flush();
     f.dispose();
     assert.deepEqual(sent[0], { lines: ['shown', 'pending 1', 'pending 2'], startLine: undefined });
-    assert.deepEqual(sent[1], { lines: ['tail 1', 'tail 2'], startLine: 3 + 1 + 500 }, '"partmore" and the 500 are paged in from the file');
+    assert.deepEqual(
+      sent[1],
+      { lines: ['tail 1', 'tail 2'], startLine: 3 + 1 + 500 },
+      '"partmore" and the 500 are paged in from the file',
+    );
   });
 
   it('holds output while a tail is read, then drops it: the tail has it', () => {
@@ -99,7 +115,11 @@ describe('the graph panel\'s log feed', () => {
     f.output('a', 'after\n');
     f.flush();
     f.dispose();
-    assert.deepEqual(sent, [{ lines: ['after'], startLine: undefined }], 'the held lines and the old partial line are gone');
+    assert.deepEqual(
+      sent,
+      [{ lines: ['after'], startLine: undefined }],
+      'the held lines and the old partial line are gone',
+    );
     f.output('a', `${lines(0, LOG_TAIL + 3).join('\n')}\n`);
     f.flush();
     assert.equal(sent[1]!.startLine, 41 + 3, 'numbering continues from the tail\'s 40 lines and "after"');

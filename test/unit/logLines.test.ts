@@ -27,13 +27,17 @@ describe('LogLines', () => {
       const log = new LogLines(file);
       let text = '';
       for (let step = 0; step < 30; step++) {
-        const add = Array.from({ length: 1 + Math.floor(r() * 5) }, () => pieces[Math.floor(r() * pieces.length)]!).join('');
+        const add = Array.from(
+          { length: 1 + Math.floor(r() * 5) },
+          () => pieces[Math.floor(r() * pieces.length)]!,
+        ).join('');
         appendFileSync(file, add);
         text += add;
         const n = await log.refresh();
         const want = naive(text);
         assert.equal(n, want.length, `round ${round} step ${step}: count`);
-        const a = Math.floor(r() * (n + 1)), b = a + Math.floor(r() * (n - a + 1));
+        const a = Math.floor(r() * (n + 1)),
+          b = a + Math.floor(r() * (n - a + 1));
         assert.deepEqual(await log.read(a, b), want.slice(a, b), `round ${round} step ${step}: lines ${a}..${b}`);
       }
       assert.deepEqual(await log.read(0, log.count()), naive(text));

@@ -4,7 +4,10 @@ import { nextTerminal, runningNeeds, type PlannedRun } from '../../src/extension
 
 /** A run from `id: status <- needs` entries, in plan order. */
 function run(steps: Record<string, [StepStatus, string[]?]>): PlannedRun {
-  return { order: Object.keys(steps), steps: new Map(Object.entries(steps).map(([id, [status, needs]]) => [id, { status, ...(needs ? { needs } : {}) }])) };
+  return {
+    order: Object.keys(steps),
+    steps: new Map(Object.entries(steps).map(([id, [status, needs]]) => [id, { status, ...(needs ? { needs } : {}) }])),
+  };
 }
 
 describe('which pending step gets its terminal opened ahead', () => {
@@ -25,7 +28,14 @@ describe('which pending step gets its terminal opened ahead', () => {
   });
 
   it('prefers the step waiting on fewest running needs, then plan order', () => {
-    const r = run({ a: ['running'], b: ['running'], c: ['succeeded'], join: ['pending', ['a', 'b']], one: ['pending', ['a', 'c']], two: ['pending', ['b']] });
+    const r = run({
+      a: ['running'],
+      b: ['running'],
+      c: ['succeeded'],
+      join: ['pending', ['a', 'b']],
+      one: ['pending', ['a', 'c']],
+      two: ['pending', ['b']],
+    });
     assert.equal(nextTerminal(r), 'one');
     assert.deepEqual(runningNeeds(r, 'join'), ['a', 'b']);
   });

@@ -1,11 +1,22 @@
 import { strict as assert } from 'node:assert';
 import { OutputBatcher } from '../../src/core/engine/events';
 
-interface Got { id: string; text: string; skippedLines: number | undefined }
+interface Got {
+  id: string;
+  text: string;
+  skippedLines: number | undefined;
+}
 
 function batcher(maxChars: number): { b: OutputBatcher; got: Got[] } {
   const got: Got[] = [];
-  return { b: new OutputBatcher((id, _stream, text, skippedLines) => got.push({ id, text, skippedLines }), 1_000_000, maxChars), got };
+  return {
+    b: new OutputBatcher(
+      (id, _stream, text, skippedLines) => got.push({ id, text, skippedLines }),
+      1_000_000,
+      maxChars,
+    ),
+    got,
+  };
 }
 
 describe('output batching', () => {
@@ -15,7 +26,10 @@ describe('output batching', () => {
     b.push('b', 'stdout', 'other\n');
     b.push('a', 'stdout', 'two\n');
     b.flush();
-    assert.deepEqual(got, [{ id: 'a', text: 'one\ntwo\n', skippedLines: undefined }, { id: 'b', text: 'other\n', skippedLines: undefined }]);
+    assert.deepEqual(got, [
+      { id: 'a', text: 'one\ntwo\n', skippedLines: undefined },
+      { id: 'b', text: 'other\n', skippedLines: undefined },
+    ]);
   });
 
   it('past the cap keeps the newest whole lines and counts the rest, also while it accumulates', () => {
@@ -35,6 +49,9 @@ describe('output batching', () => {
     const { b, got } = batcher(100);
     b.push('a', 'stdout', 'x'.repeat(150));
     b.flush();
-    assert.deepEqual(got.map((g) => [g.text.length, g.skippedLines]), [[100, 0]]);
+    assert.deepEqual(
+      got.map((g) => [g.text.length, g.skippedLines]),
+      [[100, 0]],
+    );
   });
 });

@@ -98,7 +98,8 @@ describe('containment', () => {
     ['..foo/bar', false],
   ];
   for (const [p, expected] of ESCAPES) {
-    it(`${JSON.stringify(p)} ${expected ? 'escapes' : 'stays inside'}`, () => assert.equal(escapesWorkspace(p), expected));
+    it(`${JSON.stringify(p)} ${expected ? 'escapes' : 'stays inside'}`, () =>
+      assert.equal(escapesWorkspace(p), expected));
   }
 
   describe('resolveInside', () => {
@@ -144,13 +145,20 @@ describe('LockTable', () => {
     const b = t.tryAcquire('run/b', ['server/**'], []);
     const c = t.tryAcquire('run/c', ['docs/a.md'], ['src/**']);
     assert.ok(a.ok && b.ok && c.ok);
-    assert.deepEqual(t.held().map((h) => h.holder), ['run/a', 'run/b', 'run/c']);
+    assert.deepEqual(
+      t.held().map((h) => h.holder),
+      ['run/a', 'run/b', 'run/c'],
+    );
   });
 
   it('blocks an overlapping write set and names the holder and the paths', () => {
     const t = new LockTable();
     assert.ok(t.tryAcquire('run/a', ['src/**'], []).ok);
-    assert.deepEqual(t.tryAcquire('run/b', ['src/a.ts'], []), { ok: false, holder: 'run/a', paths: ['src/a.ts', 'src/**'] });
+    assert.deepEqual(t.tryAcquire('run/b', ['src/a.ts'], []), {
+      ok: false,
+      holder: 'run/a',
+      paths: ['src/a.ts', 'src/**'],
+    });
   });
 
   it('lets readers share, and blocks writers against readers both ways', () => {
@@ -184,7 +192,10 @@ describe('LockTable', () => {
     a.release();
     assert.deepEqual(calls, ['two']);
     assert.ok(t.tryAcquire('b', ['src/x'], []).ok);
-    assert.deepEqual(t.held().map((h) => h.holder), ['b']);
+    assert.deepEqual(
+      t.held().map((h) => h.holder),
+      ['b'],
+    );
   });
 
   it('throws when a holder acquires twice (a scheduler bug)', () => {
@@ -196,8 +207,16 @@ describe('LockTable', () => {
   it('decides against hundreds of disjoint holders', () => {
     const t = new LockTable();
     for (let i = 0; i < 300; i++) assert.ok(t.tryAcquire(`s${i}`, [`pkg${i}/**`], ['shared/**']).ok);
-    assert.deepEqual(t.tryAcquire('late', ['pkg150/src/a.ts'], []), { ok: false, holder: 's150', paths: ['pkg150/src/a.ts', 'pkg150/**'] });
-    assert.deepEqual(t.tryAcquire('w', ['shared/x'], []), { ok: false, holder: 's0', paths: ['shared/x', 'shared/**'] });
+    assert.deepEqual(t.tryAcquire('late', ['pkg150/src/a.ts'], []), {
+      ok: false,
+      holder: 's150',
+      paths: ['pkg150/src/a.ts', 'pkg150/**'],
+    });
+    assert.deepEqual(t.tryAcquire('w', ['shared/x'], []), {
+      ok: false,
+      holder: 's0',
+      paths: ['shared/x', 'shared/**'],
+    });
     assert.equal(t.held().length, 300);
   });
 });

@@ -17,7 +17,8 @@ import type { Diagnostic } from '../../src/core/plan/types';
 import { docs } from '../helpers/planCursor';
 
 const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
-const show = (ds: readonly Diagnostic[]) => ds.map((d) => `${d.range.start.line}:${d.range.start.column} ${d.code} ${d.message}`).join('\n');
+const show = (ds: readonly Diagnostic[]) =>
+  ds.map((d) => `${d.range.start.line}:${d.range.start.column} ${d.code} ${d.message}`).join('\n');
 const at = (d: Diagnostic | undefined) => (d ? [d.range.start.line, d.range.start.column] : undefined);
 
 describe('plan validation limits', () => {
@@ -25,16 +26,53 @@ describe('plan validation limits', () => {
   describe('globs that make a regular expression backtrack', () => {
     const long = `${'a'.repeat(40)}b`;
     it('a `needs` glob beside a 41-character id', () => {
-      const r = compile(['version: 1', 'steps:', `  ${long}:`, '    run: echo', '  b:', '    run: echo', `    needs: ["${'*a'.repeat(12)}"]`]);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[6, 12], 'unknown-need']], show(r.diagnostics));
+      const r = compile([
+        'version: 1',
+        'steps:',
+        `  ${long}:`,
+        '    run: echo',
+        '  b:',
+        '    run: echo',
+        `    needs: ["${'*a'.repeat(12)}"]`,
+      ]);
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [[[6, 12], 'unknown-need']],
+        show(r.diagnostics),
+      );
     });
     it('two `writes` globs compared for overlap', () => {
-      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', `    writes: ["${'*a'.repeat(12)}"]`, '  b:', '    run: echo', `    writes: ["${long}"]`]);
+      const r = compile([
+        'version: 1',
+        'steps:',
+        '  a:',
+        '    run: echo',
+        `    writes: ["${'*a'.repeat(12)}"]`,
+        '  b:',
+        '    run: echo',
+        `    writes: ["${long}"]`,
+      ]);
       assert.ok(r.graph, show(r.diagnostics));
     });
     it('an extglob is refused at the entry, in writes and in needs', () => {
-      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    writes: [src/x.ts, "src/+(a|b).ts"]', '  b:', '    run: echo', '    needs: ["@(a)"]']);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[4, 23], 'glob'], [[7, 12], 'glob']], show(r.diagnostics));
+      const r = compile([
+        'version: 1',
+        'steps:',
+        '  a:',
+        '    run: echo',
+        '    writes: [src/x.ts, "src/+(a|b).ts"]',
+        '  b:',
+        '    run: echo',
+        '    needs: ["@(a)"]',
+      ]);
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [
+          [[4, 23], 'glob'],
+          [[7, 12], 'glob'],
+        ],
+        show(r.diagnostics),
+      );
       assert.match(r.diagnostics[0]!.message, /extglobs are not supported/);
     });
   });
@@ -42,27 +80,73 @@ describe('plan validation limits', () => {
   describe('the size of the expanded plan', () => {
     it('one matrix shared by alias across 100 steps (1,000,000 steps) is refused at the step that crosses the cap', () => {
       const values = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(', ')}]`;
-      const lines = ['version: 1', 'steps:', '  s0:', '    run: echo', '    matrix: &m', `      x: ${values(100)}`, `      y: ${values(100)}`];
+      const lines = [
+        'version: 1',
+        'steps:',
+        '  s0:',
+        '    run: echo',
+        '    matrix: &m',
+        `      x: ${values(100)}`,
+        `      y: ${values(100)}`,
+      ];
       for (let i = 1; i < 100; i++) lines.push(`  s${i}:`, '    run: echo', '    matrix: *m');
       const r = compile(lines);
       assert.equal(r.graph, undefined);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[9, 12], 'plan-size']], show(r.diagnostics));
-      assert.match(r.diagnostics[0]!.message, /more than 10,000 steps: 10,000 before this step, which makes 10,000, and 98 later steps would add 980,000 more/);
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [[[9, 12], 'plan-size']],
+        show(r.diagnostics),
+      );
+      assert.match(
+        r.diagnostics[0]!.message,
+        /more than 10,000 steps: 10,000 before this step, which makes 10,000, and 98 later steps would add 980,000 more/,
+      );
     });
     it(`steps without a matrix count too: the ${MAX_PLAN_STEPS + 1}th step is refused at its key`, () => {
-      const lines = ['version: 1', 'steps:', '  m:', '    run: echo', '    matrix:', `      k: [${Array.from({ length: MAX_PLAN_STEPS }, (_, i) => i).join(',')}]`, '  last:', '    run: echo'];
+      const lines = [
+        'version: 1',
+        'steps:',
+        '  m:',
+        '    run: echo',
+        '    matrix:',
+        `      k: [${Array.from({ length: MAX_PLAN_STEPS }, (_, i) => i).join(',')}]`,
+        '  last:',
+        '    run: echo',
+      ];
       const r = compile(lines);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[6, 2], 'plan-size']], show(r.diagnostics));
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [[[6, 2], 'plan-size']],
+        show(r.diagnostics),
+      );
     });
     it('a matrix needing a matrix past 200,000 dependencies is refused at the needs entry', () => {
       const values = `[${Array.from({ length: 500 }, (_, i) => i).join(',')}]`;
-      const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', `    matrix: {k: ${values}}`, '  b:', '    run: echo', `    matrix: {k: ${values}}`, '    needs: [a]']);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[8, 12], 'plan-size']], show(r.diagnostics));
+      const r = compile([
+        'version: 1',
+        'steps:',
+        '  a:',
+        '    run: echo',
+        `    matrix: {k: ${values}}`,
+        '  b:',
+        '    run: echo',
+        `    matrix: {k: ${values}}`,
+        '    needs: [a]',
+      ]);
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [[[8, 12], 'plan-size']],
+        show(r.diagnostics),
+      );
     });
   });
 
   describe('nesting', () => {
-    for (const [what, open, close] of [['flow lists', '[', ']'], ['flow mappings', '{a: ', '}'], ['block lists', '- ', '']] as const) {
+    for (const [what, open, close] of [
+      ['flow lists', '[', ']'],
+      ['flow mappings', '{a: ', '}'],
+      ['block lists', '- ', ''],
+    ] as const) {
       it(`3,000 levels of ${what}: one problem where the nesting passes ${MAX_DEPTH} levels`, () => {
         const deep = open.repeat(3000) + (close === '' ? 'x' : '1'.slice(open === '[' ? 1 : 0)) + close.repeat(3000);
         const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    name:', `      ${deep}`]);
@@ -73,22 +157,42 @@ describe('plan validation limits', () => {
       });
     }
     // yaml closes every open collection of a dedent in one recursion: these overflowed its stack (exit 70).
-    for (const [what, level] of [['block mappings', (i: number) => `${' '.repeat(6 + i)}k:`], ['block lists', (i: number) => `${' '.repeat(6 + i)}-`]] as const) {
+    for (const [what, level] of [
+      ['block mappings', (i: number) => `${' '.repeat(6 + i)}k:`],
+      ['block lists', (i: number) => `${' '.repeat(6 + i)}-`],
+    ] as const) {
       it(`3,000 levels of ${what} closed by one dedent: one problem, found before the parse`, () => {
         const lines = ['version: 1', 'steps:', '  a:', '    run: echo', '    name:'];
         for (let i = 0; i < 3000; i++) lines.push(level(i));
         lines.push(`${' '.repeat(3006)}x`, '  b:', '    run: echo');
         const r = compile(lines);
-        assert.deepEqual(r.diagnostics.map((d) => [d.code, d.message]), [['yaml-depth', 'YAML: nested more than 64 levels deep']], show(r.diagnostics));
+        assert.deepEqual(
+          r.diagnostics.map((d) => [d.code, d.message]),
+          [['yaml-depth', 'YAML: nested more than 64 levels deep']],
+          show(r.diagnostics),
+        );
         // Where the pre-scan stopped: deeper than the located check's limit, well before the end.
         const line = r.diagnostics[0]!.range.start.line;
         assert.ok(line > 5 + MAX_DEPTH && line < 5 + PRESCAN_DEPTH + 2, show(r.diagnostics));
       });
     }
     it('3,000 compact block lists (`- - - x`) closed by one dedent, and in the language service', () => {
-      const text = ['version: 1', 'steps:', '  a:', '    run: echo', `    name: ${'- '.repeat(3000)}x`, '  b:', '    run: echo', ''].join('\n');
+      const text = [
+        'version: 1',
+        'steps:',
+        '  a:',
+        '    run: echo',
+        `    name: ${'- '.repeat(3000)}x`,
+        '  b:',
+        '    run: echo',
+        '',
+      ].join('\n');
       const r = compilePlan('/ws/p.braid.yaml', text, { isGit: true });
-      assert.deepEqual(r.diagnostics.map((d) => d.code), ['yaml-depth'], show(r.diagnostics));
+      assert.deepEqual(
+        r.diagnostics.map((d) => d.code),
+        ['yaml-depth'],
+        show(r.diagnostics),
+      );
       // The language service parses the text's pieces with the same loader: no throw there either.
       const service = new PlanLanguageService(docs);
       const doc = { key: 'file:///ws/p.braid.yaml', version: 1, text };
@@ -96,9 +200,24 @@ describe('plan validation limits', () => {
       assert.ok(Array.isArray(service.completion(doc, { line: 4, column: 10 })));
     });
     it('a plan nested a reasonable depth passes the pre-scan (a prompt in a block scalar full of brackets, a quoted one)', () => {
-      const r = compile(['version: 1', 'steps:', '  a:', '    agent: claude', '    prompt: |', `      ${'['.repeat(400)}`, '  b:', '    run: echo', `    name: "${'{'.repeat(400)}"`]);
+      const r = compile([
+        'version: 1',
+        'steps:',
+        '  a:',
+        '    agent: claude',
+        '    prompt: |',
+        `      ${'['.repeat(400)}`,
+        '  b:',
+        '    run: echo',
+        `    name: "${'{'.repeat(400)}"`,
+      ]);
       assert.deepEqual(r.diagnostics, []);
-      assert.equal(nestingPast(`a:\n${Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 + 2 * i)}k${i}:`).join('\n')} [[[1]]]\n`), undefined);
+      assert.equal(
+        nestingPast(
+          `a:\n${Array.from({ length: 60 }, (_, i) => `${' '.repeat(2 + 2 * i)}k${i}:`).join('\n')} [[[1]]]\n`,
+        ),
+        undefined,
+      );
     });
   });
 
@@ -145,11 +264,24 @@ describe('plan validation limits', () => {
       assert.deepEqual(at(r.diagnostics[0]), [2, 0]);
     });
     it('a plan whose errors fit under the cap is read as parseDocument reads it (errors, warnings, value)', () => {
-      for (const text of ['version: 1\nsteps: {a: {run: echo}\n', 'a: 1\n---\nb: 2\n', 'version: 1\nsteps:\n  a:\n    run: echo\n', '%FOO x\n---\na: 1\n']) {
+      for (const text of [
+        'version: 1\nsteps: {a: {run: echo}\n',
+        'a: 1\n---\nb: 2\n',
+        'version: 1\nsteps:\n  a:\n    run: echo\n',
+        '%FOO x\n---\na: 1\n',
+      ]) {
         const want = parseDocument(text, { uniqueKeys: false, logLevel: 'error' });
         const got = parseCapped(text, MAX_BUILT_DIAGNOSTICS, { uniqueKeys: false, logLevel: 'error' }).doc;
-        assert.deepEqual(got.errors.map((e) => [e.code, e.pos]), want.errors.map((e) => [e.code, e.pos]), text);
-        assert.deepEqual(got.warnings.map((e) => [e.code, e.pos]), want.warnings.map((e) => [e.code, e.pos]), text);
+        assert.deepEqual(
+          got.errors.map((e) => [e.code, e.pos]),
+          want.errors.map((e) => [e.code, e.pos]),
+          text,
+        );
+        assert.deepEqual(
+          got.warnings.map((e) => [e.code, e.pos]),
+          want.warnings.map((e) => [e.code, e.pos]),
+          text,
+        );
         assert.deepEqual(got.toJS(), want.toJS(), text);
       }
     });
@@ -157,7 +289,11 @@ describe('plan validation limits', () => {
       const items = Array.from({ length: MAX_VALUES + 10 }, (_, i) => `n${i}`);
       const text = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.join(', ')}]\n`;
       const r = compilePlan('/ws/p.braid.yaml', text);
-      assert.deepEqual(r.diagnostics.map((d) => d.code), ['yaml-too-many-values'], show(r.diagnostics));
+      assert.deepEqual(
+        r.diagnostics.map((d) => d.code),
+        ['yaml-too-many-values'],
+        show(r.diagnostics),
+      );
       // Scalars before the list: version, 1, steps, a, run, echo, needs (7); the cap is passed at item MAX_VALUES - 7.
       const nth = MAX_VALUES - 7;
       assert.deepEqual(at(r.diagnostics[0]), [4, '    needs: ['.length + items.slice(0, nth).join(', ').length + 2]);
@@ -183,20 +319,31 @@ describe('plan validation limits', () => {
 
   describe('the size of the file', () => {
     // Lines of 1,000 bytes: `n` of them make n KB.
-    const big = (n: number) => `version: 1\nsteps:\n  a:\n    run: echo\n${Array.from({ length: n }, () => `# ${'x'.repeat(997)}\n`).join('')}`;
+    const big = (n: number) =>
+      `version: 1\nsteps:\n  a:\n    run: echo\n${Array.from({ length: n }, () => `# ${'x'.repeat(997)}\n`).join('')}`;
     it(`text past ${MAX_PLAN_BYTES.toLocaleString('en-US')} bytes is one problem at the line where it passes the cap`, () => {
       const text = big(5_100);
       assert.ok(text.length > MAX_PLAN_BYTES);
       const r = compilePlan('/ws/p.braid.yaml', text);
-      assert.deepEqual(r.diagnostics.map((d) => d.code), ['plan-size'], show(r.diagnostics));
+      assert.deepEqual(
+        r.diagnostics.map((d) => d.code),
+        ['plan-size'],
+        show(r.diagnostics),
+      );
       const d = r.diagnostics[0]!;
       assert.match(d.message, /^the plan is 5\.\d MB; a plan file may be at most 5\.0 MB/);
       // The line holding byte 5,000,000.
       assert.equal(d.range.start.line, text.slice(0, MAX_PLAN_BYTES).split('\n').length - 1);
     });
     it('counted in UTF-8 bytes: 2 MB of characters that take three bytes each is past the cap', () => {
-      const r = compilePlan('/ws/p.braid.yaml', `version: 1\nname: "${'€'.repeat(2_000_000)}"\nsteps: {a: {run: echo}}\n`);
-      assert.deepEqual(r.diagnostics.map((d) => [d.code, d.range.start.line]), [['plan-size', 1]]);
+      const r = compilePlan(
+        '/ws/p.braid.yaml',
+        `version: 1\nname: "${'€'.repeat(2_000_000)}"\nsteps: {a: {run: echo}}\n`,
+      );
+      assert.deepEqual(
+        r.diagnostics.map((d) => [d.code, d.range.start.line]),
+        [['plan-size', 1]],
+      );
     });
     it('a file past the cap is refused from its size, read only up to the cap', async () => {
       const dir = mkdtempSync(join(tmpdir(), 'braid-size-'));
@@ -204,9 +351,14 @@ describe('plan validation limits', () => {
         const file = join(dir, 'p.braid.yaml');
         writeFileSync(file, big(6_000));
         const r = await compilePlanFile(file);
-        assert.deepEqual(r.diagnostics.map((d) => d.code), ['plan-size']);
+        assert.deepEqual(
+          r.diagnostics.map((d) => d.code),
+          ['plan-size'],
+        );
         assert.ok(r.diagnostics[0]!.range.start.line > 0);
-      } finally { rmSync(dir, { recursive: true, force: true }); }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
     it('a plan just under the cap is read and validated', () => {
       const text = big(4_900);
@@ -217,11 +369,20 @@ describe('plan validation limits', () => {
 
   it('an alias bomb is one problem at its first alias, not at 1:1', () => {
     const r = compile([
-      'version: 1', 'x0: &a0 [x, x, x, x, x, x, x, x, x, x]', 'x1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]',
-      'x2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]', 'x3: [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]',
-      'steps:', '  a:', '    run: echo',
+      'version: 1',
+      'x0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+      'x1: &a1 [*a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0, *a0]',
+      'x2: &a2 [*a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1, *a1]',
+      'x3: [*a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2, *a2]',
+      'steps:',
+      '  a:',
+      '    run: echo',
     ]);
-    assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[2, 9], 'yaml-alias']], show(r.diagnostics));
+    assert.deepEqual(
+      r.diagnostics.map((d) => [at(d), d.code]),
+      [[[2, 9], 'yaml-alias']],
+      show(r.diagnostics),
+    );
     assert.match(r.diagnostics[0]!.message, /aliases expand to too much data/);
   });
 
@@ -231,9 +392,20 @@ describe('plan validation limits', () => {
     process.on('warning', listen);
     try {
       const r = compile(['version: 1', 'steps:', '  a:', '    run: echo', '    env:', '      ? [x]', '      : 1']);
-      assert.deepEqual(r.diagnostics.map((d) => [at(d), d.code]), [[[5, 8], 'yaml-complex-key']], show(r.diagnostics));
-    } finally { process.off('warning', listen); }
-    return new Promise<void>((done) => setImmediate(() => { assert.deepEqual(warnings, []); done(); }));
+      assert.deepEqual(
+        r.diagnostics.map((d) => [at(d), d.code]),
+        [[[5, 8], 'yaml-complex-key']],
+        show(r.diagnostics),
+      );
+    } finally {
+      process.off('warning', listen);
+    }
+    return new Promise<void>((done) =>
+      setImmediate(() => {
+        assert.deepEqual(warnings, []);
+        done();
+      }),
+    );
   });
 
   it('control characters in a quoted key are shown escaped in the message', () => {

@@ -19,7 +19,8 @@ const obj = (v: unknown): Json => {
 const props = (s: unknown): string[] => Object.keys(obj(obj(s).properties)).sort();
 
 // The example plan of plan-format.md (copied into the fixtures): the contract's own good plan.
-const specExample = (): unknown => parse(readFileSync(join(__dirname, '..', 'fixtures', 'plans', 'spec-example.braid.yaml'), 'utf8'));
+const specExample = (): unknown =>
+  parse(readFileSync(join(__dirname, '..', 'fixtures', 'plans', 'spec-example.braid.yaml'), 'utf8'));
 
 describe('planJsonSchema()', () => {
   it('is valid JSON Schema (2020-12) that compiles', () => {
@@ -33,9 +34,14 @@ describe('planJsonSchema()', () => {
     assert.deepEqual(props(schema), Object.keys(planSchema.shape).sort());
     const steps = obj(obj(schema.properties).steps);
     assert.deepEqual(props(steps.additionalProperties), Object.keys(stepSchema.shape).sort());
-    const defaults = Object.keys(stepSchema.shape).filter((k) => !(k in STEP_ONLY_FIELDS)).sort();
+    const defaults = Object.keys(stepSchema.shape)
+      .filter((k) => !(k in STEP_ONLY_FIELDS))
+      .sort();
     assert.deepEqual(props(obj(schema.properties).defaults), defaults);
-    assert.deepEqual(props(obj(obj(schema.properties).agents).additionalProperties), Object.keys(agentSchema.shape).sort());
+    assert.deepEqual(
+      props(obj(obj(schema.properties).agents).additionalProperties),
+      Object.keys(agentSchema.shape).sort(),
+    );
     assert.equal(schema.additionalProperties, false, 'unknown top-level keys are flagged in editors too');
     assert.equal(obj(steps.additionalProperties).additionalProperties, false);
   });
@@ -51,12 +57,34 @@ describe('planJsonSchema()', () => {
       ['an unknown top-level key', { version: 1, stepz: {}, steps: { a: { run: 'x' } } }, false],
       ['an unknown step key', { version: 1, steps: { a: { run: 'x', nedds: [] } } }, false],
       ['needs in defaults', { version: 1, defaults: { needs: ['a'] }, steps: { a: { run: 'x' } } }, false],
-      ['an agent without command', { version: 1, agents: { r: { env: {} } }, steps: { a: { prompt: 'x', agent: 'r' } } }, false],
+      [
+        'an agent without command',
+        { version: 1, agents: { r: { env: {} } }, steps: { a: { prompt: 'x', agent: 'r' } } },
+        false,
+      ],
       ['a bad step id', { version: 1, steps: { '9a': { run: 'x' } } }, false],
       ['retries out of range', { version: 1, steps: { a: { run: 'x', retries: 11 } } }, false],
-      ['best-of with named alternatives', { version: 1, steps: { a: { prompt: 'x', pick: 'check', check: 'y', alternatives: [{ agent: 'codex' }, { model: 'm', env: { A: 1 } }] } } }, true],
+      [
+        'best-of with named alternatives',
+        {
+          version: 1,
+          steps: {
+            a: {
+              prompt: 'x',
+              pick: 'check',
+              check: 'y',
+              alternatives: [{ agent: 'codex' }, { model: 'm', env: { A: 1 } }],
+            },
+          },
+        },
+        true,
+      ],
       ['best-of out of range', { version: 1, steps: { a: { run: 'x', 'best-of': 11 } } }, false],
-      ['an unknown key in an alternative', { version: 1, steps: { a: { run: 'x', alternatives: [{ agnt: 'x' }, {}] } } }, false],
+      [
+        'an unknown key in an alternative',
+        { version: 1, steps: { a: { run: 'x', alternatives: [{ agnt: 'x' }, {}] } } },
+        false,
+      ],
       ['best-of in defaults', { version: 1, defaults: { 'best-of': 2 }, steps: { a: { run: 'x' } } }, false],
     ];
     for (const [why, plan, good] of cases) {
@@ -65,11 +93,15 @@ describe('planJsonSchema()', () => {
     }
   });
 
-  it('every plan and step key has hover text from plan-format.md\'s tables (the docs stay true to the code)', () => {
+  it("every plan and step key has hover text from plan-format.md's tables (the docs stay true to the code)", () => {
     const docs = keyDocsFrom(readFileSync(join(__dirname, '..', '..', 'docs', 'plan-format.md'), 'utf8'));
     const undocumented = [
-      ...Object.keys(PLAN_FIELDS).filter((k) => !docs.plan.has(k)).map((k) => `top level: ${k}`),
-      ...[...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)].filter((k) => !docs.step.has(k)).map((k) => `step: ${k}`),
+      ...Object.keys(PLAN_FIELDS)
+        .filter((k) => !docs.plan.has(k))
+        .map((k) => `top level: ${k}`),
+      ...[...Object.keys(STEP_FIELDS), ...Object.keys(STEP_ONLY_FIELDS)]
+        .filter((k) => !docs.step.has(k))
+        .map((k) => `step: ${k}`),
     ];
     assert.deepEqual(undocumented, [], 'keys the schema takes but the docs do not describe');
     const described = describeSchema(planJsonSchema(), docs) as Json;

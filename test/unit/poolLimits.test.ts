@@ -8,17 +8,27 @@ describe('engine/poolLimits', () => {
   it('cuts to the running count, probes up one at a time, doubles the interval after a failed probe, ends whole', async () => {
     const clock = new SimClock();
     let restores = 0;
-    const pools = new PoolLimits({ p: 6 }, 16, clock, () => { restores++; });
+    const pools = new PoolLimits({ p: 6 }, 16, clock, () => {
+      restores++;
+    });
     assert.equal(pools.cap('p'), 6);
     assert.deepEqual(pools.limited('p', 2, 1000), { cap: 2, until: MIN_PROBE_MS }, 'never sooner than 30 s');
     const seen: number[] = [];
     const watch = (async () => {
-      await clock.sleep(MIN_PROBE_MS); seen.push(pools.cap('p')!); // probe 1: 3
-      assert.equal(pools.limited('p', 3, 1000).until, MIN_PROBE_MS + 2 * MIN_PROBE_MS, 'a limit right after a probe doubles the interval');
+      await clock.sleep(MIN_PROBE_MS);
+      seen.push(pools.cap('p')!); // probe 1: 3
+      assert.equal(
+        pools.limited('p', 3, 1000).until,
+        MIN_PROBE_MS + 2 * MIN_PROBE_MS,
+        'a limit right after a probe doubles the interval',
+      );
       seen.push(pools.cap('p')!); // 3: the provider serves 3
-      await clock.sleep(2 * MIN_PROBE_MS); seen.push(pools.cap('p')!); // 4
-      await clock.sleep(2 * MIN_PROBE_MS); seen.push(pools.cap('p')!); // 5
-      await clock.sleep(2 * MIN_PROBE_MS); seen.push(pools.cap('p') ?? -1); // whole again: no cut
+      await clock.sleep(2 * MIN_PROBE_MS);
+      seen.push(pools.cap('p')!); // 4
+      await clock.sleep(2 * MIN_PROBE_MS);
+      seen.push(pools.cap('p')!); // 5
+      await clock.sleep(2 * MIN_PROBE_MS);
+      seen.push(pools.cap('p') ?? -1); // whole again: no cut
     })();
     await clock.runUntil(watch);
     assert.deepEqual(seen, [3, 3, 4, 5, 6]);

@@ -4,7 +4,11 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, symlinkSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  PROTOCOL_VERSION, encodeMessage, parseClientMessage, parseEngineMessage, parseResult,
+  PROTOCOL_VERSION,
+  encodeMessage,
+  parseClientMessage,
+  parseEngineMessage,
+  parseResult,
 } from '../../src/protocol/engine';
 import { LineSplitter } from '../../src/protocol/jsonLines';
 import { engineSocketPath, ensurePrivateDir } from '../../src/core/engineSocket';
@@ -19,7 +23,15 @@ describe('engine protocol', () => {
       const good = [
         { type: 'hello', id: 0, protocol: PROTOCOL_VERSION, client: 'test' },
         { type: 'run', id: 1, planFile: 'plans/p.braid.yaml' },
-        { type: 'run', id: 2, planFile: '/abs/p.braid.yaml', only: ['a', 'b'], from: 'c', concurrency: 3, compile: { agentOverrides: { claude: { command: ['claude', '-p'] } }, defaultIsolation: 'worktree' } },
+        {
+          type: 'run',
+          id: 2,
+          planFile: '/abs/p.braid.yaml',
+          only: ['a', 'b'],
+          from: 'c',
+          concurrency: 3,
+          compile: { agentOverrides: { claude: { command: ['claude', '-p'] } }, defaultIsolation: 'worktree' },
+        },
         { type: 'retry', id: 3, runId: run, steps: ['a'] },
         { type: 'retry', id: 8, runId: run, resume: true },
         { type: 'run', id: 11, planFile: 'p', compile: { permission: 'read-only' } },
@@ -71,16 +83,60 @@ describe('engine protocol', () => {
     it('accepts replies, snapshots, every event kind and run endings', () => {
       const good = [
         { type: 'reply', id: 1, ok: true, result: { runId: run } },
-        { type: 'reply', id: 2, ok: false, error: 'invalid plan', diagnostics: [{ file: 'p', range: { start: { line: 0, column: 0 }, end: { line: 0, column: 3 } }, severity: 'error', message: 'm', code: 'c' }] },
+        {
+          type: 'reply',
+          id: 2,
+          ok: false,
+          error: 'invalid plan',
+          diagnostics: [
+            {
+              file: 'p',
+              range: { start: { line: 0, column: 0 }, end: { line: 0, column: 3 } },
+              severity: 'error',
+              message: 'm',
+              code: 'c',
+            },
+          ],
+        },
         { type: 'snapshot', runs: [] },
         { type: 'event', event: { type: 'run', status: 'started', plan: 'p', steps: 2, time, run } },
-        { type: 'event', event: { type: 'step', id: 'a', status: 'failed', attempt: 1, exitCode: 3, signal: null, reason: 'exit', time, run } },
+        {
+          type: 'event',
+          event: {
+            type: 'step',
+            id: 'a',
+            status: 'failed',
+            attempt: 1,
+            exitCode: 3,
+            signal: null,
+            reason: 'exit',
+            time,
+            run,
+          },
+        },
         { type: 'event', event: { type: 'output', id: 'a', stream: 'stderr', text: 'oops\n', time, run } },
         { type: 'event', event: { type: 'lock', id: 'b', waitingFor: 'a', paths: ['src/**'], time, run } },
         { type: 'event', event: { type: 'budget', spentUsd: 0.0246, budgetUsd: 0.02, time, run } },
         { type: 'event', event: { type: 'budget', spentUsd: 0.0246, budgetUsd: 0.02, decision: 'stop', time, run } },
-        { type: 'event', event: { type: 'agent', id: 'a', attempt: 1, sessionId: 's', turns: 3, costUsd: 0.01, runCostUsd: 0.02, activity: 'Bash: npm test', time, run } },
-        { type: 'event', event: { type: 'run', status: 'failed', plan: 'p', steps: 3, costUsd: 0.0246, reason: 'budget', time, run } },
+        {
+          type: 'event',
+          event: {
+            type: 'agent',
+            id: 'a',
+            attempt: 1,
+            sessionId: 's',
+            turns: 3,
+            costUsd: 0.01,
+            runCostUsd: 0.02,
+            activity: 'Bash: npm test',
+            time,
+            run,
+          },
+        },
+        {
+          type: 'event',
+          event: { type: 'run', status: 'failed', plan: 'p', steps: 3, costUsd: 0.0246, reason: 'budget', time, run },
+        },
         { type: 'runEnded', runId: run, status: 'failed', steps: { a: 'failed', b: 'skipped' } },
       ];
       for (const m of good) {
@@ -90,10 +146,17 @@ describe('engine protocol', () => {
       }
     });
 
-    it('keeps a snapshot record\'s fields the schema does not name (records grow)', () => {
+    it("keeps a snapshot record's fields the schema does not name (records grow)", () => {
       const record = {
-        version: 1, id: run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'running', createdAt: time,
-        host: { pid: 1, hostname: 'h' }, graph: { plan: { file: 'p', name: 'p' }, agents: {}, steps: [{ id: 'a', run: 'echo' }] },
+        version: 1,
+        id: run,
+        planFile: '/w/p.braid.yaml',
+        planName: 'p',
+        workspace: '/w',
+        status: 'running',
+        createdAt: time,
+        host: { pid: 1, hostname: 'h' },
+        graph: { plan: { file: 'p', name: 'p' }, agents: {}, steps: [{ id: 'a', run: 'echo' }] },
         steps: { a: { id: 'a', status: 'running', attempts: [{ attempt: 1, startedAt: time }], futureField: 7 } },
       };
       const r = parseEngineMessage(line({ type: 'snapshot', runs: [record] }));
@@ -101,17 +164,35 @@ describe('engine protocol', () => {
       assert.deepEqual(r.message, { type: 'snapshot', runs: [record] });
     });
 
-    it('carries a held run\'s pendingBudget on its snapshot record, and checks it', () => {
+    it("carries a held run's pendingBudget on its snapshot record, and checks it", () => {
       const record = {
-        version: 1, id: run, planFile: '/w/p.braid.yaml', planName: 'p', workspace: '/w', status: 'running', createdAt: time,
-        graph: { steps: [{ id: 'a' }] }, steps: { a: { id: 'a', status: 'succeeded', attempts: [] } },
+        version: 1,
+        id: run,
+        planFile: '/w/p.braid.yaml',
+        planName: 'p',
+        workspace: '/w',
+        status: 'running',
+        createdAt: time,
+        graph: { steps: [{ id: 'a' }] },
+        steps: { a: { id: 'a', status: 'succeeded', attempts: [] } },
         pendingBudget: { spentUsd: 0.0246, budgetUsd: 0.02 },
       };
       const r = parseEngineMessage(line({ type: 'snapshot', runs: [record] }));
       assert.ok(r.ok);
-      assert.deepEqual(r.ok && r.message.type === 'snapshot' && r.message.runs[0]!.pendingBudget, { spentUsd: 0.0246, budgetUsd: 0.02 });
-      assert.equal(parseEngineMessage(line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: -1, budgetUsd: 0.02 } }] })).ok, false);
-      assert.equal(parseEngineMessage(line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: 1 } }] })).ok, false);
+      assert.deepEqual(r.ok && r.message.type === 'snapshot' && r.message.runs[0]!.pendingBudget, {
+        spentUsd: 0.0246,
+        budgetUsd: 0.02,
+      });
+      assert.equal(
+        parseEngineMessage(
+          line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: -1, budgetUsd: 0.02 } }] }),
+        ).ok,
+        false,
+      );
+      assert.equal(
+        parseEngineMessage(line({ type: 'snapshot', runs: [{ ...record, pendingBudget: { spentUsd: 1 } }] })).ok,
+        false,
+      );
     });
 
     it('drops unknown statuses, event kinds and malformed run endings', () => {
@@ -130,7 +211,7 @@ describe('engine protocol', () => {
       for (const m of bad) assert.equal(parseEngineMessage(line(m)).ok, false, line(m));
     });
 
-    it('checks a reply\'s result against its request', () => {
+    it("checks a reply's result against its request", () => {
       assert.ok(parseResult('run', { runId: run }).ok);
       assert.equal(parseResult('run', {}).ok, false);
       assert.equal(parseResult('hello', { protocol: 1, pid: 'x', workspace: '/w' }).ok, false);
@@ -145,9 +226,16 @@ describe('engine protocol', () => {
     const text = encodeMessage({ type: 'listRuns', id: 1 }) + encodeMessage({ type: 'shutdown', id: 2 });
     const got: string[] = [];
     let overflow = 0;
-    const split = new LineSplitter((l) => got.push(l), () => overflow++, 64);
+    const split = new LineSplitter(
+      (l) => got.push(l),
+      () => overflow++,
+      64,
+    );
     for (const ch of text) split.push(ch);
-    assert.deepEqual(got.map((l) => parseClientMessage(l).ok), [true, true]);
+    assert.deepEqual(
+      got.map((l) => parseClientMessage(l).ok),
+      [true, true],
+    );
     split.push('x'.repeat(65));
     assert.equal(overflow, 1, 'an endless line is cut off, not buffered');
   });
@@ -155,16 +243,46 @@ describe('engine protocol', () => {
   describe('socket path', () => {
     const ws = '/home/me/projects/app';
     it('is per workspace, stable, in the runtime dir when there is one', () => {
-      const a = engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' });
+      const a = engineSocketPath(ws, {
+        protocol: PROTOCOL_VERSION,
+        platform: 'linux',
+        runtimeDir: '/run/user/1000',
+        tmpdir: '/tmp',
+      });
       assert.match(a, /^\/run\/user\/1000\/braid-[0-9a-f]{16}-v\d+\.sock$/);
-      assert.equal(engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.notEqual(engineSocketPath(`${ws}2`, { protocol: PROTOCOL_VERSION, platform: 'linux', runtimeDir: '/run/user/1000', tmpdir: '/tmp' }), a);
-      assert.match(engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'darwin', tmpdir: '/var/folders/x/T', uid: 501 }), /^\/var\/folders\/x\/T\/braid-501\/braid-[0-9a-f]{16}-v\d+\.sock$/, 'in the temp folder, inside a folder of the user\'s own');
+      assert.equal(
+        engineSocketPath(ws, {
+          protocol: PROTOCOL_VERSION,
+          platform: 'linux',
+          runtimeDir: '/run/user/1000',
+          tmpdir: '/tmp',
+        }),
+        a,
+      );
+      assert.notEqual(
+        engineSocketPath(`${ws}2`, {
+          protocol: PROTOCOL_VERSION,
+          platform: 'linux',
+          runtimeDir: '/run/user/1000',
+          tmpdir: '/tmp',
+        }),
+        a,
+      );
+      assert.match(
+        engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'darwin', tmpdir: '/var/folders/x/T', uid: 501 }),
+        /^\/var\/folders\/x\/T\/braid-501\/braid-[0-9a-f]{16}-v\d+\.sock$/,
+        "in the temp folder, inside a folder of the user's own",
+      );
     });
 
-    it('stays under sun_path\'s limit when the folders are deep', () => {
+    it("stays under sun_path's limit when the folders are deep", () => {
       const deep = '/' + 'd'.repeat(120);
-      const p = engineSocketPath(ws, { protocol: PROTOCOL_VERSION, platform: 'darwin', runtimeDir: deep, tmpdir: deep });
+      const p = engineSocketPath(ws, {
+        protocol: PROTOCOL_VERSION,
+        platform: 'darwin',
+        runtimeDir: deep,
+        tmpdir: deep,
+      });
       assert.match(p, /^\/tmp\/braid-user\/braid-[0-9a-f]{16}-v\d+\.sock$/);
       assert.ok(Buffer.byteLength(p) < 104);
     });
@@ -192,7 +310,10 @@ describe('engine protocol', () => {
     it('is a named pipe on Windows, one for differently cased spellings of a folder', () => {
       const p = engineSocketPath('C:\\Repo', { protocol: PROTOCOL_VERSION, platform: 'win32', tmpdir: 'C:\\Temp' });
       assert.match(p, /^\\\\\.\\pipe\\braid-[0-9a-f]{16}-v\d+$/);
-      assert.equal(engineSocketPath('c:\\repo', { protocol: PROTOCOL_VERSION, platform: 'win32', tmpdir: 'C:\\Temp' }), p);
+      assert.equal(
+        engineSocketPath('c:\\repo', { protocol: PROTOCOL_VERSION, platform: 'win32', tmpdir: 'C:\\Temp' }),
+        p,
+      );
     });
   });
 });

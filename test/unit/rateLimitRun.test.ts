@@ -12,10 +12,9 @@ const stepEvents = (events: EngineEvent[], id: string) =>
 
 describe('rate limits in the scheduler', () => {
   it('requeues a rate-limited step with back-off from its retry-delay, without consuming retries', async () => {
-    const { runner, events, run } = setup(
-      [{ id: 'a', retries: 0, retryDelayMs: 1000 }],
-      { a: [{ limited: true }, { limited: true }, {}] },
-    );
+    const { runner, events, run } = setup([{ id: 'a', retries: 0, retryDelayMs: 1000 }], {
+      a: [{ limited: true }, { limited: true }, {}],
+    });
     const r = await run();
     assert.equal(r.status, 'succeeded');
     assert.equal(r.steps.get('a')!.attempt, 3);
@@ -31,10 +30,9 @@ describe('rate limits in the scheduler', () => {
   });
 
   it('a real failure after rate limits still has its retries, with the first (undoubled) delay', async () => {
-    const { runner, run } = setup(
-      [{ id: 'a', retries: 1, retryDelayMs: 100 }],
-      { a: [{ limited: true }, { limited: true }, { fail: true }, {}] },
-    );
+    const { runner, run } = setup([{ id: 'a', retries: 1, retryDelayMs: 100 }], {
+      a: [{ limited: true }, { limited: true }, { fail: true }, {}],
+    });
     const r = await run();
     assert.equal(r.steps.get('a')!.status, 'succeeded');
     assert.equal(r.steps.get('a')!.attempt, 4);
@@ -51,21 +49,42 @@ describe('rate limits in the scheduler', () => {
   it('cuts the pool’s cap to the steps still running: the limited step waits for one of them', async () => {
     const specs = [1, 2, 3, 4, 5, 6].map((i) => ({ id: `p${i}`, pool: 'anthropic', retryDelayMs: 1000 }));
     const long = { durationMs: 1000 };
-    const { runner, run } = setup(specs, { p1: [{ limited: true }, long], p2: long, p3: long, p4: long, p5: long, p6: long },
-      { concurrency: 8 }, { pools: { anthropic: 4 } });
+    const { runner, run } = setup(
+      specs,
+      { p1: [{ limited: true }, long], p2: long, p3: long, p4: long, p5: long, p6: long },
+      { concurrency: 8 },
+      { pools: { anthropic: 4 } },
+    );
     const r = await run();
     assert.equal(r.status, 'succeeded');
     // p1..p4 start at 0 (cap 4). p1 is limited at 10 while p2..p4 run: the cap is 3.
-    assert.deepEqual(runner.log.filter((l) => l.start === 0).map((l) => l.id).sort(), ['p1', 'p2', 'p3', 'p4']);
+    assert.deepEqual(
+      runner.log
+        .filter((l) => l.start === 0)
+        .map((l) => l.id)
+        .sort(),
+      ['p1', 'p2', 'p3', 'p4'],
+    );
     assert.equal(runner.startOf('p1', 2), 1000, 'p1 was ready at 510 but the pool, cut to 3, was full');
     assert.equal(runner.startOf('p5'), 1000);
-    assert.equal(runner.startOf('p6'), 1000, 'three slots at 1000 (p1, p5, p6), not four: the cap grows back only at its probe');
-    assert.ok(runner.poolTrace.every((t) => t.at < 10 || t.running <= 3), JSON.stringify(runner.poolTrace));
+    assert.equal(
+      runner.startOf('p6'),
+      1000,
+      'three slots at 1000 (p1, p5, p6), not four: the cap grows back only at its probe',
+    );
+    assert.ok(
+      runner.poolTrace.every((t) => t.at < 10 || t.running <= 3),
+      JSON.stringify(runner.poolTrace),
+    );
   });
 
   it('a pool without its own cap is cut from the run’s concurrency', async () => {
     const specs = [1, 2, 3, 4].map((i) => ({ id: `p${i}`, pool: 'openai', retryDelayMs: 1000 }));
-    const { runner, run } = setup(specs, { p1: [{ limited: true }, {}], p2: { durationMs: 1000 }, p3: { durationMs: 1000 }, p4: { durationMs: 1000 } }, { concurrency: 4 });
+    const { runner, run } = setup(
+      specs,
+      { p1: [{ limited: true }, {}], p2: { durationMs: 1000 }, p3: { durationMs: 1000 }, p4: { durationMs: 1000 } },
+      { concurrency: 4 },
+    );
     await run();
     // Cap 4 → 3: p1 (ready at 510) must wait for the others to end at 1000.
     assert.equal(runner.startOf('p1', 2), 1000);

@@ -7,7 +7,9 @@ import type { RunRecord } from '../../src/core/engine/records/runRecord';
 function fakeFs(clock: SimClock, landed: number[]): WriteFs {
   return {
     writeFile: async () => undefined,
-    rename: async () => { landed.push(clock.now()); },
+    rename: async () => {
+      landed.push(clock.now());
+    },
     unlink: async () => undefined,
   } as unknown as WriteFs;
 }
@@ -15,7 +17,11 @@ function fakeFs(clock: SimClock, landed: number[]): WriteFs {
 /** A record of `n` steps (only its size matters to the writer). */
 function record(n: number): RunRecord {
   const steps: Record<string, unknown> = {};
-  for (let i = 0; i < n; i++) steps[`step-${i}`] = { status: 'succeeded', attempts: [{ exitCode: 0, startedAt: '2026-12-07T00:00:00.000Z', log: `logs/step-${i}.log` }] };
+  for (let i = 0; i < n; i++)
+    steps[`step-${i}`] = {
+      status: 'succeeded',
+      attempts: [{ exitCode: 0, startedAt: '2026-12-07T00:00:00.000Z', log: `logs/step-${i}.log` }],
+    };
   return { id: 'r1', steps } as unknown as RunRecord;
 }
 

@@ -14,7 +14,13 @@ import { makeGraph } from '../helpers/graph';
 class ReviewRunner extends FakeRunner {
   readonly landed: string[] = [];
   readonly rejected: string[] = [];
-  constructor(clock: SimClock, private readonly reviewed: ReadonlySet<string>, private readonly conflicts = new Set<string>()) { super(clock); }
+  constructor(
+    clock: SimClock,
+    private readonly reviewed: ReadonlySet<string>,
+    private readonly conflicts = new Set<string>(),
+  ) {
+    super(clock);
+  }
   override async execute(ctx: AttemptContext): Promise<AttemptResult> {
     const r = await super.execute(ctx);
     return r.status === 'succeeded' && this.reviewed.has(ctx.step.id) ? { ...r, status: 'review' } : r;
@@ -22,10 +28,19 @@ class ReviewRunner extends FakeRunner {
   async land(stepId: string): Promise<AttemptResult> {
     this.landed.push(stepId);
     return this.conflicts.has(stepId)
-      ? { status: 'conflict', exitCode: 0, signal: null, reason: 'conflict', message: 'both changed f.txt', durationMs: 1 }
+      ? {
+          status: 'conflict',
+          exitCode: 0,
+          signal: null,
+          reason: 'conflict',
+          message: 'both changed f.txt',
+          durationMs: 1,
+        }
       : { status: 'succeeded', exitCode: 0, signal: null, durationMs: 1, output: `out:${stepId}` };
   }
-  reject(stepId: string): void { this.rejected.push(stepId); }
+  reject(stepId: string): void {
+    this.rejected.push(stepId);
+  }
 }
 
 function setup(decide: ReviewDecision | 'cancel', conflicts: string[] = []) {
@@ -37,7 +52,14 @@ function setup(decide: ReviewDecision | 'cancel', conflicts: string[] = []) {
   const outcomes: unknown[] = [];
   const ac = new AbortController();
   const sched: Scheduler = new Scheduler({
-    graph, runId: 'r1', runner, clock, concurrency: 1, random: () => 0, outputIntervalMs: 0, signal: ac.signal,
+    graph,
+    runId: 'r1',
+    runner,
+    clock,
+    concurrency: 1,
+    random: () => 0,
+    outputIntervalMs: 0,
+    signal: ac.signal,
     weight: (s) => (s.id === 'a' ? 100 : 10),
     onEvent: (e) => {
       events.push(e);
@@ -54,7 +76,8 @@ function setup(decide: ReviewDecision | 'cancel', conflicts: string[] = []) {
   return { clock, runner, events, run: () => clock.runUntil(sched.run()), decidedAt: () => decidedAt, outcomes };
 }
 
-const statuses = (events: EngineEvent[], id: string) => events.filter((e) => e.type === 'step' && e.id === id).map((e) => (e as { status: string }).status);
+const statuses = (events: EngineEvent[], id: string) =>
+  events.filter((e) => e.type === 'step' && e.id === id).map((e) => (e as { status: string }).status);
 
 describe('scheduler: the review state', () => {
   it('a step in review holds no slot; its dependent waits for the approval, which lands it', async () => {

@@ -8,26 +8,44 @@ import type { GraphStep } from '../../src/core/plan/types';
 import { FakeRunner, type FakeBehaviour } from '../helpers/fakeRunner';
 import { makeGraph, type StepSpec } from '../helpers/graph';
 
-function setup(specs: StepSpec[], behave: Record<string, FakeBehaviour> = {}, opts: Partial<SchedulerOptions> = {}, plan = {}) {
+function setup(
+  specs: StepSpec[],
+  behave: Record<string, FakeBehaviour> = {},
+  opts: Partial<SchedulerOptions> = {},
+  plan = {},
+) {
   const clock = new SimClock();
   const runner = new FakeRunner(clock, behave);
   const events: EngineEvent[] = [];
   const graph = makeGraph(specs, { plan });
   const weight = (s: GraphStep) => behave[s.id]?.durationMs ?? 10;
-  const sched = new Scheduler({ graph, runId: 'r1', runner, clock, weight, random: () => 0, onEvent: (e) => events.push(e), outputIntervalMs: 0, ...opts });
+  const sched = new Scheduler({
+    graph,
+    runId: 'r1',
+    runner,
+    clock,
+    weight,
+    random: () => 0,
+    onEvent: (e) => events.push(e),
+    outputIntervalMs: 0,
+    ...opts,
+  });
   const run = () => clock.runUntil(sched.run());
   return { clock, runner, events, sched, run };
 }
 
-const finalStatuses = (steps: ReadonlyMap<string, { status: string }>) => Object.fromEntries([...steps].map(([k, v]) => [k, v.status]));
+const finalStatuses = (steps: ReadonlyMap<string, { status: string }>) =>
+  Object.fromEntries([...steps].map(([k, v]) => [k, v.status]));
 
 describe('scheduler', () => {
   it('starts a step the moment its own needs finish, not when its layer does', async () => {
     // a(10) → c ; b(100) → d. c must start at 10, long before b ends.
-    const { runner, run } = setup(
-      [{ id: 'a' }, { id: 'b' }, { id: 'c', needs: ['a'] }, { id: 'd', needs: ['b'] }],
-      { a: { durationMs: 10 }, b: { durationMs: 100 }, c: { durationMs: 10 }, d: { durationMs: 10 } },
-    );
+    const { runner, run } = setup([{ id: 'a' }, { id: 'b' }, { id: 'c', needs: ['a'] }, { id: 'd', needs: ['b'] }], {
+      a: { durationMs: 10 },
+      b: { durationMs: 100 },
+      c: { durationMs: 10 },
+      d: { durationMs: 10 },
+    });
     const r = await run();
     assert.equal(r.status, 'succeeded');
     assert.equal(runner.startOf('c'), 10);
@@ -56,10 +74,15 @@ describe('scheduler', () => {
   });
 
   it('caps steps sharing a pool on top of the global cap', async () => {
-    const specs = [1, 2, 3, 4].map((i) => ({ id: `p${i}`, pool: 'anthropic' })).concat([{ id: 'free', pool: undefined } as never]);
+    const specs = [1, 2, 3, 4]
+      .map((i) => ({ id: `p${i}`, pool: 'anthropic' }))
+      .concat([{ id: 'free', pool: undefined } as never]);
     const { runner, run } = setup(specs, {}, { concurrency: 4 }, { pools: { anthropic: 2 } });
     await run();
-    const at0 = runner.log.filter((l) => l.start === 0).map((l) => l.id).sort();
+    const at0 = runner.log
+      .filter((l) => l.start === 0)
+      .map((l) => l.id)
+      .sort();
     assert.deepEqual(at0, ['free', 'p1', 'p2']);
   });
 
@@ -69,13 +92,25 @@ describe('scheduler', () => {
       { a: { fail: true } },
     );
     const r = await run();
-    assert.deepEqual(finalStatuses(r.steps), { a: 'failed', x: 'succeeded', b: 'skipped', y: 'succeeded', c: 'skipped' });
+    assert.deepEqual(finalStatuses(r.steps), {
+      a: 'failed',
+      x: 'succeeded',
+      b: 'skipped',
+      y: 'succeeded',
+      c: 'skipped',
+    });
     assert.equal(r.status, 'failed');
     assert.ok(events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'skipped'));
   });
 
   it('continue-on-error lets dependents run and does not fail the run', async () => {
-    const { run } = setup([{ id: 'a', continueOnError: true }, { id: 'b', needs: ['a'] }], { a: { fail: true } });
+    const { run } = setup(
+      [
+        { id: 'a', continueOnError: true },
+        { id: 'b', needs: ['a'] },
+      ],
+      { a: { fail: true } },
+    );
     const r = await run();
     assert.deepEqual(finalStatuses(r.steps), { a: 'failed', b: 'succeeded' });
     assert.equal(r.status, 'succeeded');
@@ -83,13 +118,25 @@ describe('scheduler', () => {
 
   it('if: failure runs only when something it needs (transitively) failed; if: always runs regardless', async () => {
     const specs: StepSpec[] = [
-      { id: 'a' }, { id: 'b', needs: ['a'] },
-      { id: 'onFail', needs: ['b'], if: 'failure' }, { id: 'cleanup', needs: ['b'], if: 'always' },
+      { id: 'a' },
+      { id: 'b', needs: ['a'] },
+      { id: 'onFail', needs: ['b'], if: 'failure' },
+      { id: 'cleanup', needs: ['b'], if: 'always' },
     ];
     const failing = await setup(specs, { a: { fail: true } }).run();
-    assert.deepEqual(finalStatuses(failing.steps), { a: 'failed', b: 'skipped', onFail: 'succeeded', cleanup: 'succeeded' });
+    assert.deepEqual(finalStatuses(failing.steps), {
+      a: 'failed',
+      b: 'skipped',
+      onFail: 'succeeded',
+      cleanup: 'succeeded',
+    });
     const passing = await setup(specs).run();
-    assert.deepEqual(finalStatuses(passing.steps), { a: 'succeeded', b: 'succeeded', onFail: 'skipped', cleanup: 'succeeded' });
+    assert.deepEqual(finalStatuses(passing.steps), {
+      a: 'succeeded',
+      b: 'succeeded',
+      onFail: 'skipped',
+      cleanup: 'succeeded',
+    });
   });
 
   it('retries with a doubling delay that holds no slot', async () => {
@@ -124,10 +171,11 @@ describe('scheduler', () => {
 
   it('start() hands the runner live, read-only views of outputs and statuses, not copies', async () => {
     // a(10) → b(10); x runs 0..50 alongside, so it is still running when b starts.
-    const { runner, run } = setup(
-      [{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'x' }],
-      { a: { output: 'from a', durationMs: 10 }, b: { durationMs: 10 }, x: { output: 'from x', durationMs: 50 } },
-    );
+    const { runner, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'x' }], {
+      a: { output: 'from a', durationMs: 10 },
+      b: { durationMs: 10 },
+      x: { output: 'from x', durationMs: 50 },
+    });
     const seen: Record<string, unknown> = {};
     const execute = runner.execute.bind(runner);
     runner.execute = (ctx) => {
@@ -151,7 +199,11 @@ describe('scheduler', () => {
 
   it('cancel kills running steps and marks the rest canceled', async () => {
     const ac = new AbortController();
-    const { clock, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c' }], { a: { durationMs: 100 }, c: { durationMs: 5 } }, { signal: ac.signal });
+    const { clock, run } = setup(
+      [{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c' }],
+      { a: { durationMs: 100 }, c: { durationMs: 5 } },
+      { signal: ac.signal },
+    );
     void clock.sleep(50).then(() => ac.abort());
     const r = await run();
     assert.equal(r.status, 'canceled');
@@ -159,7 +211,10 @@ describe('scheduler', () => {
   });
 
   it('cancelStep cancels one running step and skips what needs it', async () => {
-    const { clock, sched, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c' }], { a: { durationMs: 100 }, c: { durationMs: 200 } });
+    const { clock, sched, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }, { id: 'c' }], {
+      a: { durationMs: 100 },
+      c: { durationMs: 200 },
+    });
     void clock.sleep(20).then(() => sched.cancelStep('a'));
     const r = await run();
     assert.deepEqual(finalStatuses(r.steps), { a: 'canceled', c: 'succeeded', b: 'skipped' });
@@ -170,7 +225,10 @@ describe('scheduler', () => {
     const keep = new Map([['a', { status: 'succeeded' as const, output: 'kept' }]]);
     const { runner, run } = setup([{ id: 'a' }, { id: 'b', needs: ['a'] }], {}, { keep });
     const r = await run();
-    assert.deepEqual(runner.log.map((l) => l.id), ['b']);
+    assert.deepEqual(
+      runner.log.map((l) => l.id),
+      ['b'],
+    );
     assert.equal(runner.contexts[0]!.outputs.get('a'), 'kept');
     assert.equal(r.status, 'succeeded');
   });

@@ -11,46 +11,124 @@ import type { AgentDef } from '../../src/core/plan/types';
 const argv = (agent: AgentDef): string[] => agentInvocation(agent, (t) => t, 'PROMPT').argv;
 const P = '${{ prompt }}';
 
-describe('stepAgent: a step\'s asks as CLI flags', () => {
+describe("stepAgent: a step's asks as CLI flags", () => {
   it('claude: model, max-turns, permission and one --allowedTools element per tool, after the executable', () => {
-    const a = stepAgent(PRESETS.claude!, { model: 'opus', maxTurns: 12, permission: 'read-only', tools: ['Read', 'Bash(npm test:*)'] });
+    const a = stepAgent(PRESETS.claude!, {
+      model: 'opus',
+      maxTurns: 12,
+      permission: 'read-only',
+      tools: ['Read', 'Bash(npm test:*)'],
+    });
     assert.deepEqual(argv(a), [
-      'claude', '--model=opus', '--max-turns=12', '--permission-mode=default', '--allowedTools=Read', '--allowedTools=Bash(npm test:*)',
-      '-p', '--output-format', 'stream-json', '--verbose', '--', 'PROMPT',
+      'claude',
+      '--model=opus',
+      '--max-turns=12',
+      '--permission-mode=default',
+      '--allowedTools=Read',
+      '--allowedTools=Bash(npm test:*)',
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--',
+      'PROMPT',
     ]);
   });
 
   it('codex: after `exec`; its sandbox flag replaced, full is the bypass switch', () => {
-    assert.deepEqual(argv(stepAgent(PRESETS.codex!, { model: 'gpt-5', permission: 'read-only' })),
-      ['codex', 'exec', '--model=gpt-5', '--sandbox=read-only', '--json', '--skip-git-repo-check', '--', 'PROMPT']);
-    assert.deepEqual(argv(stepAgent(PRESETS.codex!, { permission: 'full' })),
-      ['codex', 'exec', '--dangerously-bypass-approvals-and-sandbox', '--json', '--skip-git-repo-check', '--', 'PROMPT']);
+    assert.deepEqual(argv(stepAgent(PRESETS.codex!, { model: 'gpt-5', permission: 'read-only' })), [
+      'codex',
+      'exec',
+      '--model=gpt-5',
+      '--sandbox=read-only',
+      '--json',
+      '--skip-git-repo-check',
+      '--',
+      'PROMPT',
+    ]);
+    assert.deepEqual(argv(stepAgent(PRESETS.codex!, { permission: 'full' })), [
+      'codex',
+      'exec',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--json',
+      '--skip-git-repo-check',
+      '--',
+      'PROMPT',
+    ]);
     const full = presetTable({ permission: 'full' }).codex!;
-    assert.deepEqual(argv(stepAgent(full, { permission: 'edit' })), ['codex', 'exec', '--sandbox=workspace-write', '--json', '--skip-git-repo-check', '--', 'PROMPT'],
-      'the run\'s full is taken away, not added to');
+    assert.deepEqual(
+      argv(stepAgent(full, { permission: 'edit' })),
+      ['codex', 'exec', '--sandbox=workspace-write', '--json', '--skip-git-repo-check', '--', 'PROMPT'],
+      "the run's full is taken away, not added to",
+    );
   });
 
   it('gemini: before --prompt= (the prompt in the same element); --approval-mode and --yolo replaced', () => {
-    assert.deepEqual(argv(stepAgent(PRESETS.gemini!, { model: 'gemini-2.5-pro', permission: 'full', tools: ['run_shell_command(npm test)'] })), [
-      'gemini', '--model=gemini-2.5-pro', '--approval-mode=yolo', '--allowed-tools=run_shell_command(npm test)',
-      '--prompt=PROMPT', '--output-format', 'stream-json', '--skip-trust',
-    ]);
+    assert.deepEqual(
+      argv(
+        stepAgent(PRESETS.gemini!, {
+          model: 'gemini-2.5-pro',
+          permission: 'full',
+          tools: ['run_shell_command(npm test)'],
+        }),
+      ),
+      [
+        'gemini',
+        '--model=gemini-2.5-pro',
+        '--approval-mode=yolo',
+        '--allowed-tools=run_shell_command(npm test)',
+        '--prompt=PROMPT',
+        '--output-format',
+        'stream-json',
+        '--skip-trust',
+      ],
+    );
     const custom: AgentDef = { ...PRESETS.gemini!, command: ['gemini', '--yolo', '-m', 'flash', '-p', P] };
-    assert.deepEqual(argv(stepAgent(custom, { model: 'pro', permission: 'read-only' })),
-      ['gemini', '--model=pro', '--approval-mode=default', '-p', 'PROMPT'], 'a second --model would make yargs pass an array');
+    assert.deepEqual(
+      argv(stepAgent(custom, { model: 'pro', permission: 'read-only' })),
+      ['gemini', '--model=pro', '--approval-mode=default', '-p', 'PROMPT'],
+      'a second --model would make yargs pass an array',
+    );
   });
 
-  it('replaces a command\'s own model and permission in every spelling, never the prompt nor what follows --', () => {
-    const claude: AgentDef = { ...PRESETS.claude!, command: ['npx', 'claude', '--model=a', '--permission-mode', 'plan', '--dangerously-skip-permissions', '-p', '--', P] };
-    assert.deepEqual(argv(stepAgent(claude, { model: 'b', permission: 'edit' })),
-      ['npx', 'claude', '--model=b', '--permission-mode=acceptEdits', '-p', '--', 'PROMPT']);
+  it("replaces a command's own model and permission in every spelling, never the prompt nor what follows --", () => {
+    const claude: AgentDef = {
+      ...PRESETS.claude!,
+      command: [
+        'npx',
+        'claude',
+        '--model=a',
+        '--permission-mode',
+        'plan',
+        '--dangerously-skip-permissions',
+        '-p',
+        '--',
+        P,
+      ],
+    };
+    assert.deepEqual(argv(stepAgent(claude, { model: 'b', permission: 'edit' })), [
+      'npx',
+      'claude',
+      '--model=b',
+      '--permission-mode=acceptEdits',
+      '-p',
+      '--',
+      'PROMPT',
+    ]);
     const prompt: AgentDef = { ...PRESETS.claude!, command: ['claude', '-p', P, '--model'] };
     assert.deepEqual(argv(stepAgent(prompt, { model: 'b' })), ['claude', '--model=b', '-p', 'PROMPT']);
-    const wrapped: AgentDef = { ...PRESETS.claude!, command: ['node', 'cli.js', '-p', P, '--output-format', 'stream-json'] };
-    assert.deepEqual(argv(stepAgent(wrapped, { model: 'b' })).slice(0, 4), ['node', 'cli.js', '--model=b', '-p'], 'before the first option, not into node\'s');
+    const wrapped: AgentDef = {
+      ...PRESETS.claude!,
+      command: ['node', 'cli.js', '-p', P, '--output-format', 'stream-json'],
+    };
+    assert.deepEqual(
+      argv(stepAgent(wrapped, { model: 'b' })).slice(0, 4),
+      ['node', 'cli.js', '--model=b', '-p'],
+      "before the first option, not into node's",
+    );
   });
 
-  it('claude full sets IS_SANDBOX=1 (bypassPermissions refuses root otherwise); the agent\'s own env stays', () => {
+  it("claude full sets IS_SANDBOX=1 (bypassPermissions refuses root otherwise); the agent's own env stays", () => {
     const custom: AgentDef = { ...PRESETS.claude!, env: { KEEP: '1' } };
     assert.deepEqual(stepAgent(custom, { permission: 'full' }).env, { KEEP: '1', IS_SANDBOX: '1' });
     assert.deepEqual(stepAgent(custom, { permission: 'edit' }).env, { KEEP: '1' });
@@ -61,15 +139,34 @@ describe('stepAgent: a step\'s asks as CLI flags', () => {
     assert.equal(stepAgent(PRESETS.claude!, {}), PRESETS.claude);
   });
 
-  it('claude resumes with the step\'s flags; codex resume keeps --model and turns the sandbox into a config override', () => {
+  it("claude resumes with the step's flags; codex resume keeps --model and turns the sandbox into a config override", () => {
     const claude = resumeAgent(stepAgent(PRESETS.claude!, { model: 'opus', permission: 'read-only' }), 'abc-1')!;
-    assert.deepEqual(argv(claude).slice(0, 5), ['claude', '--model=opus', '--permission-mode=default', '--resume', 'abc-1']);
+    assert.deepEqual(argv(claude).slice(0, 5), [
+      'claude',
+      '--model=opus',
+      '--permission-mode=default',
+      '--resume',
+      'abc-1',
+    ]);
     const codex = resumeAgent(stepAgent(PRESETS.codex!, { model: 'gpt-5', permission: 'read-only' }), 'abc-1')!;
-    assert.deepEqual(argv(codex), ['codex', 'exec', 'resume', '--model=gpt-5', '-c', 'sandbox_mode="read-only"', '--json', '--skip-git-repo-check', '--', 'abc-1', 'PROMPT']);
+    assert.deepEqual(argv(codex), [
+      'codex',
+      'exec',
+      'resume',
+      '--model=gpt-5',
+      '-c',
+      'sandbox_mode="read-only"',
+      '--json',
+      '--skip-git-repo-check',
+      '--',
+      'abc-1',
+      'PROMPT',
+    ]);
   });
 
   it('refuses what a CLI cannot honour, saying why', () => {
-    const keys = (agent: AgentDef, o: Parameters<typeof stepAgentProblems>[1]) => stepAgentProblems(agent, o).map((p) => `${p.key}: ${p.message}`);
+    const keys = (agent: AgentDef, o: Parameters<typeof stepAgentProblems>[1]) =>
+      stepAgentProblems(agent, o).map((p) => `${p.key}: ${p.message}`);
     assert.deepEqual(keys(PRESETS.codex!, { maxTurns: 3, tools: ['Read'] }), [
       'max-turns: agent `codex` cannot honour it: codex exec has no turn limit',
       'tools: agent `codex` cannot honour it: codex has no list of allowed tools; its sandbox (`permission`) bounds what its commands may do',
@@ -85,9 +182,10 @@ describe('stepAgent: a step\'s asks as CLI flags', () => {
 });
 
 describe('model, max-turns, permission, tools in a plan', () => {
-  const compile = (yaml: string[]) => compilePlan('/w/p.braid.yaml', ['version: 1', ...yaml].join('\n') + '\n', { isGit: true });
+  const compile = (yaml: string[]) =>
+    compilePlan('/w/p.braid.yaml', ['version: 1', ...yaml].join('\n') + '\n', { isGit: true });
 
-  it('compile onto the step, defaults under the step\'s own; a matrix may compare models', () => {
+  it("compile onto the step, defaults under the step's own; a matrix may compare models", () => {
     const r = compile([
       'defaults: { permission: read-only, max-turns: 5 }',
       'steps:',
@@ -98,14 +196,17 @@ describe('model, max-turns, permission, tools in a plan', () => {
     ]);
     assert.ok(r.graph, JSON.stringify(r.diagnostics));
     const s = (id: string) => r.graph!.steps.get(id)!;
-    assert.deepEqual([s('a').model, s('a').maxTurns, s('a').permission, s('a').tools], ['opus', 5, 'read-only', ['Read']]);
+    assert.deepEqual(
+      [s('a').model, s('a').maxTurns, s('a').permission, s('a').tools],
+      ['opus', 5, 'read-only', ['Read']],
+    );
     assert.deepEqual([s('b').permission, s('b').retryContext, s('b').retryResume], ['edit', false, false]);
     assert.equal(s('a').retryContext, undefined);
     assert.deepEqual([s('c-haiku').model, s('c-sonnet').model], ['haiku', 'sonnet']);
     assert.equal(s('d').permission, undefined, 'a run step has no agent to ask');
   });
 
-  it('a key the CLI cannot honour is an error at the key (the step\'s, or defaults\' naming the step)', () => {
+  it("a key the CLI cannot honour is an error at the key (the step's, or defaults' naming the step)", () => {
     const r = compile([
       'defaults:',
       '  max-turns: 4',
@@ -130,9 +231,18 @@ describe('model, max-turns, permission, tools in a plan', () => {
   it('checks the values: permission levels, whole turns, model templates', () => {
     const r = compile(['steps:', '  a: { prompt: x, permission: admin, max-turns: 0, model: "${{ env.M }}" }']);
     const got = r.diagnostics.map((d) => d.message);
-    assert.ok(got.some((m) => /steps\.a\.permission: expected one of read-only, edit, full, got "admin"/.test(m)), got.join('\n'));
-    assert.ok(got.some((m) => /steps\.a\.max-turns: expected a whole number ≥ 1, got 0/.test(m)), got.join('\n'));
+    assert.ok(
+      got.some((m) => /steps\.a\.permission: expected one of read-only, edit, full, got "admin"/.test(m)),
+      got.join('\n'),
+    );
+    assert.ok(
+      got.some((m) => /steps\.a\.max-turns: expected a whole number ≥ 1, got 0/.test(m)),
+      got.join('\n'),
+    );
     const t = compile(['steps:', '  a: { prompt: x, model: "${{ env.M }}" }']);
-    assert.deepEqual(t.diagnostics.map((d) => d.message), ['steps.a.model: takes only `${{ matrix.<key> }}` and `${{ plan.name }}` templates']);
+    assert.deepEqual(
+      t.diagnostics.map((d) => d.message),
+      ['steps.a.model: takes only `${{ matrix.<key> }}` and `${{ plan.name }}` templates'],
+    );
   });
 });

@@ -11,13 +11,21 @@ import { makeGraph } from '../helpers/graph';
 describe('webhookNotifier', () => {
   it('a hook that gives no answer is told once and skipped after', async () => {
     const held: IncomingMessage[] = [];
-    const server = createServer((req) => { held.push(req); }); // never answers
+    const server = createServer((req) => {
+      held.push(req);
+    }); // never answers
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
     try {
       const record = { id: 'r1', planName: 'p', workspace: '/w', steps: {} } as unknown as RunRecord;
       const notices: string[] = [];
-      const start: RunStart = { runId: 'r1', graph: makeGraph([{ id: 'a', run: 'true' }]), record, env: { HOOK: url }, notice: (m) => notices.push(m) };
+      const start: RunStart = {
+        runId: 'r1',
+        graph: makeGraph([{ id: 'a', run: 'true' }]),
+        record,
+        env: { HOOK: url },
+        notice: (m) => notices.push(m),
+      };
       const o = (await webhookNotifier({ extra: ['${{ env.HOOK }}'], timeoutMs: 300 })(start)) as RunObserver;
       const time = new Date().toISOString();
       o.onEvent({ type: 'step', id: 'a', status: 'review', attempt: 1, time, run: 'r1' });
@@ -27,7 +35,9 @@ describe('webhookNotifier', () => {
       await o.close();
       assert.ok(performance.now() - t < 2000, 'one timeout, not three');
       assert.equal(held.length, 1, 'the later events skipped the hung hook');
-      assert.deepEqual(notices, ['notify: the webhook ${{ env.HOOK }} failed (no answer within 300 ms); the run goes on, and later failures of it are not reported']);
+      assert.deepEqual(notices, [
+        'notify: the webhook ${{ env.HOOK }} failed (no answer within 300 ms); the run goes on, and later failures of it are not reported',
+      ]);
     } finally {
       server.closeAllConnections();
       server.close();

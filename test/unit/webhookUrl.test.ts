@@ -30,7 +30,15 @@ describe('notify webhooks', () => {
   });
 
   it('validation reports them where they are written', () => {
-    const text = ['version: 1', 'notify:', `  - ${SLACK}`, '  - ${{ env.HOOK }}', 'steps:', '  a:', '    run: echo'].join('\n');
+    const text = [
+      'version: 1',
+      'notify:',
+      `  - ${SLACK}`,
+      '  - ${{ env.HOOK }}',
+      'steps:',
+      '  a:',
+      '    run: echo',
+    ].join('\n');
     const r = compilePlan('/w/p.braid.yaml', text);
     assert.ok(r.graph, JSON.stringify(r.diagnostics));
     assert.deepEqual(r.graph.plan.notify, [SLACK, '${{ env.HOOK }}']);
@@ -40,14 +48,23 @@ describe('notify webhooks', () => {
     assert.equal(d[0]!.range.start.line, 2);
     assert.match(d[0]!.message, /^notify\[0\]: /);
     // One URL, not a list, is a list of one.
-    assert.deepEqual(compilePlan('/w/p.braid.yaml', 'version: 1\nnotify: http://127.0.0.1:1/x\nsteps:\n  a:\n    run: echo\n').graph?.plan.notify, ['http://127.0.0.1:1/x']);
+    assert.deepEqual(
+      compilePlan('/w/p.braid.yaml', 'version: 1\nnotify: http://127.0.0.1:1/x\nsteps:\n  a:\n    run: echo\n').graph
+        ?.plan.notify,
+      ['http://127.0.0.1:1/x'],
+    );
   });
 
   it('resolves from the environment; an unset name says which', () => {
-    assert.deepEqual(resolveWebhook('${{ env.HOOK }}', { HOOK: 'https://h.example/a/b' }), { url: 'https://h.example/a/b' });
+    assert.deepEqual(resolveWebhook('${{ env.HOOK }}', { HOOK: 'https://h.example/a/b' }), {
+      url: 'https://h.example/a/b',
+    });
     assert.deepEqual(resolveWebhook('https://h.example/${{ env.P }}', { P: 'x/y' }), { url: 'https://h.example/x/y' });
     assert.deepEqual(resolveWebhook('${{ env.HOOK }}', {}), { problem: 'HOOK is not set in the environment' });
-    assert.match((resolveWebhook('${{ env.HOOK }}', { HOOK: 'javascript:alert(1)' }) as { problem: string }).problem, /http\(s\)/);
+    assert.match(
+      (resolveWebhook('${{ env.HOOK }}', { HOOK: 'javascript:alert(1)' }) as { problem: string }).problem,
+      /http\(s\)/,
+    );
   });
 
   it('is shown by its host, or as written when its secret comes from the environment', () => {

@@ -44,7 +44,12 @@ describe('webview ANSI handling', () => {
   it('drops every other escape and control character, so output cannot move a cursor or hide text', () => {
     const nasty = `a${ESC}[2J${ESC}[H${ESC}]0;title\x07${ESC}]8;;https://x${ESC}\\link${ESC}]8;;${ESC}\\${ESC}(B${ESC}7\x00\x08\x9b31mb\tc`;
     assert.equal(stripAnsi(nasty), 'alinkb\tc');
-    assert.deepEqual(parseAnsi(nasty).map((s) => s.text).join(''), 'alinkb\tc');
+    assert.deepEqual(
+      parseAnsi(nasty)
+        .map((s) => s.text)
+        .join(''),
+      'alinkb\tc',
+    );
     assert.equal(stripAnsi(`${ESC}[31`), '31', 'an unterminated escape loses only its ESC');
   });
 
@@ -60,7 +65,12 @@ describe('webview ANSI handling', () => {
   });
 
   it('maps styles to classes and exact colours, swapping on inverse', () => {
-    assert.deepEqual(styleClasses({ fg: 1, bg: 12, bold: true, underline: true }), ['ansi-fg-1', 'ansi-bg-12', 'ansi-bold', 'ansi-underline']);
+    assert.deepEqual(styleClasses({ fg: 1, bg: 12, bold: true, underline: true }), [
+      'ansi-fg-1',
+      'ansi-bg-12',
+      'ansi-bold',
+      'ansi-underline',
+    ]);
     assert.deepEqual(styleClasses({ fg: 1, inverse: true }), ['ansi-bg-1', 'ansi-inverse-fg']);
     assert.deepEqual(styleClasses({ inverse: true }), ['ansi-inverse-fg', 'ansi-inverse-bg']);
     assert.deepEqual(exactColors({ fg: 'rgb(1,2,3)', bg: 4 }), { color: 'rgb(1,2,3)' });

@@ -12,14 +12,19 @@ function csp(html: string): Map<string, string[]> {
   const m = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html);
   assert.ok(m, 'has a CSP meta tag');
   const text = (m[1] ?? '').replace(/&#39;/g, "'");
-  return new Map(text.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name ?? '', values]));
+  return new Map(
+    text
+      .split(';')
+      .map((d) => d.trim().split(/\s+/))
+      .map(([name, ...values]) => [name ?? '', values]),
+  );
 }
 
 describe('webview HTML and its CSP', () => {
   const html = graphHtml(opts);
   const policy = csp(html);
 
-  it("denies everything by default and allows scripts only by nonce, never eval or inline", () => {
+  it('denies everything by default and allows scripts only by nonce, never eval or inline', () => {
     assert.deepEqual(policy.get('default-src'), ["'none'"]);
     assert.deepEqual(policy.get('script-src'), [`'nonce-${opts.nonce}'`]);
     assert.doesNotMatch(html, /unsafe-eval/);
@@ -42,7 +47,9 @@ describe('webview HTML and its CSP', () => {
   });
 
   it('escapes what it puts in attributes and refuses nonces or sources that could rewrite the policy', () => {
-    assert.ok(graphHtml({ ...opts, title: '<script>x</script>' }).includes('<title>&lt;script&gt;x&lt;/script&gt;</title>'));
+    assert.ok(
+      graphHtml({ ...opts, title: '<script>x</script>' }).includes('<title>&lt;script&gt;x&lt;/script&gt;</title>'),
+    );
     assert.ok(graphHtml({ ...opts, scriptUri: 'https://x/a"b.js' }).includes('src="https://x/a&quot;b.js"'));
     assert.throws(() => graphHtml({ ...opts, nonce: "abc'; script-src *" }), /nonce must be 16\+ base64 characters/);
     assert.throws(() => graphHtml({ ...opts, nonce: 'short' }), /nonce/);
@@ -50,8 +57,11 @@ describe('webview HTML and its CSP', () => {
     assert.throws(() => graphHtml({ ...opts, cspSource: "'unsafe-eval' https://x" }), /bad cspSource/);
   });
 
-  it('accepts the source list of a web or remote workbench (\'self\' plus a CDN host)', () => {
+  it("accepts the source list of a web or remote workbench ('self' plus a CDN host)", () => {
     const html = graphHtml({ ...opts, cspSource: "'self' https://*.vscode-cdn.net" });
-    assert.ok(html.includes('style-src &#39;self&#39; https://*.vscode-cdn.net &#39;unsafe-inline&#39;'), html.slice(0, 400));
+    assert.ok(
+      html.includes('style-src &#39;self&#39; https://*.vscode-cdn.net &#39;unsafe-inline&#39;'),
+      html.slice(0, 400),
+    );
   });
 });

@@ -57,7 +57,10 @@ describe('webview log model', () => {
     m.append(['b', 'x'.repeat(MAX_LINE_CHARS + 10)]);
     m.append(['retrying', 'c'], undefined, 2);
     const lines = m.buffer.slice(0, 100);
-    assert.deepEqual(lines.map((l) => l.attempt), [1, undefined, undefined, undefined, 2, undefined]);
+    assert.deepEqual(
+      lines.map((l) => l.attempt),
+      [1, undefined, undefined, undefined, 2, undefined],
+    );
     assert.ok(lines[3]?.text.endsWith('… (10 more characters)'));
     assert.equal(m.knownLines, 6);
     assert.equal(m.hasOlder, false);
@@ -68,14 +71,20 @@ describe('webview log model', () => {
     const m = new LogModel('r', 's', 100);
     m.reset(['0', '1'], 0);
     m.append(['1', 'oops', '3'], 1, undefined, [0, 1]);
-    assert.deepEqual(m.buffer.slice(0, 100).map((l) => l.stderr === true), [false, false, true, false]);
+    assert.deepEqual(
+      m.buffer.slice(0, 100).map((l) => l.stderr === true),
+      [false, false, true, false],
+    );
   });
 
   it('does not double lines a batch repeats, and jumps over a gap', () => {
     const m = new LogModel('r', 's', 100);
     m.reset(['0', '1', '2']);
     m.append(['1', '2', '3'], 1);
-    assert.deepEqual(m.buffer.slice(0, 10).map((l) => l.text), ['0', '1', '2', '3']);
+    assert.deepEqual(
+      m.buffer.slice(0, 10).map((l) => l.text),
+      ['0', '1', '2', '3'],
+    );
     m.append(['10'], 10);
     assert.deepEqual([m.buffer.start, m.buffer.size, m.knownLines], [10, 1, 11]);
     assert.equal(m.hasOlder, true);
@@ -87,10 +96,17 @@ describe('webview log model', () => {
     assert.equal(m.olderPageRequest(), 50);
     assert.equal(m.olderPageRequest(), undefined, 'one request in flight');
     assert.equal(m.applyPage(40, 49, range(40, 49).map(String)), 0, 'stale reply ignored');
-    assert.equal(m.applyPage(40, 50, range(40, 49).map(String)), 0, 'a reply that does not end at beforeLine is ignored');
+    assert.equal(
+      m.applyPage(40, 50, range(40, 49).map(String)),
+      0,
+      'a reply that does not end at beforeLine is ignored',
+    );
     assert.equal(m.olderPageRequest(), 50);
     assert.equal(m.applyPage(40, 50, range(40, 50).map(String)), 10);
-    assert.deepEqual(m.buffer.slice(0, 100).map((l) => Number(l.text)), range(40, 60));
+    assert.deepEqual(
+      m.buffer.slice(0, 100).map((l) => Number(l.text)),
+      range(40, 60),
+    );
     assert.equal(m.olderPageRequest(), 40);
   });
 
@@ -100,7 +116,10 @@ describe('webview log model', () => {
     assert.equal(m.olderPageRequest(), 100);
     m.applyPage(95, 100, range(95, 100).map(String));
     assert.equal(m.detached, true);
-    assert.deepEqual(m.buffer.slice(0, 1000).map((l) => Number(l.text)), range(95, 105));
+    assert.deepEqual(
+      m.buffer.slice(0, 1000).map((l) => Number(l.text)),
+      range(95, 105),
+    );
     // live output while detached is counted, not held
     m.append(['110', '111']);
     assert.equal(m.knownLines, 112);
@@ -109,7 +128,10 @@ describe('webview log model', () => {
     assert.equal(m.reattach(), 112);
     m.append(['112']);
     assert.equal(m.applyPage(103, 112, range(103, 112).map(String)), 9);
-    assert.deepEqual(m.buffer.slice(0, 1000).map((l) => Number(l.text)), range(103, 113));
+    assert.deepEqual(
+      m.buffer.slice(0, 1000).map((l) => Number(l.text)),
+      range(103, 113),
+    );
     assert.equal(m.detached, false);
     assert.equal(m.reattach(), undefined);
   });
@@ -123,10 +145,28 @@ describe('webview virtual window', () => {
   });
 
   it('clamps at both ends and on an empty log', () => {
-    assert.deepEqual(visibleWindow({ total: 10, lineHeight: 20, scrollTop: -50, viewportHeight: 100, overscan: 2 }), { first: 0, last: 8, offsetTop: 0, totalHeight: 200 });
-    assert.deepEqual(visibleWindow({ total: 10, lineHeight: 20, scrollTop: 9_999, viewportHeight: 100, overscan: 2 }), { first: 3, last: 10, offsetTop: 60, totalHeight: 200 });
-    assert.deepEqual(visibleWindow({ total: 0, lineHeight: 20, scrollTop: 0, viewportHeight: 100 }), { first: 0, last: 0, offsetTop: 0, totalHeight: 0 });
-    assert.throws(() => visibleWindow({ total: 1, lineHeight: 0, scrollTop: 0, viewportHeight: 1 }), /lineHeight must be positive, got 0/);
+    assert.deepEqual(visibleWindow({ total: 10, lineHeight: 20, scrollTop: -50, viewportHeight: 100, overscan: 2 }), {
+      first: 0,
+      last: 8,
+      offsetTop: 0,
+      totalHeight: 200,
+    });
+    assert.deepEqual(visibleWindow({ total: 10, lineHeight: 20, scrollTop: 9_999, viewportHeight: 100, overscan: 2 }), {
+      first: 3,
+      last: 10,
+      offsetTop: 60,
+      totalHeight: 200,
+    });
+    assert.deepEqual(visibleWindow({ total: 0, lineHeight: 20, scrollTop: 0, viewportHeight: 100 }), {
+      first: 0,
+      last: 0,
+      offsetTop: 0,
+      totalHeight: 0,
+    });
+    assert.throws(
+      () => visibleWindow({ total: 1, lineHeight: 0, scrollTop: 0, viewportHeight: 1 }),
+      /lineHeight must be positive, got 0/,
+    );
   });
 
   it('knows where the bottom is, within half a line', () => {
@@ -149,7 +189,10 @@ describe('log model: a message bigger than the buffer', () => {
     lines.forEach((l, i) => each.append([l], 1 + i));
     for (const m of [once, each]) {
       assert.deepEqual([m.buffer.start, m.buffer.end, m.knownLines], [16, 26, 26]);
-      assert.deepEqual(m.buffer.slice(0, 100).map((l) => l.text), lines.slice(15));
+      assert.deepEqual(
+        m.buffer.slice(0, 100).map((l) => l.text),
+        lines.slice(15),
+      );
       assert.equal(m.hasOlder, true, 'the lines it skipped can be paged in');
     }
   });

@@ -29,18 +29,33 @@ describe('webview protocol: messages from the page (untrusted)', () => {
 
   it('rejects malformed messages', () => {
     const bad: unknown[] = [
-      undefined, null, 0, 'ready', [], {}, { type: 'nope' }, { type: 'READY' },
-      { type: 'action' }, { type: 'action', action: 'delete-everything' },
+      undefined,
+      null,
+      0,
+      'ready',
+      [],
+      {},
+      { type: 'nope' },
+      { type: 'READY' },
+      { type: 'action' },
+      { type: 'action', action: 'delete-everything' },
       // step actions must name the step
-      { type: 'action', action: 'retry' }, { type: 'action', action: 'cancel', runId: RUN },
-      { type: 'select' }, { type: 'select', stepId: '' }, { type: 'select', stepId: 42 },
-      { type: 'openLog', stepId: 'a' }, { type: 'requestLogPage', runId: RUN, stepId: 'a' },
+      { type: 'action', action: 'retry' },
+      { type: 'action', action: 'cancel', runId: RUN },
+      { type: 'select' },
+      { type: 'select', stepId: '' },
+      { type: 'select', stepId: 42 },
+      { type: 'openLog', stepId: 'a' },
+      { type: 'requestLogPage', runId: RUN, stepId: 'a' },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: -1 },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: 1.5 },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: '10' },
       { type: 'requestLogPage', runId: RUN, stepId: 'a', beforeLine: Infinity },
-      { type: 'expandGroups' }, { type: 'expandGroups', groups: 'research' }, { type: 'expandGroups', groups: ['a b'] },
-      { type: 'expandGroups', groups: ['<img>'] }, { type: 'expandGroups', groups: [], extra: 1 },
+      { type: 'expandGroups' },
+      { type: 'expandGroups', groups: 'research' },
+      { type: 'expandGroups', groups: ['a b'] },
+      { type: 'expandGroups', groups: ['<img>'] },
+      { type: 'expandGroups', groups: [], extra: 1 },
     ];
     for (const m of bad) assert.equal(parseWebviewMessage(m), undefined, JSON.stringify(m));
   });
@@ -70,7 +85,16 @@ describe('webview protocol: messages from the page (untrusted)', () => {
     assert.ok(parseWebviewMessage({ type: 'select', stepId: 'fix.alt2' }));
     assert.ok(parseWebviewMessage({ type: 'action', action: 'pick', stepId: 'fix.alt10', runId: 'r1' }));
     assert.ok(parseWebviewMessage({ type: 'expandGroups', groups: ['fix', 'pkg'] }));
-    for (const stepId of ['fix.', 'fix.alt', 'fix.alt123', 'fix.alt2.alt3', '.alt2', 'fix..', 'fix.alt2/..', 'fix.x1']) {
+    for (const stepId of [
+      'fix.',
+      'fix.alt',
+      'fix.alt123',
+      'fix.alt2.alt3',
+      '.alt2',
+      'fix..',
+      'fix.alt2/..',
+      'fix.x1',
+    ]) {
       assert.equal(parseWebviewMessage({ type: 'select', stepId }), undefined, stepId);
     }
     assert.equal(parseWebviewMessage({ type: 'action', action: 'pick' }), undefined, 'a pick names its alternative');
@@ -80,13 +104,23 @@ describe('webview protocol: messages from the page (untrusted)', () => {
 describe('webview protocol: problems in place of the graph', () => {
   it('the page may only pick a problem by its index, within the bound', () => {
     assert.deepEqual(parseWebviewMessage({ type: 'openProblem', index: 3 }), { type: 'openProblem', index: 3 });
-    for (const bad of [{ type: 'openProblem', index: -1 }, { type: 'openProblem', index: 50 }, { type: 'openProblem', index: 1.5 },
-      { type: 'openProblem', index: 0, line: 3 }, { type: 'openProblem', file: '/etc/passwd', index: 0 }]) {
+    for (const bad of [
+      { type: 'openProblem', index: -1 },
+      { type: 'openProblem', index: 50 },
+      { type: 'openProblem', index: 1.5 },
+      { type: 'openProblem', index: 0, line: 3 },
+      { type: 'openProblem', file: '/etc/passwd', index: 0 },
+    ]) {
       assert.equal(parseWebviewMessage(bad), undefined, JSON.stringify(bad));
     }
   });
   it('the host sends located problems and a count of the rest', () => {
-    const msg = { type: 'problems', file: 'plans/x.braid.yaml', problems: [{ line: 3, column: 2, severity: 'error', message: 'unknown key "nedds"' }], more: 0 };
+    const msg = {
+      type: 'problems',
+      file: 'plans/x.braid.yaml',
+      problems: [{ line: 3, column: 2, severity: 'error', message: 'unknown key "nedds"' }],
+      more: 0,
+    };
     assert.deepEqual(parseHostMessage(msg), msg);
     assert.equal(parseHostMessage({ ...msg, problems: Array.from({ length: 51 }, () => msg.problems[0]) }), undefined);
     assert.equal(parseHostMessage({ ...msg, problems: [{ ...msg.problems[0], severity: 'fatal' }] }), undefined);
@@ -98,7 +132,13 @@ describe('webview protocol: messages from the host', () => {
 
   it('accepts graph, status, log, logPage and restore', () => {
     const good: unknown[] = [
-      { type: 'graph', mermaid: 'flowchart LR\n', nodes: [node, { ...node, stepId: 'b', nodeId: 'n1', agent: 'claude', group: 'g' }], planName: 'p', structureKey: 'k' },
+      {
+        type: 'graph',
+        mermaid: 'flowchart LR\n',
+        nodes: [node, { ...node, stepId: 'b', nodeId: 'n1', agent: 'claude', group: 'g' }],
+        planName: 'p',
+        structureKey: 'k',
+      },
       { type: 'graph', mermaid: '', nodes: [], runId: RUN, planName: 'p', structureKey: '' },
       { type: 'status', updates: [{ stepId: 'a', status: 'running', attempt: 2, detail: 'retrying' }] },
       { type: 'status', runId: RUN, updates: [] },
@@ -129,7 +169,10 @@ describe('webview protocol: messages from the host', () => {
   });
 
   it('keeps the page state schema strict about ids', () => {
-    assert.equal(webviewStateSchema.safeParse({ selectedStepId: 'a', runId: RUN, follow: true, query: 'x' }).success, true);
+    assert.equal(
+      webviewStateSchema.safeParse({ selectedStepId: 'a', runId: RUN, follow: true, query: 'x' }).success,
+      true,
+    );
     assert.equal(webviewStateSchema.safeParse({ selectedStepId: '<b>' }).success, false);
     assert.equal(webviewStateSchema.safeParse(undefined).success, false);
   });

@@ -1,7 +1,16 @@
 import { strict as assert } from 'node:assert';
 import { nodeStatus, stepStatuses, type StepStatus } from '../../src/protocol/webview';
 import { alternativeActions, isRunActive, runActions, stepActions } from '../../webview/actions';
-import { centreOn, clampPan, fitTransform, MAX_SCALE, MIN_SCALE, readableTransform, wheelFactor, zoomAt } from '../../webview/panZoom';
+import {
+  centreOn,
+  clampPan,
+  fitTransform,
+  MAX_SCALE,
+  MIN_SCALE,
+  readableTransform,
+  wheelFactor,
+  zoomAt,
+} from '../../webview/panZoom';
 import { findSteps, nextMatch } from '../../webview/search';
 
 describe('webview buttons: which apply', () => {
@@ -26,7 +35,7 @@ describe('webview buttons: which apply', () => {
     assert.deepEqual(stepActions('review', true), ['review-changes', 'approve', 'reject']);
   });
 
-  it("offers an alternative of a best-of step its change once it passed, and the pick only while its step waits", () => {
+  it('offers an alternative of a best-of step its change once it passed, and the pick only while its step waits', () => {
     assert.deepEqual(alternativeActions('running', false), []);
     assert.deepEqual(alternativeActions('failed', false), []);
     assert.deepEqual(alternativeActions('succeeded', false), ['review-changes']);

@@ -32,7 +32,11 @@ export interface WorkbenchPageOptions {
 }
 
 /** A page with `codeAutomationExit` exposed before anything loads, navigated to the workbench URL. */
-export async function openWorkbenchPage(browser: Browser, url: string, options: WorkbenchPageOptions = {}): Promise<Page> {
+export async function openWorkbenchPage(
+  browser: Browser,
+  url: string,
+  options: WorkbenchPageOptions = {},
+): Promise<Page> {
   const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 } });
   const page = await context.newPage();
   const onExit = options.onExit;
@@ -77,7 +81,7 @@ export async function consoleText(msg: ConsoleMessage): Promise<string> {
 
 /** printf-style console formatting (`%s %d %i %f %o %O %j %c %%`), the remaining values joined by spaces. */
 export function formatConsole(values: readonly unknown[]): string {
-  const show = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? String(v));
+  const show = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
   if (values.length === 0) return '';
   const [format, ...rest] = values;
   if (typeof format !== 'string') return values.map(show).join(' ');

@@ -77,13 +77,17 @@ export async function startCodeServer(options: CodeServerOptions): Promise<CodeS
 
   const args = [
     entry,
-    '--bind-addr', '127.0.0.1:0', // port 0: the OS picks a free one, read back from the log (no race)
-    '--auth', 'none',
+    '--bind-addr',
+    '127.0.0.1:0', // port 0: the OS picks a free one, read back from the log (no race)
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     ...(options.trust ? [] : ['--disable-workspace-trust']),
     workspace,
   ];

@@ -25,7 +25,14 @@ interface ShimArgs {
 
 /** Parses the VS Code command line that runTests() builds (only the parts code-server can honour). */
 function parseShimArgs(argv: readonly string[]): ShimArgs {
-  const out: ShimArgs = { developmentPaths: [], testsPath: undefined, workspace: undefined, userDataDir: undefined, extensionsDir: undefined, ignored: [] };
+  const out: ShimArgs = {
+    developmentPaths: [],
+    testsPath: undefined,
+    workspace: undefined,
+    userDataDir: undefined,
+    extensionsDir: undefined,
+    ignored: [],
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (!arg.startsWith('--')) {
@@ -34,7 +41,9 @@ function parseShimArgs(argv: readonly string[]): ShimArgs {
     }
     const eq = arg.indexOf('=');
     const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-    const takesValue = ['extensionDevelopmentPath', 'extensionTestsPath', 'user-data-dir', 'extensions-dir'].includes(name);
+    const takesValue = ['extensionDevelopmentPath', 'extensionTestsPath', 'user-data-dir', 'extensions-dir'].includes(
+      name,
+    );
     const value = eq >= 0 ? arg.slice(eq + 1) : takesValue ? argv[++i] : undefined;
     if (takesValue && value === undefined) throw new Error(`${arg} needs a value`);
     if (name === 'extensionDevelopmentPath') out.developmentPaths.push(resolve(value as string));
@@ -93,13 +102,15 @@ async function main(): Promise<number> {
       onExit: (code) => finish(code, `tests reported exit code ${code}`),
       onConsole: (line) => {
         const shot = line.indexOf(SCREENSHOT_MARKER);
-        if (shot >= 0 && page) void screenshot(page, screenshotDir, line.slice(shot + SCREENSHOT_MARKER.length).trim(), say);
+        if (shot >= 0 && page)
+          void screenshot(page, screenshotDir, line.slice(shot + SCREENSHOT_MARKER.length).trim(), say);
         else process.stdout.write(`${quiet(line)}\n`);
       },
     });
     page.on('crash', () => finish(1, 'the workbench page crashed'));
     const code = await done;
-    if (code !== 0 && server) process.stderr.write(`--- last lines of code-server's log (${server.logFile}) ---\n${server.logTail()}\n`);
+    if (code !== 0 && server)
+      process.stderr.write(`--- last lines of code-server's log (${server.logFile}) ---\n${server.logTail()}\n`);
     return code;
   } catch (err) {
     process.stderr.write(`[shim] ${(err as Error).stack ?? String(err)}\n`);

@@ -19,7 +19,11 @@ export function makeFixtureWorkspace(fixture = join(PROJECT_ROOT, 'test', 'fixtu
   const path = join(parent, 'workspace');
   cpSync(fixture, path, { recursive: true });
   const git = (...args: string[]): void => {
-    execFileSync('git', [...GIT_IDENTITY, ...args], { cwd: path, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    execFileSync('git', [...GIT_IDENTITY, ...args], {
+      cwd: path,
+      stdio: 'pipe',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+    });
   };
   git('init', '-q', '-b', 'main');
   git('add', '-A');

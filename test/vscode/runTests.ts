@@ -53,7 +53,10 @@ export async function runExtensionSuite(suite: ExtensionSuite): Promise<SuiteOut
   const shim = join(__dirname, 'codeServerShim.sh');
   chmodSync(shim, 0o755); // in case a checkout lost the executable bit
   const executable = process.env.BRAID_VSCODE_EXECUTABLE ?? shim;
-  const resultsFile = join(ARTIFACTS_DIR, suite.name === 'main' ? 'vscode-results.json' : `vscode-results-${suite.name}.json`);
+  const resultsFile = join(
+    ARTIFACTS_DIR,
+    suite.name === 'main' ? 'vscode-results.json' : `vscode-results-${suite.name}.json`,
+  );
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   rmSync(resultsFile, { force: true });
 
@@ -96,14 +99,18 @@ export async function runExtensionSuite(suite: ExtensionSuite): Promise<SuiteOut
   const seconds = (Date.now() - started) / 1000;
 
   if (!existsSync(resultsFile)) {
-    process.stderr.write(`vscode ${suite.name}: the suite wrote no results (${resultsFile}); exit code ${code}, ${seconds.toFixed(1)} s\n`);
+    process.stderr.write(
+      `vscode ${suite.name}: the suite wrote no results (${resultsFile}); exit code ${code}, ${seconds.toFixed(1)} s\n`,
+    );
     return { name: suite.name, code: code || 1, results: undefined, seconds };
   }
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as SuiteResults;
   for (const t of results.tests.filter((t) => t.state === 'failed')) {
     process.stderr.write(`FAILED [${suite.name}] ${t.title}\n${t.error ?? ''}\n`);
   }
-  console.log(`vscode ${suite.name}: ${results.passed} passed, ${results.failed} failed in ${seconds.toFixed(1)} s (results: ${resultsFile})`);
+  console.log(
+    `vscode ${suite.name}: ${results.passed} passed, ${results.failed} failed in ${seconds.toFixed(1)} s (results: ${resultsFile})`,
+  );
   return { name: suite.name, code: results.failed > 0 ? code || 1 : code, results, seconds };
 }
 
@@ -114,9 +121,15 @@ export async function runExtensionSuite(suite: ExtensionSuite): Promise<SuiteOut
 function seedFailedRun(workspace: string): void {
   const plan = join(workspace, 'plans', 'seeded.braid.yaml');
   mkdirSync(join(workspace, 'plans'), { recursive: true });
-  writeFileSync(plan, ['version: 1', 'name: Seeded', 'steps:', '  bad:', '    run: exit 4', '  good:', '    run: echo ok', ''].join('\n'));
+  writeFileSync(
+    plan,
+    ['version: 1', 'name: Seeded', 'steps:', '  bad:', '    run: exit 4', '  good:', '    run: echo ok', ''].join('\n'),
+  );
   try {
-    execFileSync(process.execPath, [join(PROJECT_ROOT, 'out', 'cli.js'), 'run', plan, '--workspace', workspace], { cwd: workspace, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'out', 'cli.js'), 'run', plan, '--workspace', workspace], {
+      cwd: workspace,
+      stdio: 'pipe',
+    });
   } catch (err) {
     if ((err as { status?: unknown }).status !== 1) throw err; // 1: the run failed, as meant
     return;
@@ -131,14 +144,18 @@ export const SUITES: readonly ExtensionSuite[] = [
 
 async function main(names: readonly string[]): Promise<number> {
   const unknown = names.filter((n) => !SUITES.some((s) => s.name === n));
-  if (unknown.length) throw new Error(`unknown suite ${unknown.join(', ')}; the suites are ${SUITES.map((s) => s.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(`unknown suite ${unknown.join(', ')}; the suites are ${SUITES.map((s) => s.name).join(', ')}`);
   requireBuilt(join(PROJECT_ROOT, 'out', 'cli.js'));
   const outcomes: SuiteOutcome[] = [];
   // One after the other: two workbenches at once would only fight over two cores.
-  for (const suite of SUITES.filter((s) => names.length === 0 || names.includes(s.name))) outcomes.push(await runExtensionSuite(suite));
+  for (const suite of SUITES.filter((s) => names.length === 0 || names.includes(s.name)))
+    outcomes.push(await runExtensionSuite(suite));
   const passed = outcomes.reduce((n, o) => n + (o.results?.passed ?? 0), 0);
   const failed = outcomes.reduce((n, o) => n + (o.results?.failed ?? 0), 0);
-  console.log(`vscode: ${passed} passed, ${failed} failed (${outcomes.map((o) => `${o.name} ${o.code === 0 ? 'ok' : `exit ${o.code}`}`).join(', ')})`);
+  console.log(
+    `vscode: ${passed} passed, ${failed} failed (${outcomes.map((o) => `${o.name} ${o.code === 0 ? 'ok' : `exit ${o.code}`}`).join(', ')})`,
+  );
   return outcomes.find((o) => o.code !== 0)?.code ?? 0;
 }
 

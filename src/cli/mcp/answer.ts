@@ -4,10 +4,15 @@
 // did not, so no client waits on Braid without end; long work is a run the caller polls.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-export type Answer = { ok: true; data: Record<string, unknown> } | { ok: false; message: string; data?: Record<string, unknown> };
+export type Answer =
+  { ok: true; data: Record<string, unknown> } | { ok: false; message: string; data?: Record<string, unknown> };
 
 export const ok = (data: Record<string, unknown>): Answer => ({ ok: true, data });
-export const refuse = (message: string, data?: Record<string, unknown>): Answer => ({ ok: false, message, ...(data ? { data } : {}) });
+export const refuse = (message: string, data?: Record<string, unknown>): Answer => ({
+  ok: false,
+  message,
+  ...(data ? { data } : {}),
+});
 
 /** The answer as MCP's CallToolResult. */
 export function toResult(a: Answer): CallToolResult {
@@ -20,7 +25,15 @@ export function toResult(a: Answer): CallToolResult {
 export async function withinDeadline(name: string, ms: number, work: () => Promise<Answer>): Promise<Answer> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Answer>((resolve) => {
-    timer = setTimeout(() => resolve(refuse(`${name} took longer than ${Math.round(ms / 1000)} s and was given up on; what it started may still finish: ask run_status`)), ms);
+    timer = setTimeout(
+      () =>
+        resolve(
+          refuse(
+            `${name} took longer than ${Math.round(ms / 1000)} s and was given up on; what it started may still finish: ask run_status`,
+          ),
+        ),
+      ms,
+    );
   });
   try {
     return await Promise.race([work(), late]);

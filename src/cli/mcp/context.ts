@@ -32,7 +32,9 @@ export function mcpContext(o: { workspace: string; noLand: boolean; cliPath: str
     engine() {
       engine ??= connectEngine({ workspace: o.workspace, cliPath: o.cliPath, clientName: `braid mcp ${process.pid}` });
       // A failed start is tried again at the next call, not remembered.
-      engine.catch(() => { engine = undefined; });
+      engine.catch(() => {
+        engine = undefined;
+      });
       return engine;
     },
     inside(path) {
@@ -41,6 +43,11 @@ export function mcpContext(o: { workspace: string; noLand: boolean; cliPath: str
       return rel === '' ? undefined : resolveInside(o.workspace, rel);
     },
     shown: (abs) => relative(o.workspace, abs) || '.',
-    dispose() { void engine?.then((c) => c.dispose(), () => undefined); },
+    dispose() {
+      void engine?.then(
+        (c) => c.dispose(),
+        () => undefined,
+      );
+    },
   };
 }

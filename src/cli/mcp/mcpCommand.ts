@@ -11,7 +11,6 @@ import { mcpContext } from './context';
 import { MCP_HELP } from './mcpHelp';
 import { registerTools } from './tools';
 
-
 /** Serves until stdin closes; the exit code (2: bad usage, said on stderr). */
 export async function mcpCommand(args: string[], cliPath: string): Promise<number> {
   try {
@@ -27,16 +26,26 @@ async function serveMcp(args: string[], cliPath: string): Promise<number> {
   // Variables VS Code set only to start us (ELECTRON_RUN_AS_NODE): the engine and its steps must not inherit them.
   for (const name of (process.env.BRAID_ENGINE_UNSET ?? '').split(',')) if (name) delete process.env[name];
   delete process.env.BRAID_ENGINE_UNSET;
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, strict: true, options: { workspace: { type: 'string' }, 'no-land': { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: { workspace: { type: 'string' }, 'no-land': { type: 'boolean', default: false } },
+  });
   if (positionals.length > 0) throw new McpUsage(`mcp takes no arguments, got ${positionals.join(' ')}`);
-  if (values.workspace !== undefined && !isDir(values.workspace)) throw new McpUsage(`--workspace must name a folder, got ${values.workspace}`);
+  if (values.workspace !== undefined && !isDir(values.workspace))
+    throw new McpUsage(`--workspace must name a folder, got ${values.workspace}`);
   const workspace = realWorkspace(workspaceForCwd(values.workspace));
   const ctx = mcpContext({ workspace, noLand: values['no-land'], cliPath });
-  const server = new McpServer({ name: 'braid', version: '0.1.0' }, {
-    instructions: `Braid runs plans (*.braid.yaml: a DAG of agent-prompt and shell steps) in ${workspace} with concurrency caps, pools, write locks, git worktrees and review. `
-      + 'Write a plan with write_plan (or check one with validate_plan), start it with run_plan, poll run_status until ended, read step_log and diff, then approve or reject steps in review.'
-      + (ctx.noLand ? ' approve and pick are turned off here: a person lands changes.' : ''),
-  });
+  const server = new McpServer(
+    { name: 'braid', version: '0.1.0' },
+    {
+      instructions:
+        `Braid runs plans (*.braid.yaml: a DAG of agent-prompt and shell steps) in ${workspace} with concurrency caps, pools, write locks, git worktrees and review. ` +
+        'Write a plan with write_plan (or check one with validate_plan), start it with run_plan, poll run_status until ended, read step_log and diff, then approve or reject steps in review.' +
+        (ctx.noLand ? ' approve and pick are turned off here: a person lands changes.' : ''),
+    },
+  );
   registerTools(server, ctx);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

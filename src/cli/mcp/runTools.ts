@@ -9,31 +9,63 @@ import { EngineRequestError } from '../../extension/engineClient';
 import { bounded, ok, refuse, type Answer } from './answer';
 import type { McpContext } from './context';
 
-export const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'not a run id').describe('A run id, as run_plan answered it.');
-export const stepId = z.string().min(1).max(200).describe('A step id (a matrix instance\'s own id, e.g. build-linux).');
+export const runId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'not a run id')
+  .describe('A run id, as run_plan answered it.');
+export const stepId = z.string().min(1).max(200).describe("A step id (a matrix instance's own id, e.g. build-linux).");
 
 const MAX_LOG_BYTES = 64 * 1024;
 const DEFAULT_LOG_LINES = 200;
 
 export const statusInput = { run: runId.optional().describe('The run; default: the newest run in the workspace.') };
 const stepSchema = z.object({
-  id: z.string(), status: z.string(), reason: z.string().optional(), message: z.string().optional(),
-  attempts: z.number().int(), costUsd: z.number().optional(), durationMs: z.number().optional(), changedFiles: z.number().int().optional(),
+  id: z.string(),
+  status: z.string(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  attempts: z.number().int(),
+  costUsd: z.number().optional(),
+  durationMs: z.number().optional(),
+  changedFiles: z.number().int().optional(),
 });
 export const statusOutput = {
-  run: z.string(), plan: z.string(), file: z.string(), status: z.string(), ended: z.boolean(), costUsd: z.number().optional(),
-  counts: z.record(z.string(), z.number()), steps: z.array(stepSchema),
+  run: z.string(),
+  plan: z.string(),
+  file: z.string(),
+  status: z.string(),
+  ended: z.boolean(),
+  costUsd: z.number().optional(),
+  counts: z.record(z.string(), z.number()),
+  steps: z.array(stepSchema),
 };
 
 export const logInput = {
-  run: runId, step: stepId,
-  lines: z.number().int().min(1).max(5000).optional().describe(`How many lines from the end (default ${DEFAULT_LOG_LINES}); at most 64 KiB come back.`),
+  run: runId,
+  step: stepId,
+  lines: z
+    .number()
+    .int()
+    .min(1)
+    .max(5000)
+    .optional()
+    .describe(`How many lines from the end (default ${DEFAULT_LOG_LINES}); at most 64 KiB come back.`),
 };
-export const logOutput = { run: z.string(), step: z.string(), status: z.string(), text: z.string(), truncated: z.boolean(), bytes: z.number().int() };
+export const logOutput = {
+  run: z.string(),
+  step: z.string(),
+  status: z.string(),
+  text: z.string(),
+  truncated: z.boolean(),
+  bytes: z.number().int(),
+};
 
 export const retryInput = {
   run: runId,
-  steps: z.array(stepId).optional().describe('Steps to run again (default: every failed, canceled, skipped or interrupted one) and what they block.'),
+  steps: z
+    .array(stepId)
+    .optional()
+    .describe('Steps to run again (default: every failed, canceled, skipped or interrupted one) and what they block.'),
   resume: z.boolean().optional().describe('Agent steps continue their last session instead of starting over.'),
 };
 export const retryOutput = { run: z.string() };
@@ -59,14 +91,25 @@ export async function runStatusTool(ctx: McpContext, a: { run?: string | undefin
     counts[status] = (counts[status] ?? 0) + 1;
     const why = s ? endSentence(s) : undefined;
     return {
-      id, status, ...(s?.reason ? { reason: s.reason } : {}), ...(why ? { message: why } : {}), attempts: s?.attempts.length ?? 0,
-      ...(s?.costUsd !== undefined ? { costUsd: s.costUsd } : {}), ...(s?.durationMs !== undefined ? { durationMs: s.durationMs } : {}),
+      id,
+      status,
+      ...(s?.reason ? { reason: s.reason } : {}),
+      ...(why ? { message: why } : {}),
+      attempts: s?.attempts.length ?? 0,
+      ...(s?.costUsd !== undefined ? { costUsd: s.costUsd } : {}),
+      ...(s?.durationMs !== undefined ? { durationMs: s.durationMs } : {}),
       ...(s?.changes ? { changedFiles: s.changes.files.length } : {}),
     };
   });
   return ok({
-    run: rec.id, plan: rec.planName, file: ctx.shown(rec.planFile), status: rec.status, ended: rec.status !== 'running',
-    ...(rec.costUsd !== undefined ? { costUsd: rec.costUsd } : {}), counts, steps,
+    run: rec.id,
+    plan: rec.planName,
+    file: ctx.shown(rec.planFile),
+    status: rec.status,
+    ended: rec.status !== 'running',
+    ...(rec.costUsd !== undefined ? { costUsd: rec.costUsd } : {}),
+    counts,
+    steps,
   });
 }
 
@@ -85,13 +128,20 @@ async function tail(path: string, max: number): Promise<{ text: string; size: nu
   }
 }
 
-export async function stepLogTool(ctx: McpContext, a: { run: string; step: string; lines?: number | undefined }): Promise<Answer> {
+export async function stepLogTool(
+  ctx: McpContext,
+  a: { run: string; step: string; lines?: number | undefined },
+): Promise<Answer> {
   const rec = await record(ctx, a.run);
   if (isAnswer(rec)) return rec;
   const step = rec.steps[a.step];
   if (!step && !rec.graph.steps.some((s) => s.id === a.step)) return refuse(`run ${rec.id} has no step ${a.step}`);
   let path: string;
-  try { path = ctx.store.paths(rec.id).log(a.step); } catch { return refuse(`not a step id: ${a.step}`); }
+  try {
+    path = ctx.store.paths(rec.id).log(a.step);
+  } catch {
+    return refuse(`not a step id: ${a.step}`);
+  }
   const t = await tail(path, MAX_LOG_BYTES);
   const status: StepStatus | 'pending' = step?.status ?? 'pending';
   if (!t) return ok({ run: rec.id, step: a.step, status, text: '', truncated: false, bytes: 0 });
@@ -101,14 +151,26 @@ export async function stepLogTool(ctx: McpContext, a: { run: string; step: strin
   const want = a.lines ?? DEFAULT_LOG_LINES;
   const kept = lines.slice(-want).join('\n');
   const b = bounded(kept, MAX_LOG_BYTES, 'end');
-  return ok({ run: rec.id, step: a.step, status, text: b.text, truncated: b.truncated || lines.length > want || t.size > MAX_LOG_BYTES, bytes: t.size });
+  return ok({
+    run: rec.id,
+    step: a.step,
+    status,
+    text: b.text,
+    truncated: b.truncated || lines.length > want || t.size > MAX_LOG_BYTES,
+    bytes: t.size,
+  });
 }
 
-export async function retryTool(ctx: McpContext, a: { run: string; steps?: string[] | undefined; resume?: boolean | undefined }): Promise<Answer> {
+export async function retryTool(
+  ctx: McpContext,
+  a: { run: string; steps?: string[] | undefined; resume?: boolean | undefined },
+): Promise<Answer> {
   const rec = await record(ctx, a.run);
   if (isAnswer(rec)) return rec;
   try {
-    const { runId: id } = await (await ctx.engine()).retry({ runId: rec.id, ...(a.steps ? { steps: a.steps } : {}), ...(a.resume ? { resume: true } : {}) });
+    const { runId: id } = await (
+      await ctx.engine()
+    ).retry({ runId: rec.id, ...(a.steps ? { steps: a.steps } : {}), ...(a.resume ? { resume: true } : {}) });
     return ok({ run: id });
   } catch (e) {
     if (e instanceof EngineRequestError) return refuse(`run ${rec.id} was not retried: ${e.message}`);
@@ -129,7 +191,9 @@ export async function cancelTool(ctx: McpContext, a: { run: string; step?: strin
   const { active } = await engine.listRuns();
   if (!active.includes(rec.id)) {
     // Run by a `braid run` in a terminal: its own Ctrl-C cancels it, and no one else's signal should.
-    return refuse(`run ${rec.id} is run by another braid process (pid ${rec.host.pid}, a \`braid run\`): cancel it there`);
+    return refuse(
+      `run ${rec.id} is run by another braid process (pid ${rec.host.pid}, a \`braid run\`): cancel it there`,
+    );
   }
   try {
     if (a.step === undefined) await engine.cancelRun(rec.id);

@@ -30,8 +30,10 @@ const RESET_SPREAD_MS = 15_000;
 /** The wait before the next attempt of a rate-limited step. */
 export function rateLimitBackoff(input: BackoffInput): Backoff {
   const { limitedCount, baseMs, resetAt, now, random } = input;
-  if (!Number.isInteger(limitedCount) || limitedCount < 1) throw new RangeError(`rateLimitBackoff: limitedCount must be an integer ≥ 1, got ${limitedCount}`);
-  if (!Number.isFinite(baseMs) || baseMs < 0) throw new RangeError(`rateLimitBackoff: baseMs must be a finite number ≥ 0, got ${baseMs}`);
+  if (!Number.isInteger(limitedCount) || limitedCount < 1)
+    throw new RangeError(`rateLimitBackoff: limitedCount must be an integer ≥ 1, got ${limitedCount}`);
+  if (!Number.isFinite(baseMs) || baseMs < 0)
+    throw new RangeError(`rateLimitBackoff: baseMs must be a finite number ≥ 0, got ${baseMs}`);
   const r = random();
   let delayMs: number;
   if (resetAt !== undefined && resetAt.getTime() > now.getTime()) {

@@ -53,7 +53,11 @@ export const CLI_FLAGS: Readonly<Record<FlagFamily, CliFlags>> = {
         // what `full` means (containers, CI).
         full: { flag: '--permission-mode', value: 'bypassPermissions', env: { IS_SANDBOX: '1' } },
       },
-      replaces: { '--permission-mode': true, '--dangerously-skip-permissions': false, '--allow-dangerously-skip-permissions': false },
+      replaces: {
+        '--permission-mode': true,
+        '--dangerously-skip-permissions': false,
+        '--allow-dangerously-skip-permissions': false,
+      },
     },
     lacks: {},
   },
@@ -65,7 +69,12 @@ export const CLI_FLAGS: Readonly<Record<FlagFamily, CliFlags>> = {
         edit: { flag: '--sandbox', value: 'workspace-write' },
         full: { flag: '--dangerously-bypass-approvals-and-sandbox' },
       },
-      replaces: { '--sandbox': true, '-s': true, '--dangerously-bypass-approvals-and-sandbox': false, '--full-auto': false },
+      replaces: {
+        '--sandbox': true,
+        '-s': true,
+        '--dangerously-bypass-approvals-and-sandbox': false,
+        '--full-auto': false,
+      },
     },
     lacks: {
       'max-turns': 'codex exec has no turn limit',
@@ -104,6 +113,9 @@ export function permissionArgs(family: 'claude' | 'codex' | 'gemini', permission
 }
 
 /** The environment a permission level needs (claude `full` as root: IS_SANDBOX=1); empty for most. */
-export function permissionEnv(family: 'claude' | 'codex' | 'gemini', permission: AgentPermission): Readonly<Record<string, string>> {
+export function permissionEnv(
+  family: 'claude' | 'codex' | 'gemini',
+  permission: AgentPermission,
+): Readonly<Record<string, string>> {
   return CLI_FLAGS[family].permission!.levels[permission].env ?? {};
 }

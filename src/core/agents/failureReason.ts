@@ -12,7 +12,10 @@ export function agentFailureReason(summary: AgentSummary | undefined, stderr: st
   const last = errors[errors.length - 1];
   if (last !== undefined && last.trim() !== '') return oneLine(last);
   const kept = new StderrFilter().push(stderr.endsWith('\n') ? stderr : `${stderr}\n`).kept;
-  const lines = kept.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !/^[{}[\],]+$/.test(l));
+  const lines = kept
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^[{}[\],]+$/.test(l));
   const line = lines[lines.length - 1];
   return line !== undefined ? oneLine(line) : undefined;
 }
@@ -27,8 +30,11 @@ export function failureMessage(reason: string | undefined, exitCode: number | nu
 function oneLine(text: string): string {
   // Gemini wraps its API errors in brackets over several lines, the API's JSON body inside for a
   // server error: keep the words ("API Error: 500 An internal error …"), lose the breaks.
-  const flat = text.replace(/\s*\n\s*/g, ' ').replace(/^\[API Error: (\{.*\})\]/, (_m, body: string) => `API Error: ${apiBody(body)}`)
-    .replace(/^\[(API Error:[^\]]*)\]/, '$1').trim();
+  const flat = text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/^\[API Error: (\{.*\})\]/, (_m, body: string) => `API Error: ${apiBody(body)}`)
+    .replace(/^\[(API Error:[^\]]*)\]/, '$1')
+    .trim();
   return flat.length > MAX ? `${flat.slice(0, MAX - 1)}…` : flat;
 }
 
@@ -36,6 +42,8 @@ function apiBody(json: string): string {
   try {
     const e = (JSON.parse(json) as { error?: { code?: number; message?: string } }).error;
     if (e?.message) return `${e.code !== undefined ? `${e.code} ` : ''}${e.message}`;
-  } catch { /* not JSON after all */ }
+  } catch {
+    /* not JSON after all */
+  }
   return json;
 }

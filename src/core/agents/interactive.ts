@@ -22,17 +22,42 @@ const PROMPT = /\$\{\{\s*prompt\s*\}\}/;
 // Headless-only options of each CLI, with whether each takes a value.
 const HEADLESS: Readonly<Record<'claude' | 'codex' | 'gemini', Readonly<Record<string, boolean>>>> = {
   claude: {
-    '-p': false, '--print': false, '--output-format': true, '--input-format': true, '--verbose': false,
-    '--include-partial-messages': false, '--replay-user-messages': false, '--max-turns': true, '--max-budget-usd': true,
-    '-c': false, '--continue': false, '-r': true, '--resume': true, '--session-id': true, '--fork-session': false,
+    '-p': false,
+    '--print': false,
+    '--output-format': true,
+    '--input-format': true,
+    '--verbose': false,
+    '--include-partial-messages': false,
+    '--replay-user-messages': false,
+    '--max-turns': true,
+    '--max-budget-usd': true,
+    '-c': false,
+    '--continue': false,
+    '-r': true,
+    '--resume': true,
+    '--session-id': true,
+    '--fork-session': false,
   },
   codex: {
-    exec: false, '--json': false, '--skip-git-repo-check': false, '-o': true, '--output-last-message': true,
-    '--output-schema': true, '--color': true, '--experimental-json': false,
+    exec: false,
+    '--json': false,
+    '--skip-git-repo-check': false,
+    '-o': true,
+    '--output-last-message': true,
+    '--output-schema': true,
+    '--color': true,
+    '--experimental-json': false,
   },
   gemini: {
-    '-p': true, '--prompt': true, '--output-format': true, '-o': true, '-r': true, '--resume': true, '--session-id': true,
-    '-i': true, '--prompt-interactive': true,
+    '-p': true,
+    '--prompt': true,
+    '--output-format': true,
+    '-o': true,
+    '-r': true,
+    '--resume': true,
+    '--session-id': true,
+    '-i': true,
+    '--prompt-interactive': true,
   },
 };
 
@@ -41,20 +66,28 @@ const HEADLESS: Readonly<Record<'claude' | 'codex' | 'gemini', Readonly<Record<s
  * `sessionId` where its CLI can; else undefined argv for an agent Braid has no interactive form
  * of (the caller runs its usual command with `freshPrompt`), with `why`.
  */
-export function interactiveCommand(agent: AgentDef, sessionId: string | undefined, freshPrompt: string): InteractiveCommand | { argv?: undefined; why: string } {
+export function interactiveCommand(
+  agent: AgentDef,
+  sessionId: string | undefined,
+  freshPrompt: string,
+): InteractiveCommand | { argv?: undefined; why: string } {
   const family = agentFamily(agent);
   if (family !== 'claude' && family !== 'codex' && family !== 'gemini') {
-    return { why: `${agent.name} cannot continue a session: a fresh one starts with the step's prompt and what happened so far` };
+    return {
+      why: `${agent.name} cannot continue a session: a fresh one starts with the step's prompt and what happened so far`,
+    };
   }
   const kept = strip(agent.command, HEADLESS[family]);
   const resumable = sessionId !== undefined && SESSION_ID.test(sessionId) && (family !== 'codex' || canResume(agent));
   if (resumable) {
-    if (family === 'codex') return { argv: [kept[0]!, 'resume', ...kept.slice(1), '--', sessionId], resumed: sessionId };
+    if (family === 'codex')
+      return { argv: [kept[0]!, 'resume', ...kept.slice(1), '--', sessionId], resumed: sessionId };
     return { argv: [...kept, '--resume', sessionId], resumed: sessionId };
   }
-  const why = sessionId === undefined
-    ? `the step's ${family} session was never reported, so it cannot be continued: a fresh session starts with the step's prompt and what happened so far`
-    : `the step's session id ${JSON.stringify(sessionId)} cannot be passed on: a fresh session starts with the step's prompt and what happened so far`;
+  const why =
+    sessionId === undefined
+      ? `the step's ${family} session was never reported, so it cannot be continued: a fresh session starts with the step's prompt and what happened so far`
+      : `the step's session id ${JSON.stringify(sessionId)} cannot be passed on: a fresh session starts with the step's prompt and what happened so far`;
   // The prompt as one element after `--` (claude, codex) or glued to its flag (gemini): never read as an option.
   if (family === 'gemini') return { argv: [...kept, `--prompt-interactive=${freshPrompt}`], why };
   return { argv: [...kept, '--', freshPrompt], why };
@@ -69,7 +102,10 @@ function strip(command: readonly string[], drop: Readonly<Record<string, boolean
     const eq = a.startsWith('--') ? a.indexOf('=') : -1;
     const flag = eq > 0 ? a.slice(0, eq) : a;
     const takesValue = drop[flag];
-    if (takesValue === undefined) { out.push(a); continue; }
+    if (takesValue === undefined) {
+      out.push(a);
+      continue;
+    }
     if (takesValue && eq < 0) i++;
   }
   return out;

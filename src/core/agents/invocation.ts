@@ -18,14 +18,23 @@ export interface AgentInvocation {
 }
 
 /** The prompt an agent receives: the plan's context and a blank line first, when the agent takes context and the prompt did not place it itself. */
-export function promptWithContext(agent: AgentDef, prompt: string, context: string | undefined, promptUsesContext: boolean): string {
+export function promptWithContext(
+  agent: AgentDef,
+  prompt: string,
+  context: string | undefined,
+  promptUsesContext: boolean,
+): string {
   if (!agent.context || promptUsesContext || context === undefined || context.trim() === '') return prompt;
   // A YAML `|` block ends in a newline; trim it so exactly one blank line separates the two.
   return `${context.trimEnd()}\n\n${prompt}`;
 }
 
 /** The argv, env, stdin and cwd that run `agent` on `fullPrompt`; `render` expands the step's templates in each element. */
-export function agentInvocation(agent: AgentDef, render: (template: string) => string, fullPrompt: string): AgentInvocation {
+export function agentInvocation(
+  agent: AgentDef,
+  render: (template: string) => string,
+  fullPrompt: string,
+): AgentInvocation {
   const onStdin = agent.stdin === 'prompt';
   const fill = (template: string): string =>
     // Render the pieces around the prompt, never the prompt itself: its text is final, and a
@@ -45,7 +54,11 @@ export function agentInvocation(agent: AgentDef, render: (template: string) => s
 }
 
 /** The agent's own env and cwd, rendered: values (an environment and a folder are data, never code), `${{ prompt }}` the prompt's text. */
-export function agentSurroundings(agent: Pick<AgentDef, 'env' | 'cwd'>, render: (template: string) => string, fullPrompt: string): { env: Record<string, string>; cwd?: string } {
+export function agentSurroundings(
+  agent: Pick<AgentDef, 'env' | 'cwd'>,
+  render: (template: string) => string,
+  fullPrompt: string,
+): { env: Record<string, string>; cwd?: string } {
   const fill = (template: string): string => template.split(PROMPT).map(render).join(fullPrompt);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(agent.env)) env[name] = fill(value);

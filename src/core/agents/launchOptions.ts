@@ -5,12 +5,23 @@
 import type { AgentFamily } from './presets';
 import { boundRetries, type BoundedInvocation } from './retryBounds';
 
-export async function launchOptions(family: AgentFamily, argv: readonly string[], env: Readonly<Record<string, string>>, maxCostUsd?: number): Promise<BoundedInvocation> {
+export async function launchOptions(
+  family: AgentFamily,
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+  maxCostUsd?: number,
+): Promise<BoundedInvocation> {
   const bounded = await boundRetries(family, argv, env);
-  if (family !== 'claude' || maxCostUsd === undefined || bounded.argv.some((a) => a === '--max-budget-usd' || a.startsWith('--max-budget-usd='))) return bounded;
+  if (
+    family !== 'claude' ||
+    maxCostUsd === undefined ||
+    bounded.argv.some((a) => a === '--max-budget-usd' || a.startsWith('--max-budget-usd='))
+  )
+    return bounded;
   // Before `--` (after it everything is the prompt); else at the end.
   const at = bounded.argv.indexOf('--');
   const flag = ['--max-budget-usd', String(maxCostUsd)];
-  const argvOut = at === -1 ? [...bounded.argv, ...flag] : [...bounded.argv.slice(0, at), ...flag, ...bounded.argv.slice(at)];
+  const argvOut =
+    at === -1 ? [...bounded.argv, ...flag] : [...bounded.argv.slice(0, at), ...flag, ...bounded.argv.slice(at)];
   return { argv: argvOut, env: bounded.env };
 }

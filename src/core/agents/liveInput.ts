@@ -20,14 +20,27 @@ export function userLine(text: string): string {
  * of an argument (or `stdin`), or undefined where that form does not apply: not claude's stream
  * JSON, not `-p`, an input format of its own, or no prompt element to move.
  */
-export function liveArgv(agent: AgentDef, inv: { argv: readonly string[]; stdin?: string }, prompt: string): string[] | undefined {
+export function liveArgv(
+  agent: AgentDef,
+  inv: { argv: readonly string[]; stdin?: string },
+  prompt: string,
+): string[] | undefined {
   // The claude executable itself: a wrapper or a stand-in speaking its output format may not read stdin so.
-  if (agentFamily(agent) !== 'claude' || agent.format !== 'claude-stream-json' || exeName(inv.argv[0] ?? '') !== 'claude') return undefined;
+  if (
+    agentFamily(agent) !== 'claude' ||
+    agent.format !== 'claude-stream-json' ||
+    exeName(inv.argv[0] ?? '') !== 'claude'
+  )
+    return undefined;
   const argv = [...inv.argv];
   const print = argv.findIndex((a, i) => i > 0 && PRINT.has(a));
   if (print === -1) return undefined;
   const format = argv.findIndex((a, i) => a === '--output-format' && argv[i + 1] === 'stream-json');
-  if ((format === -1 && !argv.includes('--output-format=stream-json')) || argv.some((a) => a === '--input-format' || a.startsWith('--input-format='))) return undefined;
+  if (
+    (format === -1 && !argv.includes('--output-format=stream-json')) ||
+    argv.some((a) => a === '--input-format' || a.startsWith('--input-format='))
+  )
+    return undefined;
   if (inv.stdin !== prompt) {
     const at = argv.lastIndexOf(prompt);
     if (at <= print) return undefined;
@@ -39,7 +52,12 @@ export function liveArgv(agent: AgentDef, inv: { argv: readonly string[]; stdin?
   return argv;
 }
 
-const exeName = (path: string): string => path.split(/[\\/]/).pop()!.replace(/\.(cmd|exe)$/i, '').toLowerCase();
+const exeName = (path: string): string =>
+  path
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(cmd|exe)$/i, '')
+    .toLowerCase();
 
 /** One process's input channel: the prompt first, then what a person says while it runs. */
 export class LiveInput {
@@ -54,11 +72,15 @@ export class LiveInput {
   }
 
   /** Whether a message said now still reaches the process (its channel is open). */
-  get open(): boolean { return !this.closed; }
+  get open(): boolean {
+    return !this.closed;
+  }
 
   /** runProcess's `input`: the child's stdin. */
   readonly attach = (stdin: Writable): void => {
-    stdin.on('error', () => { this.closed = true; }); // the process went first: its business
+    stdin.on('error', () => {
+      this.closed = true;
+    }); // the process went first: its business
     this.stdin = stdin;
     for (const line of this.queued.splice(0)) stdin.write(line);
     if (this.closed) stdin.end();
@@ -96,7 +118,11 @@ export class LiveInput {
     // Only the two events that matter are parsed; the stream parser reads the rest.
     if (!line.startsWith('{"type":"user"') && !line.startsWith('{"type":"result"')) return;
     let e: { type?: unknown; isReplay?: unknown };
-    try { e = JSON.parse(line) as typeof e; } catch { return; }
+    try {
+      e = JSON.parse(line) as typeof e;
+    } catch {
+      return;
+    }
     if (e.type === 'user' && e.isReplay === true) this.pending = Math.max(0, this.pending - 1);
     else if (e.type === 'result' && this.pending === 0) this.close();
   }

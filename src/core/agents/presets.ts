@@ -15,7 +15,8 @@ const preset = (d: Omit<AgentDef, 'env' | 'context'> & Partial<Pick<AgentDef, 'e
 /** The presets with `options` applied (plans compile with the user's `permission`: a setting, `--permission`). */
 export function presetTable(options: PresetOptions = {}): Readonly<Record<string, AgentDef>> {
   const permission = options.permission ?? DEFAULT_PERMISSION;
-  if (!AGENT_PERMISSIONS.includes(permission)) throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);
+  if (!AGENT_PERMISSIONS.includes(permission))
+    throw new Error(`presetTable: unknown permission ${JSON.stringify(permission)}`);
   // The four agent CLIs read their prompt as text (`input: text`): it is their task, never their
   // code. `shell` runs its prompt, so its templates stay environment-variable references.
   // The prompt is always one argv element that no CLI can read as an option (a YAML bullet list
@@ -25,7 +26,16 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     claude: preset({
       name: 'claude',
       // The prompt last, after `--`: a prompt that starts with `-` (a YAML bullet list) is never read as an option.
-      command: ['claude', '-p', '--output-format', 'stream-json', '--verbose', ...permissionArgs('claude', permission), '--', '${{ prompt }}'],
+      command: [
+        'claude',
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        ...permissionArgs('claude', permission),
+        '--',
+        '${{ prompt }}',
+      ],
       env: permissionEnv('claude', permission),
       pool: 'anthropic',
       format: 'claude-stream-json',
@@ -36,7 +46,15 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     codex: preset({
       name: 'codex',
       // --skip-git-repo-check: Braid's worktree and write set are the boundary, and plans may run outside git.
-      command: ['codex', 'exec', '--json', '--skip-git-repo-check', ...permissionArgs('codex', permission), '--', '${{ prompt }}'],
+      command: [
+        'codex',
+        'exec',
+        '--json',
+        '--skip-git-repo-check',
+        ...permissionArgs('codex', permission),
+        '--',
+        '${{ prompt }}',
+      ],
       pool: 'openai',
       format: 'codex-json',
       input: 'text',
@@ -45,14 +63,32 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     // headless it exits rather than ask; Braid runs only in a workspace VS Code trusts.
     gemini: preset({
       name: 'gemini',
-      command: ['gemini', '--prompt=${{ prompt }}', '--output-format', 'stream-json', ...permissionArgs('gemini', permission), '--skip-trust'],
+      command: [
+        'gemini',
+        '--prompt=${{ prompt }}',
+        '--output-format',
+        'stream-json',
+        ...permissionArgs('gemini', permission),
+        '--skip-trust',
+      ],
       pool: 'google',
       format: 'gemini-json',
       input: 'text',
     }),
     // aider has no permission levels: it only edits files, and --yes-always is its headless mode.
-    aider: preset({ name: 'aider', command: ['aider', '--yes-always', '--message', '${{ prompt }}'], format: 'text', input: 'text' }),
-    shell: preset({ name: 'shell', command: ['sh', '-c', '${{ prompt }}'], context: false, format: 'text', input: 'code' }),
+    aider: preset({
+      name: 'aider',
+      command: ['aider', '--yes-always', '--message', '${{ prompt }}'],
+      format: 'text',
+      input: 'text',
+    }),
+    shell: preset({
+      name: 'shell',
+      command: ['sh', '-c', '${{ prompt }}'],
+      context: false,
+      format: 'text',
+      input: 'code',
+    }),
   });
 }
 
@@ -74,11 +110,19 @@ export type AgentFamily = 'claude' | 'codex' | 'gemini' | 'aider' | 'other';
 /** The CLI behind `agent`: from its output format, else its executable's name (a custom `aider` command). */
 export function agentFamily(agent: AgentDef): AgentFamily {
   switch (agent.format) {
-    case 'claude-stream-json': return 'claude';
-    case 'codex-json': return 'codex';
-    case 'gemini-json': return 'gemini';
-    case 'text': break;
+    case 'claude-stream-json':
+      return 'claude';
+    case 'codex-json':
+      return 'codex';
+    case 'gemini-json':
+      return 'gemini';
+    case 'text':
+      break;
   }
-  const exe = (agent.command[0] ?? '').split(/[\\/]/).pop()!.replace(/\.(cmd|exe|bat|js|mjs)$/i, '').toLowerCase();
+  const exe = (agent.command[0] ?? '')
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.(cmd|exe|bat|js|mjs)$/i, '')
+    .toLowerCase();
   return exe === 'claude' || exe === 'codex' || exe === 'gemini' || exe === 'aider' ? exe : 'other';
 }

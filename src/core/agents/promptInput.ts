@@ -26,8 +26,13 @@ export const takesText = (agent: Pick<AgentDef, 'input'>): boolean => agent.inpu
  * command; `stdin` is that prompt for an agent that reads it on stdin. `vars` are the names to set
  * (NAME = the template's value), named once across all of them so two never share a name.
  */
-export function codeCommand(agent: Pick<AgentDef, 'command' | 'stdin'>, source: string): {
-  command: string[]; stdin?: string; vars: { name: string; ref: TemplateRef }[];
+export function codeCommand(
+  agent: Pick<AgentDef, 'command' | 'stdin'>,
+  source: string,
+): {
+  command: string[];
+  stdin?: string;
+  vars: { name: string; ref: TemplateRef }[];
 } {
   const onStdin = agent.stdin === 'prompt';
   const elements = agent.command.filter((a) => !(onStdin && ONLY_PROMPT.test(a)));
@@ -53,8 +58,9 @@ export function splicedTemplates(element: string): TemplateRef[] {
 /** The located error's text for a spliced template: what to write instead. */
 export function splicedMessage(ref: TemplateRef): string {
   const shown = `\${{ ${ref.expr} }}`;
-  const whole = ref.expr === 'prompt'
-    ? `pass it as a whole argument ("${shown}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$${PROMPT_ENV}"']`
-    : `pass it as a whole argument ("${shown}") or as an option's value ("--name=${shown}")`;
+  const whole =
+    ref.expr === 'prompt'
+      ? `pass it as a whole argument ("${shown}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$${PROMPT_ENV}"']`
+      : `pass it as a whole argument ("${shown}") or as an option's value ("--name=${shown}")`;
   return `${shown} inside a longer argument: its value would become part of text this command may run as code; ${whole}`;
 }

@@ -42,13 +42,25 @@ const COMMON: readonly RegExp[] = [
 const FAMILY: Readonly<Record<AgentFamily, readonly RegExp[]>> = {
   // "Claude AI usage limit reached|1749924000", "You've hit your limit · resets 3pm (Europe/Berlin)",
   // "5-hour limit reached ∙ resets 2pm", API `rate_limit_error`.
-  claude: [/usage limit reached/i, /\bhit your (?:\w+ )?limit\b/i, /\blimit reached\b[^\n]*\bresets?\b/i, /rate_limit_error/],
+  claude: [
+    /usage limit reached/i,
+    /\bhit your (?:\w+ )?limit\b/i,
+    /\blimit reached\b[^\n]*\bresets?\b/i,
+    /rate_limit_error/,
+  ],
   // "You've hit your usage limit. … try again at 3:05 PM.", "exceeded retry limit, last status: 429".
   codex: [/\bhit your usage limit\b/i, /last status: 429/i, /rate limit exceeded/i],
   // "RESOURCE_EXHAUSTED", "Quota exceeded for quota metric …", "You have exhausted your daily quota",
   // "Usage limit reached for gemini-2.5-pro", "Please retry in 23.5s"; the API's generic 429
   // "Resource has been exhausted (e.g. check quota)." (gemini's stream types it `unknown`).
-  gemini: [/RESOURCE_EXHAUSTED/, /\bquota exceeded\b/i, /exhausted your (?:daily )?quota/i, /usage limit reached for/i, /\bresource has been exhausted\b/i, /\bRetryableQuotaError\b/],
+  gemini: [
+    /RESOURCE_EXHAUSTED/,
+    /\bquota exceeded\b/i,
+    /exhausted your (?:daily )?quota/i,
+    /usage limit reached for/i,
+    /\bresource has been exhausted\b/i,
+    /\bRetryableQuotaError\b/,
+  ],
   // aider prints litellm's exceptions.
   aider: [/\bRateLimitError\b/],
   other: [],

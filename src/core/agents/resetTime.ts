@@ -5,8 +5,19 @@
 // "resets at 2026-12-03T14:05:00Z"). Pure: `now` is given.
 
 const UNIT_MS: Readonly<Record<string, number>> = {
-  ms: 1, millisecond: 1, s: 1000, sec: 1000, second: 1000, m: 60_000, min: 60_000, minute: 60_000,
-  h: 3_600_000, hr: 3_600_000, hour: 3_600_000, d: 86_400_000, day: 86_400_000,
+  ms: 1,
+  millisecond: 1,
+  s: 1000,
+  sec: 1000,
+  second: 1000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hour: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
 };
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
@@ -23,8 +34,9 @@ function epoch(line: string): Date | undefined {
 }
 
 function delay(line: string, now: Date): Date | undefined {
-  const m = /\b(?:retry|try again)\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(line)
-    ?? /\bretry[-_ ]?(?:after|delay)"?\s*[:=]\s*"?((?:\d+(?:\.\d+)?\s*[a-z]*)+)/i.exec(line);
+  const m =
+    /\b(?:retry|try again)\s+(?:in|after)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(line) ??
+    /\bretry[-_ ]?(?:after|delay)"?\s*[:=]\s*"?((?:\d+(?:\.\d+)?\s*[a-z]*)+)/i.exec(line);
   if (!m) return undefined;
   let total = 0;
   let any = false;
@@ -46,7 +58,10 @@ function iso(line: string): Date | undefined {
 }
 
 function wallClock(line: string, now: Date): Date | undefined {
-  const m = /\b(?:resets?|try again|retry)(?:\s+(?:at|on))?\s+(?:([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b\s*(?:\(([A-Za-z_]+(?:\/[A-Za-z_+-]+)*)\))?/i.exec(line);
+  const m =
+    /\b(?:resets?|try again|retry)(?:\s+(?:at|on))?\s+(?:([a-z]{3})[a-z]*\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(?:(\d{4}),?\s+)?(?:at\s+)?)?(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b\s*(?:\(([A-Za-z_]+(?:\/[A-Za-z_+-]+)*)\))?/i.exec(
+      line,
+    );
   if (!m) return undefined;
   const [, mon, day, year, hh, mm, ampm, zone] = m;
   if (!ampm && mm === undefined) return undefined; // "retry 3 times" is not a time
@@ -76,7 +91,13 @@ function wallClock(line: string, now: Date): Date | undefined {
   return at;
 }
 
-interface Wall { year: number; month: number; day: number; hour: number; minute: number }
+interface Wall {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+}
 
 function validZone(zone: string): boolean {
   try {
@@ -89,8 +110,17 @@ function validZone(zone: string): boolean {
 
 // The wall-clock fields of `d` in `tz` (the machine's zone when undefined: the CLI printed in it).
 function wallParts(d: Date, tz: string | undefined): Wall {
-  if (!tz) return { year: d.getFullYear(), month: d.getMonth(), day: d.getDate(), hour: d.getHours(), minute: d.getMinutes() };
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric' }).formatToParts(d);
+  if (!tz)
+    return { year: d.getFullYear(), month: d.getMonth(), day: d.getDate(), hour: d.getHours(), minute: d.getMinutes() };
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+  }).formatToParts(d);
   const get = (t: string): number => Number(parts.find((p) => p.type === t)?.value);
   return { year: get('year'), month: get('month') - 1, day: get('day'), hour: get('hour'), minute: get('minute') };
 }

@@ -18,8 +18,15 @@ const PROMPT = /\$\{\{\s*prompt\s*\}\}/;
 // `codex exec` options that `codex exec resume` does not accept (they are fixed by the session),
 // with whether each takes a value; the sandbox is carried over as a config override instead.
 const CODEX_RESUME_DROPS: Readonly<Record<string, boolean>> = {
-  '-C': true, '--cd': true, '--add-dir': true, '-p': true, '--profile': true, '--local-provider': true,
-  '--color': true, '--oss': false, '--approve-for-me': false,
+  '-C': true,
+  '--cd': true,
+  '--add-dir': true,
+  '-p': true,
+  '--profile': true,
+  '--local-provider': true,
+  '--color': true,
+  '--oss': false,
+  '--approve-for-me': false,
 };
 
 /** Whether `agent`'s CLI can resume a session by id. */
@@ -36,9 +43,12 @@ export function canResume(agent: AgentDef): boolean {
 export function resumeAgent(agent: AgentDef, sessionId: string): AgentDef | undefined {
   if (!SESSION_ID.test(sessionId) || !canResume(agent)) return undefined;
   const family = agentFamily(agent);
-  const command = family === 'claude' ? claudeResume(agent.command, sessionId)
-    : family === 'gemini' ? geminiResume(agent.command, sessionId)
-      : codexResume(agent, sessionId);
+  const command =
+    family === 'claude'
+      ? claudeResume(agent.command, sessionId)
+      : family === 'gemini'
+        ? geminiResume(agent.command, sessionId)
+        : codexResume(agent, sessionId);
   return command ? { ...agent, command } : undefined;
 }
 
@@ -48,7 +58,10 @@ function claudeResume(command: readonly string[], id: string): string[] {
     const a = command[i]!;
     // An earlier session choice would contradict the one resumed.
     if (i > 0 && (a === '-c' || a === '--continue' || a === '--fork-session')) continue;
-    if (i > 0 && (a === '--resume' || a === '-r' || a === '--session-id')) { i++; continue; }
+    if (i > 0 && (a === '--resume' || a === '-r' || a === '--session-id')) {
+      i++;
+      continue;
+    }
     if (a.startsWith('--resume=') || a.startsWith('--session-id=')) continue;
     kept.push(a);
   }
@@ -62,7 +75,10 @@ function geminiResume(command: readonly string[], id: string): string[] {
   const kept: string[] = [];
   for (let i = 0; i < command.length; i++) {
     const a = command[i]!;
-    if (i > 0 && (a === '--resume' || a === '-r' || a === '--session-id')) { i++; continue; }
+    if (i > 0 && (a === '--resume' || a === '-r' || a === '--session-id')) {
+      i++;
+      continue;
+    }
     if (a.startsWith('--resume=') || a.startsWith('--session-id=')) continue;
     kept.push(a);
   }
@@ -77,9 +93,15 @@ function codexResume(agent: AgentDef, id: string): string[] | undefined {
   const prompts: string[] = [];
   for (let i = exec + 1; i < command.length; i++) {
     const a = command[i]!;
-    if (PROMPT.test(a)) { prompts.push(a); continue; }
+    if (PROMPT.test(a)) {
+      prompts.push(a);
+      continue;
+    }
     if (a === '--') continue; // placed again before the id
-    const [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const [flag, inline] =
+      a.startsWith('--') && a.includes('=')
+        ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+        : [a, undefined];
     if (flag === '-s' || flag === '--sandbox') {
       const mode = inline ?? command[++i];
       if (mode !== undefined) options.push('-c', `sandbox_mode="${mode}"`);

@@ -28,9 +28,19 @@ export interface BoundedInvocation {
 }
 
 /** `argv` and `env` of an agent attempt with its CLI's own retries bounded. */
-export async function boundRetries(family: AgentFamily, argv: readonly string[], env: Readonly<Record<string, string>>): Promise<BoundedInvocation> {
+export async function boundRetries(
+  family: AgentFamily,
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+): Promise<BoundedInvocation> {
   if (family === 'claude') {
-    return { argv: [...argv], env: env.CLAUDE_CODE_MAX_RETRIES !== undefined ? { ...env } : { ...env, CLAUDE_CODE_MAX_RETRIES: String(AGENT_RETRIES.claude) } };
+    return {
+      argv: [...argv],
+      env:
+        env.CLAUDE_CODE_MAX_RETRIES !== undefined
+          ? { ...env }
+          : { ...env, CLAUDE_CODE_MAX_RETRIES: String(AGENT_RETRIES.claude) },
+    };
   }
   if (family === 'gemini') return { argv: [...argv], env: await geminiEnv(env) };
   if (family === 'codex') return { argv: await codexArgv(argv, env), env: { ...env } };
@@ -38,7 +48,8 @@ export async function boundRetries(family: AgentFamily, argv: readonly string[],
 }
 
 async function geminiEnv(env: Readonly<Record<string, string>>): Promise<Record<string, string>> {
-  if (env.GEMINI_CLI_SYSTEM_SETTINGS_PATH !== undefined || !env.HOME || existsSync(GEMINI_SYSTEM_SETTINGS)) return { ...env };
+  if (env.GEMINI_CLI_SYSTEM_SETTINGS_PATH !== undefined || !env.HOME || existsSync(GEMINI_SYSTEM_SETTINGS))
+    return { ...env };
   const dir = join(env.HOME, '.cache', 'braid');
   const file = join(dir, 'gemini-system-settings.json');
   const text = JSON.stringify({ general: { maxAttempts: AGENT_RETRIES.geminiAttempts } }, null, 2) + '\n';
@@ -60,7 +71,12 @@ async function codexArgv(argv: readonly string[], env: Readonly<Record<string, s
   const provider = codexProvider(await readFile(join(home, 'config.toml'), 'utf8').catch(() => ''), argv);
   if (!provider) return [...argv];
   const set = (key: string) => ['-c', `model_providers.${provider}.${key}=${AGENT_RETRIES.codex}`];
-  return [...argv.slice(0, exec + 1), ...set('request_max_retries'), ...set('stream_max_retries'), ...argv.slice(exec + 1)];
+  return [
+    ...argv.slice(0, exec + 1),
+    ...set('request_max_retries'),
+    ...set('stream_max_retries'),
+    ...argv.slice(exec + 1),
+  ];
 }
 
 /** The provider codex will use when config.toml defines it as a table of its own (never a built-in). */

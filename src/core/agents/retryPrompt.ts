@@ -17,7 +17,11 @@ const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
 
 /** The last FAILURE_TAIL_LINES lines of `text` (at most FAILURE_TAIL_CHARS), colours removed, blank ends trimmed. */
 export function failureTail(text: string): string {
-  const clean = text.slice(-4 * FAILURE_TAIL_CHARS).replace(ANSI, '').replace(/\r\n?/g, '\n').trim();
+  const clean = text
+    .slice(-4 * FAILURE_TAIL_CHARS)
+    .replace(ANSI, '')
+    .replace(/\r\n?/g, '\n')
+    .trim();
   const lines = clean.split('\n').slice(-FAILURE_TAIL_LINES).join('\n');
   return lines.length > FAILURE_TAIL_CHARS ? lines.slice(-FAILURE_TAIL_CHARS) : lines;
 }
@@ -40,9 +44,11 @@ export function retryNote(failed: FailedAttempt, o: NoteOptions): string {
   }
   if (o.isolation === 'shared') parts.push('Its changes are still in the working folder.');
   else if (o.resumed) parts.push('The working folder was reset to where you started: your earlier changes are gone.');
-  parts.push(o.resumed
-    ? 'Find the cause, take a different approach where it failed, and finish the task.'
-    : 'Find the cause and take a different approach where it failed.');
+  parts.push(
+    o.resumed
+      ? 'Find the cause, take a different approach where it failed, and finish the task.'
+      : 'Find the cause and take a different approach where it failed.',
+  );
   return parts.join('\n\n');
 }
 

@@ -43,44 +43,60 @@ export function stepAgentOptions(step: GraphStep): StepAgentOptions {
 export function stepAgentProblems(agent: AgentDef, o: StepAgentOptions): StepAgentProblem[] {
   const flags = flagsOf(agent);
   const asked: [StepAgentKey, boolean][] = [
-    ['model', o.model !== undefined], ['max-turns', o.maxTurns !== undefined],
-    ['permission', o.permission !== undefined], ['tools', o.tools !== undefined],
+    ['model', o.model !== undefined],
+    ['max-turns', o.maxTurns !== undefined],
+    ['permission', o.permission !== undefined],
+    ['tools', o.tools !== undefined],
   ];
   const out: StepAgentProblem[] = [];
   for (const [key, given] of asked) {
     if (!given) continue;
     if (!flags) {
       const exe = agent.command[0] ?? '';
-      out.push({ key, message: `agent \`${agent.name}\` (\`${exe}\`) is not a CLI Braid knows a flag for; put the flag in its \`command\`` });
+      out.push({
+        key,
+        message: `agent \`${agent.name}\` (\`${exe}\`) is not a CLI Braid knows a flag for; put the flag in its \`command\``,
+      });
     } else if (!optionFor(flags, key)) {
-      out.push({ key, message: `agent \`${agent.name}\` cannot honour it: ${flags.lacks[key] ?? 'its CLI has no flag for it'}` });
+      out.push({
+        key,
+        message: `agent \`${agent.name}\` cannot honour it: ${flags.lacks[key] ?? 'its CLI has no flag for it'}`,
+      });
     }
   }
   if (o.model !== undefined) {
-    if (o.model.includes('${{')) out.push({ key: 'model', message: 'takes only `${{ matrix.<key> }}` and `${{ plan.name }}` templates' });
+    if (o.model.includes('${{'))
+      out.push({ key: 'model', message: 'takes only `${{ matrix.<key> }}` and `${{ plan.name }}` templates' });
     else if (CONTROL.test(o.model)) out.push({ key: 'model', message: 'a model name cannot hold control characters' });
   }
   o.tools?.forEach((tool, index) => {
     if (tool.trim() === '') out.push({ key: 'tools', index, message: 'a tool name cannot be empty' });
-    else if (tool.includes('${{') || CONTROL.test(tool)) out.push({ key: 'tools', index, message: `\`${tool}\` is not a tool name (no templates or control characters)` });
+    else if (tool.includes('${{') || CONTROL.test(tool))
+      out.push({ key: 'tools', index, message: `\`${tool}\` is not a tool name (no templates or control characters)` });
     // gemini splits each value at commas, so one tool would become several.
-    else if (agentFamily(agent) === 'gemini' && tool.includes(',')) out.push({ key: 'tools', index, message: `gemini would split \`${tool}\` at its comma; one tool per entry` });
+    else if (agentFamily(agent) === 'gemini' && tool.includes(','))
+      out.push({ key: 'tools', index, message: `gemini would split \`${tool}\` at its comma; one tool per entry` });
   });
   return out;
 }
 
 function optionFor(flags: CliFlags, key: StepAgentKey): boolean {
   switch (key) {
-    case 'model': return flags.model !== undefined;
-    case 'max-turns': return flags.maxTurns !== undefined;
-    case 'permission': return flags.permission !== undefined;
-    case 'tools': return flags.tools !== undefined;
+    case 'model':
+      return flags.model !== undefined;
+    case 'max-turns':
+      return flags.maxTurns !== undefined;
+    case 'permission':
+      return flags.permission !== undefined;
+    case 'tools':
+      return flags.tools !== undefined;
   }
 }
 
 /** `agent` with `o` as flags; throws where stepAgentProblems would have refused (validation runs it first). */
 export function stepAgent(agent: AgentDef, o: StepAgentOptions): AgentDef {
-  if (o.model === undefined && o.maxTurns === undefined && o.permission === undefined && o.tools === undefined) return agent;
+  if (o.model === undefined && o.maxTurns === undefined && o.permission === undefined && o.tools === undefined)
+    return agent;
   const problems = stepAgentProblems(agent, o);
   if (problems.length > 0) throw new Error(`agent ${agent.name}: ${problems[0]!.key}: ${problems[0]!.message}`);
   const flags = flagsOf(agent)!;
@@ -104,7 +120,11 @@ export function stepAgent(agent: AgentDef, o: StepAgentOptions): AgentDef {
   // Added to whatever the command already allows: each CLI gathers repeated lists into one.
   for (const tool of o.tools ?? []) added.push(`${flags.tools!.flag}=${tool}`);
   const env = o.permission !== undefined ? flags.permission!.levels[o.permission].env : undefined;
-  return { ...agent, command: [...agent.command.slice(0, at), ...added, ...rest], ...(env ? { env: { ...agent.env, ...env } } : {}) };
+  return {
+    ...agent,
+    command: [...agent.command.slice(0, at), ...added, ...rest],
+    ...(env ? { env: { ...agent.env, ...env } } : {}),
+  };
 }
 
 const optionNames = (o: CliOption): string[] => [o.flag, ...(o.aliases ?? [])];
@@ -120,7 +140,14 @@ function headEnd(agent: AgentDef): number {
     const exec = c.indexOf('exec');
     if (exec > 0) return exec + 1;
   }
-  const named = c.findIndex((a) => a.split(/[\\/]/).pop()!.replace(/\.(cmd|exe|bat|js|mjs)$/i, '').toLowerCase() === family);
+  const named = c.findIndex(
+    (a) =>
+      a
+        .split(/[\\/]/)
+        .pop()!
+        .replace(/\.(cmd|exe|bat|js|mjs)$/i, '')
+        .toLowerCase() === family,
+  );
   if (named >= 0) return named + 1;
   const option = c.findIndex((a, i) => i > 0 && a.startsWith('-'));
   return option > 0 ? option : Math.min(1, c.length);
@@ -131,11 +158,20 @@ function without(args: readonly string[], names: readonly string[], takesValue: 
   const out: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--') { out.push(...args.slice(i)); break; }
-    if (PROMPT.test(a)) { out.push(a); continue; }
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (PROMPT.test(a)) {
+      out.push(a);
+      continue;
+    }
     const eq = a.indexOf('=');
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
-    if (!names.includes(name)) { out.push(a); continue; }
+    if (!names.includes(name)) {
+      out.push(a);
+      continue;
+    }
     if (takesValue && name === a && i + 1 < args.length && !PROMPT.test(args[i + 1]!)) i++;
   }
   return out;

@@ -28,7 +28,10 @@ export function usageOf(s: AgentSummary, pricing?: Pricing): AgentUsage {
     u.costSource = 'reported';
   } else if (pricing && (s.inputTokens !== undefined || s.outputTokens !== undefined)) {
     const e = estimate(byModel(s, model), pricing.tables);
-    if ('usd' in e) { u.costUsd = e.usd; u.costSource = 'estimated'; } else u.costUnknown = e.unknown;
+    if ('usd' in e) {
+      u.costUsd = e.usd;
+      u.costSource = 'estimated';
+    } else u.costUnknown = e.unknown;
   }
   return u;
 }
@@ -39,6 +42,11 @@ function byModel(s: AgentSummary, model: string | undefined): Map<string | undef
     for (const [name, t] of Object.entries(s.models)) m.set(name === '' ? model : name, t);
     return m;
   }
-  m.set(model, { input: s.inputTokens ?? 0, cached: s.cachedInputTokens ?? 0, output: s.outputTokens ?? 0, reasoning: s.reasoningTokens ?? 0 });
+  m.set(model, {
+    input: s.inputTokens ?? 0,
+    cached: s.cachedInputTokens ?? 0,
+    output: s.outputTokens ?? 0,
+    reasoning: s.reasoningTokens ?? 0,
+  });
   return m;
 }

@@ -7,13 +7,21 @@ import { join } from 'node:path';
 import type { AgentFamily } from '../agents/presets';
 
 /** The model `family` runs with `argv` and `env` when it names none in its stream; undefined when Braid cannot tell. */
-export function configuredModel(family: AgentFamily, argv: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+export function configuredModel(
+  family: AgentFamily,
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
   const flag = flagValue(argv, ['-m', '--model']);
   if (flag !== undefined) return flag;
   if (family !== 'codex') return undefined;
   const home = env.CODEX_HOME ?? join(env.HOME ?? homedir(), '.codex');
   let toml: string;
-  try { toml = readFileSync(join(home, 'config.toml'), 'utf8'); } catch { return undefined; }
+  try {
+    toml = readFileSync(join(home, 'config.toml'), 'utf8');
+  } catch {
+    return undefined;
+  }
   return topLevelModel(toml);
 }
 

@@ -27,17 +27,29 @@ export function priceOf(model: string, tables: readonly PriceTable[] = []): Mode
 
 /** `claude-sonnet-4-5-20250929` → `claude-sonnet-4-5`; `claude-opus-4-8[1m]` → `claude-opus-4-8`; `models/gemini-2.5-flash` → `gemini-2.5-flash`. */
 export function baseModel(model: string): string {
-  return model.trim().replace(/^models\//, '').replace(/\[[^\]]*\]$/, '').replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+  return model
+    .trim()
+    .replace(/^models\//, '')
+    .replace(/\[[^\]]*\]$/, '')
+    .replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
 }
 
 /** What `tokens` cost at `price`, in USD. */
 export function costAt(price: ModelPrice, tokens: TokenCounts): number {
   const cached = Math.min(tokens.cached, tokens.input);
-  return ((tokens.input - cached) * price.input + cached * (price.cachedInput ?? price.input) + tokens.output * price.output) / 1e6;
+  return (
+    ((tokens.input - cached) * price.input +
+      cached * (price.cachedInput ?? price.input) +
+      tokens.output * price.output) /
+    1e6
+  );
 }
 
 /** The cost of every model's tokens; unknown when a model used has no price (or no model is known). */
-export function estimate(byModel: ReadonlyMap<string | undefined, TokenCounts>, tables: readonly PriceTable[] = []): Estimate {
+export function estimate(
+  byModel: ReadonlyMap<string | undefined, TokenCounts>,
+  tables: readonly PriceTable[] = [],
+): Estimate {
   let usd = 0;
   for (const [model, tokens] of byModel) {
     if (tokens.input === 0 && tokens.output === 0) continue;

@@ -9,9 +9,21 @@ import type { OutputStream } from './types';
 export const MAX_OUTPUT_EVENT_CHARS = 64 * 1024;
 
 /** An output batch: its text, and how many lines before it were left out (absent when none were). */
-export type DeliverOutput = (id: string, stream: OutputStream, text: string, skippedLines?: number, alternative?: number) => void;
+export type DeliverOutput = (
+  id: string,
+  stream: OutputStream,
+  text: string,
+  skippedLines?: number,
+  alternative?: number,
+) => void;
 
-interface PendingOutput { id: string; stream: OutputStream; text: string; skippedLines?: number; alternative?: number }
+interface PendingOutput {
+  id: string;
+  stream: OutputStream;
+  text: string;
+  skippedLines?: number;
+  alternative?: number;
+}
 
 /** Drops `e.text`'s head so at most `max` characters stay, starting after a newline where one is near. */
 function keepTail(e: PendingOutput, max: number): void {
@@ -33,7 +45,11 @@ export class OutputBatcher {
   private readonly pending = new Map<string, PendingOutput>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deliver: DeliverOutput, private readonly intervalMs = 33, private readonly maxChars = MAX_OUTPUT_EVENT_CHARS) {}
+  constructor(
+    private readonly deliver: DeliverOutput,
+    private readonly intervalMs = 33,
+    private readonly maxChars = MAX_OUTPUT_EVENT_CHARS,
+  ) {}
 
   /** `alternative`: a best-of step's alternatives are batched apart, so each batch is one's. */
   push(id: string, stream: OutputStream, text: string, alternative?: number): void {
@@ -54,11 +70,18 @@ export class OutputBatcher {
       keepTail(e, this.maxChars);
       this.deliver(e.id, e.stream, e.text, e.skippedLines, e.alternative);
     }
-    if (this.pending.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
-    else if (id === undefined && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    if (this.pending.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    } else if (id === undefined && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
-  dispose(): void { this.flush(); }
+  dispose(): void {
+    this.flush();
+  }
 }
 
 /** Marks keys as changed and delivers each at most once every `intervalMs` (the receiver reads the latest state). */
@@ -66,20 +89,37 @@ export class ChangeBatcher {
   private readonly dirty = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deliver: (key: string) => void, private readonly intervalMs = 33) {}
+  constructor(
+    private readonly deliver: (key: string) => void,
+    private readonly intervalMs = 33,
+  ) {}
 
   mark(key: string): void {
     this.dirty.add(key);
-    if (this.intervalMs <= 0) { this.flush(key); return; }
-    this.timer ??= setTimeout(() => { this.timer = undefined; this.flush(); }, this.intervalMs);
+    if (this.intervalMs <= 0) {
+      this.flush(key);
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, this.intervalMs);
   }
 
   /** Delivers `key` (or every key) now, if it changed since its last delivery. */
   flush(key?: string): void {
     const keys = key === undefined ? [...this.dirty] : this.dirty.has(key) ? [key] : [];
-    for (const k of keys) { this.dirty.delete(k); this.deliver(k); }
-    if (this.dirty.size === 0 && this.timer) { clearTimeout(this.timer); this.timer = undefined; }
+    for (const k of keys) {
+      this.dirty.delete(k);
+      this.deliver(k);
+    }
+    if (this.dirty.size === 0 && this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
   }
 
-  dispose(): void { this.flush(); }
+  dispose(): void {
+    this.flush();
+  }
 }

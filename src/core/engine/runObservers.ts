@@ -27,20 +27,43 @@ export type RunObserverFactory = (start: RunStart) => RunObserver | undefined | 
 
 /** The observers of one run, started together; a factory or event handler that throws is reported, never rethrown. */
 export class RunObservers {
-  private constructor(private readonly list: readonly RunObserver[], private readonly report: (e: unknown) => void) {}
+  private constructor(
+    private readonly list: readonly RunObserver[],
+    private readonly report: (e: unknown) => void,
+  ) {}
 
-  static async start(factories: readonly RunObserverFactory[], start: RunStart, report: (e: unknown) => void): Promise<RunObservers> {
-    const made = await Promise.all(factories.map(async (f) => {
-      try { return await f(start); } catch (e) { report(e); return undefined; }
-    }));
-    return new RunObservers(made.filter((o): o is RunObserver => o !== undefined), report);
+  static async start(
+    factories: readonly RunObserverFactory[],
+    start: RunStart,
+    report: (e: unknown) => void,
+  ): Promise<RunObservers> {
+    const made = await Promise.all(
+      factories.map(async (f) => {
+        try {
+          return await f(start);
+        } catch (e) {
+          report(e);
+          return undefined;
+        }
+      }),
+    );
+    return new RunObservers(
+      made.filter((o): o is RunObserver => o !== undefined),
+      report,
+    );
   }
 
-  get size(): number { return this.list.length; }
+  get size(): number {
+    return this.list.length;
+  }
 
   fire(event: EngineEvent): void {
     for (const o of this.list) {
-      try { o.onEvent(event); } catch (e) { this.report(e); }
+      try {
+        o.onEvent(event);
+      } catch (e) {
+        this.report(e);
+      }
     }
   }
 

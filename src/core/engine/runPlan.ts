@@ -111,9 +111,22 @@ export interface RunRequest {
 
 export type RunOutcome =
   /** `ran`: the steps this run selected (the others were kept from before, reused, or not selected); `reused`: needs reused from earlier runs. */
-  | { readonly ok: true; readonly runId: string; readonly result: RunResult; readonly record: RunRecord; readonly ran: readonly string[]; readonly reused: readonly string[] }
+  | {
+      readonly ok: true;
+      readonly runId: string;
+      readonly result: RunResult;
+      readonly record: RunRecord;
+      readonly ran: readonly string[];
+      readonly reused: readonly string[];
+    }
   /** `busy`: refused because another live process runs that run (`usage` says which). */
-  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[]; readonly usage?: string; readonly busy?: true; readonly refused?: true };
+  | {
+      readonly ok: false;
+      readonly diagnostics: readonly Diagnostic[];
+      readonly usage?: string;
+      readonly busy?: true;
+      readonly refused?: true;
+    };
 
 /** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
@@ -129,19 +142,36 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
 
   const named = [...(req.only ?? []), ...(req.from ? [req.from] : []), ...(req.retry?.steps ?? [])];
   const unknown = unknownSteps(graph, named);
-  if (unknown.length > 0) return { ok: false, diagnostics: [], usage: `unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` };
+  if (unknown.length > 0)
+    return { ok: false, diagnostics: [], usage: `unknown step${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}` };
 
   let previous: RunRecord | undefined;
   if (req.retry) {
     previous = await store.load(req.retry.runId);
     if (!previous) return { ok: false, diagnostics: [], usage: `unknown run ${req.retry.runId}` };
-    if (previous.status === 'running' && previous.host.hostname === hostname() && previous.host.pid !== process.pid && pidAlive(previous.host.pid, previous.host.procStart)) {
-      return { ok: false, diagnostics: [], busy: true, usage: `run ${previous.id} is still running (pid ${previous.host.pid}); wait for it to end or stop it first` };
+    if (
+      previous.status === 'running' &&
+      previous.host.hostname === hostname() &&
+      previous.host.pid !== process.pid &&
+      pidAlive(previous.host.pid, previous.host.procStart)
+    ) {
+      return {
+        ok: false,
+        diagnostics: [],
+        busy: true,
+        usage: `run ${previous.id} is still running (pid ${previous.host.pid}); wait for it to end or stop it first`,
+      };
     }
     // A step taken over (`braid attach`) leaves review by its new attempt.
-    const inReview = Object.values(previous.steps).filter((s) => s.status === 'review' && s.id !== req.takeover?.step).map((s) => s.id);
+    const inReview = Object.values(previous.steps)
+      .filter((s) => s.status === 'review' && s.id !== req.takeover?.step)
+      .map((s) => s.id);
     if (inReview.length > 0) {
-      return { ok: false, diagnostics: [], usage: `${inReview.join(', ')} ${inReview.length > 1 ? 'wait' : 'waits'} for review: approve or reject first (braid approve|reject ${req.retry.runId} STEP...)` };
+      return {
+        ok: false,
+        diagnostics: [],
+        usage: `${inReview.join(', ')} ${inReview.length > 1 ? 'wait' : 'waits'} for review: approve or reject first (braid approve|reject ${req.retry.runId} STEP...)`,
+      };
     }
   } else if (req.from) {
     previous = await latestOfPlan(store, req.planFile);
@@ -151,14 +181,23 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   if (answers && !answers.ok) return { ok: false, diagnostics: [], usage: answers.message, refused: true };
 
   const selected = selectSteps(graph, {
-    ...(req.only ? { only: req.only } : {}), ...(req.from ? { from: req.from } : {}),
-    ...(req.retry ? { retry: { previous: new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const)), ...(req.retry.steps ? { steps: req.retry.steps } : {}) } } : {}),
+    ...(req.only ? { only: req.only } : {}),
+    ...(req.from ? { from: req.from } : {}),
+    ...(req.retry
+      ? {
+          retry: {
+            previous: new Map(Object.entries(previous!.steps).map(([id, s]) => [id, s.status] as const)),
+            ...(req.retry.steps ? { steps: req.retry.steps } : {}),
+          },
+        }
+      : {}),
   });
   // `--only`: what the named steps need and already did with the same content is reused, not run.
   const keys = contentKeys(graph);
-  const reused = req.only && req.only.length > 0 && !req.fresh && !req.retry
-    ? await reusableNeeds(store, req.planFile, graph, selected, req.only, keys)
-    : new Map<string, ReusedStep>();
+  const reused =
+    req.only && req.only.length > 0 && !req.fresh && !req.retry
+      ? await reusableNeeds(store, req.planFile, graph, selected, req.only, keys)
+      : new Map<string, ReusedStep>();
   for (const id of reused.keys()) selected.delete(id);
   // A missing agent CLI refuses the run here, before its record, worktrees or any step: one
   // message a missing executable, not one a step and an attempt.
@@ -172,7 +211,8 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // so they start up while the run's record, locks and worktrees are prepared.
   const baseEnv = { ...process.env };
   const launcherCount = Math.min(concurrency + 1, selected.size, 17);
-  const ownLaunchers = req.launchers === undefined && selected.size > 0 ? LauncherPool.create(launcherCount, baseEnv) : undefined;
+  const ownLaunchers =
+    req.launchers === undefined && selected.size > 0 ? LauncherPool.create(launcherCount, baseEnv) : undefined;
   const launchers = req.launchers ?? ownLaunchers;
   if (selected.size > 0) req.launchers?.reserve(launcherCount);
   // What ends the steps should this process die before they do (watchdog.ts).
@@ -197,28 +237,60 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     for (const id of graph.order) {
       const old = previous?.steps[id];
       if (selected.has(id)) {
-        steps[id] = { ...(req.retry && old ? old : {}), id, status: 'pending', attempts: req.retry && old ? old.attempts : [], contentKey: keys.get(id)! };
+        steps[id] = {
+          ...(req.retry && old ? old : {}),
+          id,
+          status: 'pending',
+          attempts: req.retry && old ? old.attempts : [],
+          contentKey: keys.get(id)!,
+        };
         delete steps[id].reused; // a reused step retried runs here
         continue;
       }
       const reuse = reused.get(id);
-      if (reuse) { keep.set(id, { status: 'succeeded', output: reuse.output }); steps[id] = reusedRecord(reuse); continue; }
+      if (reuse) {
+        keep.set(id, { status: 'succeeded', output: reuse.output });
+        steps[id] = reusedRecord(reuse);
+        continue;
+      }
       // Not selected: what it needs already ran (keep its output), or it simply does not run now.
       const output = old ? await store.readOutput(previous!.id, id) : undefined;
-      const status: StepStatus = old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
+      const status: StepStatus =
+        old?.status === 'succeeded' || (!old && req.from) ? 'succeeded' : (old?.status ?? 'skipped');
       keep.set(id, { status: req.only ? 'skipped' : status, ...(output !== undefined ? { output } : {}) });
-      steps[id] = old ? { ...old } : { id, status: req.only ? 'skipped' : status, attempts: [], ...(req.only ? { reason: 'not-selected' as const, message: 'not selected for this run' } : {}) };
+      steps[id] = old
+        ? { ...old }
+        : {
+            id,
+            status: req.only ? 'skipped' : status,
+            attempts: [],
+            ...(req.only ? { reason: 'not-selected' as const, message: 'not selected for this run' } : {}),
+          };
     }
 
     record = {
-      version: 1, id: runId, planFile: req.planFile, planName: graph.plan.name, workspace: req.workspace,
-      status: 'running', createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
-      host: { pid: process.pid, hostname: hostname(), ...(SELF_START !== undefined ? { procStart: SELF_START } : {}) }, graph: snapshotGraph(graph), steps,
+      version: 1,
+      id: runId,
+      planFile: req.planFile,
+      planName: graph.plan.name,
+      workspace: req.workspace,
+      status: 'running',
+      createdAt: previous && req.retry ? previous.createdAt : new Date().toISOString(),
+      host: { pid: process.pid, hostname: hostname(), ...(SELF_START !== undefined ? { procStart: SELF_START } : {}) },
+      graph: snapshotGraph(graph),
+      steps,
     };
-    delete record.endedAt; delete record.reason;
+    delete record.endedAt;
+    delete record.reason;
     // Attempts already recorded (a retry): the scheduler counts this run's from 1.
     const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
-    const recorder = new RunRecorder(record, (r) => void store.save(r), recordedAttempts, (id) => isolator?.keptWorktree?.(id), (id) => isolator?.changeOf?.(id));
+    const recorder = new RunRecorder(
+      record,
+      (r) => void store.save(r),
+      recordedAttempts,
+      (id) => isolator?.keptWorktree?.(id),
+      (id) => isolator?.changeOf?.(id),
+    );
     if (req.retry) await store.save(record);
     else {
       await store.create(record);
@@ -232,7 +304,11 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     const gate = req.locks ?? ownLocks!;
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
     const bus = new Emitter<EngineEvent>();
-    emit = (e: EngineEvent) => { bus.fire(e); req.onEvent?.(e); observers?.fire(e); };
+    emit = (e: EngineEvent) => {
+      bus.fire(e);
+      req.onEvent?.(e);
+      observers?.fire(e);
+    };
     let locks = gate;
     // Steps that take their locks later than their start (worktree steps: at merge-back).
     let locksLater: ((s: GraphStep) => boolean) | undefined;
@@ -245,10 +321,16 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         const mergeLocks = {
           gate,
           // The step stays `running` while its merge-back waits: the scheduler notes the wait on it.
-          onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) => scheduler?.lockWait(id, wait),
+          onWait: (id: string, wait: { holder: string; paths: readonly string[] } | undefined) =>
+            scheduler?.lockWait(id, wait),
         };
         const wt = new WorktreeIsolator({
-          root: req.workspace, runId, graph, log: paths.log, landed: paths.landed, mergeLocks,
+          root: req.workspace,
+          runId,
+          graph,
+          log: paths.log,
+          landed: paths.landed,
+          mergeLocks,
           ...(previous && req.retry ? { landedBefore: landedChanges(previous) } : {}),
           ...adoptOf(req, previous),
         });
@@ -278,7 +360,15 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     const takeovers = new Takeovers();
     if (req.takeover) takeovers.atStart(req.takeover.step, req.takeover.takeover);
     const executor = new StepExecutor({
-      graph, workspace: req.workspace, baseEnv, paths: { log: paths.log, writeOutput: (id, text) => store.writeOutput(runId, id, text), rawLog: paths.rawLog, output: paths.output },
+      graph,
+      workspace: req.workspace,
+      baseEnv,
+      paths: {
+        log: paths.log,
+        writeOutput: (id, text) => store.writeOutput(runId, id, text),
+        rawLog: paths.rawLog,
+        output: paths.output,
+      },
       ...(resumeSessions ? { resumeSessions } : {}),
       ...(resumeUsage ? { resumeUsage } : {}),
       ...(req.graceMs !== undefined ? { graceMs: req.graceMs } : {}),
@@ -291,7 +381,12 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Worktrees of steps about to become ready are made (and set up) while their needs run.
     ahead = prepareAhead(graph, isolator, bus, { concurrency, selected });
     scheduler = new Scheduler({
-      graph, runId, runner: executor, keep, keptAreOwn: req.retry !== undefined, weight: historyWeight(history),
+      graph,
+      runId,
+      runner: executor,
+      keep,
+      keptAreOwn: req.retry !== undefined,
+      weight: historyWeight(history),
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       locks,
@@ -307,14 +402,28 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     });
     if (req.observers && req.observers.length > 0) {
       const notice = (e: unknown) => req.onNotice?.(e instanceof Error ? e.message : String(e));
-      observers = await RunObservers.start(req.observers, { runId, graph, record, env: baseEnv, notice: (m) => req.onNotice?.(m) }, notice);
+      observers = await RunObservers.start(
+        req.observers,
+        { runId, graph, record, env: baseEnv, notice: (m) => req.onNotice?.(m) },
+        notice,
+      );
     }
-    emit({ type: 'run', status: 'started', plan: graph.plan.name, steps: selected.size, time: new Date().toISOString(), run: runId });
+    emit({
+      type: 'run',
+      status: 'started',
+      plan: graph.plan.name,
+      steps: selected.size,
+      time: new Date().toISOString(),
+      run: runId,
+    });
     for (const id of reused.keys()) emit(reusedEvent(record.steps[id]!, runId));
     // `braid approve | reject | merge | revert` from elsewhere, carried out here while the run goes on.
     const [rec, sched] = [record, scheduler];
     inbox = await openInbox(paths.dir, (r) => liveReview(req.workspace, paths.dir, rec, sched, store, r));
-    takeoverInbox = await openTakeoverInbox(paths.dir, takeovers, (id, message) => { recordSaid(rec, id, message); void store.save(rec); });
+    takeoverInbox = await openTakeoverInbox(paths.dir, takeovers, (id, message) => {
+      recordSaid(rec, id, message);
+      void store.save(rec);
+    });
     req.onStart?.(runId, scheduler, graph, record);
     result = await scheduler.run();
     await isolator?.idle?.(); // best-of alternatives' worktrees, removed after their steps ended
@@ -334,15 +443,30 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   await store.flush();
   await saved;
   emit({
-    type: 'run', status: result.status, plan: graph.plan.name, steps: selected.size, time: record.endedAt, run: runId,
-    ...(result.costUsd !== undefined ? { costUsd: result.costUsd, ...(result.costSource ? { costSource: result.costSource } : {}) } : {}), ...(result.reason ? { reason: result.reason } : {}),
+    type: 'run',
+    status: result.status,
+    plan: graph.plan.name,
+    steps: selected.size,
+    time: record.endedAt,
+    run: runId,
+    ...(result.costUsd !== undefined
+      ? { costUsd: result.costUsd, ...(result.costSource ? { costSource: result.costSource } : {}) }
+      : {}),
+    ...(result.reason ? { reason: result.reason } : {}),
   });
   await observers?.close();
   return { ok: true, runId, result, record, ran: [...selected], reused: [...reused.keys()] };
 }
 
 /** A review request for this run, carried out by its own scheduler (revert: on the workspace and record). */
-async function liveReview(root: string, runDir: string, record: RunRecord, scheduler: Scheduler, store: RunStore, r: ReviewRequest): Promise<Handled> {
+async function liveReview(
+  root: string,
+  runDir: string,
+  record: RunRecord,
+  scheduler: Scheduler,
+  store: RunStore,
+  r: ReviewRequest,
+): Promise<Handled> {
   const decided = await decidedAlready(runDir, record, r);
   if (decided) return { refused: decided };
   const problems = r.steps.map((id) => wrongState(record, id, r.action)).filter((p) => p !== undefined);
@@ -355,14 +479,31 @@ async function liveReview(root: string, runDir: string, record: RunRecord, sched
       continue;
     }
     // One decision a change, across processes: a command that found this run ended decides from the record (decisionClaim.ts).
-    const claim = r.action === 'approve' || r.action === 'reject'
-      ? await claimDecision(runDir, decisionKey(record.steps[id]!), { action: r.action, by: r.by ?? 'an unnamed requester', at: new Date().toISOString() })
-      : undefined;
-    if (claim && !claim.ok) { out.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) }); continue; }
-    const d = scheduler.review(id, r.action === 'reject' ? { action: 'reject', ...(r.reason !== undefined ? { reason: r.reason } : {}) } : { action: r.action });
+    const claim =
+      r.action === 'approve' || r.action === 'reject'
+        ? await claimDecision(runDir, decisionKey(record.steps[id]!), {
+            action: r.action,
+            by: r.by ?? 'an unnamed requester',
+            at: new Date().toISOString(),
+          })
+        : undefined;
+    if (claim && !claim.ok) {
+      out.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) });
+      continue;
+    }
+    const d = scheduler.review(
+      id,
+      r.action === 'reject'
+        ? { action: 'reject', ...(r.reason !== undefined ? { reason: r.reason } : {}) }
+        : { action: r.action },
+    );
     const o = await d;
     if (!o.ok) await claim?.release();
-    out.push(o.ok ? { step: id, ok: true, status: o.status, ...(o.message !== undefined ? { message: o.message } : {}) } : { step: id, ok: false, message: o.message });
+    out.push(
+      o.ok
+        ? { step: id, ok: true, status: o.status, ...(o.message !== undefined ? { message: o.message } : {}) }
+        : { step: id, ok: false, message: o.message },
+    );
   }
   // The requester reads run.json next: it must hold the outcome.
   await store.flush();
@@ -374,13 +515,22 @@ async function liveReview(root: string, runDir: string, record: RunRecord, sched
  * and the end of what it printed (read back from its log), so its next attempt hears why. Its
  * session is not carried: whether a retry across runs continues it is `--resume`'s choice.
  */
-async function failedBefore(graph: Graph, previous: RunRecord, selected: ReadonlySet<string>, store: RunStore): Promise<Map<string, PreviousAttempt>> {
+async function failedBefore(
+  graph: Graph,
+  previous: RunRecord,
+  selected: ReadonlySet<string>,
+  store: RunStore,
+): Promise<Map<string, PreviousAttempt>> {
   const out = new Map<string, PreviousAttempt>();
   for (const id of selected) {
     const old = previous.steps[id];
     if (graph.steps.get(id)?.kind !== 'prompt' || old?.status !== 'failed' || old.attempts.length === 0) continue;
     const log = await readLogTail(store.paths(previous.id).log(id), 4 * FAILURE_TAIL_CHARS);
-    out.set(id, { attempt: old.attempts.length, reason: old.message ?? old.reason ?? 'failed', output: failureTail(lastAttemptOutput(log)) });
+    out.set(id, {
+      attempt: old.attempts.length,
+      reason: old.message ?? old.reason ?? 'failed',
+      output: failureTail(lastAttemptOutput(log)),
+    });
   }
   return out;
 }
@@ -392,7 +542,6 @@ async function latestOfPlan(store: RunStore, planFile: string): Promise<RunRecor
   const summary = (await store.list()).find((r) => r.planFile === planFile);
   return summary ? store.load(summary.id) : undefined;
 }
-
 
 /** `braid attach` on an ended run: the step's kept worktree is its attempt's (a committed change's base kept). */
 function adoptOf(req: RunRequest, previous: RunRecord | undefined): { adopt?: { stepId: string; base?: string } } {

@@ -14,10 +14,17 @@ export interface WatchOptions {
   readonly budgetAnswer?: string;
 }
 
-export function runWatchers(env: Readonly<Record<string, string | undefined>>, o: WatchOptions, notice: (message: string) => void): RunObserverFactory[] {
+export function runWatchers(
+  env: Readonly<Record<string, string | undefined>>,
+  o: WatchOptions,
+  notice: (message: string) => void,
+): RunObserverFactory[] {
   const tracing = tracingObserver(env, o.otel ?? {}, notice);
   return [
     ...(tracing ? [tracing] : []),
-    webhookNotifier({ ...(o.notify ? { extra: o.notify } : {}), ...(o.budgetAnswer ? { budgetAnswer: o.budgetAnswer } : {}) }),
+    webhookNotifier({
+      ...(o.notify ? { extra: o.notify } : {}),
+      ...(o.budgetAnswer ? { budgetAnswer: o.budgetAnswer } : {}),
+    }),
   ];
 }

@@ -11,7 +11,12 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   if (st.status === 'pending') return undefined;
   // Fields assigned in the order the spread form had (it is the `--json` key order), without
   // the throwaway object each conditional spread made.
-  const ev: Mutable<Extract<EventBody, { type: 'step' }>> = { type: 'step', id: st.id, status: st.status, attempt: st.attempt };
+  const ev: Mutable<Extract<EventBody, { type: 'step' }>> = {
+    type: 'step',
+    id: st.id,
+    status: st.status,
+    attempt: st.attempt,
+  };
   const o = st.outcome;
   if (o !== undefined) {
     if (o.exitCode !== undefined) ev.exitCode = o.exitCode;
@@ -21,7 +26,10 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   }
   if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
-  if (TERMINAL.has(st.status) && st.costUsd !== undefined) { ev.costUsd = st.costUsd; if (st.costSource !== undefined) ev.costSource = st.costSource; }
+  if (TERMINAL.has(st.status) && st.costUsd !== undefined) {
+    ev.costUsd = st.costUsd;
+    if (st.costSource !== undefined) ev.costSource = st.costSource;
+  }
   const a = st.current;
   if (a?.endedAt !== undefined && st.status !== 'running') {
     const usage = attemptUsage(a);
@@ -30,7 +38,10 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   // A best-of step's alternatives as they race (every change: views follow it live), and at its end.
   if (st.alternatives) {
     ev.alternatives = st.alternatives.map((a) => ({ ...a }));
-    if (st.winner) { ev.winner = st.winner.index; ev.winnerWhy = st.winner.why; }
+    if (st.winner) {
+      ev.winner = st.winner.index;
+      ev.winnerWhy = st.winner.why;
+    }
   }
   return ev;
 }
@@ -41,7 +52,9 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBody {
   const a = st.current;
   return {
-    type: 'agent', id: st.id, attempt: st.attempt,
+    type: 'agent',
+    id: st.id,
+    attempt: st.attempt,
     ...(st.sessionId !== undefined ? { sessionId: st.sessionId } : {}),
     ...(a?.model !== undefined ? { model: a.model } : {}),
     ...(a?.turns !== undefined ? { turns: a.turns } : {}),
@@ -49,7 +62,9 @@ export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBo
     ...(a?.cachedInputTokens !== undefined ? { cachedInputTokens: a.cachedInputTokens } : {}),
     ...(a?.outputTokens !== undefined ? { outputTokens: a.outputTokens } : {}),
     ...(a?.reasoningTokens !== undefined ? { reasoningTokens: a.reasoningTokens } : {}),
-    ...(st.costUsd !== undefined ? { costUsd: st.costUsd, ...(st.costSource !== undefined ? { costSource: st.costSource } : {}), runCostUsd } : {}),
+    ...(st.costUsd !== undefined
+      ? { costUsd: st.costUsd, ...(st.costSource !== undefined ? { costSource: st.costSource } : {}), runCostUsd }
+      : {}),
     ...(a?.costUsd !== undefined ? { attemptCostUsd: a.costUsd } : {}),
     ...(a?.costUnknown !== undefined ? { costUnknown: a.costUnknown } : {}),
     ...(a?.activity !== undefined ? { activity: a.activity } : {}),
@@ -64,7 +79,10 @@ export function attemptUsage(a: Readonly<AttemptState>): AttemptUsage | undefine
   if (a.cachedInputTokens !== undefined) u.cachedInputTokens = a.cachedInputTokens;
   if (a.outputTokens !== undefined) u.outputTokens = a.outputTokens;
   if (a.reasoningTokens !== undefined) u.reasoningTokens = a.reasoningTokens;
-  if (a.costUsd !== undefined) { u.costUsd = a.costUsd; if (a.costSource !== undefined) u.costSource = a.costSource; }
+  if (a.costUsd !== undefined) {
+    u.costUsd = a.costUsd;
+    if (a.costSource !== undefined) u.costSource = a.costSource;
+  }
   if (a.costUnknown !== undefined) u.costUnknown = a.costUnknown;
   return Object.keys(u).length > 0 ? u : undefined;
 }

@@ -28,18 +28,32 @@ export interface GitOptions {
  * run, or block, inside Braid's worktrees), and no fsmonitor daemon started per worktree.
  */
 export const GIT_CONFIG: readonly string[] = [
-  '-c', 'user.name=Braid',
-  '-c', 'user.email=braid@localhost',
-  '-c', 'commit.gpgsign=false',
-  '-c', 'tag.gpgsign=false',
-  '-c', `core.hooksPath=${devNull}`,
-  '-c', 'core.fsmonitor=false',
+  '-c',
+  'user.name=Braid',
+  '-c',
+  'user.email=braid@localhost',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'tag.gpgsign=false',
+  '-c',
+  `core.hooksPath=${devNull}`,
+  '-c',
+  'core.fsmonitor=false',
 ];
 
 // Variables that would point git at another repository or index than the cwd's (set when Braid
 // itself runs from a git hook, for instance).
-const REPO_ENV = ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_PREFIX', 'GIT_COMMON_DIR',
-  'GIT_OBJECT_DIRECTORY', 'GIT_NAMESPACE', 'GIT_CEILING_DIRECTORIES'];
+const REPO_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_PREFIX',
+  'GIT_COMMON_DIR',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_NAMESPACE',
+  'GIT_CEILING_DIRECTORIES',
+];
 
 function gitEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -56,14 +70,19 @@ function gitEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.Pro
 export function gitBuffer(args: readonly string[], o: GitOptions): Promise<GitBufferResult> {
   return new Promise((resolve) => {
     const child = spawn('git', [...GIT_CONFIG, ...args], {
-      cwd: o.cwd, env: gitEnv(o.env), stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true,
+      cwd: o.cwd,
+      env: gitEnv(o.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let spawnError: Error | undefined;
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => { spawnError = e; });
+    child.on('error', (e) => {
+      spawnError = e;
+    });
     // git may exit before reading all of stdin (e.g. a bad ref): that EPIPE is not our failure.
     child.stdin.on('error', () => undefined);
     child.on('close', (code) => {
@@ -100,7 +119,11 @@ export function splitZ(s: string): string[] {
 
 /** The first line of git's stderr, for user-facing messages. */
 export function firstLine(stderr: string): string {
-  const line = stderr.split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  const line =
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
   return line.replace(/^(fatal|error): /, '');
 }
 

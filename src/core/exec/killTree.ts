@@ -46,9 +46,14 @@ export function terminateTree(pid: number, graceMs: number, onKill: () => void):
   }
   let killed = false;
   let release!: () => void;
-  const landed = new Promise<void>((resolve) => { release = resolve; });
+  const landed = new Promise<void>((resolve) => {
+    release = resolve;
+  });
   pending.add(landed);
-  const done = (): void => { pending.delete(landed); release(); };
+  const done = (): void => {
+    pending.delete(landed);
+    release();
+  };
   const timer = setTimeout(() => {
     killed = true;
     signalGroup(pid, 'SIGKILL');
@@ -63,8 +68,15 @@ export function terminateTree(pid: number, graceMs: number, onKill: () => void):
     queueMicrotask(onKill);
   }
   return {
-    get killed() { return killed; },
-    cancel: () => { if (!killed) { clearTimeout(timer); done(); } },
+    get killed() {
+      return killed;
+    },
+    cancel: () => {
+      if (!killed) {
+        clearTimeout(timer);
+        done();
+      }
+    },
   };
 }
 

@@ -49,7 +49,8 @@ exec -- "\${argv[@]}"
 // environment sets one starts with spawn() instead, so it gets exactly what it asked for; the
 // launchers themselves start without them.
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const BASH_NAMES = /^(BASH.*|ENV|SHELLOPTS|EUID|UID|PPID|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|GROUPS|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|OPTIND|OPTARG|OPTERR|IFS|PS4|POSIXLY_CORRECT|COMP_WORDBREAKS|_)$/;
+const BASH_NAMES =
+  /^(BASH.*|ENV|SHELLOPTS|EUID|UID|PPID|RANDOM|SRANDOM|SECONDS|LINENO|HISTCMD|FUNCNAME|GROUPS|DIRSTACK|EPOCHREALTIME|EPOCHSECONDS|OPTIND|OPTARG|OPTERR|IFS|PS4|POSIXLY_CORRECT|COMP_WORDBREAKS|_)$/;
 // Set by bash (at start-up or by its cd): always sent, or unset, to match the step's environment.
 const BASH_SETS = ['PWD', 'OLDPWD'] as const;
 
@@ -88,7 +89,10 @@ function requestFields(own: Env, argv: readonly string[], cwd: string, env: Env)
   for (const [k, v] of Object.entries(env)) {
     if (k === '_' || (own[k] === v && k !== 'SHLVL' && !(BASH_SETS as readonly string[]).includes(k))) continue;
     // bash raised its own SHLVL at start-up and its exec lowers it again: the same value needs nothing.
-    if (k === 'SHLVL') { if (own.SHLVL !== v) set.push(`SHLVL=${Number(v) + 1}`); continue; }
+    if (k === 'SHLVL') {
+      if (own.SHLVL !== v) set.push(`SHLVL=${Number(v) + 1}`);
+      continue;
+    }
     set.push(`${k}=${v}`);
   }
   for (const k of BASH_SETS) if (!(k in env) && !unset.includes(k)) unset.push(k);
@@ -101,8 +105,15 @@ export class WarmLauncher {
   /** bash has started and waits for its request (it said R). */
   private up = false;
 
-  constructor(readonly child: ChildProcess, private readonly request: string, private readonly env: Env, private readonly onReport: () => void) {
-    (child.stdio[4] as Socket).once('data', () => { this.up = true; });
+  constructor(
+    readonly child: ChildProcess,
+    private readonly request: string,
+    private readonly env: Env,
+    private readonly onReport: () => void,
+  ) {
+    (child.stdio[4] as Socket).once('data', () => {
+      this.up = true;
+    });
   }
 
   get alive(): boolean {
@@ -160,7 +171,9 @@ export class LauncherPool {
   private idle: WarmLauncher[] = [];
   private readonly dir: string;
   /** The pool's folder of request files (gone once the pool is closed). */
-  get folder(): string { return this.dir; }
+  get folder(): string {
+    return this.dir;
+  }
   private count = 0;
   private refilling = false;
   /** Launchers taken and not yet reported: a refill waits for them (see the class comment). */
@@ -171,12 +184,19 @@ export class LauncherPool {
    * A pool where the platform has bash; otherwise undefined (steps start with spawn()). `baseEnv`:
    * the environment most steps start from (the engine's), which the launchers start with.
    */
-  static create(size: number, baseEnv: Readonly<Record<string, string | undefined>> = process.env): LauncherPool | undefined {
+  static create(
+    size: number,
+    baseEnv: Readonly<Record<string, string | undefined>> = process.env,
+  ): LauncherPool | undefined {
     return process.platform !== 'win32' && existsSync(BASH) ? new LauncherPool(size, launcherEnv(baseEnv)) : undefined;
   }
 
-  private constructor(private size: number, private readonly env: Env) {
-    if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`LauncherPool: size must be a positive integer, got ${size}`);
+  private constructor(
+    private size: number,
+    private readonly env: Env,
+  ) {
+    if (!(Number.isInteger(size) && size > 0))
+      throw new RangeError(`LauncherPool: size must be a positive integer, got ${size}`);
     this.dir = mkdtempSync(join(tmpdir(), 'braid-launch-'));
     trackDir(this.dir);
     this.refill();
@@ -197,7 +217,8 @@ export class LauncherPool {
 
   /** Keeps at least `size` ready from now on (a shared pool grows to its largest run's need). */
   reserve(size: number): void {
-    if (!(Number.isInteger(size) && size > 0)) throw new RangeError(`LauncherPool.reserve: size must be a positive integer, got ${size}`);
+    if (!(Number.isInteger(size) && size > 0))
+      throw new RangeError(`LauncherPool.reserve: size must be a positive integer, got ${size}`);
     if (size <= this.size) return;
     this.size = size;
     this.refill();
@@ -238,7 +259,10 @@ export class LauncherPool {
     let child: ChildProcess;
     try {
       child = spawn(BASH, ['--noprofile', '--norc', '-c', SCRIPT, 'braid-launcher', request], {
-        cwd: this.dir, env: this.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
+        cwd: this.dir,
+        env: this.env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
       });
     } catch {
       return undefined;
@@ -271,11 +295,13 @@ function trackDir(dir: string): void {
 }
 
 function setRef(child: ChildProcess, on: boolean): void {
-  if (on) child.ref(); else child.unref();
+  if (on) child.ref();
+  else child.unref();
   for (const s of child.stdio) {
     const socket = s as Socket | null;
     if (socket && typeof socket.ref === 'function') {
-      if (on) socket.ref(); else socket.unref();
+      if (on) socket.ref();
+      else socket.unref();
     }
   }
 }

@@ -75,9 +75,19 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   if (spec.signal?.aborted) {
-    return Promise.resolve({ exitCode: null, signal: null, reason: 'canceled', message: 'canceled before start', durationMs: 0, stdoutTail: '' });
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      reason: 'canceled',
+      message: 'canceled before start',
+      durationMs: 0,
+      stdoutTail: '',
+    });
   }
-  const warm = spec.launcher && spec.stdin === undefined && spec.input === undefined && launchable(spec.argv, spec.cwd, spec.env) ? spec.launcher.take() : undefined;
+  const warm =
+    spec.launcher && spec.stdin === undefined && spec.input === undefined && launchable(spec.argv, spec.cwd, spec.env)
+      ? spec.launcher.take()
+      : undefined;
   if (warm) return startWarm(warm, spec, elapsed);
   const argv = windowsShellArgs(spec.argv);
   const [file, ...args] = argv;
@@ -94,7 +104,14 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
     });
   } catch (err) {
     // Node throws synchronously for some failures (cwd that is a file: ENOTDIR; a NUL in argv).
-    return Promise.resolve({ exitCode: null, signal: null, reason: 'spawn-failed', message: spawnMessage(err, spec.cwd), durationMs: elapsed(), stdoutTail: '' });
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      reason: 'spawn-failed',
+      message: spawnMessage(err, spec.cwd),
+      durationMs: elapsed(),
+      stdoutTail: '',
+    });
   }
   const spawnMs = performance.now() - calledAt;
   return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve, spawnMs));
@@ -128,7 +145,13 @@ function startWarm(warm: WarmLauncher, spec: SpawnSpec, elapsed: () => number): 
  * Watches a spawned child to its end. `spawnMs` undefined: a warm launcher's child, which reports
  * its start (or why it could not start) through `spawnFailed` instead of spawn events.
  */
-function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, resolve: (r: ProcessResult) => void, spawnMs: number | undefined): { spawnFailed(message: string): void } {
+function watch(
+  child: ChildProcess,
+  spec: SpawnSpec,
+  elapsed: () => number,
+  resolve: (r: ProcessResult) => void,
+  spawnMs: number | undefined,
+): { spawnFailed(message: string): void } {
   const graceMs = spec.graceMs ?? DEFAULT_GRACE_MS;
   const tail = new ByteTail(spec.tailBytes ?? DEFAULT_TAIL_BYTES);
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
@@ -171,18 +194,20 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     const rest = decoders?.[name].end();
     if (rest) onOutput!(name, rest);
   };
-  const reader = (name: 'stdout' | 'stderr') => (chunk: Buffer): void => {
-    bytes += chunk.length;
-    if (idleTimeoutMs !== undefined) lastOutput = performance.now();
-    // The log's disk write is the pace: past its buffer the pipes pause (the step then blocks on
-    // its own writes), so a flood never piles up in memory.
-    if (log?.writable && !log.write(chunk) && !paused) pauseFor(log);
-    if (name === 'stdout') tail.push(chunk);
-    if (decoders) {
-      const text = decoders[name].write(chunk);
-      if (text) onOutput!(name, text);
-    }
-  };
+  const reader =
+    (name: 'stdout' | 'stderr') =>
+    (chunk: Buffer): void => {
+      bytes += chunk.length;
+      if (idleTimeoutMs !== undefined) lastOutput = performance.now();
+      // The log's disk write is the pace: past its buffer the pipes pause (the step then blocks on
+      // its own writes), so a flood never piles up in memory.
+      if (log?.writable && !log.write(chunk) && !paused) pauseFor(log);
+      if (name === 'stdout') tail.push(chunk);
+      if (decoders) {
+        const text = decoders[name].write(chunk);
+        if (text) onOutput!(name, text);
+      }
+    };
   child.stdout!.on('data', reader('stdout'));
   child.stderr!.on('data', reader('stderr'));
   child.stdout!.once('end', () => flush('stdout'));
@@ -210,8 +235,13 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     const failed = reason === 'spawn-failed';
     if (pid !== undefined && !isWindows) releaseGroup(pid, groupAlive);
     resolve({
-      exitCode: failed ? null : exitCode, signal: failed ? null : exitSignal, reason: reason ?? 'exit', message,
-      durationMs: elapsed(), stdoutTail: tail.text(), ...(failed ? {} : { pid }),
+      exitCode: failed ? null : exitCode,
+      signal: failed ? null : exitSignal,
+      reason: reason ?? 'exit',
+      message,
+      durationMs: elapsed(),
+      stdoutTail: tail.text(),
+      ...(failed ? {} : { pid }),
     });
   };
 
@@ -224,7 +254,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     const check = (): void => {
       const flowing = bytes !== drainBytes;
       drainBytes = bytes;
-      if (flowing && performance.now() - drainStarted < DRAIN_MAX_MS) drainTimer = setTimeout(() => setImmediate(check), DRAIN_MS);
+      if (flowing && performance.now() - drainStarted < DRAIN_MAX_MS)
+        drainTimer = setTimeout(() => setImmediate(check), DRAIN_MS);
       else finish();
     };
     // setImmediate runs after the poll phase, so data already in the pipe is read before we judge.
@@ -263,7 +294,8 @@ function watch(child: ChildProcess, spec: SpawnSpec, elapsed: () => number, reso
     }
   });
   child.once('close', finish);
-  if (spec.onSpawn && pid !== undefined && spawnMs !== undefined) child.once('spawn', () => spec.onSpawn!(pid, spawnMs));
+  if (spec.onSpawn && pid !== undefined && spawnMs !== undefined)
+    child.once('spawn', () => spec.onSpawn!(pid, spawnMs));
   const watched = {
     spawnFailed(text: string): void {
       reason ??= 'spawn-failed';
@@ -316,7 +348,11 @@ function spawnMessage(err: unknown, cwd: string): string {
   // Node blames the executable when the cwd is missing ("spawn /bin/sh ENOENT"): name the real culprit.
   if (e.code === 'ENOENT' || e.code === 'ENOTDIR') {
     let isDir = false;
-    try { isDir = statSync(cwd).isDirectory(); } catch { /* missing */ }
+    try {
+      isDir = statSync(cwd).isDirectory();
+    } catch {
+      /* missing */
+    }
     if (!isDir) return `cwd ${cwd} is not a directory (${e.message})`;
   }
   return e.message ?? String(err);
@@ -338,13 +374,16 @@ function checkSpec(spec: SpawnSpec): void {
   if (!Array.isArray(argv) || argv.length === 0 || typeof argv[0] !== 'string' || argv[0] === '') {
     throw new TypeError(`runProcess: argv must start with an executable, got ${JSON.stringify(argv)}`);
   }
-  if (typeof spec.cwd !== 'string' || spec.cwd === '') throw new TypeError(`runProcess: cwd must be a path, got ${JSON.stringify(spec.cwd)}`);
+  if (typeof spec.cwd !== 'string' || spec.cwd === '')
+    throw new TypeError(`runProcess: cwd must be a path, got ${JSON.stringify(spec.cwd)}`);
   for (const key of ['timeoutMs', 'idleTimeoutMs'] as const) {
     const v = spec[key];
-    if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`runProcess: ${key} must be a positive number, got ${v}`);
+    if (v !== undefined && !(Number.isFinite(v) && v > 0))
+      throw new RangeError(`runProcess: ${key} must be a positive number, got ${v}`);
   }
   for (const key of ['graceMs', 'tailBytes'] as const) {
     const v = spec[key];
-    if (v !== undefined && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`runProcess: ${key} must be a number ≥ 0, got ${v}`);
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new RangeError(`runProcess: ${key} must be a number ≥ 0, got ${v}`);
   }
 }

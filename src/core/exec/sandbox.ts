@@ -28,7 +28,19 @@ export interface SandboxSpec {
 
 /** argv that runs `argv` inside the sandbox. */
 export function sandboxArgv(argv: readonly string[], s: SandboxSpec): string[] {
-  const out = [s.bwrap, '--die-with-parent', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', tmpdir()];
+  const out = [
+    s.bwrap,
+    '--die-with-parent',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    tmpdir(),
+  ];
   for (const p of s.readOnly) if (existsSync(p)) out.push('--ro-bind', p, p);
   for (const p of s.writable) {
     mkdirSync(p, { recursive: true });

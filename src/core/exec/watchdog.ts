@@ -30,7 +30,10 @@ for p in "\${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
 exit 0
 `;
 
-interface Running { readonly child: ChildProcess; readonly pipe: Writable }
+interface Running {
+  readonly child: ChildProcess;
+  readonly pipe: Writable;
+}
 
 let current: Running | undefined;
 let restarts = 0;
@@ -50,7 +53,10 @@ function start(): Running | undefined {
   let child: ChildProcess;
   try {
     child = spawn(BASH, ['--noprofile', '--norc', '-c', SCRIPT, 'braid-watchdog'], {
-      cwd: '/', detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      cwd: '/',
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
     });
   } catch {
     return undefined;
@@ -68,7 +74,10 @@ function start(): Running | undefined {
     // watchdog that cannot live is not restarted in a loop).
     if (current === running) current = undefined;
     if (groups.size > 0 && restarts++ < MAX_RESTARTS) {
-      queueMicrotask(() => { const r = start(); if (r) for (const g of groups) r.pipe.write(`+${g}\n`); });
+      queueMicrotask(() => {
+        const r = start();
+        if (r) for (const g of groups) r.pipe.write(`+${g}\n`);
+      });
     }
   });
   current = running;
@@ -114,6 +123,10 @@ export function guardedGroups(): number[] {
 /** KILLs every guarded group now (a second Ctrl-C: no grace, but nothing left behind). */
 export function killGuardedNow(): void {
   for (const g of groups) {
-    try { process.kill(-g, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
 }

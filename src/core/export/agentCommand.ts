@@ -29,7 +29,13 @@ export interface AgentCommand {
 }
 
 /** How `step` runs `named` (compiled at the run's `runPermission`) with the step's own flags and permission; `context` is the plan's. */
-export function agentCommand(step: GraphStep, named: AgentDef, context: string | undefined, runPermission: AgentPermission, vars: RefVars): AgentCommand {
+export function agentCommand(
+  step: GraphStep,
+  named: AgentDef,
+  context: string | undefined,
+  runPermission: AgentPermission,
+  vars: RefVars,
+): AgentCommand {
   // The step's model, max-turns, permission and tools, as a local run passes them (stepAgent.ts).
   const agent = stepAgent(named, stepAgentOptions(step));
   const permission = step.permission ?? runPermission;
@@ -38,15 +44,28 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   const notes: string[] = [];
   const install = agentSetup(agent);
   if (install) Object.assign(env, secretEnv(install));
-  else { const note = uninstalledAgentNote(step.id, agent.name, agent.command[0]!); if (note) notes.push(note); }
-  if (agent.cwd !== undefined) notes.push(`${step.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
-  if (step.retries > 0 && step.retryContext !== false && agent.context) notes.push(`${step.id}: a retry on the runner is not told why the attempt before failed (retry-context), nor continues its session`);
+  else {
+    const note = uninstalledAgentNote(step.id, agent.name, agent.command[0]!);
+    if (note) notes.push(note);
+  }
+  if (agent.cwd !== undefined)
+    notes.push(`${step.id}: agent ${agent.name}'s cwd is not mapped: it runs in the step's directory`);
+  if (step.retries > 0 && step.retryContext !== false && agent.context)
+    notes.push(
+      `${step.id}: a retry on the runner is not told why the attempt before failed (retry-context), nor continues its session`,
+    );
 
   // The prompt as the local run builds it: the plan's context first unless the prompt places it.
   const usesContext = parseTemplates(step.prompt ?? '').refs.some((r) => classifyRef(r.path)?.kind === 'context');
-  const lead = agent.context && !usesContext && context !== undefined && context.trim() !== '' ? [{ literal: `${context.trimEnd()}\n\n` }] : [];
+  const lead =
+    agent.context && !usesContext && context !== undefined && context.trim() !== ''
+      ? [{ literal: `${context.trimEnd()}\n\n` }]
+      : [];
   // The prompt's text, in the agent's environment as locally; `${{ prompt }}` of a text agent.
-  setup.push(`braid_prompt=${shellWord(step.prompt ?? '', 'BRAID_PROMPT', vars, env, lead)}`, `export ${PROMPT_ENV}="$braid_prompt"`);
+  setup.push(
+    `braid_prompt=${shellWord(step.prompt ?? '', 'BRAID_PROMPT', vars, env, lead)}`,
+    `export ${PROMPT_ENV}="$braid_prompt"`,
+  );
   for (const [k, v] of Object.entries(agent.env)) {
     if (!hasTemplates(v)) env[k] = ghLiteral(v);
     else if (SHELL_NAME.test(k)) setup.push(`export ${k}=${shellWord(v, `BRAID_AGENT_ENV_${k}`, vars, env)}`);
@@ -66,7 +85,10 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
     const code = codeCommand(agent, step.prompt ?? '');
     exportUnder(code.vars, vars, setup);
     code.command.forEach((el, i) => {
-      if (SAFE_WORD.test(el)) { words.push(el); return; }
+      if (SAFE_WORD.test(el)) {
+        words.push(el);
+        return;
+      }
       env[`BRAID_ARG_${i}`] = ghLiteral(el);
       words.push(`"\${BRAID_ARG_${i}}"`);
     });
@@ -80,11 +102,16 @@ export function agentCommand(step: GraphStep, named: AgentDef, context: string |
   const isPreset = preset !== undefined && preset.command.join('\0') === named.command.join('\0');
   // The CLI's own sandbox where it has one: codex's is in its permission flags; gemini's runs in Docker.
   // Options go before a `--` (after it every word is the prompt), else at the end.
-  const option = (...w: string[]): void => { const at = words.indexOf('--'); if (at === -1) words.push(...w); else words.splice(at, 0, ...w); };
+  const option = (...w: string[]): void => {
+    const at = words.indexOf('--');
+    if (at === -1) words.push(...w);
+    else words.splice(at, 0, ...w);
+  };
   if (isPreset && family === 'gemini' && permission !== 'full') option('--sandbox');
   if (family === 'claude' && step.maxCostUsd !== undefined) option('--max-budget-usd', String(step.maxCostUsd));
   else if (step.maxCostUsd !== undefined) notes.push(`${step.id}: max-cost-usd has no counterpart for ${agent.name}`);
   // A structured stream: the failure it reports and its final answer (the output) are read with jq.
-  if (agent.format !== 'text' && (family === 'claude' || family === 'codex' || family === 'gemini')) env.BRAID_AGENT = family;
+  if (agent.format !== 'text' && (family === 'claude' || family === 'codex' || family === 'gemini'))
+    env.BRAID_AGENT = family;
   return { command: words.join(' '), setup, env, ...(install ? { install } : {}), notes };
 }

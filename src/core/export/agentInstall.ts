@@ -41,20 +41,39 @@ export function agentSetup(agent: AgentDef): AgentSetup | undefined {
   const family = agentFamily(agent);
   switch (family) {
     case 'claude':
-      return { family, steps: [node, npmInstall(AGENT_PACKAGES.claude)], secrets: { ANTHROPIC_API_KEY: 'ANTHROPIC_API_KEY' } };
+      return {
+        family,
+        steps: [node, npmInstall(AGENT_PACKAGES.claude)],
+        secrets: { ANTHROPIC_API_KEY: 'ANTHROPIC_API_KEY' },
+      };
     case 'codex':
       // codex exec reads CODEX_API_KEY; OPENAI_API_KEY too, for the commands it starts.
-      return { family, steps: [node, npmInstall(AGENT_PACKAGES.codex)], secrets: { OPENAI_API_KEY: 'OPENAI_API_KEY', CODEX_API_KEY: 'OPENAI_API_KEY' } };
+      return {
+        family,
+        steps: [node, npmInstall(AGENT_PACKAGES.codex)],
+        secrets: { OPENAI_API_KEY: 'OPENAI_API_KEY', CODEX_API_KEY: 'OPENAI_API_KEY' },
+      };
     case 'gemini':
-      return { family, steps: [node, npmInstall(AGENT_PACKAGES.gemini)], secrets: { GEMINI_API_KEY: 'GEMINI_API_KEY' } };
+      return {
+        family,
+        steps: [node, npmInstall(AGENT_PACKAGES.gemini)],
+        secrets: { GEMINI_API_KEY: 'GEMINI_API_KEY' },
+      };
     case 'aider':
       return {
         family,
         steps: [
           { name: 'Set up Python', uses: ACTIONS.setupPython, with: { 'python-version': '3.12' } },
-          { name: `Install ${AGENT_PACKAGES.aider} (pinned)`, run: `python -m pip install --disable-pip-version-check ${AGENT_PACKAGES.aider}` },
+          {
+            name: `Install ${AGENT_PACKAGES.aider} (pinned)`,
+            run: `python -m pip install --disable-pip-version-check ${AGENT_PACKAGES.aider}`,
+          },
         ],
-        secrets: { ANTHROPIC_API_KEY: 'ANTHROPIC_API_KEY', OPENAI_API_KEY: 'OPENAI_API_KEY', GEMINI_API_KEY: 'GEMINI_API_KEY' },
+        secrets: {
+          ANTHROPIC_API_KEY: 'ANTHROPIC_API_KEY',
+          OPENAI_API_KEY: 'OPENAI_API_KEY',
+          GEMINI_API_KEY: 'GEMINI_API_KEY',
+        },
       };
     case 'other':
       // `sh -c …` (the shell preset) needs nothing; any other command is the plan's own to provide.

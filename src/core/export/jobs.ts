@@ -23,19 +23,26 @@ export function planJobs(graph: Graph): { jobs: JobPlan[]; jobOf: ReadonlyMap<st
     const job = step.matrix?.group ?? step.id;
     jobOf.set(id, job);
     const list = members.get(job);
-    if (list) list.push(step); else members.set(job, [step]);
+    if (list) list.push(step);
+    else members.set(job, [step]);
   }
   const position = new Map(graph.order.map((id, i) => [id, i] as const));
   const jobs: JobPlan[] = [];
   for (const [id, steps] of members) {
     const needs = new Set<string>();
     const needSteps = new Set<string>();
-    for (const s of steps) for (const n of s.needs) { needs.add(jobOf.get(n)!); needSteps.add(n); }
+    for (const s of steps)
+      for (const n of s.needs) {
+        needs.add(jobOf.get(n)!);
+        needSteps.add(n);
+      }
     needs.delete(id);
     const byPlan = (a: string, b: string) => position.get(a)! - position.get(b)!;
     const firstOf = (job: string) => members.get(job)![0]!.id;
     jobs.push({
-      id, steps, matrix: steps[0]!.matrix !== undefined,
+      id,
+      steps,
+      matrix: steps[0]!.matrix !== undefined,
       needs: [...needs].sort((a, b) => byPlan(firstOf(a), firstOf(b))),
       needSteps: [...needSteps].sort(byPlan),
     });

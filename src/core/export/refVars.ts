@@ -24,7 +24,8 @@ export function templateParts(text: string): Part[] {
   return parts;
 }
 
-export const hasTemplates = (text: string): boolean => parseTemplates(text).refs.some((r) => classifyRef(r.path) !== undefined);
+export const hasTemplates = (text: string): boolean =>
+  parseTemplates(text).refs.some((r) => classifyRef(r.path) !== undefined);
 
 /** The job-wide variables its templates read, and the lines that load them. */
 export class RefVars {
@@ -46,8 +47,12 @@ export class RefVars {
     const c = classifyRef(ref.path);
     let name: string;
     switch (c?.kind) {
-      case 'prompt': name = this.promptVar; break;
-      case 'env': name = SHELL_NAME.test(c.key!) ? c.key! : envNameFor(ref.path); break;
+      case 'prompt':
+        name = this.promptVar;
+        break;
+      case 'env':
+        name = SHELL_NAME.test(c.key!) ? c.key! : envNameFor(ref.path);
+        break;
       case 'step-output':
       case 'step-status': {
         name = envNameFor(ref.path);
@@ -59,7 +64,8 @@ export class RefVars {
         break;
       }
       // context, matrix values, plan name and run id are in the job's env under these names.
-      default: name = envNameFor(ref.path);
+      default:
+        name = envNameFor(ref.path);
     }
     this.byExpr.set(key, name);
     this.taken.add(name);
@@ -72,11 +78,18 @@ export class RefVars {
  * go into `env` as `PREFIX_0…` (or `PREFIX` when it has no template), its references are the
  * job's variables. Returns the word, double-quoted: `"${PREFIX_0}${BRAID_STEPS_A_OUTPUT}"`.
  */
-export function shellWord(text: string, prefix: string, vars: RefVars, env: Record<string, string>, leading: readonly Part[] = []): string {
+export function shellWord(
+  text: string,
+  prefix: string,
+  vars: RefVars,
+  env: Record<string, string>,
+  leading: readonly Part[] = [],
+): string {
   const parts: Part[] = [];
   for (const p of [...leading, ...templateParts(text)]) {
     const last = parts[parts.length - 1];
-    if ('literal' in p && last !== undefined && 'literal' in last) parts[parts.length - 1] = { literal: last.literal + p.literal };
+    if ('literal' in p && last !== undefined && 'literal' in last)
+      parts[parts.length - 1] = { literal: last.literal + p.literal };
     else parts.push(p);
   }
   if (parts.length === 0) return "''";

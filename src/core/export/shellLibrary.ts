@@ -9,10 +9,11 @@ const EVENTS = '[split("\\n")[] | fromjson? | select(type == "object")]';
 const ANSWER = {
   claude: `${EVENTS} | map(select(.type == "result")) | last | (.result // "") | tostring`,
   codex: `${EVENTS} | map(select(.type == "item.completed" and .item.type == "agent_message") | .item.text) | last // "" | tostring`,
-  gemini: `${EVENTS} | reduce .[] as $e ({before: "", since: "", tool: false}; `
-    + 'if $e.type == "tool_use" then .tool = true | .since = "" '
-    + 'elif $e.type == "message" and $e.role == "assistant" and ($e.content | type) == "string" then (if .tool then .since += $e.content else .before += $e.content end) '
-    + 'else . end) | (if (.since | test("\\\\S")) then .since else .before end) | sub("^\\\\s+"; "")',
+  gemini:
+    `${EVENTS} | reduce .[] as $e ({before: "", since: "", tool: false}; ` +
+    'if $e.type == "tool_use" then .tool = true | .since = "" ' +
+    'elif $e.type == "message" and $e.role == "assistant" and ($e.content | type) == "string" then (if .tool then .since += $e.content else .before += $e.content end) ' +
+    'else . end) | (if (.since | test("\\\\S")) then .since else .before end) | sub("^\\\\s+"; "")',
 };
 const FAILED = {
   claude: `${EVENTS} | map(select(.type == "result")) | last | (.is_error == true)`,

@@ -53,10 +53,14 @@ class PerInstance {
     if (values.every((v) => v === values[0])) return ghLiteral(values[0]!);
     const key = freeKey(base, this.keys);
     this.keys.add(key);
-    values.forEach((v, i) => { this.include[i]![key] = ghLiteral(v); });
+    values.forEach((v, i) => {
+      this.include[i]![key] = ghLiteral(v);
+    });
     return ghExpr(`matrix.${key}`);
   }
-  get userKeys(): string[] { return Object.keys(this.steps[0]!.matrix?.values ?? {}); }
+  get userKeys(): string[] {
+    return Object.keys(this.steps[0]!.matrix?.values ?? {});
+  }
 }
 
 /** Builds the job for `plan`. */
@@ -81,11 +85,20 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   // templated ones rendered in the script (after the loads), in the order they are layered.
   const layered = new Map<string, string>();
   for (const [k, v] of Object.entries(o.graph.plan.env)) if (hasTemplates(v)) layered.set(k, v);
-  for (const [k, v] of Object.entries(first.env)) { layered.delete(k); layered.set(k, v); }
+  for (const [k, v] of Object.entries(first.env)) {
+    layered.delete(k);
+    layered.set(k, v);
+  }
   let n = 0;
   for (const [k, v] of layered) {
-    if (!hasTemplates(v)) { jobEnv[k] = ghLiteral(v); continue; }
-    if (!SHELL_NAME.test(k)) { notes.push(`${plan.id}: env ${JSON.stringify(k)} holds a template but is no shell name; not set`); continue; }
+    if (!hasTemplates(v)) {
+      jobEnv[k] = ghLiteral(v);
+      continue;
+    }
+    if (!SHELL_NAME.test(k)) {
+      notes.push(`${plan.id}: env ${JSON.stringify(k)} holds a template but is no shell name; not set`);
+      continue;
+    }
     envSetup.push(`export ${k}=${shellWord(v, `BRAID_ENV_${n++}`, vars, jobEnv)}`);
   }
 
@@ -127,29 +140,56 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   const steps: Record<string, unknown>[] = [{ uses: ACTIONS.checkout, with: { 'persist-credentials': false } }];
   const downloads = [...new Set([...plan.needSteps, ...vars.steps])];
   if (downloads.length > 0) {
-    steps.push({ name: "Download the needs' work", uses: ACTIONS.download, with: { pattern: artifactPattern(downloads.map(artifactName)), path: IN_DIR } });
+    steps.push({
+      name: "Download the needs' work",
+      uses: ACTIONS.download,
+      with: { pattern: artifactPattern(downloads.map(artifactName)), path: IN_DIR },
+    });
   }
   if (plan.needSteps.length > 0) {
-    steps.push({ name: "Merge the needs' changes", env: { BRAID_NEEDS: plan.needSteps.map(artifactName).join(' ') }, run: MERGE_NEEDS_SCRIPT });
+    steps.push({
+      name: "Merge the needs' changes",
+      env: { BRAID_NEEDS: plan.needSteps.map(artifactName).join(' ') },
+      run: MERGE_NEEDS_SCRIPT,
+    });
   }
   if (setupSource !== undefined) {
-    steps.push({ name: 'Set up', env: { BRAID_SETUP: setupSource }, run: commandScript(vars.loads, [...envSetup, ...setupSetup], 'BRAID_SETUP') });
+    steps.push({
+      name: 'Set up',
+      env: { BRAID_SETUP: setupSource },
+      run: commandScript(vars.loads, [...envSetup, ...setupSetup], 'BRAID_SETUP'),
+    });
   }
   for (const s of setups) steps.push(...s.steps);
   steps.push({
-    name: first.kind === 'run' ? 'Run' : `Run ${first.agent}`, ...where,
+    name: first.kind === 'run' ? 'Run' : `Run ${first.agent}`,
+    ...where,
     ...(first.timeoutMs !== undefined ? { 'timeout-minutes': timeoutMinutes(first) } : {}),
-    env: runEnv, run,
+    env: runEnv,
+    run,
   });
   if (first.check !== undefined && !checkInside) {
-    steps.push({ name: 'Check', ...where, env: checkEnv, run: commandScript(vars.loads, [...envSetup, ...checkSetup], 'BRAID_CHECK') });
+    steps.push({
+      name: 'Check',
+      ...where,
+      env: checkEnv,
+      run: commandScript(vars.loads, [...envSetup, ...checkSetup], 'BRAID_CHECK'),
+    });
   }
   steps.push({ name: 'Hand the work on', if: 'always()', run: HAND_ON_SCRIPT });
-  steps.push({ name: 'Upload the work', if: 'always()', uses: ACTIONS.upload, with: { name: artifact, path: OUT_DIR, 'if-no-files-found': 'error' } });
+  steps.push({
+    name: 'Upload the work',
+    if: 'always()',
+    uses: ACTIONS.upload,
+    with: { name: artifact, path: OUT_DIR, 'if-no-files-found': 'error' },
+  });
 
   const job: Record<string, unknown> = {};
-  const name = !plan.matrix ? ghLiteral(first.name)
-    : plan.steps.every((s) => s.name === s.id) ? stepId : per.field('braid-name', (s) => s.name);
+  const name = !plan.matrix
+    ? ghLiteral(first.name)
+    : plan.steps.every((s) => s.name === s.id)
+      ? stepId
+      : per.field('braid-name', (s) => s.name);
   if (name !== plan.id) job.name = name;
   job['runs-on'] = 'ubuntu-latest';
   if (plan.needs.length > 0) job.needs = [...plan.needs];
@@ -160,12 +200,18 @@ export function stepJob(plan: JobPlan, o: JobOptions): BuiltJob {
   if (first.review) job.environment = REVIEW_ENVIRONMENT;
   job.permissions = { contents: 'read' };
   if (plan.matrix) {
-    job.strategy = { 'fail-fast': false, ...(o.maxParallel !== undefined ? { 'max-parallel': o.maxParallel } : {}), matrix: { include: per.include } };
+    job.strategy = {
+      'fail-fast': false,
+      ...(o.maxParallel !== undefined ? { 'max-parallel': o.maxParallel } : {}),
+      matrix: { include: per.include },
+    };
   }
   job.env = jobEnv;
   job.steps = steps;
-  if (first.idleTimeoutMs !== undefined) notes.push(`${plan.id}: idle-timeout has no counterpart (its timeout still applies)`);
-  if (first.copy.length > 0 || first.symlink.length > 0) notes.push(`${plan.id}: copy/symlink have no counterpart (untracked files are not in a checkout)`);
+  if (first.idleTimeoutMs !== undefined)
+    notes.push(`${plan.id}: idle-timeout has no counterpart (its timeout still applies)`);
+  if (first.copy.length > 0 || first.symlink.length > 0)
+    notes.push(`${plan.id}: copy/symlink have no counterpart (untracked files are not in a checkout)`);
   if (first.sparse.length > 0) notes.push(`${plan.id}: sparse is not mapped (a full checkout)`);
   return { job, setups, notes };
 }

@@ -42,13 +42,16 @@ export interface ChunkFacts {
   readonly templateRefs: readonly TemplateStepRef[];
 }
 
-const str = (n: unknown): string | undefined => (isScalar(n) && n.value !== null && n.value !== undefined && typeof n.value !== 'object' ? String(n.value) : undefined);
+const str = (n: unknown): string | undefined =>
+  isScalar(n) && n.value !== null && n.value !== undefined && typeof n.value !== 'object' ? String(n.value) : undefined;
 const span = (n: unknown): Span | undefined => {
   const r = (n as YamlNode | null | undefined)?.range;
   return r ? [r[0], r[1]] : undefined;
 };
-const keysOf = (n: unknown): string[] => (isMap(n) ? n.items.map((p) => str(p.key)).filter((k): k is string => k !== undefined) : []);
-const valueOf = (n: unknown, key: string): unknown => (isMap(n) ? n.items.find((p) => str(p.key) === key)?.value : undefined);
+const keysOf = (n: unknown): string[] =>
+  isMap(n) ? n.items.map((p) => str(p.key)).filter((k): k is string => k !== undefined) : [];
+const valueOf = (n: unknown, key: string): unknown =>
+  isMap(n) ? n.items.find((p) => str(p.key) === key)?.value : undefined;
 
 // Ids may hold a matrix value's dots; `output`/`status` end the reference.
 const STEP_REF = /\$\{\{\s*steps\.([A-Za-z0-9_][A-Za-z0-9_.-]*?)\.(?:output|status)\s*\}\}/g;
@@ -90,18 +93,25 @@ function stepFacts(key: unknown, value: unknown): StepFacts[] {
     matrix = {};
     for (const p of matrixNode.items) {
       const k = str(p.key);
-      if (k !== undefined) matrix[k] = isSeq(p.value) ? p.value.items.map(str).filter((v): v is string => v !== undefined) : [];
+      if (k !== undefined)
+        matrix[k] = isSeq(p.value) ? p.value.items.map(str).filter((v): v is string => v !== undefined) : [];
     }
   }
   const keys = keysOf(value);
   const agent = str(valueOf(value, 'agent'));
-  return [{
-    id, keySpan, span: [keySpan[0], Math.max(end, keySpan[1])], needs, keys,
-    kind: keys.includes('prompt') ? 'agent' : 'run',
-    env: keysOf(valueOf(value, 'env')),
-    ...(matrix ? { matrix } : {}),
-    ...(agent !== undefined ? { agent } : {}),
-  }];
+  return [
+    {
+      id,
+      keySpan,
+      span: [keySpan[0], Math.max(end, keySpan[1])],
+      needs,
+      keys,
+      kind: keys.includes('prompt') ? 'agent' : 'run',
+      env: keysOf(valueOf(value, 'env')),
+      ...(matrix ? { matrix } : {}),
+      ...(agent !== undefined ? { agent } : {}),
+    },
+  ];
 }
 
 function templateRefs(doc: Document.Parsed, text: string): TemplateStepRef[] {

@@ -5,8 +5,21 @@
 import type { Range } from '../plan/types';
 
 export type CursorContext =
-  | { readonly kind: 'key'; readonly path: readonly string[]; readonly prefix: string; readonly range: Range; readonly line: number; readonly indent: number }
-  | { readonly kind: 'value'; readonly path: readonly string[]; readonly prefix: string; readonly range: Range; readonly inList: boolean }
+  | {
+      readonly kind: 'key';
+      readonly path: readonly string[];
+      readonly prefix: string;
+      readonly range: Range;
+      readonly line: number;
+      readonly indent: number;
+    }
+  | {
+      readonly kind: 'value';
+      readonly path: readonly string[];
+      readonly prefix: string;
+      readonly range: Range;
+      readonly inList: boolean;
+    }
   | { readonly kind: 'template'; readonly path: readonly string[]; readonly expr: string; readonly range: Range }
   | { readonly kind: 'none' };
 
@@ -32,12 +45,24 @@ export function lineShape(l: string): LineShape {
   while (l[i] === ' ') i++;
   const indent = i;
   let dashes = 0;
-  while (l[i] === '-' && (l[i + 1] === ' ' || l[i + 1] === undefined)) { dashes++; i += 2; while (l[i] === ' ') i++; }
+  while (l[i] === '-' && (l[i + 1] === ' ' || l[i + 1] === undefined)) {
+    dashes++;
+    i += 2;
+    while (l[i] === ' ') i++;
+  }
   const m = KEY.exec(l.slice(i));
   if (!m) return { indent, contentStart: i, dashes, keyStart: i, keyEnd: i, colon: i };
   const key = m[1] ?? m[2] ?? m[3]!;
   const quoted = m[3] === undefined ? 1 : 0;
-  return { indent, contentStart: i, dashes, key, keyStart: i + quoted, keyEnd: i + quoted + key.length, colon: i + m[0].length };
+  return {
+    indent,
+    contentStart: i,
+    dashes,
+    key,
+    keyStart: i + quoted,
+    keyEnd: i + quoted + key.length,
+    colon: i + m[0].length,
+  };
 }
 
 /**
@@ -69,13 +94,17 @@ const WORD = /[A-Za-z0-9_-]/;
 const VALUE_WORD = /[A-Za-z0-9_.*?/-]/;
 
 function wordAround(l: string, col: number, re: RegExp): { start: number; end: number } {
-  let start = col, end = col;
+  let start = col,
+    end = col;
   while (start > 0 && re.test(l[start - 1]!)) start--;
   while (end < l.length && re.test(l[end]!)) end++;
   return { start, end };
 }
 
-const rangeOn = (line: number, start: number, end: number): Range => ({ start: { line, column: start }, end: { line, column: end } });
+const rangeOn = (line: number, start: number, end: number): Range => ({
+  start: { line, column: start },
+  end: { line, column: end },
+});
 
 /** What is being typed at (line, column). */
 export function cursorContext(lines: readonly string[], line: number, column: number): CursorContext {
@@ -89,31 +118,59 @@ export function cursorContext(lines: readonly string[], line: number, column: nu
 
   const open = before.lastIndexOf('${{');
   if (open >= 0 && before.indexOf('}}', open) < 0) {
-    const path = s.key !== undefined && col >= s.colon
-      ? [...parentPath(lines, line, s.contentStart, s.dashes > 0), s.key]
-      : parentPath(lines, line, s.indent);
+    const path =
+      s.key !== undefined && col >= s.colon
+        ? [...parentPath(lines, line, s.contentStart, s.dashes > 0), s.key]
+        : parentPath(lines, line, s.indent);
     const w = wordAround(l, col, WORD);
-    return { kind: 'template', path, expr: before.slice(open + 3).trimStart(), range: rangeOn(line, w.start, Math.max(col, w.end)) };
+    return {
+      kind: 'template',
+      path,
+      expr: before.slice(open + 3).trimStart(),
+      range: rangeOn(line, w.start, Math.max(col, w.end)),
+    };
   }
   if (s.key !== undefined && col >= s.colon) {
     const value = before.slice(s.colon).trimStart();
     const path = [...parentPath(lines, line, s.contentStart, s.dashes > 0), s.key];
     const w = wordAround(l, col, VALUE_WORD);
     if (value.startsWith('[')) {
-      const item = value.slice(Math.max(value.lastIndexOf('['), value.lastIndexOf(',')) + 1).trim().replace(/^["']/, '');
+      const item = value
+        .slice(Math.max(value.lastIndexOf('['), value.lastIndexOf(',')) + 1)
+        .trim()
+        .replace(/^["']/, '');
       return { kind: 'value', path, prefix: item, range: rangeOn(line, w.start, w.end), inList: true };
     }
     if (/^[{|>&*!]/.test(value)) return { kind: 'none' };
-    return { kind: 'value', path, prefix: value.replace(/^["']/, ''), range: rangeOn(line, w.start, w.end), inList: false };
+    return {
+      kind: 'value',
+      path,
+      prefix: value.replace(/^["']/, ''),
+      range: rangeOn(line, w.start, w.end),
+      inList: false,
+    };
   }
   if (s.dashes > 0 && col >= s.contentStart) {
     const path = parentPath(lines, line, s.indent, true);
     const w = wordAround(l, col, VALUE_WORD);
-    return { kind: 'value', path, prefix: before.slice(s.contentStart).replace(/^["']/, ''), range: rangeOn(line, w.start, w.end), inList: true };
+    return {
+      kind: 'value',
+      path,
+      prefix: before.slice(s.contentStart).replace(/^["']/, ''),
+      range: rangeOn(line, w.start, w.end),
+      inList: true,
+    };
   }
   const indent = Math.min(s.indent, col);
   const typed = before.slice(indent);
   if (!/^["']?[A-Za-z0-9_-]*$/.test(typed)) return { kind: 'none' };
   const w = wordAround(l, col, WORD);
-  return { kind: 'key', path: parentPath(lines, line, indent), prefix: typed.replace(/^["']/, ''), range: rangeOn(line, w.start, w.end), line, indent };
+  return {
+    kind: 'key',
+    path: parentPath(lines, line, indent),
+    prefix: typed.replace(/^["']/, ''),
+    range: rangeOn(line, w.start, w.end),
+    line,
+    indent,
+  };
 }

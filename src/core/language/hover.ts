@@ -14,7 +14,10 @@ import type { Hover, ServiceContext } from './types';
 export function hover(snap: PlanSnapshot, pos: Position, docs: KeyDocs, ctx: ServiceContext = {}): Hover | undefined {
   const ref = stepRefAt(snap, pos);
   if (ref) {
-    const contents = ref.kind === 'need' && snap.groupOf(ref.text) === undefined ? globText(snap, ref.text) : stepText(snap, ref.text, ctx);
+    const contents =
+      ref.kind === 'need' && snap.groupOf(ref.text) === undefined
+        ? globText(snap, ref.text)
+        : stepText(snap, ref.text, ctx);
     return contents === undefined ? undefined : { contents, range: ref.range };
   }
   if (ctx.schemaServed) return undefined;
@@ -40,11 +43,16 @@ function stepText(snap: PlanSnapshot, id: string, ctx: ServiceContext): string |
   const f = step.facts;
   const what = f.kind === 'agent' ? `agent ${code(f.agent ?? snap.declared().defaultAgent ?? 'claude')}` : 'run';
   const lines = [`**${id}** · ${what}${id !== f.id ? ` · in matrix ${code(f.id)}` : ''}`];
-  if (f.matrix && id === f.id) lines.push(`matrix: ${Object.keys(f.matrix).map(code).join(' × ')} → ${step.ids.length} steps`);
+  if (f.matrix && id === f.id)
+    lines.push(`matrix: ${Object.keys(f.matrix).map(code).join(' × ')} → ${step.ids.length} steps`);
   lines.push(f.needs.length === 0 ? 'needs nothing' : `needs ${f.needs.map((n) => code(n.text)).join(', ')}`);
   const runs = (id === f.id ? step.ids : [id]).flatMap((i) => {
     const r = ctx.lastRun?.(i);
-    return r ? [`${step.ids.length > 1 ? `${code(i)}: ` : ''}${r.status}${r.durationMs !== undefined ? ` in ${formatDuration(r.durationMs)}` : ''}`] : [];
+    return r
+      ? [
+          `${step.ids.length > 1 ? `${code(i)}: ` : ''}${r.status}${r.durationMs !== undefined ? ` in ${formatDuration(r.durationMs)}` : ''}`,
+        ]
+      : [];
   });
   if (runs.length > 0) lines.push(`last run: ${runs.slice(0, 6).join('; ')}${runs.length > 6 ? '; …' : ''}`);
   return lines.join('\n\n');

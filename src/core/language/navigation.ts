@@ -31,15 +31,23 @@ export function references(snap: PlanSnapshot, pos: Position, includeDeclaration
   const group = ref ? snap.groupOf(ref.text) : undefined;
   if (group === undefined) return [];
   // A glob is not a mention: it names whatever matches it.
-  const named = (r: StepRef): boolean => { const how = naming(snap, r, group); return how === 'group' || how === 'id'; };
-  return allStepRefs(snap).filter((r) => (includeDeclaration || r.kind !== 'key') && named(r)).map((r) => ({ range: r.range }));
+  const named = (r: StepRef): boolean => {
+    const how = naming(snap, r, group);
+    return how === 'group' || how === 'id';
+  };
+  return allStepRefs(snap)
+    .filter((r) => (includeDeclaration || r.kind !== 'key') && named(r))
+    .map((r) => ({ range: r.range }));
 }
 
 /** The id under the cursor that a rename would change, or why there is none. */
 export function prepareRename(snap: PlanSnapshot, pos: Position): { range: Range; text: string } | { error: string } {
   const ref = stepRefAt(snap, pos);
   if (!ref) return { error: 'not a step id' };
-  if (snap.groupOf(ref.text) === undefined) return { error: ref.kind === 'need' ? 'a glob or an unknown step: rename the step itself' : `unknown step \`${ref.text}\`` };
+  if (snap.groupOf(ref.text) === undefined)
+    return {
+      error: ref.kind === 'need' ? 'a glob or an unknown step: rename the step itself' : `unknown step \`${ref.text}\``,
+    };
   return { range: ref.range, text: ref.text };
 }
 
@@ -51,7 +59,10 @@ export function rename(snap: PlanSnapshot, pos: Position, newName: string): { ed
   // Renaming from a concrete id (`build-linux`) names the new id; the group keeps the same suffix.
   const suffix = ref.text === group ? '' : ref.text.slice(group.length);
   const to = suffix !== '' && newName.endsWith(suffix) ? newName.slice(0, newName.length - suffix.length) : newName;
-  if (!STEP_ID.test(to)) return { error: `\`${to}\` is not a step id: it starts with a letter and holds letters, digits, _ and - (at most 64)` };
+  if (!STEP_ID.test(to))
+    return {
+      error: `\`${to}\` is not a step id: it starts with a letter and holds letters, digits, _ and - (at most 64)`,
+    };
   if (to !== group && snap.stepByGroup(to)) return { error: `a step \`${to}\` already exists` };
   const edits: TextEdit[] = [];
   for (const r of allStepRefs(snap)) {

@@ -42,10 +42,18 @@ export function splitPlan(text: string): SplitText {
   const lines = text.split('\n');
   const lineStarts: number[] = new Array<number>(lines.length);
   let at = 0;
-  for (let i = 0; i < lines.length; i++) { lineStarts[i] = at; at += lines[i]!.length + 1; }
+  for (let i = 0; i < lines.length; i++) {
+    lineStarts[i] = at;
+    at += lines[i]!.length + 1;
+  }
   const offset = (line: number): number => (line < lines.length ? lineStarts[line]! : text.length);
-  const span = (kind: ChunkSpan['kind'], startLine: number, endLine: number): ChunkSpan =>
-    ({ kind, startLine, endLine, startOffset: offset(startLine), endOffset: offset(endLine) });
+  const span = (kind: ChunkSpan['kind'], startLine: number, endLine: number): ChunkSpan => ({
+    kind,
+    startLine,
+    endLine,
+    startOffset: offset(startLine),
+    endOffset: offset(endLine),
+  });
   const whole = { lines, lineStarts, spans: [span('top', 0, lines.length)] };
 
   const tops: number[] = [];
@@ -63,7 +71,10 @@ export function splitPlan(text: string): SplitText {
     const from = k === 0 ? 0 : start;
     const to = tops[k + 1] ?? lines.length;
     const steps = STEPS_HEADER.test(lines[start]!) ? stepStarts(lines, start + 1, to) : undefined;
-    if (!steps || steps.length === 0) { spans.push(span('top', from, to)); return; }
+    if (!steps || steps.length === 0) {
+      spans.push(span('top', from, to));
+      return;
+    }
     spans.push(span('top', from, steps[0]!));
     steps.forEach((s, j) => spans.push(span('step', s, steps[j + 1] ?? to)));
   });

@@ -8,13 +8,16 @@ import { AGENT_FIELDS, keysAt, PLAN_FIELDS, STEP_FIELDS, STEP_ONLY_FIELDS } from
 
 // The format documents agent keys in prose (plan-format.md, "Agents"); these say the same.
 const AGENT_DOCS: Readonly<Record<string, string>> = {
-  command: 'the agent\'s argv: a list, or one string split shell-style (never passed to a shell); `${{ prompt }}` is the step\'s prompt (argv list or string)',
+  command:
+    "the agent's argv: a list, or one string split shell-style (never passed to a shell); `${{ prompt }}` is the step's prompt (argv list or string)",
   env: 'environment added for this agent (map string→string)',
-  cwd: 'the directory the agent runs in, relative to the step\'s (path)',
+  cwd: "the directory the agent runs in, relative to the step's (path)",
   stdin: '`prompt` sends the prompt on stdin instead of in argv (`prompt`)',
-  context: 'prepend the plan\'s `context` to the prompt when the prompt does not use `${{ context }}`; default true (bool)',
-  input: '`text`: the command reads the prompt as text, never runs it, so templates become their values; `code` (the default): it may run it, so templates stay `${BRAID_…}` references to its environment (`text`, `code`)',
-  pool: 'the pool this agent\'s steps count against by default (name)',
+  context:
+    "prepend the plan's `context` to the prompt when the prompt does not use `${{ context }}`; default true (bool)",
+  input:
+    '`text`: the command reads the prompt as text, never runs it, so templates become their values; `code` (the default): it may run it, so templates stay `${BRAID_…}` references to its environment (`text`, `code`)',
+  pool: "the pool this agent's steps count against by default (name)",
 };
 
 export type KeyScope = 'plan' | 'step' | 'defaults' | 'agent';

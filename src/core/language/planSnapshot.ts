@@ -12,7 +12,10 @@ export class ParsedPiece {
   private cached?: ChunkFacts;
   readonly lp: LoadedPlan;
 
-  constructor(readonly text: string, readonly stepPiece: boolean) {
+  constructor(
+    readonly text: string,
+    readonly stepPiece: boolean,
+  ) {
     this.lp = loadPlan('', text);
   }
 
@@ -51,7 +54,9 @@ export class PlanSnapshot {
   private index?: Index;
 
   constructor(
-    readonly text: string, readonly lines: readonly string[], readonly pieces: readonly Piece[],
+    readonly text: string,
+    readonly lines: readonly string[],
+    readonly pieces: readonly Piece[],
     private previous?: PlanSnapshot,
   ) {
     // One version back is all a reuse needs: the older ones can go.
@@ -60,10 +65,12 @@ export class PlanSnapshot {
 
   /** The piece holding a line (the last one past the end). */
   pieceAt(line: number): Piece {
-    let lo = 0, hi = this.pieces.length - 1;
+    let lo = 0,
+      hi = this.pieces.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.pieces[mid]!.startLine <= line) lo = mid; else hi = mid - 1;
+      if (this.pieces[mid]!.startLine <= line) lo = mid;
+      else hi = mid - 1;
     }
     return this.pieces[lo]!;
   }
@@ -71,7 +78,8 @@ export class PlanSnapshot {
   /** A piece's offsets as a document Range. */
   range(piece: Piece, s: Span): Range {
     const lc = piece.parsed.lp.lineCounter;
-    const a = lc.linePos(s[0]), b = lc.linePos(Math.max(s[0], s[1]));
+    const a = lc.linePos(s[0]),
+      b = lc.linePos(Math.max(s[0], s[1]));
     return {
       start: { line: piece.startLine + a.line - 1, column: a.col - 1 },
       end: { line: piece.startLine + b.line - 1, column: b.col - 1 },
@@ -85,16 +93,22 @@ export class PlanSnapshot {
     return off + column;
   }
 
-  get steps(): readonly StepEntry[] { return this.built().steps; }
+  get steps(): readonly StepEntry[] {
+    return this.built().steps;
+  }
   stepByGroup(group: string): StepEntry | undefined {
     const b = this.built();
     const i = b.byGroup.get(group);
     return i === undefined ? undefined : b.steps[i];
   }
   /** The matrix group (step key) a concrete id or a group name belongs to. */
-  groupOf(id: string): string | undefined { return this.built().groupOfId.get(id); }
+  groupOf(id: string): string | undefined {
+    return this.built().groupOfId.get(id);
+  }
   /** Every concrete step id, in file order. */
-  allIds(): readonly string[] { return this.built().ids; }
+  allIds(): readonly string[] {
+    return this.built().ids;
+  }
 
   /** Names declared in the plan itself: agents, pools, top-level and defaults env, plan name. */
   declared(): { agents: string[]; pools: string[]; env: string[]; defaultAgent?: string; planName?: string } {
@@ -102,17 +116,21 @@ export class PlanSnapshot {
     const defaultAgent = fs.find((f) => f.defaultAgent !== undefined)?.defaultAgent;
     const planName = fs.find((f) => f.planName !== undefined)?.planName;
     return {
-      agents: fs.flatMap((f) => f.agents), pools: fs.flatMap((f) => f.pools),
+      agents: fs.flatMap((f) => f.agents),
+      pools: fs.flatMap((f) => f.pools),
       env: [...new Set(fs.flatMap((f) => [...f.env, ...f.defaultsEnv]))],
-      ...(defaultAgent !== undefined ? { defaultAgent } : {}), ...(planName !== undefined ? { planName } : {}),
+      ...(defaultAgent !== undefined ? { defaultAgent } : {}),
+      ...(planName !== undefined ? { planName } : {}),
     };
   }
 
   private built(): Index {
     if (this.index) return this.index;
     const steps: StepEntry[] = [];
-    for (const piece of this.pieces) for (const facts of piece.parsed.facts.steps) steps.push({ facts, piece, ids: idsOf(facts) });
-    const reused = this.previous?.index && sameSteps(this.previous.pieces, this.pieces) ? this.previous.index : undefined;
+    for (const piece of this.pieces)
+      for (const facts of piece.parsed.facts.steps) steps.push({ facts, piece, ids: idsOf(facts) });
+    const reused =
+      this.previous?.index && sameSteps(this.previous.pieces, this.pieces) ? this.previous.index : undefined;
     this.index = { ...(reused ?? idIndex(steps)), steps, facts: this.pieces.map((p) => p.parsed.facts) };
     this.previous = undefined;
     return this.index;
@@ -122,7 +140,9 @@ export class PlanSnapshot {
 function idIndex(steps: readonly StepEntry[]): IdIndex {
   const byGroup = new Map<string, number>();
   const groupOfId = new Map<string, string>();
-  steps.forEach((s, i) => { if (!byGroup.has(s.facts.id)) byGroup.set(s.facts.id, i); });
+  steps.forEach((s, i) => {
+    if (!byGroup.has(s.facts.id)) byGroup.set(s.facts.id, i);
+  });
   for (const s of steps) for (const id of s.ids) if (!groupOfId.has(id)) groupOfId.set(id, s.facts.id);
   for (const s of steps) if (!groupOfId.has(s.facts.id)) groupOfId.set(s.facts.id, s.facts.id);
   return { byGroup, groupOfId, ids: steps.flatMap((s) => s.ids) };
@@ -132,12 +152,15 @@ function idIndex(steps: readonly StepEntry[]): IdIndex {
 function sameSteps(a: readonly Piece[], b: readonly Piece[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!.parsed, y = b[i]!.parsed;
+    const x = a[i]!.parsed,
+      y = b[i]!.parsed;
     if (x === y) continue;
-    const xs = x.facts.steps, ys = y.facts.steps;
+    const xs = x.facts.steps,
+      ys = y.facts.steps;
     if (xs.length !== ys.length) return false;
     for (let k = 0; k < xs.length; k++) {
-      const p = idsOf(xs[k]!), q = idsOf(ys[k]!);
+      const p = idsOf(xs[k]!),
+        q = idsOf(ys[k]!);
       if (xs[k]!.id !== ys[k]!.id || p.length !== q.length || p.some((id, j) => id !== q[j])) return false;
     }
   }
@@ -170,7 +193,8 @@ export class PlanSource {
 
   /** The snapshot of `text`; the same object again for the same version. */
   update(text: string, version?: number): PlanSnapshot {
-    if (version !== undefined && this.last?.version === version && this.last.snapshot.text === text) return this.last.snapshot;
+    if (version !== undefined && this.last?.version === version && this.last.snapshot.text === text)
+      return this.last.snapshot;
     const split = splitPlan(text);
     const prev = this.prev;
     // An edit changes one stretch of the text: pieces wholly before it are found at the same
@@ -191,7 +215,14 @@ export class PlanSource {
         }
       }
       parsed ??= new ParsedPiece(text.slice(span.startOffset, span.endOffset), span.kind === 'step');
-      const piece: Piece = { kind: span.kind, startLine: span.startLine, endLine: span.endLine, startOffset: span.startOffset, endOffset: span.endOffset, parsed };
+      const piece: Piece = {
+        kind: span.kind,
+        startLine: span.startLine,
+        endLine: span.endLine,
+        startOffset: span.startOffset,
+        endOffset: span.endOffset,
+        parsed,
+      };
       byStart.set(span.startOffset, piece);
       return piece;
     });

@@ -25,12 +25,21 @@ export function quickFixes(snap: PlanSnapshot, diagnostics: readonly FixableDiag
       const q = old[0];
       const quoted = (q === '"' || q === "'") && old.length >= 2 && old[old.length - 1] === q;
       const newText = quoted ? `${q}${d.suggestion}${q}` : d.suggestion;
-      return [{ title: `Change to \`${d.suggestion}\``, diagnostic: i, edits: [{ range: d.range, newText }], preferred: true }];
+      return [
+        {
+          title: `Change to \`${d.suggestion}\``,
+          diagnostic: i,
+          edits: [{ range: d.range, newText }],
+          preferred: true,
+        },
+      ];
     }
     if (d.code === 'single-quoted') {
       const edits = unquoteEdits(snap, d);
       const expr = /\$\{\{ (.+?) \}\} is inside single quotes/.exec(d.message)?.[1];
-      return edits.length === 0 || expr === undefined ? [] : [{ title: `Take \${{ ${expr} }} out of the single quotes`, diagnostic: i, edits, preferred: true }];
+      return edits.length === 0 || expr === undefined
+        ? []
+        : [{ title: `Take \${{ ${expr} }} out of the single quotes`, diagnostic: i, edits, preferred: true }];
     }
     return [];
   });
@@ -45,7 +54,10 @@ function scalarAt(piece: Piece, offset: number): Scalar | undefined {
   let found: Scalar | undefined;
   visit(piece.parsed.lp.doc, {
     Scalar(_, node) {
-      if (node.range?.[0] === offset && typeof node.value === 'string') { found = node; return visit.BREAK; }
+      if (node.range?.[0] === offset && typeof node.value === 'string') {
+        found = node;
+        return visit.BREAK;
+      }
       return undefined;
     },
   });
@@ -54,7 +66,7 @@ function scalarAt(piece: Piece, offset: number): Scalar | undefined {
 
 // What opens and closes a double-quoted shell word, as each YAML scalar style spells it.
 const QUOTES: Record<string, readonly [string, string]> = {
-  QUOTE_DOUBLE: ["'\\\"", "\\\"'"],
+  QUOTE_DOUBLE: ['\'\\"', '\\"\''],
   QUOTE_SINGLE: ["''\"", "\"''"],
 };
 
@@ -65,7 +77,7 @@ function unquoteEdits(snap: PlanSnapshot, d: FixableDiagnostic): TextEdit[] {
   if (!node || !isScalar(node) || !node.range || expr === undefined) return [];
   const value = node.value as string;
   const source = piece.parsed.text.slice(node.range[0], node.range[1]);
-  const [open, close] = QUOTES[node.type ?? ''] ?? ["'\"", "\"'"];
+  const [open, close] = QUOTES[node.type ?? ''] ?? ['\'"', '"\''];
   const edits: TextEdit[] = [];
   for (const r of singleQuotedRefs(value)) {
     if (r.expr !== expr) continue;

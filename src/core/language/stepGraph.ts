@@ -34,18 +34,24 @@ export function transitiveNeeds(snap: PlanSnapshot, group: string): { id: string
         for (const id of resolveNeed(snap, need.text)) {
           const g = snap.groupOf(id);
           if (g === group) continue;
-          const via = f.group === group ? undefined : f.via ?? f.group;
+          const via = f.group === group ? undefined : (f.via ?? f.group);
           if (!viaOf.has(id)) viaOf.set(id, via);
-          if (g !== undefined && !seen.has(g)) { seen.add(g); next.push({ group: g, via: via ?? g }); }
+          if (g !== undefined && !seen.has(g)) {
+            seen.add(g);
+            next.push({ group: g, via: via ?? g });
+          }
         }
       }
     }
     frontier = next;
   }
-  return snap.allIds().filter((id) => viaOf.has(id)).map((id) => {
-    const via = viaOf.get(id);
-    return via === undefined ? { id } : { id, via };
-  });
+  return snap
+    .allIds()
+    .filter((id) => viaOf.has(id))
+    .map((id) => {
+      const via = viaOf.get(id);
+      return via === undefined ? { id } : { id, via };
+    });
 }
 
 /** Whether `entry` is a glob that starts with `group` and matches only its ids (a rename carries it along). */
@@ -78,7 +84,11 @@ export function dependents(snap: PlanSnapshot, group: string): Set<string> {
   const out = new Set<string>();
   const queue = [group];
   while (queue.length > 0) {
-    for (const d of back.get(queue.pop()!) ?? []) if (!out.has(d)) { out.add(d); queue.push(d); }
+    for (const d of back.get(queue.pop()!) ?? [])
+      if (!out.has(d)) {
+        out.add(d);
+        queue.push(d);
+      }
   }
   return out;
 }

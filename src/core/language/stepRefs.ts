@@ -25,11 +25,17 @@ function refsOfPiece(snap: PlanSnapshot, piece: Piece): StepRef[] {
   const steps = piece.parsed.facts.steps;
   for (const st of steps) {
     out.push({ kind: 'key', text: st.id, range: snap.range(piece, inner(piece, st.keySpan)), inStep: st.id });
-    for (const n of st.needs) out.push({ kind: 'need', text: n.text, range: snap.range(piece, inner(piece, n.span)), inStep: st.id });
+    for (const n of st.needs)
+      out.push({ kind: 'need', text: n.text, range: snap.range(piece, inner(piece, n.span)), inStep: st.id });
   }
   for (const t of piece.parsed.facts.templateRefs) {
     const owner = steps.find((st) => st.span[0] <= t.span[0] && t.span[1] <= st.span[1]);
-    out.push({ kind: 'template', text: t.id, range: snap.range(piece, t.span), ...(owner ? { inStep: owner.id } : {}) });
+    out.push({
+      kind: 'template',
+      text: t.id,
+      range: snap.range(piece, t.span),
+      ...(owner ? { inStep: owner.id } : {}),
+    });
   }
   return out;
 }

@@ -8,9 +8,13 @@ export function documentSymbols(snap: PlanSnapshot): DocumentSymbol[] {
   return snap.steps.map(({ facts: f, piece }) => {
     const base = f.kind === 'agent' ? `agent ${f.agent ?? fallbackAgent}` : 'run';
     return {
-      name: f.id, kind: f.kind,
-      detail: f.matrix ? `${base} · matrix ×${String(Object.values(f.matrix).reduce((n, v) => n * v.length, 1))}` : base,
-      range: snap.range(piece, f.span), selectionRange: snap.range(piece, f.keySpan),
+      name: f.id,
+      kind: f.kind,
+      detail: f.matrix
+        ? `${base} · matrix ×${String(Object.values(f.matrix).reduce((n, v) => n * v.length, 1))}`
+        : base,
+      range: snap.range(piece, f.span),
+      selectionRange: snap.range(piece, f.keySpan),
     };
   });
 }

@@ -14,8 +14,12 @@ export interface Notice {
   readonly body: {
     readonly text: string;
     readonly braid: {
-      readonly event: NotifyKind; readonly run: string; readonly plan: string; readonly workspace: string;
-      readonly step?: string; readonly status?: string;
+      readonly event: NotifyKind;
+      readonly run: string;
+      readonly plan: string;
+      readonly workspace: string;
+      readonly step?: string;
+      readonly status?: string;
       /** What answers it, to type in the workspace. */
       readonly command?: string;
     };
@@ -30,7 +34,9 @@ export interface NotifyContext {
 function counts(record: Readonly<RunRecord>): string {
   const n = new Map<StepStatus, number>();
   for (const s of Object.values(record.steps)) n.set(s.status, (n.get(s.status) ?? 0) + 1);
-  return STEP_STATUSES.filter((s) => (n.get(s) ?? 0) > 0).map((s) => `${n.get(s)} ${s}`).join(', ');
+  return STEP_STATUSES.filter((s) => (n.get(s) ?? 0) > 0)
+    .map((s) => `${n.get(s)} ${s}`)
+    .join(', ');
 }
 
 /** The notice an event calls for, or undefined (most events call for none). */
@@ -43,7 +49,10 @@ export function noticeFor(e: EngineEvent, record: Readonly<RunRecord>, ctx: Noti
     const command = e.status === 'succeeded' ? `braid status ${record.id}` : `braid retry ${record.id}`;
     return {
       key: 'run-ended',
-      body: { text: `Braid: ${where} ${e.status}${why}: ${counts(record)}${cost}. ${command}`, braid: { ...base, event: 'run-ended', status: e.status, command } },
+      body: {
+        text: `Braid: ${where} ${e.status}${why}: ${counts(record)}${cost}. ${command}`,
+        braid: { ...base, event: 'run-ended', status: e.status, command },
+      },
     };
   }
   if (e.type === 'step' && e.status === 'review') {

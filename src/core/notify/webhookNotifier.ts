@@ -29,7 +29,12 @@ interface Hook {
 class WebhookNotifier implements RunObserver {
   private readonly sent = new Set<string>();
 
-  constructor(private readonly hooks: readonly Hook[], private readonly start: RunStart, private readonly ctx: NotifyContext, private readonly timeoutMs: number) {}
+  constructor(
+    private readonly hooks: readonly Hook[],
+    private readonly start: RunStart,
+    private readonly ctx: NotifyContext,
+    private readonly timeoutMs: number,
+  ) {}
 
   onEvent(e: EngineEvent): void {
     const n = noticeFor(e, this.start.record, this.ctx);
@@ -43,19 +48,27 @@ class WebhookNotifier implements RunObserver {
     let problem: string | undefined;
     try {
       const res = await fetch(h.url, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(n.body),
-        signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error',
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(n.body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+        redirect: 'error',
       });
       await res.arrayBuffer().catch(() => undefined); // drain, so the connection is free
       if (!res.ok) problem = `HTTP ${res.status}`;
     } catch (e) {
       const err = e as Error & { cause?: { code?: string; message?: string } };
       if (err.name === 'TimeoutError') h.hung = true;
-      problem = err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}` : (err.cause?.code ?? err.cause?.message ?? err.message);
+      problem =
+        err.name === 'TimeoutError'
+          ? `no answer within ${this.timeoutMs >= 1000 ? `${Math.round(this.timeoutMs / 1000)} s` : `${this.timeoutMs} ms`}`
+          : (err.cause?.code ?? err.cause?.message ?? err.message);
     }
     if (problem !== undefined && !h.told) {
       h.told = true;
-      this.start.notice(`notify: the webhook ${h.shown} failed (${problem}); the run goes on, and later failures of it are not reported`);
+      this.start.notice(
+        `notify: the webhook ${h.shown} failed (${problem}); the run goes on, and later failures of it are not reported`,
+      );
     }
   }
 
@@ -72,13 +85,26 @@ export function webhookNotifier(options: NotifyOptions = {}): RunObserverFactory
     const seen = new Set<string>();
     for (const value of written) {
       const r = resolveWebhook(value, start.env);
-      if ('problem' in r) { start.notice(`notify: no word goes to ${shownWebhook(value)}: ${r.problem}`); continue; }
+      if ('problem' in r) {
+        start.notice(`notify: no word goes to ${shownWebhook(value)}: ${r.problem}`);
+        continue;
+      }
       if (seen.has(r.url)) continue;
       seen.add(r.url);
-      hooks.push({ url: r.url, shown: shownWebhook(value.includes('${{') ? value : r.url), chain: Promise.resolve(), told: false, hung: false });
+      hooks.push({
+        url: r.url,
+        shown: shownWebhook(value.includes('${{') ? value : r.url),
+        chain: Promise.resolve(),
+        told: false,
+        hung: false,
+      });
     }
     if (hooks.length === 0) return undefined;
-    const ctx: NotifyContext = { budgetAnswer: options.budgetAnswer ?? `the run stops there (braid run asks no one): raise max-cost-usd, then braid retry ${start.runId}` };
+    const ctx: NotifyContext = {
+      budgetAnswer:
+        options.budgetAnswer ??
+        `the run stops there (braid run asks no one): raise max-cost-usd, then braid retry ${start.runId}`,
+    };
     return new WebhookNotifier(hooks, start, ctx, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   };
 }

@@ -27,9 +27,20 @@ type Segment = { readonly globstar: true } | { readonly globstar: false; readonl
 class GlobError extends Error {}
 
 const POSIX: Record<string, RegExp> = {
-  alnum: /[A-Za-z0-9]/, alpha: /[A-Za-z]/, ascii: /[\x00-\x7f]/, blank: /[ \t]/, cntrl: /[\x00-\x1f\x7f]/,
-  digit: /[0-9]/, graph: /[\x21-\x7e]/, lower: /[a-z]/, print: /[\x20-\x7e]/, punct: /[!-/:-@[-`{-~]/,
-  space: /\s/, upper: /[A-Z]/, word: /\w/, xdigit: /[A-Fa-f0-9]/,
+  alnum: /[A-Za-z0-9]/,
+  alpha: /[A-Za-z]/,
+  ascii: /[\x00-\x7f]/,
+  blank: /[ \t]/,
+  cntrl: /[\x00-\x1f\x7f]/,
+  digit: /[0-9]/,
+  graph: /[\x21-\x7e]/,
+  lower: /[a-z]/,
+  print: /[\x20-\x7e]/,
+  punct: /[!-/:-@[-`{-~]/,
+  space: /\s/,
+  upper: /[A-Z]/,
+  word: /\w/,
+  xdigit: /[A-Fa-f0-9]/,
 };
 
 /** Compiles `pattern`, or says why it cannot be used (an extglob, too long, too many braces). */
@@ -39,7 +50,10 @@ export function compileGlob(pattern: string, opts: GlobOptions = {}): GlobResult
     let body = pattern;
     let negate = false;
     // As picomatch: a leading `!` negates (`!(` would be an extglob).
-    while (body.startsWith('!') && body[1] !== '(') { negate = !negate; body = body.slice(1); }
+    while (body.startsWith('!') && body[1] !== '(') {
+      negate = !negate;
+      body = body.slice(1);
+    }
     const alternatives = expandBraces(stripDotSlash(body)).map((alt) => parseSegments(alt));
     const dot = opts.dot ?? false;
     const match = (path: string): boolean => {
@@ -127,7 +141,10 @@ function splitTopLevel(s: string): string[] {
     if (c === '\\') i++;
     else if (c === '{') depth++;
     else if (c === '}') depth--;
-    else if (c === ',' && depth === 0) { parts.push(s.slice(start, i)); start = i + 1; }
+    else if (c === ',' && depth === 0) {
+      parts.push(s.slice(start, i));
+      start = i + 1;
+    }
   }
   parts.push(s.slice(start));
   return parts;
@@ -139,7 +156,8 @@ function braceRange(inner: string): string[] | undefined {
   if (!num && !chr) return undefined;
   const a = num ? Number(num[1]) : chr![1]!.charCodeAt(0);
   const b = num ? Number(num[2]) : chr![2]!.charCodeAt(0);
-  if (Math.abs(b - a) + 1 > MAX_BRACE_ALTERNATIVES) throw new GlobError(`its braces expand to more than ${MAX_BRACE_ALTERNATIVES} alternatives`);
+  if (Math.abs(b - a) + 1 > MAX_BRACE_ALTERNATIVES)
+    throw new GlobError(`its braces expand to more than ${MAX_BRACE_ALTERNATIVES} alternatives`);
   const out: string[] = [];
   for (let v = a; ; v += a <= b ? 1 : -1) {
     out.push(num ? String(v) : String.fromCharCode(v));
@@ -159,21 +177,31 @@ function parseSegments(pattern: string): Segment[] {
   };
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i]!;
-    if (c === '/') { end(); continue; }
+    if (c === '/') {
+      end();
+      continue;
+    }
     text += c;
     if ('?*+@!'.includes(c) && pattern[i + 1] === '(') {
       throw new GlobError(`\`${c}(…)\` extglobs are not supported; use braces ({a,b}) or several globs`);
     }
     if (c === '\\') {
       const next = pattern[i + 1];
-      if (next !== undefined) { tokens.push({ t: 'lit', c: next }); text += next; i++; }
+      if (next !== undefined) {
+        tokens.push({ t: 'lit', c: next });
+        text += next;
+        i++;
+      }
     } else if (c === '*') {
       if (tokens[tokens.length - 1]?.t !== 'star') tokens.push({ t: 'star' });
     } else if (c === '?') tokens.push({ t: 'one' });
     else if (c === '[') {
       const cls = parseClass(pattern, i);
-      if (cls) { tokens.push(cls.token); text += pattern.slice(i + 1, cls.end + 1); i = cls.end; }
-      else tokens.push({ t: 'lit', c });
+      if (cls) {
+        tokens.push(cls.token);
+        text += pattern.slice(i + 1, cls.end + 1);
+        i = cls.end;
+      } else tokens.push({ t: 'lit', c });
     } else tokens.push({ t: 'lit', c });
   }
   end();
@@ -197,7 +225,11 @@ function parseClass(p: string, open: number): { token: Token; end: number } | un
     const posix = c === '[' && p[i + 1] === ':' ? /^\[:([a-z]+):\]/.exec(p.slice(i)) : null;
     if (posix) {
       const re = POSIX[posix[1]!];
-      if (re && Object.hasOwn(POSIX, posix[1]!)) { tests.push((x) => re.test(x)); i += posix[0].length - 1; continue; }
+      if (re && Object.hasOwn(POSIX, posix[1]!)) {
+        tests.push((x) => re.test(x));
+        i += posix[0].length - 1;
+        continue;
+      }
     }
     let lo = c;
     if (c === '\\' && i + 1 < p.length) lo = p[++i]!;
@@ -205,7 +237,8 @@ function parseClass(p: string, open: number): { token: Token; end: number } | un
       let hi = p[i + 2]!;
       i += 2;
       if (hi === '\\' && i + 1 < p.length) hi = p[++i]!;
-      const a = lo, b = hi;
+      const a = lo,
+        b = hi;
       tests.push((x) => x >= a && x <= b);
     } else {
       const a = lo;
@@ -217,38 +250,65 @@ function parseClass(p: string, open: number): { token: Token; end: number } | un
 
 /** Segments against path parts; `**` spans any number of parts, by the same greedy walk as `*`. */
 function matchSegments(segs: readonly Segment[], parts: readonly string[], dot: boolean): boolean {
-  let si = 0, pi = 0;
-  let starSi = -1, starPi = 0;
+  let si = 0,
+    pi = 0;
+  let starSi = -1,
+    starPi = 0;
   while (pi < parts.length) {
     const seg = segs[si];
     const part = parts[pi]!;
     if (seg?.globstar) {
-      starSi = si; starPi = pi; si++;
+      starSi = si;
+      starPi = pi;
+      si++;
       continue;
     }
-    if (seg && matchSegment(seg.tokens, part, dot)) { si++; pi++; continue; }
+    if (seg && matchSegment(seg.tokens, part, dot)) {
+      si++;
+      pi++;
+      continue;
+    }
     // Let the last `**` swallow one more part, unless that part is hidden from it.
-    if (starSi >= 0 && globstarTakes(parts[starPi]!, dot)) { si = starSi + 1; pi = ++starPi; continue; }
+    if (starSi >= 0 && globstarTakes(parts[starPi]!, dot)) {
+      si = starSi + 1;
+      pi = ++starPi;
+      continue;
+    }
     return false;
   }
   while (segs[si]?.globstar) si++;
   return si === segs.length;
 }
 
-const globstarTakes = (part: string, dot: boolean): boolean => part !== '.' && part !== '..' && (dot || !part.startsWith('.'));
+const globstarTakes = (part: string, dot: boolean): boolean =>
+  part !== '.' && part !== '..' && (dot || !part.startsWith('.'));
 
 function matchSegment(tokens: readonly Token[], s: string, dot: boolean): boolean {
   if (s === '') return tokens.length === 0;
   // A leading dot is matched only by a literal dot, unless `dot`; `.` and `..` never by a wildcard.
   const first = tokens[0];
   if (s.startsWith('.') && first?.t !== 'lit' && (!dot || s === '.' || s === '..')) return false;
-  let ti = 0, si = 0;
-  let starTi = -1, starSi = 0;
+  let ti = 0,
+    si = 0;
+  let starTi = -1,
+    starSi = 0;
   while (si < s.length) {
     const tok = tokens[ti];
-    if (tok?.t === 'star') { starTi = ti++; starSi = si; continue; }
-    if (tok && oneChar(tok, s[si]!)) { ti++; si++; continue; }
-    if (starTi >= 0) { ti = starTi + 1; si = ++starSi; continue; }
+    if (tok?.t === 'star') {
+      starTi = ti++;
+      starSi = si;
+      continue;
+    }
+    if (tok && oneChar(tok, s[si]!)) {
+      ti++;
+      si++;
+      continue;
+    }
+    if (starTi >= 0) {
+      ti = starTi + 1;
+      si = ++starSi;
+      continue;
+    }
     return false;
   }
   while (tokens[ti]?.t === 'star') ti++;
@@ -257,9 +317,13 @@ function matchSegment(tokens: readonly Token[], s: string, dot: boolean): boolea
 
 function oneChar(tok: Token, c: string): boolean {
   switch (tok.t) {
-    case 'lit': return tok.c === c;
-    case 'one': return true;
-    case 'class': return tok.test(c) !== tok.negate;
-    case 'star': return false;
+    case 'lit':
+      return tok.c === c;
+    case 'one':
+      return true;
+    case 'class':
+      return tok.test(c) !== tok.negate;
+    case 'star':
+      return false;
   }
 }

@@ -25,18 +25,33 @@ export function checkAgentInputs(model: PlanModel, report: Report): void {
         if (takesText(agent)) {
           const asList = model.checked.listCommands.has(name);
           agent.command.forEach((arg, i) => {
-            const path: KeyPath = !written ? fieldPath(inst.group, inst.own, 'agent') : asList ? ['agents', name, 'command', i] : ['agents', name, 'command'];
-            for (const r of splicedTemplates(arg)) report(path, splicedMessage(r), 'spliced-template', { within: { value: arg, start: r.start, end: r.end } });
+            const path: KeyPath = !written
+              ? fieldPath(inst.group, inst.own, 'agent')
+              : asList
+                ? ['agents', name, 'command', i]
+                : ['agents', name, 'command'];
+            for (const r of splicedTemplates(arg))
+              report(path, splicedMessage(r), 'spliced-template', {
+                within: { value: arg, start: r.start, end: r.end },
+              });
           });
         }
       }
       if (!written || written.input !== undefined || warned.has(name)) continue;
-      const prompts = [inst.own.prompt, ...(inst.own.alternatives ?? []).filter((a) => (a.agent ?? inst.agent) === name).map((a) => a.prompt)];
+      const prompts = [
+        inst.own.prompt,
+        ...(inst.own.alternatives ?? []).filter((a) => (a.agent ?? inst.agent) === name).map((a) => a.prompt),
+      ];
       const templated = prompts.some((p) => p !== undefined && parseTemplates(p).refs.length > 0);
       if (!templated && !(context && agent.context)) continue;
       warned.add(name);
-      report(['agents', name], `\`input\` is not set, so ${name} is given its prompt as code: each template as a \`\${BRAID_…}\` reference (the value in its environment), without the plan's context. `
-        + `Add \`input: text\` if ${name} reads its prompt as text and never runs it, or \`input: code\` if it may run it (a shell, \`python3 -c\`)`, 'agent-input', { severity: 'warning', key: true });
+      report(
+        ['agents', name],
+        `\`input\` is not set, so ${name} is given its prompt as code: each template as a \`\${BRAID_…}\` reference (the value in its environment), without the plan's context. ` +
+          `Add \`input: text\` if ${name} reads its prompt as text and never runs it, or \`input: code\` if it may run it (a shell, \`python3 -c\`)`,
+        'agent-input',
+        { severity: 'warning', key: true },
+      );
     }
   }
 }

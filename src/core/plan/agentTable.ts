@@ -7,7 +7,9 @@ import { dict } from './dict';
 import { splitCommand } from './splitCommand';
 import type { AgentDef } from './types';
 
-export type AgentOverrides = Readonly<Record<string, { command?: readonly string[] | string; env?: Record<string, string> }>>;
+export type AgentOverrides = Readonly<
+  Record<string, { command?: readonly string[] | string; env?: Record<string, string> }>
+>;
 
 export interface AgentTable {
   readonly agents: Readonly<Record<string, AgentDef>>;
@@ -45,7 +47,10 @@ export function formatFor(base: AgentDef | undefined, argv: readonly string[]): 
     const eq = a.indexOf('=');
     const name = eq === -1 ? a : a.slice(0, eq);
     if (!spec.names.includes(name)) continue;
-    if (!spec.values) { if (eq === -1) value = a; continue; }
+    if (!spec.values) {
+      if (eq === -1) value = a;
+      continue;
+    }
     value = eq === -1 ? argv[++i] : a.slice(eq + 1);
   }
   if (value === undefined) return 'text';
@@ -59,7 +64,10 @@ export interface AgentTableOptions {
 }
 
 /** Presets (with the permission asked for), then settings overrides, then the plan's agent definitions merged over them. */
-export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefined>>, opts: AgentTableOptions = {}): AgentTable {
+export function agentTable(
+  planAgents: Readonly<Record<string, AgentDoc | undefined>>,
+  opts: AgentTableOptions = {},
+): AgentTable {
   const agents = dict(presetTable(opts.permission ? { permission: opts.permission } : {}));
   const overrides = opts.overrides ?? {};
   const problems: string[] = [];
@@ -83,9 +91,9 @@ export function agentTable(planAgents: Readonly<Record<string, AgentDoc | undefi
       env: dict({ ...(base?.env ?? {}), ...(a.env ?? {}) }),
       context: a.context ?? base?.context ?? true,
       format: formatFor(base, a.command),
-      ...(a.cwd ?? base?.cwd ? { cwd: a.cwd ?? base?.cwd } : {}),
-      ...(a.stdin ?? base?.stdin ? { stdin: a.stdin ?? base?.stdin } : {}),
-      ...(a.pool ?? base?.pool ? { pool: a.pool ?? base?.pool } : {}),
+      ...((a.cwd ?? base?.cwd) ? { cwd: a.cwd ?? base?.cwd } : {}),
+      ...((a.stdin ?? base?.stdin) ? { stdin: a.stdin ?? base?.stdin } : {}),
+      ...((a.pool ?? base?.pool) ? { pool: a.pool ?? base?.pool } : {}),
       // Never inherited: a replaced command may be anything, so only the plan's word makes it text.
       ...(a.input ? { input: a.input } : {}),
     };

@@ -13,28 +13,60 @@ export function checkBestOf(model: PlanModel, inst: Instance, opts: ExpandOption
   const own = inst.own;
   const at = (key: string): (string | number)[] => ['steps', inst.group, key];
   if (!isBestOf(own)) {
-    if (own.pick !== undefined) report(at('pick'), '`pick` chooses among alternatives: add `best-of: N` or `alternatives`', 'best-of', { key: true });
+    if (own.pick !== undefined)
+      report(at('pick'), '`pick` chooses among alternatives: add `best-of: N` or `alternatives`', 'best-of', {
+        key: true,
+      });
     return;
   }
   const key = own.alternatives !== undefined ? 'alternatives' : 'best-of';
   if (own['best-of'] !== undefined && own.alternatives !== undefined) {
-    report(at('best-of'), 'use `best-of: N` (N copies of the step) or `alternatives` (each named), not both; remove `best-of`', 'best-of', { key: true });
+    report(
+      at('best-of'),
+      'use `best-of: N` (N copies of the step) or `alternatives` (each named), not both; remove `best-of`',
+      'best-of',
+      { key: true },
+    );
   }
   if (!opts.isGit) {
-    report(at(key), `\`${key}\` runs each alternative in a git worktree of its own: open the plan in a git repository, or remove \`${key}\``, 'best-of', { key: true });
+    report(
+      at(key),
+      `\`${key}\` runs each alternative in a git worktree of its own: open the plan in a git repository, or remove \`${key}\``,
+      'best-of',
+      { key: true },
+    );
   } else if (inst.isolation === 'shared') {
-    report(fieldPath(inst.group, own, 'isolation'), `\`${key}\` needs \`isolation: worktree\` (each alternative works in its own tree); use \`worktree\` here`, 'best-of', { suggestion: 'worktree' });
+    report(
+      fieldPath(inst.group, own, 'isolation'),
+      `\`${key}\` needs \`isolation: worktree\` (each alternative works in its own tree); use \`worktree\` here`,
+      'best-of',
+      { suggestion: 'worktree' },
+    );
   }
   if (own.pick === 'check' && inst.merged.check === undefined) {
-    report(at('pick'), '`pick: check` scores each alternative by the line `score: N` its `check` prints (or the number it writes to $BRAID_SCORE_FILE): add `check`, or use `pick: first`', 'best-of', { key: true });
+    report(
+      at('pick'),
+      '`pick: check` scores each alternative by the line `score: N` its `check` prints (or the number it writes to $BRAID_SCORE_FILE): add `check`, or use `pick: first`',
+      'best-of',
+      { key: true },
+    );
   }
   (own.alternatives ?? []).forEach((alt, i) => {
     if (alt.agent !== undefined && !model.table.known.has(alt.agent)) {
       const h = hint(alt.agent, [...model.table.known]);
-      report(['steps', inst.group, 'alternatives', i, 'agent'], `unknown agent \`${alt.agent}\`${h.text}`, 'unknown-agent', h.fix);
+      report(
+        ['steps', inst.group, 'alternatives', i, 'agent'],
+        `unknown agent \`${alt.agent}\`${h.text}`,
+        'unknown-agent',
+        h.fix,
+      );
     }
     if (inst.kind === 'run' && (alt.agent !== undefined || alt.prompt !== undefined || alt.model !== undefined)) {
-      report(['steps', inst.group, 'alternatives', i], 'an alternative of a `run` step may only set `env` (agent, model and prompt are for `prompt` steps)', 'best-of');
+      report(
+        ['steps', inst.group, 'alternatives', i],
+        'an alternative of a `run` step may only set `env` (agent, model and prompt are for `prompt` steps)',
+        'best-of',
+      );
     } else if (inst.kind === 'prompt') {
       checkAlternativeAsks(model, inst, i, report);
     }

@@ -3,7 +3,15 @@
 // those objects, and the spread that copies them into the document, were most of the time and
 // the memory (690 MB, 40 s). Here the parser's tokens stream into the composer as parseDocument
 // does, but past the cap an error token is dropped and an error report only counted.
-import { Composer, Parser, YAMLParseError, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
+import {
+  Composer,
+  Parser,
+  YAMLParseError,
+  type Document,
+  type DocumentOptions,
+  type ParseOptions,
+  type SchemaOptions,
+} from 'yaml';
 
 export interface CappedParse {
   readonly doc: Document.Parsed;
@@ -15,14 +23,24 @@ export interface CappedParse {
 type OnError = (source: unknown, code: string, message: string, warning?: boolean) => void;
 
 /** parseDocument(text, options), building at most `cap` errors and warnings. */
-export function parseCapped(text: string, cap: number, options: ParseOptions & DocumentOptions & SchemaOptions): CappedParse {
+export function parseCapped(
+  text: string,
+  cap: number,
+  options: ParseOptions & DocumentOptions & SchemaOptions,
+): CappedParse {
   const composer = new Composer(options);
   // onError is yaml's own field (private in its types), handed to every compose step it calls.
   const hooks = composer as unknown as { onError: OnError };
   const build = hooks.onError;
-  let built = 0, unbuiltErrors = 0, unbuiltWarnings = 0;
+  let built = 0,
+    unbuiltErrors = 0,
+    unbuiltWarnings = 0;
   hooks.onError = (source, code, message, warning) => {
-    if (built >= cap) { if (warning) unbuiltWarnings++; else unbuiltErrors++; return; }
+    if (built >= cap) {
+      if (warning) unbuiltWarnings++;
+      else unbuiltErrors++;
+      return;
+    }
     built++;
     build(source, code, message, warning);
   };
@@ -30,7 +48,10 @@ export function parseCapped(text: string, cap: number, options: ParseOptions & D
     for (const token of new Parser().parse(text)) {
       if (token.type === 'error') {
         // The composer turns a top-level error token into an error without calling onError.
-        if (built >= cap) { unbuiltErrors++; continue; }
+        if (built >= cap) {
+          unbuiltErrors++;
+          continue;
+        }
         built++;
       }
       yield token;
@@ -38,9 +59,18 @@ export function parseCapped(text: string, cap: number, options: ParseOptions & D
   }
   let doc: Document.Parsed | undefined;
   for (const d of composer.compose(tokens(), true, text.length)) {
-    if (!doc) { doc = d; continue; }
+    if (!doc) {
+      doc = d;
+      continue;
+    }
     // As parseDocument says it: a second document is one error, and the rest is not read.
-    doc.errors.push(new YAMLParseError([d.range[0], d.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents; please use YAML.parseAllDocuments()'));
+    doc.errors.push(
+      new YAMLParseError(
+        [d.range[0], d.range[1]],
+        'MULTIPLE_DOCS',
+        'Source contains multiple documents; please use YAML.parseAllDocuments()',
+      ),
+    );
     break;
   }
   // compose(…, forceDoc = true) always yields a document.

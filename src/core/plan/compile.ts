@@ -30,7 +30,10 @@ export interface CompileOptions {
    */
   permission?: AgentPermission;
 }
-export interface CompileResult { graph?: Graph; diagnostics: Diagnostic[] }
+export interface CompileResult {
+  graph?: Graph;
+  diagnostics: Diagnostic[];
+}
 
 /**
  * Largest plan file read, in bytes. A 10,000-step plan (MAX_PLAN_STEPS) with long prompts is about
@@ -41,12 +44,18 @@ export const MAX_PLAN_BYTES = 5_000_000;
 /** The problem for text past MAX_PLAN_BYTES: at the line where the limit is crossed. */
 function tooLarge(file: string, text: string, bytes: number): Diagnostic {
   // The cap counts UTF-8 bytes: the text up to it (a character cut in two ends it).
-  const upTo = Buffer.from(text.slice(0, MAX_PLAN_BYTES + 1), 'utf8').subarray(0, MAX_PLAN_BYTES).toString('utf8');
+  const upTo = Buffer.from(text.slice(0, MAX_PLAN_BYTES + 1), 'utf8')
+    .subarray(0, MAX_PLAN_BYTES)
+    .toString('utf8');
   const lines = upTo.split('\n');
-  const line = lines.length - 1, column = Math.max(0, lines[line]!.replace(/\uFFFD$/, '').length);
+  const line = lines.length - 1,
+    column = Math.max(0, lines[line]!.replace(/\uFFFD$/, '').length);
   const mb = (n: number) => `${(n / 1_000_000).toFixed(1)} MB`;
   return {
-    file, severity: 'error', code: 'plan-size', range: { start: { line, column }, end: { line, column } },
+    file,
+    severity: 'error',
+    code: 'plan-size',
+    range: { start: { line, column }, end: { line, column } },
     message: `the plan is ${mb(bytes)}; a plan file may be at most ${mb(MAX_PLAN_BYTES)} (this is where it passes that)`,
   };
 }
@@ -63,11 +72,23 @@ export async function compilePlanFile(path: string, opts?: CompileOptions): Prom
         const buf = Buffer.alloc(MAX_PLAN_BYTES + 4);
         const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
         return { diagnostics: [tooLarge(path, buf.subarray(0, bytesRead).toString('utf8'), size)] };
-      } finally { await fh.close(); }
+      } finally {
+        await fh.close();
+      }
     }
     text = await readFile(path, 'utf8');
   } catch (e) {
-    return { diagnostics: [{ file: path, range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } }, severity: 'error', code: 'unreadable', message: `cannot read plan: ${(e as Error).message}` }] };
+    return {
+      diagnostics: [
+        {
+          file: path,
+          range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } },
+          severity: 'error',
+          code: 'unreadable',
+          message: `cannot read plan: ${(e as Error).message}`,
+        },
+      ],
+    };
   }
   return compilePlan(path, text, opts);
 }
@@ -80,7 +101,8 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
     if (bytes > MAX_PLAN_BYTES) return { diagnostics: [tooLarge(file, text, bytes)] };
   }
   const lp = loadPlan(file, text);
-  if (lp.value === undefined && lp.diagnostics.some((d) => d.severity === 'error')) return { diagnostics: tidy(lp.diagnostics) };
+  if (lp.value === undefined && lp.diagnostics.some((d) => d.severity === 'error'))
+    return { diagnostics: tidy(lp.diagnostics) };
   const schema = checkSchema(lp);
   const diags = joinDiagnostics(lp.diagnostics, schema.diagnostics);
   const report = reporter(lp, diags);
@@ -92,7 +114,11 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   if (order) {
     const pairs = candidates(model, schema.plan.top.concurrency);
     // Only the steps some check will ask about get a bit in the index, so it stays small.
-    const asked = [...queries.map((q) => q.ancestor), ...pairs.writers.map((s) => s.id), ...pairs.unlocked.map((s) => s.id)];
+    const asked = [
+      ...queries.map((q) => q.ancestor),
+      ...pairs.writers.map((s) => s.id),
+      ...pairs.unlocked.map((s) => s.id),
+    ];
     const reach = reachability(order, model.needs, asked);
     checkStepRefs(queries, reach);
     warnConcurrency(pairs, reach, report);

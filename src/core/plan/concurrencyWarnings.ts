@@ -45,11 +45,14 @@ export function warnConcurrency(c: Candidates, reach: Reach, report: Report): vo
       if (!pair) continue;
       const what = pair[0] === pair[1] ? pair[0] : `${pair[0]} / ${pair[1]}`;
       // Two worktree steps run at once in their own trees; only their merge-backs take turns.
-      const apart = a.isolation === 'worktree' && b.isolation === 'worktree'
-        ? 'they run at once in their worktrees and merge back one after the other (the second may end `conflict`)'
-        : 'they will run one after the other';
-      report(fieldPath(b.group, b.own, 'writes'), `${a.id} and ${b.id} both write ${what}; ${apart}`,
-        'write-overlap', { severity: 'warning', bare: true });
+      const apart =
+        a.isolation === 'worktree' && b.isolation === 'worktree'
+          ? 'they run at once in their worktrees and merge back one after the other (the second may end `conflict`)'
+          : 'they will run one after the other';
+      report(fieldPath(b.group, b.own, 'writes'), `${a.id} and ${b.id} both write ${what}; ${apart}`, 'write-overlap', {
+        severity: 'warning',
+        bare: true,
+      });
     }
   }
   const warned = new Set<string>();
@@ -61,7 +64,12 @@ export function warnConcurrency(c: Candidates, reach: Reach, report: Report): vo
     const a = unlocked.slice(0, j).find((x) => mayRunAtOnce(reach, x.id, b.id));
     if (!a) continue;
     warned.add(b.group);
-    report(['steps', b.group], `${b.id} and ${a.id} are agent steps without \`writes\` that may run at once in the shared workspace; ` +
-      'give them `writes` (their locks) or `isolation: worktree`', 'unlocked-agents', { severity: 'warning', key: true, bare: true });
+    report(
+      ['steps', b.group],
+      `${b.id} and ${a.id} are agent steps without \`writes\` that may run at once in the shared workspace; ` +
+        'give them `writes` (their locks) or `isolation: worktree`',
+      'unlocked-agents',
+      { severity: 'warning', key: true, bare: true },
+    );
   }
 }

@@ -7,7 +7,9 @@
  * component, each starting and ending at its first member in `fileOrder`.
  */
 export function findCycles(
-  cyclic: readonly string[], needs: ReadonlyMap<string, readonly string[]>, fileOrder: ReadonlyMap<string, number>,
+  cyclic: readonly string[],
+  needs: ReadonlyMap<string, readonly string[]>,
+  fileOrder: ReadonlyMap<string, number>,
 ): string[][] {
   const inSet = new Set(cyclic);
   const cycles: string[][] = [];
@@ -79,7 +81,10 @@ function shortestLoop(start: string, next: (id: string) => readonly string[]): s
         // Built backwards from the closing edge; put it in walk order.
         return [path[0]!, ...path.slice(1, -1).reverse(), start];
       }
-      if (!parent.has(n) && n !== start) { parent.set(n, id); queue.push(n); }
+      if (!parent.has(n) && n !== start) {
+        parent.set(n, id);
+        queue.push(n);
+      }
     }
   }
   return [start, start];

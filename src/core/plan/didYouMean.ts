@@ -10,7 +10,9 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   if (exactCase !== undefined && exactCase !== word) return exactCase;
   const best = closest(word, candidates as string[]);
   const d = distance(word, best);
-  return d > 0 && d <= Math.max(2, Math.floor(word.length / 3)) && d * 2 < Math.max(word.length, best.length) ? best : undefined;
+  return d > 0 && d <= Math.max(2, Math.floor(word.length / 3)) && d * 2 < Math.max(word.length, best.length)
+    ? best
+    : undefined;
 }
 
 /** The did-you-mean text and the suggestion itself (for a quick fix), as reporter options take it. */

@@ -18,7 +18,10 @@ export function parseDuration(value: string | number): number | undefined {
   let any = false;
   UNIT_MS.forEach((unit, k) => {
     const part = m[k + 1];
-    if (part !== undefined) { any = true; ms += Number(part) * unit; }
+    if (part !== undefined) {
+      any = true;
+      ms += Number(part) * unit;
+    }
   });
   return any ? Math.round(ms) : undefined;
 }

@@ -14,11 +14,19 @@ export function checkEnvNames(model: PlanModel, report: Report): void {
     for (const name of inst.id === inst.group ? [inst.id] : [inst.group, inst.id]) {
       const v = envNameFor(['steps', name, 'output']);
       const first = steps.get(v);
-      if (first === undefined) { steps.set(v, name); continue; }
+      if (first === undefined) {
+        steps.set(v, name);
+        continue;
+      }
       if (first === name || told.has(inst.group)) continue;
       told.add(inst.group);
       const stem = v.replace(/_OUTPUT$/, '');
-      report(['steps', inst.group], `\`${name}\` and \`${first}\` are one variable to a shell (${stem}_OUTPUT, ${stem}_STATUS): a step needing both reads one of them; rename one`, 'env-name', { key: true, severity: 'warning' });
+      report(
+        ['steps', inst.group],
+        `\`${name}\` and \`${first}\` are one variable to a shell (${stem}_OUTPUT, ${stem}_STATUS): a step needing both reads one of them; rename one`,
+        'env-name',
+        { key: true, severity: 'warning' },
+      );
     }
   }
   for (const step of model.checked.steps) {
@@ -26,8 +34,16 @@ export function checkEnvNames(model: PlanModel, report: Report): void {
     for (const key of Object.keys(step.doc.matrix ?? {})) {
       const v = envNameFor(['matrix', key]);
       const first = keys.get(v);
-      if (first === undefined) { keys.set(v, key); continue; }
-      report(['steps', step.id, 'matrix', key], `matrix keys \`${key}\` and \`${first}\` are one variable to a shell (${v}): rename one`, 'env-name', { key: true, severity: 'warning' });
+      if (first === undefined) {
+        keys.set(v, key);
+        continue;
+      }
+      report(
+        ['steps', step.id, 'matrix', key],
+        `matrix keys \`${key}\` and \`${first}\` are one variable to a shell (${v}): rename one`,
+        'env-name',
+        { key: true, severity: 'warning' },
+      );
     }
   }
 }

@@ -120,14 +120,23 @@ export function instanceId(group: string, values: readonly string[]): string {
 }
 
 /** Replaces `${{ matrix.<key> }}` (when the key exists) and `${{ plan.name }}`; other templates stay. */
-export function substitutePath(text: string, values: Readonly<Record<string, string>> | undefined, planName: string): string {
+export function substitutePath(
+  text: string,
+  values: Readonly<Record<string, string>> | undefined,
+  planName: string,
+): string {
   const { refs } = parseTemplates(text);
   if (refs.length === 0) return text;
   let out = '';
   let at = 0;
   for (const ref of refs) {
     const c = classifyRef(ref.path);
-    const value = c?.kind === 'plan-name' ? planName : c?.kind === 'matrix' && c.key !== undefined ? ownValue(values, c.key) : undefined;
+    const value =
+      c?.kind === 'plan-name'
+        ? planName
+        : c?.kind === 'matrix' && c.key !== undefined
+          ? ownValue(values, c.key)
+          : undefined;
     out += text.slice(at, ref.start) + (value ?? text.slice(ref.start, ref.end));
     at = ref.end;
   }
@@ -157,7 +166,8 @@ const matrixSize = (matrix: Readonly<Record<string, readonly string[]>>): number
 /** Expands the checked plan into concrete steps and resolves their needs. */
 export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOptions = {}): PlanModel {
   const table = agentTable(checked.agents, {
-    ...(opts.agentOverrides ? { overrides: opts.agentOverrides } : {}), ...(opts.permission ? { permission: opts.permission } : {}),
+    ...(opts.agentOverrides ? { overrides: opts.agentOverrides } : {}),
+    ...(opts.permission ? { permission: opts.permission } : {}),
   });
   const defaults = checked.defaults;
   const instances: Instance[] = [];
@@ -169,7 +179,8 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
     const merged: StepDoc = { ...defaults, ...own };
     if (defaults.env && own.env) merged.env = { ...defaults.env, ...own.env };
     // A malformed `prompt` (already reported) still makes an agent step, so no check mistakes it for `run`.
-    const kind: StepKind = own.prompt !== undefined || (own.run === undefined && step.present.has('prompt')) ? 'prompt' : 'run';
+    const kind: StepKind =
+      own.prompt !== undefined || (own.run === undefined && step.present.has('prompt')) ? 'prompt' : 'run';
     const count = own.matrix ? matrixSize(own.matrix) : 1;
     const limit = count > MAX_MATRIX_STEPS ? 'matrix' : total + count > MAX_PLAN_STEPS ? 'plan' : undefined;
     if (limit) {
@@ -185,17 +196,33 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
       const sub = (s: string) => substitutePath(s, values, planName);
       ids.push(id);
       instances.push({
-        id, group: step.id, index: instances.length, kind, own, merged, mapping: step.mapping, present: step.present,
+        id,
+        group: step.id,
+        index: instances.length,
+        kind,
+        own,
+        merged,
+        mapping: step.mapping,
+        present: step.present,
         name: sub(merged.name ?? id),
-        writes: (merged.writes ?? []).map(sub), reads: (merged.reads ?? []).map(sub),
-        copy: (merged.copy ?? []).map(sub), symlink: (merged.symlink ?? []).map(sub), sparse: (merged.sparse ?? []).map(sub),
+        writes: (merged.writes ?? []).map(sub),
+        reads: (merged.reads ?? []).map(sub),
+        copy: (merged.copy ?? []).map(sub),
+        symlink: (merged.symlink ?? []).map(sub),
+        sparse: (merged.sparse ?? []).map(sub),
         // Alternatives each need a worktree of their own: best-of makes one the default in git.
-        isolation: resolveIsolation(kind, merged.isolation, isBestOf(own) && opts.isGit ? { ...opts, defaultIsolation: 'worktree' } : opts),
+        isolation: resolveIsolation(
+          kind,
+          merged.isolation,
+          isBestOf(own) && opts.isGit ? { ...opts, defaultIsolation: 'worktree' } : opts,
+        ),
         ...(values ? { values } : {}),
         ...(merged.cwd !== undefined ? { cwd: sub(merged.cwd) } : {}),
         ...(merged.output !== undefined ? { output: sub(merged.output) } : {}),
         ...(merged.model !== undefined ? { model: sub(merged.model) } : {}),
-        ...(own.alternatives ? { alternativeModels: own.alternatives.map((a) => (a.model === undefined ? undefined : sub(a.model))) } : {}),
+        ...(own.alternatives
+          ? { alternativeModels: own.alternatives.map((a) => (a.model === undefined ? undefined : sub(a.model))) }
+          : {}),
         ...(kind === 'prompt' ? { agent: merged.agent ?? DEFAULT_AGENT } : {}),
       });
     }
@@ -214,7 +241,9 @@ export function modelPlan(checked: CheckedPlan, planName: string, opts: ExpandOp
 }
 
 function resolveNeeds(
-  checked: CheckedPlan, groups: ReadonlyMap<string, readonly string[]>, byId: ReadonlyMap<string, Instance>,
+  checked: CheckedPlan,
+  groups: ReadonlyMap<string, readonly string[]>,
+  byId: ReadonlyMap<string, Instance>,
 ): { needs: Map<string, string[]>; problems: NeedProblem[] } {
   const allIds = [...byId.keys()];
   const globCache = new Map<string, string[] | string>();
@@ -243,20 +272,34 @@ function resolveNeeds(
       else if (byId.has(entry)) matched = [entry];
       else if (!STEP_ID.test(entry) && picomatch.scan(entry).isGlob) {
         if (!globCache.has(entry)) globWork += allIds.length * entry.length;
-        if (globWork > MAX_GLOB_WORK) { over = true; problems.push({ group: step.id, index, entry, kind: 'too-many' }); return; }
+        if (globWork > MAX_GLOB_WORK) {
+          over = true;
+          problems.push({ group: step.id, index, entry, kind: 'too-many' });
+          return;
+        }
         const hit = globMatches(entry);
-        if (typeof hit === 'string') { problems.push({ group: step.id, index, entry, kind: 'bad-glob', reason: hit }); return; }
+        if (typeof hit === 'string') {
+          problems.push({ group: step.id, index, entry, kind: 'bad-glob', reason: hit });
+          return;
+        }
         glob = true;
         matched = hit;
+      } else {
+        problems.push({ group: step.id, index, entry, kind: 'unknown' });
+        return;
       }
-      else { problems.push({ group: step.id, index, entry, kind: 'unknown' }); return; }
       // A glob such as `review-*` in `review-all` means the others; naming oneself outright is a mistake.
       const others = matched.filter((id) => !own.has(id));
-      if (!glob && (entry === step.id || others.length < matched.length)) problems.push({ group: step.id, index, entry, kind: 'self' });
+      if (!glob && (entry === step.id || others.length < matched.length))
+        problems.push({ group: step.id, index, entry, kind: 'self' });
       else if (glob && others.length === 0) problems.push({ group: step.id, index, entry, kind: 'no-match' });
       // Each instance of the step needs each of these: the edges the graph will hold.
       edges += own.size * others.length;
-      if (edges > MAX_PLAN_EDGES) { over = true; problems.push({ group: step.id, index, entry, kind: 'too-many' }); return; }
+      if (edges > MAX_PLAN_EDGES) {
+        over = true;
+        problems.push({ group: step.id, index, entry, kind: 'too-many' });
+        return;
+      }
       for (const id of others) out.add(id);
     });
     const sorted = [...out].sort();

@@ -4,7 +4,10 @@ import type { Graph, GraphStep, Isolation, StepKind } from './types';
 // In a DOT quoted string only `\"` is an escape for the lexer, but labels also read `\n`, `\l`,
 // `\N`…, so a backslash is doubled to stay literal; line breaks become DOT's `\n`.
 const dotString = (s: string): string =>
-  `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r\n|\r|\n/g, '\\n')}"`;
+  `"${s
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/\r\n|\r|\n/g, '\\n')}"`;
 
 const stepsInOrder = (graph: Graph): GraphStep[] =>
   graph.order.map((id) => {
@@ -31,7 +34,10 @@ export function toDot(graph: Graph): string {
   let clusterCount = 0;
   for (const s of steps) {
     const g = s.matrix?.group;
-    if (g === undefined) { lines.push(dotNode(s, '  ')); continue; }
+    if (g === undefined) {
+      lines.push(dotNode(s, '  '));
+      continue;
+    }
     if (drawn.has(g)) continue;
     drawn.add(g);
     lines.push(`  subgraph "cluster_g${clusterCount++}" {`, `    label=${dotString(g)};`);

@@ -25,7 +25,10 @@ export interface Dependents<S extends { readonly dependents: readonly string[] }
  * Longest weighted path from each step to a sink, counting the step itself, by one reverse pass:
  * with weight 1, a step's depth (the graph's); with expected durations, the scheduler's priority.
  */
-export function criticalPaths<S extends { readonly dependents: readonly string[] }>(graph: Dependents<S>, weight: (step: S) => number): Map<string, number> {
+export function criticalPaths<S extends { readonly dependents: readonly string[] }>(
+  graph: Dependents<S>,
+  weight: (step: S) => number,
+): Map<string, number> {
   const cp = new Map<string, number>();
   for (let i = graph.order.length - 1; i >= 0; i--) {
     const id = graph.order[i]!;
@@ -52,19 +55,25 @@ function agentAsks(inst: Instance): Partial<GraphStep> {
 
 /** `defaults: {on-conflict: resolve}` leaves `run` steps alone: they have no agent to resolve with (validate.ts refuses it on one). */
 function onConflictOf(inst: Instance): OnConflict {
-  const set = inst.own['on-conflict'] ?? (inst.kind === 'run' && inst.merged['on-conflict'] === 'resolve' ? undefined : inst.merged['on-conflict']);
+  const set =
+    inst.own['on-conflict'] ??
+    (inst.kind === 'run' && inst.merged['on-conflict'] === 'resolve' ? undefined : inst.merged['on-conflict']);
   return set ?? (inst.kind === 'prompt' ? 'resolve' : 'stop');
 }
 
 function bestOfOf(inst: Instance): BestOf {
   const own = inst.own;
-  const entries: NonNullable<StepDoc['alternatives']> = own.alternatives ?? Array.from({ length: own['best-of'] ?? 2 }, () => ({}));
-  const alternatives = entries.map((e, i): AlternativeDef => Object.freeze({
-    index: i + 1, env: dict(e.env),
-    ...(e.agent !== undefined ? { agent: e.agent } : {}),
-    ...(inst.alternativeModels?.[i] !== undefined ? { model: inst.alternativeModels[i] } : {}),
-    ...(e.prompt !== undefined ? { prompt: e.prompt } : {}),
-  }));
+  const entries: NonNullable<StepDoc['alternatives']> =
+    own.alternatives ?? Array.from({ length: own['best-of'] ?? 2 }, () => ({}));
+  const alternatives = entries.map((e, i): AlternativeDef =>
+    Object.freeze({
+      index: i + 1,
+      env: dict(e.env),
+      ...(e.agent !== undefined ? { agent: e.agent } : {}),
+      ...(inst.alternativeModels?.[i] !== undefined ? { model: inst.alternativeModels[i] } : {}),
+      ...(e.prompt !== undefined ? { prompt: e.prompt } : {}),
+    }),
+  );
   return Object.freeze({ pick: own.pick ?? 'first', alternatives: Object.freeze(alternatives) });
 }
 
@@ -73,21 +82,37 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   const dependents = new Map<string, string[]>(order.map((id) => [id, []]));
   for (const id of order) for (const n of model.needs.get(id) ?? []) dependents.get(n)?.push(id);
   for (const list of dependents.values()) list.sort();
-  const depth = criticalPaths({ order, steps: new Map(order.map((id) => [id, { dependents: dependents.get(id)! }])) }, () => 1);
+  const depth = criticalPaths(
+    { order, steps: new Map(order.map((id) => [id, { dependents: dependents.get(id)! }])) },
+    () => 1,
+  );
   const steps = new Map<string, GraphStep>();
   for (const id of order) {
     const inst = model.byId.get(id)!;
     const m = inst.merged;
     const pool = m.pool ?? (inst.agent !== undefined ? ownValue(model.table.agents, inst.agent)?.pool : undefined);
     const step: GraphStep = {
-      id, name: inst.name, kind: inst.kind, needs: model.needs.get(id) ?? [], dependents: dependents.get(id) ?? [],
-      env: dict(m.env), writes: inst.writes, reads: inst.reads, isolation: inst.isolation,
-      copy: inst.copy, symlink: inst.symlink, sparse: inst.sparse,
-      retries: m.retries ?? 0, retryDelayMs: m['retry-delay'] ?? DEFAULT_RETRY_DELAY_MS,
-      continueOnError: m['continue-on-error'] ?? false, review: m.review ?? false, if: m.if ?? 'success',
+      id,
+      name: inst.name,
+      kind: inst.kind,
+      needs: model.needs.get(id) ?? [],
+      dependents: dependents.get(id) ?? [],
+      env: dict(m.env),
+      writes: inst.writes,
+      reads: inst.reads,
+      isolation: inst.isolation,
+      copy: inst.copy,
+      symlink: inst.symlink,
+      sparse: inst.sparse,
+      retries: m.retries ?? 0,
+      retryDelayMs: m['retry-delay'] ?? DEFAULT_RETRY_DELAY_MS,
+      continueOnError: m['continue-on-error'] ?? false,
+      review: m.review ?? false,
+      if: m.if ?? 'success',
       onConflict: onConflictOf(inst),
       ...(m['resolve-attempts'] !== undefined ? { resolveAttempts: m['resolve-attempts'] } : {}),
-      range: rangeAt(lp, ['steps', inst.group], { key: true }), depth: depth.get(id) ?? 1,
+      range: rangeAt(lp, ['steps', inst.group], { key: true }),
+      depth: depth.get(id) ?? 1,
       ...(inst.own.run !== undefined ? { run: inst.own.run } : {}),
       ...(inst.own.prompt !== undefined ? { prompt: inst.own.prompt } : {}),
       ...(inst.agent !== undefined ? { agent: inst.agent } : {}),
@@ -108,7 +133,11 @@ export function buildGraph(lp: LoadedPlan, model: PlanModel, order: readonly str
   }
   const top = model.checked.top;
   const plan: PlanInfo = Object.freeze({
-    file: lp.file, name: model.planName, version: 1, env: dict(top.env), ...poolsOf(top.pools),
+    file: lp.file,
+    name: model.planName,
+    version: 1,
+    env: dict(top.env),
+    ...poolsOf(top.pools),
     ...(top.prices !== undefined ? { prices: pricesOf(top.prices) } : {}),
     ...(top.concurrency !== undefined ? { concurrency: top.concurrency } : {}),
     ...(top.context !== undefined ? { context: top.context } : {}),
@@ -135,6 +164,11 @@ function poolsOf(pools: PlanDoc['pools']): Pick<PlanInfo, 'pools' | 'poolBudgets
 
 function pricesOf(prices: NonNullable<PlanDoc['prices']>): NonNullable<PlanInfo['prices']> {
   const out: Record<string, { input: number; cachedInput?: number; output: number }> = {};
-  for (const [model, p] of Object.entries(prices)) out[model] = { input: p.input, output: p.output, ...(p['cached-input'] !== undefined ? { cachedInput: p['cached-input'] } : {}) };
+  for (const [model, p] of Object.entries(prices))
+    out[model] = {
+      input: p.input,
+      output: p.output,
+      ...(p['cached-input'] !== undefined ? { cachedInput: p['cached-input'] } : {}),
+    };
   return dict(out);
 }

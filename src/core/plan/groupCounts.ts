@@ -14,7 +14,10 @@ export interface GroupCounts {
 }
 
 export function groupCounts(statuses: readonly StepStatus[]): GroupCounts {
-  let succeeded = 0, active = 0, failed = 0, stopped = 0;
+  let succeeded = 0,
+    active = 0,
+    failed = 0,
+    stopped = 0;
   for (const s of statuses) {
     if (s === 'succeeded') succeeded++;
     else if (s === 'running' || s === 'waiting' || s === 'review') active++;

@@ -1,6 +1,17 @@
 // Reading a plan file's text into a document that keeps every node's source range. JSON plans go
 // through the same parser (JSON is YAML 1.2 flow syntax), so both get the same diagnostics.
-import { isAlias, isMap, isPair, isScalar, isSeq, parseDocument, type Document, type Node as YamlNode, type Pair, type YAMLMap } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseDocument,
+  type Document,
+  type Node as YamlNode,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
 import { MAX_VALUES, prescan } from './nesting';
 import { parseCapped } from './cappedParse';
 import { countUnbuilt, MAX_BUILT_DIAGNOSTICS, overCap } from './problemCap';
@@ -35,10 +46,12 @@ export class LineStarts {
   }
   /** 1-based line and column of an offset, as yaml's LineCounter gives them. */
   linePos(offset: number): { line: number; col: number } {
-    let lo = 0, hi = this.starts.length - 1;
+    let lo = 0,
+      hi = this.starts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid; else hi = mid - 1;
+      if (this.starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
     }
     return { line: lo + 1, col: offset - this.starts[lo]! + 1 };
   }
@@ -59,12 +72,19 @@ export function loadPlan(file: string, text: string): LoadedPlan {
   if (refused !== undefined) {
     // Parsing this would overflow the stack inside yaml, or hold more memory than validation may
     // take (#32: ≤ 300 MB for any file up to 5 MB): the text is not parsed at all.
-    const diagnostics: Diagnostic[] = [{
-      file, severity: 'error', range: offsetsToRange(lineCounter, refused, refused + 1),
-      ...(tooDeep !== undefined
-        ? { message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth' }
-        : { message: `YAML: more than ${MAX_VALUES.toLocaleString('en-US')} keys and values; a plan needs far fewer (a 10,000-step plan holds about 70,000)`, code: 'yaml-too-many-values' }),
-    }];
+    const diagnostics: Diagnostic[] = [
+      {
+        file,
+        severity: 'error',
+        range: offsetsToRange(lineCounter, refused, refused + 1),
+        ...(tooDeep !== undefined
+          ? { message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth' }
+          : {
+              message: `YAML: more than ${MAX_VALUES.toLocaleString('en-US')} keys and values; a plan needs far fewer (a 10,000-step plan holds about 70,000)`,
+              code: 'yaml-too-many-values',
+            }),
+      },
+    ];
     return { file, text, doc: parseDocument(''), lineCounter, value: undefined, diagnostics };
   }
   // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
@@ -78,29 +98,48 @@ export function loadPlan(file: string, text: string): LoadedPlan {
   let parsed: ReturnType<typeof parseCapped>;
   try {
     // Past the cap yaml's errors are counted, not built (parseCapped): the list would drop them anyway.
-    parsed = parseCapped(text, MAX_BUILT_DIAGNOSTICS, { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
-  } finally { Error.stackTraceLimit = traces; }
+    parsed = parseCapped(text, MAX_BUILT_DIAGNOSTICS, {
+      prettyErrors: false,
+      uniqueKeys: false,
+      keepSourceTokens: false,
+      logLevel: 'error',
+    });
+  } finally {
+    Error.stackTraceLimit = traces;
+  }
   const { doc } = parsed;
   const diagnostics: Diagnostic[] = [];
   countUnbuilt(diagnostics, parsed.unbuiltErrors, parsed.unbuiltWarnings);
   const push = (severity: Severity, e: { pos: [number, number]; code: string; message: string }) =>
-    overCap(diagnostics, severity) || diagnostics.push({
-      file, severity, range: offsetsToRange(lineCounter, e.pos[0], e.pos[1]),
+    overCap(diagnostics, severity) ||
+    diagnostics.push({
+      file,
+      severity,
+      range: offsetsToRange(lineCounter, e.pos[0], e.pos[1]),
       // The parser's messages can carry a source excerpt after the first line; the range shows where.
-      message: `YAML: ${e.message.split(/\r?\n/)[0] ?? e.message}`, code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,
+      message: `YAML: ${e.message.split(/\r?\n/)[0] ?? e.message}`,
+      code: `yaml-${e.code.toLowerCase().replace(/_/g, '-')}`,
     });
   const shape = inspect(doc);
   for (const e of doc.errors) {
     // yaml catches its own stack overflow on deep nesting; the depth check below says it more plainly.
     if (e.code === 'RESOURCE_EXHAUSTION' && shape.tooDeep) continue;
-    push('error', e.code === 'RESOURCE_EXHAUSTION' ? { ...e, message: `nested too deeply to read (a plan may nest at most ${MAX_DEPTH} levels)` } : e);
+    push(
+      'error',
+      e.code === 'RESOURCE_EXHAUSTION'
+        ? { ...e, message: `nested too deeply to read (a plan may nest at most ${MAX_DEPTH} levels)` }
+        : e,
+    );
   }
   for (const w of doc.warnings) push('warning', w);
   for (const pos of shape.duplicates) push('error', { pos, code: 'DUPLICATE_KEY', message: 'Map keys must be unique' });
   // zod builds its output with plain assignment, where `__proto__` sets a prototype instead of a key.
-  for (const pos of shape.reserved) push('error', { pos, code: 'RESERVED_KEY', message: '`__proto__` cannot be used as a name' });
-  for (const pos of shape.complexKeys) push('error', { pos, code: 'COMPLEX_KEY', message: 'a key must be a plain name, not a list or a mapping' });
-  if (shape.tooDeep) push('error', { pos: shape.tooDeep, code: 'DEPTH', message: `nested more than ${MAX_DEPTH} levels deep` });
+  for (const pos of shape.reserved)
+    push('error', { pos, code: 'RESERVED_KEY', message: '`__proto__` cannot be used as a name' });
+  for (const pos of shape.complexKeys)
+    push('error', { pos, code: 'COMPLEX_KEY', message: 'a key must be a plain name, not a list or a mapping' });
+  if (shape.tooDeep)
+    push('error', { pos: shape.tooDeep, code: 'DEPTH', message: `nested more than ${MAX_DEPTH} levels deep` });
   let value: unknown;
   if (!diagnostics.some((d) => d.severity === 'error')) {
     try {
@@ -155,14 +194,24 @@ function inspect(doc: Document.Parsed): Shape {
   };
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
-    if (isAlias(node)) { shape.firstAlias = first(shape.firstAlias, node.range); continue; }
+    if (isAlias(node)) {
+      shape.firstAlias = first(shape.firstAlias, node.range);
+      continue;
+    }
     if (!isMap(node) && !isSeq(node)) continue;
-    if (depth > MAX_DEPTH) { shape.tooDeep = first(shape.tooDeep, node.range); continue; }
-    if (isMap(node)) { pairs(node.items as Pair[], depth); continue; }
+    if (depth > MAX_DEPTH) {
+      shape.tooDeep = first(shape.tooDeep, node.range);
+      continue;
+    }
+    if (isMap(node)) {
+      pairs(node.items as Pair[], depth);
+      continue;
+    }
     const loose: Pair[] = [];
     for (const item of node.items) {
       // `[a: 1]` is a flow list holding one-pair mappings.
-      if (isPair(item)) loose.push(item as Pair); else stack.push({ node: item, depth: depth + 1 });
+      if (isPair(item)) loose.push(item as Pair);
+      else stack.push({ node: item, depth: depth + 1 });
     }
     if (loose.length > 0) for (const p of loose) pairs([p], depth);
   }
@@ -209,7 +258,7 @@ export function rangeAt(lp: LoadedPlan, path: readonly PropertyKey[], opts: { ke
       const pair = pairOf(node, String(seg));
       if (!pair) return fallback;
       const keyRange = nodeRange(lp, pair.key) ?? fallback;
-      if (last) return opts.key ? keyRange : nodeRange(lp, pair.value) ?? keyRange;
+      if (last) return opts.key ? keyRange : (nodeRange(lp, pair.value) ?? keyRange);
       fallback = keyRange;
       node = pair.value;
     } else if (isSeq(node) && typeof seg === 'number') {
@@ -234,7 +283,13 @@ export function rangeAt(lp: LoadedPlan, path: readonly PropertyKey[], opts: { ke
  * written verbatim in the source (true of templates but for line folds and escapes); else the
  * node's own Range. The n-th occurrence in the value is matched to the n-th in the source.
  */
-export function rangeWithin(lp: LoadedPlan, path: readonly PropertyKey[], value: string, start: number, end: number): Range {
+export function rangeWithin(
+  lp: LoadedPlan,
+  path: readonly PropertyKey[],
+  value: string,
+  start: number,
+  end: number,
+): Range {
   const whole = rangeAt(lp, path);
   const node = nodeAt(lp, path);
   const r = node?.range;

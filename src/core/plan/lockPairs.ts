@@ -17,7 +17,10 @@ const MAX_LOCKERS = 400;
 
 /** Conflicting pairs in graph order; empty past MAX_LOCKERS steps with locks (too many to draw). */
 export function lockPairs(graph: Graph): LockPair[] {
-  const lockers = graph.order.filter((id) => { const s = graph.steps.get(id)!; return s.writes.length > 0 || s.reads.length > 0; });
+  const lockers = graph.order.filter((id) => {
+    const s = graph.steps.get(id)!;
+    return s.writes.length > 0 || s.reads.length > 0;
+  });
   if (lockers.length < 2 || lockers.length > MAX_LOCKERS) return [];
   const ancestors = new Map<string, Set<string>>();
   // graph.order is topological: a step's needs have their ancestor sets already.

@@ -25,7 +25,10 @@ export interface MermaidOptions {
    * the step's own node. `id` names an alternative (the engine's `<step>.alt<i>`); each is in
    * `nodeIds` (a collapsed step's alternatives share its node, as a collapsed group's instances do).
    */
-  readonly alternatives?: { readonly expanded: ReadonlySet<string>; readonly id: (stepId: string, index: number) => string };
+  readonly alternatives?: {
+    readonly expanded: ReadonlySet<string>;
+    readonly id: (stepId: string, index: number) => string;
+  };
 }
 
 /** The status icon's place, before the name. */
@@ -36,7 +39,8 @@ export const TIME_SLOT = "<span class='braid-time'></span>";
  * A collapsed group's counts (`7/10 ✓ · 2 ▶ · 1 ✗`), under its name: wide enough for the group's
  * size (`d` digits a number), so counts change in place and never re-lay the graph out.
  */
-export const countsSlot = (size: number): string => `<span class='braid-counts braid-counts-d${Math.min(5, String(size).length)}'></span>`;
+export const countsSlot = (size: number): string =>
+  `<span class='braid-counts braid-counts-d${Math.min(5, String(size).length)}'></span>`;
 
 // Colours read on light and dark themes alike; status changes only swap a node's class.
 const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
@@ -74,13 +78,17 @@ const stepLabel = (s: GraphStep, slots: boolean): string => {
 };
 
 /** The graph as a `flowchart LR`, with the mermaid node id of every step. */
-export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
+export function toMermaid(
+  graph: Graph,
+  opts: MermaidOptions = {},
+): {
   text: string;
   nodeIds: ReadonlyMap<string, string>;
   /** The subgraph id (`g0`, …) of each group drawn expanded (a matrix group's id, or an expanded best-of step's). */
   clusterIds: ReadonlyMap<string, string>;
 } {
-  const collapsed = (group: string): boolean => opts.collapseMatrix === true || (opts.collapseGroups?.has(group) ?? false);
+  const collapsed = (group: string): boolean =>
+    opts.collapseMatrix === true || (opts.collapseGroups?.has(group) ?? false);
   const slots = opts.slots === true;
   const stepOf = (id: string): GraphStep => {
     const s = graph.steps.get(id);
@@ -123,8 +131,13 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
       alts.forEach((a, i) => {
         const m = `n${nodeCount++}`;
         nodeIds.set(altIds[i]!, m);
-        const agent = step.kind === 'prompt' && (a.agent ?? step.agent) !== undefined ? `<br>${mermaidLabel(a.agent ?? step.agent!)}` : '';
-        lines.push(`    ${m}["${slots ? STATUS_SLOT : ''}alternative ${a.index}${agent}${slots ? `<br>${TIME_SLOT}` : ''}"]`);
+        const agent =
+          step.kind === 'prompt' && (a.agent ?? step.agent) !== undefined
+            ? `<br>${mermaidLabel(a.agent ?? step.agent!)}`
+            : '';
+        lines.push(
+          `    ${m}["${slots ? STATUS_SLOT : ''}alternative ${a.index}${agent}${slots ? `<br>${TIME_SLOT}` : ''}"]`,
+        );
       });
       lines.push('  end');
       lines.push(`  ${n}["${stepLabel(step, slots)}"]`);
@@ -175,7 +188,8 @@ export function toMermaid(graph: Graph, opts: MermaidOptions = {}): {
   for (const { a, b } of opts.lockPairs ?? []) {
     const x = nodeIds.get(a);
     const y = nodeIds.get(b);
-    if (x === undefined || y === undefined) throw new Error(`toMermaid: lock pair names unknown step "${x === undefined ? a : b}"`);
+    if (x === undefined || y === undefined)
+      throw new Error(`toMermaid: lock pair names unknown step "${x === undefined ? a : b}"`);
     if (x !== y) locks.add(`  ${x} -. lock .- ${y}`);
   }
   lines.push(...locks);
@@ -205,7 +219,10 @@ function classLines(
     if (group !== undefined && groupNode.get(group) === node) {
       const seen = new Set((members.get(group) ?? []).map((m) => statuses.get(m)));
       // A collapsed group shows the status that most needs attention among its members.
-      assign(node, ATTENTION.find((s) => seen.has(s)));
+      assign(
+        node,
+        ATTENTION.find((s) => seen.has(s)),
+      );
     } else assign(node, statuses.get(id));
   }
   return STEP_STATUSES.filter((s) => byStatus.has(s)).map((s) => `  class ${(byStatus.get(s) ?? []).join(',')} ${s}`);

@@ -38,7 +38,10 @@ export interface Prescan {
 export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VALUES): Prescan {
   const columns: number[] = [];
   let values = 0;
-  let flow = 0, offset = 0, col = 0, contentCol = 0;
+  let flow = 0,
+    offset = 0,
+    col = 0,
+    contentCol = 0;
   const block = (c: number): number | undefined => {
     while (columns.length > 0 && columns[columns.length - 1]! > c) columns.pop();
     if (columns.length === 0 || columns[columns.length - 1]! < c) columns.push(c);
@@ -48,30 +51,48 @@ export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VAL
     let past: number | undefined;
     switch (CST.tokenType(token)) {
       // Markers the lexer adds: no width in the text.
-      case 'doc-mode': case 'scalar': case 'flow-error-end':
+      case 'doc-mode':
+      case 'scalar':
+      case 'flow-error-end':
         if (token === CST.FLOW_END) flow = 0;
         if (token === CST.SCALAR) {
           contentCol = col;
           if (++values > maxValues) return { tooMany: offset };
         }
         continue;
-      case 'doc-start': columns.length = 0; flow = 0; break;
-      case 'flow-map-start': case 'flow-seq-start':
+      case 'doc-start':
+        columns.length = 0;
+        flow = 0;
+        break;
+      case 'flow-map-start':
+      case 'flow-seq-start':
         if (flow === 0) contentCol = col;
         flow++;
         if (columns.length + flow > limit) past = offset;
         break;
-      case 'flow-map-end': case 'flow-seq-end': flow = Math.max(0, flow - 1); break;
-      case 'seq-item-ind': case 'explicit-key-ind': if (flow === 0) past = block(col); break;
-      case 'map-value-ind': if (flow === 0) past = block(contentCol); break;
-      case 'single-quoted-scalar': case 'double-quoted-scalar':
+      case 'flow-map-end':
+      case 'flow-seq-end':
+        flow = Math.max(0, flow - 1);
+        break;
+      case 'seq-item-ind':
+      case 'explicit-key-ind':
+        if (flow === 0) past = block(col);
+        break;
+      case 'map-value-ind':
+        if (flow === 0) past = block(contentCol);
+        break;
+      case 'single-quoted-scalar':
+      case 'double-quoted-scalar':
         if (++values > maxValues) return { tooMany: offset };
         if (flow === 0) contentCol = col;
         break;
-      case 'alias': case 'anchor': case 'tag':
+      case 'alias':
+      case 'anchor':
+      case 'tag':
         if (flow === 0) contentCol = col;
         break;
-      default: break;
+      default:
+        break;
     }
     if (past !== undefined) return { tooDeep: past };
     offset += token.length;

@@ -10,7 +10,10 @@ import type { Diagnostic, Severity } from './types';
  */
 export const MAX_BUILT_DIAGNOSTICS = 2_000;
 
-export interface Unbuilt { errors: number; total: number }
+export interface Unbuilt {
+  errors: number;
+  total: number;
+}
 // What each list left unbuilt, for tidy's last line: the lists stay plain Diagnostic arrays.
 const unbuiltOf = new WeakMap<readonly Diagnostic[], Unbuilt>();
 
@@ -39,7 +42,10 @@ export function joinDiagnostics(...lists: readonly (readonly Diagnostic[])[]): D
   const sum: Unbuilt = { errors: 0, total: 0 };
   for (const l of lists) {
     const u = unbuiltOf.get(l);
-    if (u) { sum.errors += u.errors; sum.total += u.total; }
+    if (u) {
+      sum.errors += u.errors;
+      sum.total += u.total;
+    }
   }
   if (sum.total > 0) unbuiltOf.set(out, sum);
   return out;

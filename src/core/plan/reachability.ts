@@ -12,7 +12,11 @@ export interface Reach {
  * Bitset reachability over an acyclic graph given in topological order. Only ids in `relevant`
  * can be asked about as ancestors (others answer through the slow path).
  */
-export function reachability(order: readonly string[], needs: ReadonlyMap<string, readonly string[]>, relevant: Iterable<string>): Reach {
+export function reachability(
+  order: readonly string[],
+  needs: ReadonlyMap<string, readonly string[]>,
+  relevant: Iterable<string>,
+): Reach {
   const bit = new Map<string, number>();
   for (const id of relevant) if (!bit.has(id)) bit.set(id, bit.size);
   const words = Math.ceil(bit.size / 32);

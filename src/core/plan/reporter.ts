@@ -39,9 +39,13 @@ export function reporter(lp: LoadedPlan, out: Diagnostic[]): Report {
   const report = (path: KeyPath, message: string, code: string, opts: ReportOptions = {}) => {
     if (overCap(out, opts.severity ?? 'error')) return;
     out.push({
-      file: lp.file, severity: opts.severity ?? 'error',
-      range: opts.within ? rangeWithin(lp, path, opts.within.value, opts.within.start, opts.within.end) : rangeAt(lp, path, { key: opts.key ?? false }),
-      message: opts.bare ? message : `${formatPath(path)}: ${message}`, code,
+      file: lp.file,
+      severity: opts.severity ?? 'error',
+      range: opts.within
+        ? rangeWithin(lp, path, opts.within.value, opts.within.start, opts.within.end)
+        : rangeAt(lp, path, { key: opts.key ?? false }),
+      message: opts.bare ? message : `${formatPath(path)}: ${message}`,
+      code,
       ...(opts.suggestion !== undefined ? { suggestion: opts.suggestion } : {}),
     });
   };
@@ -60,7 +64,15 @@ export const MAX_DIAGNOSTICS = 200;
 // it may hold a carriage return or other control characters, shown escaped instead.
 const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
 const visible = (message: string): string =>
-  message.replace(CONTROL, (c) => (c === '\n' ? '\\n' : c === '\r' ? '\\r' : c === '\t' ? '\\t' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  message.replace(CONTROL, (c) =>
+    c === '\n'
+      ? '\\n'
+      : c === '\r'
+        ? '\\r'
+        : c === '\t'
+          ? '\\t'
+          : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /**
  * Drops repeats (a matrix step or a shared default reports the same problem once), sorts by
@@ -86,7 +98,13 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
     const total = rest.length + left.total;
     const what = errors === total ? `${errors} more errors` : `${total} more problems (${errors} errors)`;
     // At the first one left out, without its quick fix (it is not that problem's message).
-    shown.push({ file: next.file, range: next.range, severity: errors > 0 ? 'error' : next.severity, code: 'more', message: `and ${what}, not listed` });
+    shown.push({
+      file: next.file,
+      range: next.range,
+      severity: errors > 0 ? 'error' : next.severity,
+      code: 'more',
+      message: `and ${what}, not listed`,
+    });
   }
   return shown;
 }

@@ -25,16 +25,14 @@ export function describeValue(v: unknown): string {
 const got = (iss: { input?: unknown }): string => `, got ${describeValue(iss.input)}`;
 
 export const DURATION_HINT = 'expected a duration like 90s, 20m, 1h30m (or a number of seconds)';
-const duration = z
-  .union([z.string(), z.number()], { error: (iss) => DURATION_HINT + got(iss) })
-  .transform((v, ctx) => {
-    const ms = parseDuration(v);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `${DURATION_HINT}, got ${describeValue(v)}`, input: v });
-      return z.NEVER;
-    }
-    return ms;
-  });
+const duration = z.union([z.string(), z.number()], { error: (iss) => DURATION_HINT + got(iss) }).transform((v, ctx) => {
+  const ms = parseDuration(v);
+  if (ms === undefined) {
+    ctx.addIssue({ code: 'custom', message: `${DURATION_HINT}, got ${describeValue(v)}`, input: v });
+    return z.NEVER;
+  }
+  return ms;
+});
 
 const pathList = (what: string) =>
   z
@@ -45,15 +43,22 @@ const pathList = (what: string) =>
 const envValue = z
   .union([z.string(), z.number(), z.boolean()], { error: (iss) => `expected a string${got(iss)}` })
   .transform(String);
-const envMap = z.record(z.string().regex(ENV_NAME, { error: 'an environment name cannot be empty or hold `=`' }), envValue);
+const envMap = z.record(
+  z.string().regex(ENV_NAME, { error: 'an environment name cannot be empty or hold `=`' }),
+  envValue,
+);
 
 const intRange = (min: number, max?: number) => {
-  const expect = max === undefined ? `expected a whole number ≥ ${min}` : `expected a whole number from ${min} to ${max}`;
-  const base = z.number({ error: (iss) => expect + got(iss) }).int({ error: (iss) => expect + got(iss) })
+  const expect =
+    max === undefined ? `expected a whole number ≥ ${min}` : `expected a whole number from ${min} to ${max}`;
+  const base = z
+    .number({ error: (iss) => expect + got(iss) })
+    .int({ error: (iss) => expect + got(iss) })
     .min(min, { error: (iss) => expect + got(iss) });
   return max === undefined ? base : base.max(max, { error: (iss) => expect + got(iss) });
 };
-const cost = z.number({ error: (iss) => `expected an amount in US dollars${got(iss)}` })
+const cost = z
+  .number({ error: (iss) => `expected an amount in US dollars${got(iss)}` })
   .nonnegative({ error: (iss) => `expected an amount ≥ 0${got(iss)}` });
 const nonEmpty = (what: string) => z.string().min(1, { error: `${what} cannot be empty` });
 
@@ -86,7 +91,9 @@ export const STEP_FIELDS = {
   output: z.string(),
   model: nonEmpty('a model name'),
   'max-turns': intRange(1),
-  permission: z.enum(AGENT_PERMISSIONS, { error: (iss) => `expected one of ${AGENT_PERMISSIONS.join(', ')}${got(iss)}` }),
+  permission: z.enum(AGENT_PERMISSIONS, {
+    error: (iss) => `expected one of ${AGENT_PERMISSIONS.join(', ')}${got(iss)}`,
+  }),
   tools: z
     .union([z.string(), z.array(z.string())], { error: (iss) => `expected a tool name or a list of them${got(iss)}` })
     .transform((v) => (typeof v === 'string' ? [v] : v)),
@@ -119,14 +126,19 @@ export const STEP_ONLY_FIELDS = {
   prompt: z.string(),
   matrix: z
     .record(
-      z.string().regex(MATRIX_KEY, { error: 'a matrix key starts with a letter or _ and holds letters, digits, _ and -' }),
-      z.array(matrixValue, { error: (iss) => `expected a list of values${got(iss)}` })
+      z
+        .string()
+        .regex(MATRIX_KEY, { error: 'a matrix key starts with a letter or _ and holds letters, digits, _ and -' }),
+      z
+        .array(matrixValue, { error: (iss) => `expected a list of values${got(iss)}` })
         .min(1, { error: 'a matrix key needs at least one value' }),
     )
     .refine((m) => Object.keys(m).length > 0, { error: 'a matrix needs at least one key' }),
   'best-of': intRange(2, 10),
   alternatives: z
-    .array(z.strictObject(ALTERNATIVE_FIELDS).partial(), { error: (iss) => `expected a list of alternatives${got(iss)}` })
+    .array(z.strictObject(ALTERNATIVE_FIELDS).partial(), {
+      error: (iss) => `expected a list of alternatives${got(iss)}`,
+    })
     .min(2, { error: 'alternatives: expected from 2 to 10 entries' })
     .max(10, { error: 'alternatives: expected from 2 to 10 entries' }),
   pick: z.enum(PICK_POLICIES, { error: (iss) => `expected first, check or review${got(iss)}` }),
@@ -136,7 +148,9 @@ export const stepSchema = z.strictObject({ ...STEP_FIELDS, ...STEP_ONLY_FIELDS }
 export const defaultsSchema = z.strictObject(STEP_FIELDS).partial();
 
 const command = z
-  .union([z.string(), z.array(z.string())], { error: (iss) => `expected an argv list or one command string${got(iss)}` })
+  .union([z.string(), z.array(z.string())], {
+    error: (iss) => `expected an argv list or one command string${got(iss)}`,
+  })
   .transform((v, ctx) => {
     const r = splitCommand(v);
     if ('error' in r) {
@@ -151,10 +165,16 @@ export const AGENT_FIELDS = {
   command,
   env: envMap.optional(),
   cwd: z.string().optional(),
-  stdin: z.literal('prompt', { error: (iss) => `expected \`prompt\` (send the prompt on stdin)${got(iss)}` }).optional(),
+  stdin: z
+    .literal('prompt', { error: (iss) => `expected \`prompt\` (send the prompt on stdin)${got(iss)}` })
+    .optional(),
   context: z.boolean().optional(),
   // How the command takes the prompt: `text` only where it never runs it (promptInput.ts).
-  input: z.enum(['text', 'code'], { error: (iss) => `expected \`text\` (the command reads the prompt as text) or \`code\` (it may run it)${got(iss)}` }).optional(),
+  input: z
+    .enum(['text', 'code'], {
+      error: (iss) => `expected \`text\` (the command reads the prompt as text) or \`code\` (it may run it)${got(iss)}`,
+    })
+    .optional(),
   // Not in every agent's docs, but presets have one, so a custom agent can name its provider's.
   pool: nonEmpty('a pool name').optional(),
 };
@@ -163,7 +183,8 @@ export const agentSchema = z.strictObject(AGENT_FIELDS);
 /** Top-level keys of a plan. */
 export const PLAN_FIELDS = {
   version: z.literal(1, {
-    error: (iss) => `unsupported version ${describeValue(iss.input)}; supported versions: ${SUPPORTED_VERSIONS.join(', ')}`,
+    error: (iss) =>
+      `unsupported version ${describeValue(iss.input)}; supported versions: ${SUPPORTED_VERSIONS.join(', ')}`,
   }),
   name: z.string().optional(),
   concurrency: intRange(1).optional(),
@@ -172,17 +193,25 @@ export const PLAN_FIELDS = {
   defaults: defaultsSchema.optional(),
   agents: z.record(nonEmpty('an agent name'), agentSchema).optional(),
   // A pool is a cap (`openai: 3`) or a cap and a budget (`openai: { concurrency: 3, max-cost-usd: 5 }`).
-  pools: z.record(z.string(), z.union([intRange(1), z.strictObject({ concurrency: intRange(1).optional(), 'max-cost-usd': cost.optional() })])).optional(),
+  pools: z
+    .record(
+      z.string(),
+      z.union([intRange(1), z.strictObject({ concurrency: intRange(1).optional(), 'max-cost-usd': cost.optional() })]),
+    )
+    .optional(),
   'max-cost-usd': cost.optional(),
   // USD per million tokens by model: what codex's and gemini's tokens (and any model's) cost; wins over the pinned prices.
-  prices: z.record(nonEmpty('a model name'), z.strictObject({ input: cost, 'cached-input': cost.optional(), output: cost })).optional(),
+  prices: z
+    .record(nonEmpty('a model name'), z.strictObject({ input: cost, 'cached-input': cost.optional(), output: cost }))
+    .optional(),
   // Webhooks told when the run ends or waits on someone (notify/): URLs, secrets as `${{ env.NAME }}`.
   notify: pathList('a webhook URL').optional(),
   base: nonEmpty('base').optional(),
   steps: z
     .record(
       z.string().regex(STEP_ID, {
-        error: (iss) => `step id ${describeValue(iss.input)} must start with a letter and hold only letters, digits, _ and - (at most 64)`,
+        error: (iss) =>
+          `step id ${describeValue(iss.input)} must start with a letter and hold only letters, digits, _ and - (at most 64)`,
       }),
       stepSchema,
     )

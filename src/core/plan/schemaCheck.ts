@@ -7,8 +7,21 @@ import { didYouMean, hint } from './didYouMean';
 import type { LoadedPlan } from './load';
 import { reporter } from './reporter';
 import {
-  AGENT_FIELDS, agentSchema, defaultsSchema, describeValue, DURATION_HINT, keysAt, PLAN_FIELDS, planSchema, STEP_FIELDS,
-  STEP_ONLY_FIELDS, stepSchema, type AgentDoc, type DefaultsDoc, type PlanDoc, type StepDoc,
+  AGENT_FIELDS,
+  agentSchema,
+  defaultsSchema,
+  describeValue,
+  DURATION_HINT,
+  keysAt,
+  PLAN_FIELDS,
+  planSchema,
+  STEP_FIELDS,
+  STEP_ONLY_FIELDS,
+  stepSchema,
+  type AgentDoc,
+  type DefaultsDoc,
+  type PlanDoc,
+  type StepDoc,
 } from './schema';
 import type { Diagnostic } from './types';
 
@@ -38,22 +51,35 @@ type Issue = z.core.$ZodIssue;
 type Shape = Record<string, z.ZodType>;
 
 const ARTICLE: Record<string, string> = {
-  string: 'a string', number: 'a number', boolean: 'true or false', array: 'a list', object: 'a mapping',
-  record: 'a mapping', int: 'a whole number',
+  string: 'a string',
+  number: 'a number',
+  boolean: 'true or false',
+  array: 'a list',
+  object: 'a mapping',
+  record: 'a mapping',
+  int: 'a whole number',
 };
 
 // Messages for the issues no schema gave its own words to.
 const errorMap = (iss: z.core.$ZodRawIssue): string | undefined => {
   const got = `, got ${describeValue(iss.input)}`;
   switch (iss.code) {
-    case 'invalid_type': return `expected ${ownValue(ARTICLE, iss.expected) ?? iss.expected}${got}`;
+    case 'invalid_type':
+      return `expected ${ownValue(ARTICLE, iss.expected) ?? iss.expected}${got}`;
     case 'invalid_value':
       return iss.values.length === 1
         ? `expected ${JSON.stringify(iss.values[0])}${got}`
         : `expected one of ${iss.values.map((v) => String(v)).join(', ')}${got}`;
-    case 'too_small': return iss.origin === 'array' ? `expected at least ${String(iss.minimum)} item(s)` : `expected at least ${String(iss.minimum)}${got}`;
-    case 'too_big': return iss.origin === 'array' ? `expected at most ${String(iss.maximum)} item(s)` : `expected at most ${String(iss.maximum)}${got}`;
-    default: return undefined;
+    case 'too_small':
+      return iss.origin === 'array'
+        ? `expected at least ${String(iss.minimum)} item(s)`
+        : `expected at least ${String(iss.minimum)}${got}`;
+    case 'too_big':
+      return iss.origin === 'array'
+        ? `expected at most ${String(iss.maximum)} item(s)`
+        : `expected at most ${String(iss.maximum)}${got}`;
+    default:
+      return undefined;
   }
 };
 
@@ -62,7 +88,13 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const keysOf = (v: unknown): ReadonlySet<string> => new Set(isObject(v) ? Object.keys(v) : []);
 
 const listCommands = (raw: Record<string, unknown>): ReadonlySet<string> =>
-  new Set(isObject(raw.agents) ? Object.entries(raw.agents).filter(([, a]) => Array.isArray(valueAt(a, ['command']))).map(([n]) => n) : []);
+  new Set(
+    isObject(raw.agents)
+      ? Object.entries(raw.agents)
+          .filter(([, a]) => Array.isArray(valueAt(a, ['command'])))
+          .map(([n]) => n)
+      : [],
+  );
 
 const valueAt = (root: unknown, path: readonly PropertyKey[]): unknown => {
   let v = root;
@@ -74,23 +106,36 @@ const valueAt = (root: unknown, path: readonly PropertyKey[]): unknown => {
 export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const add = reporter(lp, diagnostics);
-  const report = (path: readonly PropertyKey[], message: string, code: string, key = false) => add(path, message, code, { key });
+  const report = (path: readonly PropertyKey[], message: string, code: string, key = false) =>
+    add(path, message, code, { key });
 
   const raw = lp.value;
   if (!isObject(raw)) {
-    const message = raw === null || raw === undefined
-      ? 'the plan is empty; expected a mapping with `version: 1` and `steps`'
-      : `expected a mapping with \`version: 1\` and \`steps\`, got ${describeValue(raw)}`;
+    const message =
+      raw === null || raw === undefined
+        ? 'the plan is empty; expected a mapping with `version: 1` and `steps`'
+        : `expected a mapping with \`version: 1\` and \`steps\`, got ${describeValue(raw)}`;
     report([], message, 'type');
-    return { plan: { complete: false, top: {}, defaults: {}, agents: {}, steps: [], listCommands: new Set() }, diagnostics };
+    return {
+      plan: { complete: false, top: {}, defaults: {}, agents: {}, steps: [], listCommands: new Set() },
+      diagnostics,
+    };
   }
   const parsed = planSchema.safeParse(raw, { error: errorMap });
   if (parsed.success) {
     const { steps, agents, defaults, ...top } = parsed.data;
     return {
       plan: {
-        complete: true, top, defaults: defaults ?? {}, agents: agents ?? {},
-        steps: Object.entries(steps).map(([id, doc]) => ({ id, doc, mapping: true, present: keysOf(valueAt(raw, ['steps', id])) })),
+        complete: true,
+        top,
+        defaults: defaults ?? {},
+        agents: agents ?? {},
+        steps: Object.entries(steps).map(([id, doc]) => ({
+          id,
+          doc,
+          mapping: true,
+          present: keysOf(valueAt(raw, ['steps', id])),
+        })),
         listCommands: listCommands(raw),
       },
       diagnostics,
@@ -99,7 +144,11 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
   const mapIssue = (issue: Issue, prefix: readonly PropertyKey[]): void => {
     const path = [...prefix, ...(issue.path as PropertyKey[])];
     // A required key that is absent fails its type or literal check; say it is missing instead.
-    if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && path.length > 0 && valueAt(raw, path) === undefined) {
+    if (
+      (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
+      path.length > 0 &&
+      valueAt(raw, path) === undefined
+    ) {
       const key = String(path[path.length - 1]);
       report(path, `missing required key \`${key}\`${key === 'version' ? ' (add `version: 1`)' : ''}`, 'missing-key');
       return;
@@ -142,7 +191,8 @@ function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
   if (path.length === 1 && path[0] === 'defaults' && hasOwnKey(STEP_ONLY_FIELDS, key)) {
     return `\`${key}\` cannot be set in defaults, only in a step`;
   }
-  if (path.length === 0 && hasOwnKey(STEP_FIELDS, key)) return `unknown key \`${key}\`; step fields for every step go under \`defaults\``;
+  if (path.length === 0 && hasOwnKey(STEP_FIELDS, key))
+    return `unknown key \`${key}\`; step fields for every step go under \`defaults\``;
   return `unknown key \`${key}\`${didYouMean(key, keysAt(path))}`;
 }
 

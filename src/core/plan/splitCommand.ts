@@ -24,9 +24,13 @@ export function splitCommand(command: string | readonly string[]): SplitResult {
   const argv: string[] = [];
   for (const t of tokens) {
     if (typeof t === 'string') argv.push(restore(t));
-    else if ('comment' in t) return { error: `\`#${t.comment}\` is a shell comment; the command never reaches a shell` };
+    else if ('comment' in t)
+      return { error: `\`#${t.comment}\` is a shell comment; the command never reaches a shell` };
     else if (t.op === 'glob') argv.push(restore(t.pattern));
-    else return { error: `\`${t.op}\` is a shell operator; the command never reaches a shell (write an argv list, or use a \`run\` step)` };
+    else
+      return {
+        error: `\`${t.op}\` is a shell operator; the command never reaches a shell (write an argv list, or use a \`run\` step)`,
+      };
   }
   if (argv.length === 0 || argv[0] === '') return { error: 'the command is empty' };
   return { argv };

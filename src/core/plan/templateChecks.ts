@@ -39,13 +39,28 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
   // An agent that may run its prompt gets it as `run` gets its script: templates as references.
   const code = agent ? !takesText(agent) : false;
   push(['steps', inst.group, 'run'], inst.own.run, true);
-  if (inst.own.prompt !== undefined) out.push({ path: ['steps', inst.group, 'prompt'], text: inst.own.prompt, shell: code, agentCommand: false, prompt: true });
+  if (inst.own.prompt !== undefined)
+    out.push({
+      path: ['steps', inst.group, 'prompt'],
+      text: inst.own.prompt,
+      shell: code,
+      agentCommand: false,
+      prompt: true,
+    });
   inst.own.alternatives?.forEach((alt, i) => {
     // An alternative's prompt goes to its own agent, which may run it as shell source where the step's does not.
     const altAgent = alt.agent === undefined ? agent : ownValue(model.table.agents, alt.agent);
     const altShell = altAgent ? !takesText(altAgent) : false;
-    if (alt.prompt !== undefined) out.push({ path: ['steps', inst.group, 'alternatives', i, 'prompt'], text: alt.prompt, shell: altShell, agentCommand: false, prompt: true });
-    for (const [k, v] of Object.entries(alt.env ?? {})) push(['steps', inst.group, 'alternatives', i, 'env', k], v, false);
+    if (alt.prompt !== undefined)
+      out.push({
+        path: ['steps', inst.group, 'alternatives', i, 'prompt'],
+        text: alt.prompt,
+        shell: altShell,
+        agentCommand: false,
+        prompt: true,
+      });
+    for (const [k, v] of Object.entries(alt.env ?? {}))
+      push(['steps', inst.group, 'alternatives', i, 'env', k], v, false);
   });
   push(fieldPath(inst.group, inst.own, 'check'), inst.merged.check, true);
   // `setup` runs in the step's worktree as `run` does; env values are rendered for the step.
@@ -61,8 +76,11 @@ function fieldsOf(model: PlanModel, inst: Instance): Field[] {
     const asList = model.checked.listCommands.has(name);
     agent.command.forEach((arg, i) => {
       if (!arg.includes('${{')) return;
-      const path: KeyPath = !written ? fieldPath(inst.group, inst.own, 'agent')
-        : asList ? ['agents', name, 'command', i] : ['agents', name, 'command'];
+      const path: KeyPath = !written
+        ? fieldPath(inst.group, inst.own, 'agent')
+        : asList
+          ? ['agents', name, 'command', i]
+          : ['agents', name, 'command'];
       out.push({ path, text: arg, shell: code, agentCommand: true });
     });
   }
@@ -89,13 +107,22 @@ export function checkTemplates(model: PlanModel, report: Report): StepRefQuery[]
         // A direct need (the usual case) is settled here, so only the rest needs the index.
         else if (problem && !(model.needs.get(inst.id) ?? []).includes(problem.ancestor)) {
           const message = `\${{ ${r.expr} }}: \`${problem.ancestor}\` is not among the steps ${inst.group} needs (add it to \`needs\`)`;
-          queries.push({ step: inst.id, ancestor: problem.ancestor, report: () => report(f.path, message, 'template', at(r)) });
+          queries.push({
+            step: inst.id,
+            ancestor: problem.ancestor,
+            report: () => report(f.path, message, 'template', at(r)),
+          });
         }
       }
       if (!f.shell) continue;
       for (const r of singleQuotedRefs(f.text)) {
         // On the whole value, as the CLI has always shown it (the quotes are the point, not the template).
-        report(f.path, `\${{ ${r.expr} }} is inside single quotes, where the shell would not expand it`, 'single-quoted', { severity: 'warning' });
+        report(
+          f.path,
+          `\${{ ${r.expr} }} is inside single quotes, where the shell would not expand it`,
+          'single-quoted',
+          { severity: 'warning' },
+        );
       }
     }
   }
@@ -111,9 +138,12 @@ function checkPlanEnv(model: PlanModel, report: Report, ids: readonly string[]):
     for (const r of refs) {
       const c = classifyRef(r.path);
       const shown = `\${{ ${r.expr} }}`;
-      const problem = !c ? `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`
-        : c.kind === 'prompt' ? `${shown} is only for agent commands`
-          : (c.kind === 'step-output' || c.kind === 'step-status') && !model.byId.has(c.key ?? '') ? `${shown}: no step \`${c.key}\`${didYouMean(c.key ?? '', ids)}`
+      const problem = !c
+        ? `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name or run.id`
+        : c.kind === 'prompt'
+          ? `${shown} is only for agent commands`
+          : (c.kind === 'step-output' || c.kind === 'step-status') && !model.byId.has(c.key ?? '')
+            ? `${shown}: no step \`${c.key}\`${didYouMean(c.key ?? '', ids)}`
             : undefined;
       if (problem) report(['env', k], problem, 'template', at(r));
     }
@@ -125,25 +155,41 @@ export function checkStepRefs(queries: readonly StepRefQuery[], reach: Reach): v
   for (const q of queries) if (!reach.isAncestor(q.ancestor, q.step)) q.report();
 }
 
-function refProblem(r: TemplateRef, f: Field, inst: Instance, model: PlanModel, ids: readonly string[]): string | { ancestor: string } | undefined {
+function refProblem(
+  r: TemplateRef,
+  f: Field,
+  inst: Instance,
+  model: PlanModel,
+  ids: readonly string[],
+): string | { ancestor: string } | undefined {
   const c = classifyRef(r.path);
   const shown = `\${{ ${r.expr} }}`;
-  if (!c) return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id, attempt.previous.reason/output or alternative.index`;
+  if (!c)
+    return `unknown template ${shown}; expected context, matrix.<key>, env.<NAME>, steps.<id>.output, steps.<id>.status, plan.name, run.id, attempt.previous.reason/output or alternative.index`;
   switch (c.kind) {
-    case 'prompt': return f.agentCommand ? undefined : `${shown} is only for agent commands`;
-    case 'attempt-reason': case 'attempt-output': return f.prompt ? undefined : `${shown} is only for prompts (a retry is told why the attempt before it failed)`;
+    case 'prompt':
+      return f.agentCommand ? undefined : `${shown} is only for agent commands`;
+    case 'attempt-reason':
+    case 'attempt-output':
+      return f.prompt ? undefined : `${shown} is only for prompts (a retry is told why the attempt before it failed)`;
     case 'matrix': {
       const key = c.key ?? '';
       if (!inst.values) return `${shown}: the step has no matrix`;
-      return hasOwnKey(inst.values, key) ? undefined : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
+      return hasOwnKey(inst.values, key)
+        ? undefined
+        : `${shown}: no matrix key \`${key}\`${didYouMean(key, Object.keys(inst.values))}`;
     }
-    case 'alternative-index': return isBestOf(inst.own) ? undefined : `${shown}: the step has no \`best-of\` or \`alternatives\``;
-    case 'step-output': case 'step-status': {
+    case 'alternative-index':
+      return isBestOf(inst.own) ? undefined : `${shown}: the step has no \`best-of\` or \`alternatives\``;
+    case 'step-output':
+    case 'step-status': {
       const key = c.key ?? '';
-      if (key === inst.id || key === inst.group) return `${shown}: a step cannot read its own ${c.kind === 'step-output' ? 'output' : 'status'}`;
+      if (key === inst.id || key === inst.group)
+        return `${shown}: a step cannot read its own ${c.kind === 'step-output' ? 'output' : 'status'}`;
       if (!model.byId.has(key)) return `${shown}: no step \`${key}\`${didYouMean(key, ids)}`;
       return { ancestor: key };
     }
-    default: return undefined;
+    default:
+      return undefined;
   }
 }

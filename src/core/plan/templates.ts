@@ -16,8 +16,18 @@ export interface TemplateError {
   readonly message: string;
 }
 
-export type RefKind = 'context' | 'prompt' | 'matrix' | 'env' | 'step-output' | 'step-status' | 'plan-name' | 'run-id'
-  | 'attempt-reason' | 'attempt-output' | 'alternative-index';
+export type RefKind =
+  | 'context'
+  | 'prompt'
+  | 'matrix'
+  | 'env'
+  | 'step-output'
+  | 'step-status'
+  | 'plan-name'
+  | 'run-id'
+  | 'attempt-reason'
+  | 'attempt-output'
+  | 'alternative-index';
 
 const OPEN = '${{';
 const CLOSE = '}}';
@@ -53,7 +63,11 @@ export function parseTemplates(text: string): { refs: TemplateRef[]; errors: Tem
     const path = expr.split('.');
     if (expr === '') errors.push({ start, end, message: 'empty template expression "${{ }}"' });
     else if (!path.every((p) => SEGMENT.test(p))) {
-      errors.push({ start, end, message: `malformed template expression "${expr}": expected dotted names such as steps.<id>.output` });
+      errors.push({
+        start,
+        end,
+        message: `malformed template expression "${expr}": expected dotted names such as steps.<id>.output`,
+      });
     } else refs.push({ expr, path, start, end });
     from = end;
   }
@@ -102,19 +116,31 @@ const envPart = (s: string): string => s.toUpperCase().replace(/[^A-Z0-9_]/g, '_
 export function envNameFor(path: readonly string[]): string {
   const c = classifyRef(path);
   switch (c?.kind) {
-    case 'context': return 'BRAID_CONTEXT';
-    case 'prompt': return 'BRAID_PROMPT';
-    case 'matrix': return `BRAID_MATRIX_${envPart(c.key ?? '')}`;
+    case 'context':
+      return 'BRAID_CONTEXT';
+    case 'prompt':
+      return 'BRAID_PROMPT';
+    case 'matrix':
+      return `BRAID_MATRIX_${envPart(c.key ?? '')}`;
     // A name the shell cannot spell (`env.my-var`) is passed under a name it can.
-    case 'env': return SHELL_NAME.test(c.key ?? '') ? (c.key ?? '') : `BRAID_ENV_${envPart(c.key ?? '')}`;
-    case 'step-output': return `BRAID_STEPS_${envPart(c.key ?? '')}_OUTPUT`;
-    case 'step-status': return `BRAID_STEPS_${envPart(c.key ?? '')}_STATUS`;
-    case 'plan-name': return 'BRAID_PLAN_NAME';
-    case 'run-id': return 'BRAID_RUN_ID';
-    case 'attempt-reason': return 'BRAID_ATTEMPT_PREVIOUS_REASON';
-    case 'attempt-output': return 'BRAID_ATTEMPT_PREVIOUS_OUTPUT';
-    case 'alternative-index': return 'BRAID_ALTERNATIVE';
-    case undefined: return `BRAID_${envPart(path.join('_'))}`;
+    case 'env':
+      return SHELL_NAME.test(c.key ?? '') ? (c.key ?? '') : `BRAID_ENV_${envPart(c.key ?? '')}`;
+    case 'step-output':
+      return `BRAID_STEPS_${envPart(c.key ?? '')}_OUTPUT`;
+    case 'step-status':
+      return `BRAID_STEPS_${envPart(c.key ?? '')}_STATUS`;
+    case 'plan-name':
+      return 'BRAID_PLAN_NAME';
+    case 'run-id':
+      return 'BRAID_RUN_ID';
+    case 'attempt-reason':
+      return 'BRAID_ATTEMPT_PREVIOUS_REASON';
+    case 'attempt-output':
+      return 'BRAID_ATTEMPT_PREVIOUS_OUTPUT';
+    case 'alternative-index':
+      return 'BRAID_ALTERNATIVE';
+    case undefined:
+      return `BRAID_${envPart(path.join('_'))}`;
   }
 }
 
@@ -175,26 +201,53 @@ function literalRegions(shell: string): [number, number][] {
     const frame = stack[stack.length - 1] ?? { mode: 'cmd', close: '', depth: 0 };
     const ch = shell[i];
     const next = shell[i + 1];
-    if (ch === '\\') { i += 2; continue; }
+    if (ch === '\\') {
+      i += 2;
+      continue;
+    }
     if (frame.mode === 'dq') {
       if (ch === '"') stack.pop();
       else if (ch === '`') stack.push({ mode: 'cmd', close: '`', depth: 0 });
-      else if (ch === '$' && next === '(') { stack.push({ mode: 'cmd', close: ')', depth: 0 }); i++; }
+      else if (ch === '$' && next === '(') {
+        stack.push({ mode: 'cmd', close: ')', depth: 0 });
+        i++;
+      }
       i++;
       continue;
     }
-    if (ch === "'") { const end = skipQuoted(i + 1, false); regions.push([i, end]); i = end; continue; }
-    if (ch === '$' && next === "'") { const end = skipQuoted(i + 2, true); regions.push([i, end]); i = end; continue; }
-    if (ch === '"') { stack.push({ mode: 'dq' }); i++; continue; }
+    if (ch === "'") {
+      const end = skipQuoted(i + 1, false);
+      regions.push([i, end]);
+      i = end;
+      continue;
+    }
+    if (ch === '$' && next === "'") {
+      const end = skipQuoted(i + 2, true);
+      regions.push([i, end]);
+      i = end;
+      continue;
+    }
+    if (ch === '"') {
+      stack.push({ mode: 'dq' });
+      i++;
+      continue;
+    }
     if (ch === '`') {
-      if (frame.close === '`') stack.pop(); else stack.push({ mode: 'cmd', close: '`', depth: 0 });
+      if (frame.close === '`') stack.pop();
+      else stack.push({ mode: 'cmd', close: '`', depth: 0 });
       i++;
       continue;
     }
-    if (ch === '$' && next === '(') { stack.push({ mode: 'cmd', close: ')', depth: 0 }); i += 2; continue; }
+    if (ch === '$' && next === '(') {
+      stack.push({ mode: 'cmd', close: ')', depth: 0 });
+      i += 2;
+      continue;
+    }
     if (ch === '(' && frame.close === ')') frame.depth++;
-    else if (ch === ')' && frame.close === ')') { if (frame.depth > 0) frame.depth--; else stack.pop(); }
-    else if (ch === '#' && (i === 0 || WORD_BREAK.test(shell[i - 1] ?? ' '))) {
+    else if (ch === ')' && frame.close === ')') {
+      if (frame.depth > 0) frame.depth--;
+      else stack.pop();
+    } else if (ch === '#' && (i === 0 || WORD_BREAK.test(shell[i - 1] ?? ' '))) {
       const nl = shell.indexOf('\n', i);
       i = nl < 0 ? shell.length : nl;
       continue;
@@ -210,7 +263,11 @@ function literalRegions(shell: string): [number, number][] {
   return regions;
 }
 
-function readHeredocWord(shell: string, from: number, out: { delim: string; quoted: boolean; strip: boolean }[]): number {
+function readHeredocWord(
+  shell: string,
+  from: number,
+  out: { delim: string; quoted: boolean; strip: boolean }[],
+): number {
   let i = from;
   const strip = shell[i] === '-';
   if (strip) i++;
@@ -225,15 +282,24 @@ function readHeredocWord(shell: string, from: number, out: { delim: string; quot
       const stop = end < 0 ? shell.length : end;
       delim += shell.slice(i + 1, stop);
       i = stop + 1;
-    } else if (ch === '\\') { quoted = true; delim += shell[i + 1] ?? ''; i += 2; }
-    else { delim += ch; i++; }
+    } else if (ch === '\\') {
+      quoted = true;
+      delim += shell[i + 1] ?? '';
+      i += 2;
+    } else {
+      delim += ch;
+      i++;
+    }
   }
   if (delim !== '') out.push({ delim, quoted, strip });
   return i;
 }
 
 function skipHeredocBodies(
-  shell: string, from: number, docs: { delim: string; quoted: boolean; strip: boolean }[], regions: [number, number][],
+  shell: string,
+  from: number,
+  docs: { delim: string; quoted: boolean; strip: boolean }[],
+  regions: [number, number][],
 ): number {
   let i = from;
   for (const doc of docs) {

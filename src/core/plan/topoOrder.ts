@@ -5,7 +5,10 @@
  * A topological order, ties broken by file order (a min-heap of ready steps by index); steps on
  * or after a cycle are left out and returned as `cyclic`.
  */
-export function topoOrder(ids: readonly string[], needs: ReadonlyMap<string, readonly string[]>): { order: string[]; cyclic: string[] } {
+export function topoOrder(
+  ids: readonly string[],
+  needs: ReadonlyMap<string, readonly string[]>,
+): { order: string[]; cyclic: string[] } {
   const index = new Map(ids.map((id, i) => [id, i]));
   const remaining = new Int32Array(ids.length);
   const dependents: number[][] = ids.map(() => []);
@@ -48,7 +51,8 @@ class MinHeap {
     if (a.length === 0 || last === undefined) return top;
     a[0] = last;
     for (let i = 0; ;) {
-      const l = 2 * i + 1, r = l + 1;
+      const l = 2 * i + 1,
+        r = l + 1;
       let m = i;
       if (l < a.length && a[l]! < a[m]!) m = l;
       if (r < a.length && a[r]! < a[m]!) m = r;

@@ -143,7 +143,9 @@ export interface PlanInfo {
   readonly poolBudgets?: Readonly<Record<string, number>>;
   readonly maxCostUsd?: number;
   /** The plan's `prices:` (USD per million tokens by model), which win over the user's and the pinned ones. */
-  readonly prices?: Readonly<Record<string, { readonly input: number; readonly cachedInput?: number; readonly output: number }>>;
+  readonly prices?: Readonly<
+    Record<string, { readonly input: number; readonly cachedInput?: number; readonly output: number }>
+  >;
   readonly base?: string;
   /** Webhook URLs as written (`${{ env.NAME }}` unresolved): read when the run starts (notify/). */
   readonly notify?: readonly string[];

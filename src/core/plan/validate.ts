@@ -8,7 +8,14 @@ import { checkBestOf } from './bestOfChecks';
 import { findCycles } from './cycles';
 import { checkEnvNames } from './envNames';
 import { hint } from './didYouMean';
-import { MAX_MATRIX_STEPS, MAX_PLAN_EDGES, MAX_PLAN_STEPS, type ExpandOptions, type Instance, type PlanModel } from './expand';
+import {
+  MAX_MATRIX_STEPS,
+  MAX_PLAN_EDGES,
+  MAX_PLAN_STEPS,
+  type ExpandOptions,
+  type Instance,
+  type PlanModel,
+} from './expand';
 import { fieldPath, type Report } from './reporter';
 import { topoOrder } from './topoOrder';
 
@@ -32,7 +39,11 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
   checkEnvNames(model, report);
   const fmt = (n: number) => n.toLocaleString('en-US');
   for (const { group, count } of model.oversized.filter((o) => o.limit === 'matrix')) {
-    report(['steps', group, 'matrix'], `the matrix makes ${fmt(count)} steps; at most ${fmt(MAX_MATRIX_STEPS)}`, 'matrix-size');
+    report(
+      ['steps', group, 'matrix'],
+      `the matrix makes ${fmt(count)} steps; at most ${fmt(MAX_MATRIX_STEPS)}`,
+      'matrix-size',
+    );
   }
   // Past the plan's cap, one problem at the step that crosses it says what the rest add up to.
   const beyond = model.oversized.filter((o) => o.limit === 'plan');
@@ -41,20 +52,28 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
     const more = beyond.slice(1).reduce((n, o) => n + o.count, 0);
     const rest = beyond.length > 1 ? `, and ${fmt(beyond.length - 1)} later steps would add ${fmt(more)} more` : '';
     const message = `the plan would expand to more than ${fmt(MAX_PLAN_STEPS)} steps: ${fmt(cross.before)} before this step, which makes ${fmt(cross.count)}${rest}`;
-    report(cross.count > 1 ? ['steps', cross.group, 'matrix'] : ['steps', cross.group], message, 'plan-size', { key: cross.count === 1 });
+    report(cross.count > 1 ? ['steps', cross.group, 'matrix'] : ['steps', cross.group], message, 'plan-size', {
+      key: cross.count === 1,
+    });
   }
   for (const { id, groups } of model.duplicates) {
     const [first, ...later] = groups;
-    if (later.length === 0) report(['steps', first ?? id, 'matrix'], `two matrix combinations both make the step id \`${id}\``, 'duplicate');
-    for (const g of later) report(['steps', g], `duplicate step id \`${id}\` (also made by \`${first}\`)`, 'duplicate', { key: true });
+    if (later.length === 0)
+      report(['steps', first ?? id, 'matrix'], `two matrix combinations both make the step id \`${id}\``, 'duplicate');
+    for (const g of later)
+      report(['steps', g], `duplicate step id \`${id}\` (also made by \`${first}\`)`, 'duplicate', { key: true });
   }
   for (const p of model.needProblems) {
     const at = ['steps', p.group, 'needs', p.index];
     // Past the cap the problem is only counted: no did-you-mean against every step for it.
-    if (report.full()) { report(at, '', 'unknown-need'); continue; }
+    if (report.full()) {
+      report(at, '', 'unknown-need');
+      continue;
+    }
     if (p.kind === 'self') report(at, `a step cannot need itself (\`${p.entry}\`)`, 'self-need');
     else if (p.kind === 'no-match') report(at, `\`${p.entry}\` matches no step`, 'unknown-need');
-    else if (p.kind === 'too-many') report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
+    else if (p.kind === 'too-many')
+      report(at, `the plan's needs expand to more than ${fmt(MAX_PLAN_EDGES)} dependencies`, 'plan-size');
     else if (p.kind === 'bad-glob') report(at, `\`${p.entry}\`: ${p.reason ?? 'not a usable glob'}`, 'glob');
     else {
       const h = hint(p.entry, [...model.groups.keys()]);
@@ -74,9 +93,16 @@ export function validateGraph(model: PlanModel, opts: ExpandOptions, report: Rep
 }
 
 function checkKind(inst: Instance, report: Report): void {
-  const run = inst.present.has('run'), prompt = inst.present.has('prompt');
-  if (run && prompt) report(['steps', inst.group, 'prompt'], 'a step has either `run` or `prompt`, not both', 'run-prompt', { key: true });
-  else if (!run && !prompt) report(['steps', inst.group], 'needs `run` (a shell command) or `prompt` (for an agent)', 'run-prompt', { key: true });
+  const run = inst.present.has('run'),
+    prompt = inst.present.has('prompt');
+  if (run && prompt)
+    report(['steps', inst.group, 'prompt'], 'a step has either `run` or `prompt`, not both', 'run-prompt', {
+      key: true,
+    });
+  else if (!run && !prompt)
+    report(['steps', inst.group], 'needs `run` (a shell command) or `prompt` (for an agent)', 'run-prompt', {
+      key: true,
+    });
 }
 
 function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
@@ -84,7 +110,12 @@ function checkAgent(model: PlanModel, inst: Instance, report: Report): void {
   const path = inst.merged.agent === undefined ? ['steps', inst.group] : fieldPath(inst.group, inst.own, 'agent');
   const h = hint(inst.agent, [...model.table.known]);
   // Without an `agent` written anywhere, the range is the step's key: nothing there to replace.
-  report(path, `unknown agent \`${inst.agent}\`${h.text}`, 'unknown-agent', inst.merged.agent === undefined ? {} : h.fix);
+  report(
+    path,
+    `unknown agent \`${inst.agent}\`${h.text}`,
+    'unknown-agent',
+    inst.merged.agent === undefined ? {} : h.fix,
+  );
 }
 
 /** `model`, `max-turns`, `permission`, `tools`: each must become a flag of the step's agent's CLI. */
@@ -108,17 +139,30 @@ function checkAgentAsks(model: PlanModel, inst: Instance, report: Report): void 
 
 function checkIsolation(inst: Instance, opts: ExpandOptions, report: Report): void {
   if (inst.merged.isolation === 'worktree' && !opts.isGit) {
-    report(fieldPath(inst.group, inst.own, 'isolation'), '`worktree` needs a git workspace; use `shared` here', 'isolation');
+    report(
+      fieldPath(inst.group, inst.own, 'isolation'),
+      '`worktree` needs a git workspace; use `shared` here',
+      'isolation',
+    );
   }
   // Only a worktree step's change is a thing apart that can wait; `defaults.review` just skips shared steps.
   if (inst.own.review === true && inst.isolation !== 'worktree') {
-    report(fieldPath(inst.group, inst.own, 'review'), '`review` holds a worktree step\'s change until it is approved; this step runs in the shared workspace, so its edits land as it makes them (set `isolation: worktree`)', 'review', { severity: 'warning' });
+    report(
+      fieldPath(inst.group, inst.own, 'review'),
+      "`review` holds a worktree step's change until it is approved; this step runs in the shared workspace, so its edits land as it makes them (set `isolation: worktree`)",
+      'review',
+      { severity: 'warning' },
+    );
   }
 }
 
 function checkOnConflict(inst: Instance, report: Report): void {
   if (inst.own['on-conflict'] === 'resolve' && inst.kind === 'run') {
-    report(fieldPath(inst.group, inst.own, 'on-conflict'), '`resolve` runs the step\'s agent on the conflict, and a `run` step has none: use `rerun` (run it again on the workspace as it is now) or `stop`, or resolve it afterwards with `braid resolve RUN STEP --agent NAME`', 'on-conflict');
+    report(
+      fieldPath(inst.group, inst.own, 'on-conflict'),
+      "`resolve` runs the step's agent on the conflict, and a `run` step has none: use `rerun` (run it again on the workspace as it is now) or `stop`, or resolve it afterwards with `braid resolve RUN STEP --agent NAME`",
+      'on-conflict',
+    );
   }
 }
 
@@ -128,7 +172,13 @@ function checkOnConflict(inst: Instance, report: Report): void {
 const LEFT_TEMPLATE = /\$\{\{[^}]*\}\}|\$\{\{/;
 
 function checkPaths(inst: Instance, report: Report): void {
-  const lists = [['writes', inst.writes], ['reads', inst.reads], ['copy', inst.copy], ['symlink', inst.symlink], ['sparse', inst.sparse]] as const;
+  const lists = [
+    ['writes', inst.writes],
+    ['reads', inst.reads],
+    ['copy', inst.copy],
+    ['symlink', inst.symlink],
+    ['sparse', inst.sparse],
+  ] as const;
   for (const [key, values] of lists) {
     values.forEach((v, i) => {
       // `writes: x` is one scalar; rangeAt reads index 0 of a scalar as the scalar itself.
@@ -145,8 +195,10 @@ function checkPaths(inst: Instance, report: Report): void {
     const v = inst[key];
     if (v === undefined) continue;
     const template = LEFT_TEMPLATE.exec(v)?.[0];
-    if (template !== undefined) report(fieldPath(inst.group, inst.own, key), templateInPath(template, key), 'path-template');
-    else if (escapesWorkspace(v)) report(fieldPath(inst.group, inst.own, key), `\`${v}\` leaves the workspace`, 'escapes');
+    if (template !== undefined)
+      report(fieldPath(inst.group, inst.own, key), templateInPath(template, key), 'path-template');
+    else if (escapesWorkspace(v))
+      report(fieldPath(inst.group, inst.own, key), `\`${v}\` leaves the workspace`, 'escapes');
   }
 }
 

@@ -47,12 +47,16 @@ export interface ComparedDraft {
 const pad = (s: string, n: number): string => s + ' '.repeat(Math.max(0, n - s.length));
 
 /** The drafts side by side as text: one row a draft, columns aligned; an invalid draft's first problem on the line below it. */
-export function comparisonTable(drafts: readonly ComparedDraft[], showFile: (file: string) => string = (f) => f): string {
+export function comparisonTable(
+  drafts: readonly ComparedDraft[],
+  showFile: (file: string) => string = (f) => f,
+): string {
   // Drafting costs N sessions: the cost column shows when an agent reported one.
   const costs = drafts.some((d) => d.costUsd !== undefined);
   const header = ['#', 'agent', 'steps', 'critical path', 'parallel', 'valid', ...(costs ? ['cost'] : []), 'file'];
   const rows = drafts.map((d) => [
-    String(d.index), d.agent,
+    String(d.index),
+    d.agent,
     d.shape ? String(d.shape.steps) : '–',
     d.shape ? String(d.shape.criticalPath) : '–',
     d.shape ? `≈ ${d.shape.parallelism.toFixed(1)}` : '–',
@@ -61,7 +65,11 @@ export function comparisonTable(drafts: readonly ComparedDraft[], showFile: (fil
     showFile(d.file),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => pad(c, widths[i]!)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => pad(c, widths[i]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(header)];
   drafts.forEach((d, i) => {
     out.push(line(rows[i]!));

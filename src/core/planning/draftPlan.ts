@@ -76,7 +76,11 @@ export interface DraftResult {
   readonly costUsd?: number;
 }
 
-interface Attempt { readonly result: ProcessResult; readonly summary: AgentSummary; readonly stderr: string }
+interface Attempt {
+  readonly result: ProcessResult;
+  readonly summary: AgentSummary;
+  readonly stderr: string;
+}
 
 const readText = (file: string): Promise<string | undefined> => readFile(file, 'utf8').catch(() => undefined);
 
@@ -88,7 +92,8 @@ function cleanEnv(env: Readonly<Record<string, string | undefined>>): Record<str
 
 /** Has an agent draft a plan for `goal`, validates it, and feeds its problems back once. Never runs the plan. */
 export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
-  if (typeof o.goal !== 'string' || o.goal.trim() === '') throw new TypeError(`draftPlan: goal must be a non-empty string, got ${JSON.stringify(o.goal)}`);
+  if (typeof o.goal !== 'string' || o.goal.trim() === '')
+    throw new TypeError(`draftPlan: goal must be a non-empty string, got ${JSON.stringify(o.goal)}`);
   const workspace = resolve(o.workspace);
   const file = resolve(workspace, o.file ?? DEFAULT_PLAN_FILE);
   const env = cleanEnv(o.env ?? process.env);
@@ -98,11 +103,22 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
   let cost: number | undefined;
   let agentName: string | undefined;
   const done = (ok: boolean, diagnostics: readonly Diagnostic[], graph?: Graph): DraftResult => ({
-    ok, file, diagnostics, attempts, log, prompts, ...(graph ? { graph } : {}), ...(cost !== undefined ? { costUsd: cost } : {}),
+    ok,
+    file,
+    diagnostics,
+    attempts,
+    log,
+    prompts,
+    ...(graph ? { graph } : {}),
+    ...(cost !== undefined ? { costUsd: cost } : {}),
     ...(agentName !== undefined ? { agent: agentName } : {}),
   });
 
-  const choice = choosePlanningAgent(o.agent, { cwd: workspace, envPath: env.PATH, ...(o.permission ? { permission: o.permission } : {}) });
+  const choice = choosePlanningAgent(o.agent, {
+    cwd: workspace,
+    envPath: env.PATH,
+    ...(o.permission ? { permission: o.permission } : {}),
+  });
   if ('error' in choice) return done(false, [fileProblem(file, 'agent-invalid', choice.error)]);
   const agent = choice.agent;
   agentName = agent.name;
@@ -125,7 +141,8 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
     attempts = attempt;
     const a = await runAttempt(o, agent, prompt, attempt, { workspace, file, env, log });
     if (a.summary.costUsd !== undefined) cost = (cost ?? 0) + a.summary.costUsd;
-    if (a.result.reason === 'canceled') return done(false, [fileProblem(file, 'canceled', `planning canceled during attempt ${attempt}`)]);
+    if (a.result.reason === 'canceled')
+      return done(false, [fileProblem(file, 'canceled', `planning canceled during attempt ${attempt}`)]);
     const content = await readText(file);
     // A file left as it was before planning began was not written by this agent; once it has
     // written, a repair that changes nothing is judged as it stands.
@@ -146,7 +163,10 @@ export async function draftPlan(o: DraftPlanOptions): Promise<DraftResult> {
     o.onProgress?.({ kind: 'validated', attempt, errors, warnings: diagnostics.length - errors });
     log.push(`── ${shown}: ${compiled.graph ? 'valid' : `${errors} problem${errors === 1 ? '' : 's'}`} ──`);
     if (compiled.graph) return done(true, diagnostics, compiled.graph);
-    prompt = repairPrompt(o.goal, context, { problems: diagnostics.map((d) => formatDiagnostic(d, workspace)), content });
+    prompt = repairPrompt(o.goal, context, {
+      problems: diagnostics.map((d) => formatDiagnostic(d, workspace)),
+      content,
+    });
   }
   return done(false, diagnostics);
 }
@@ -156,17 +176,34 @@ function availableAgents(envPath: string | undefined, cwd: string): AgentInfo[] 
   const table = presetTable();
   return PLANNING_PRESETS.map((name) => {
     const def = table[name]!;
-    return { name, installed: findExecutable(def.command[0]!, envPath, cwd) !== undefined, ...(def.pool ? { pool: def.pool } : {}) };
+    return {
+      name,
+      installed: findExecutable(def.command[0]!, envPath, cwd) !== undefined,
+      ...(def.pool ? { pool: def.pool } : {}),
+    };
   });
 }
 
-interface AttemptScope { readonly workspace: string; readonly file: string; readonly env: Record<string, string>; readonly log: string[] }
+interface AttemptScope {
+  readonly workspace: string;
+  readonly file: string;
+  readonly env: Record<string, string>;
+  readonly log: string[];
+}
 
-async function runAttempt(o: DraftPlanOptions, agent: AgentDef, prompt: string, attempt: number, s: AttemptScope): Promise<Attempt> {
+async function runAttempt(
+  o: DraftPlanOptions,
+  agent: AgentDef,
+  prompt: string,
+  attempt: number,
+  s: AttemptScope,
+): Promise<Attempt> {
   s.log.push(`── attempt ${attempt}: ${agent.name} ──`);
   o.onProgress?.({ kind: 'attempt', attempt, agent: agent.name });
   const run = await runPlanningAgent({
-    agent, prompt, workspace: s.workspace,
+    agent,
+    prompt,
+    workspace: s.workspace,
     // BRAID_PLAN_FILE lets a custom planning command find the file without parsing the prompt.
     env: { ...s.env, BRAID_PLAN_FILE: s.file },
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
@@ -178,14 +215,24 @@ async function runAttempt(o: DraftPlanOptions, agent: AgentDef, prompt: string, 
       s.log.push(line.text);
       o.onProgress?.({ kind: 'output', attempt, line });
     },
-    ...(o.onProgress ? { onWaiting: (elapsedMs: number, quietMs: number) => o.onProgress!({ kind: 'waiting', attempt, elapsedMs, quietMs }) } : {}),
+    ...(o.onProgress
+      ? {
+          onWaiting: (elapsedMs: number, quietMs: number) =>
+            o.onProgress!({ kind: 'waiting', attempt, elapsedMs, quietMs }),
+        }
+      : {}),
   });
   return { result: run.result, summary: run.summary, stderr: run.stderr };
 }
 
 function failureMessage(agent: AgentDef, a: Attempt, shown: string): string {
   const r = a.result;
-  const how = r.reason === 'exit' ? `exited with code ${r.exitCode}` : r.reason === 'spawn-failed' ? `could not start (${r.message ?? 'spawn failed'})` : (r.message ?? r.reason);
+  const how =
+    r.reason === 'exit'
+      ? `exited with code ${r.exitCode}`
+      : r.reason === 'spawn-failed'
+        ? `could not start (${r.message ?? 'spawn failed'})`
+        : (r.message ?? r.reason);
   // The agent's own words say most: its reported error, else its last line on stderr.
   const detail = a.summary.errors.at(-1) ?? a.stderr.trim().split('\n').at(-1)?.trim();
   return `${agent.name} ${how} without writing ${shown}${detail ? `: ${detail}` : ''}`;

@@ -46,7 +46,11 @@ export function agentFor(agents: readonly PlanningAgentSpec[], index: number): P
 }
 
 const specName = (spec: PlanningAgentSpec): string =>
-  typeof spec === 'string' ? spec : Array.isArray(spec) ? (spec as readonly string[]).join(' ') : (spec as { name: string }).name;
+  typeof spec === 'string'
+    ? spec
+    : Array.isArray(spec)
+      ? (spec as readonly string[]).join(' ')
+      : (spec as { name: string }).name;
 
 /** Drafts `count` plans for one goal in parallel; resolves when every draft is done (valid, invalid or failed). */
 export async function draftRace(o: DraftRaceOptions): Promise<DraftRace> {
@@ -58,22 +62,37 @@ export async function draftRace(o: DraftRaceOptions): Promise<DraftRace> {
   const env = o.env ?? process.env;
   // Every agent is checked before any runs: a typo in the third must not cost two drafts.
   for (const spec of new Set(o.agents)) {
-    const choice = choosePlanningAgent(spec, { cwd: workspace, envPath: env.PATH, ...(o.permission ? { permission: o.permission } : {}) });
+    const choice = choosePlanningAgent(spec, {
+      cwd: workspace,
+      envPath: env.PATH,
+      ...(o.permission ? { permission: o.permission } : {}),
+    });
     if ('error' in choice) return { drafts: [], problem: fileProblem(target, 'agent-invalid', choice.error) };
     const exe = choice.agent.command[0]!;
-    if (!o.runAgent && !findExecutable(exe, env.PATH, workspace)) return { drafts: [], problem: fileProblem(target, 'agent-missing', notInstalledMessage(exe)) };
+    if (!o.runAgent && !findExecutable(exe, env.PATH, workspace))
+      return { drafts: [], problem: fileProblem(target, 'agent-missing', notInstalledMessage(exe)) };
   }
   const indexes = Array.from({ length: o.count }, (_, i) => i + 1);
-  const drafts = await Promise.all(indexes.map(async (index): Promise<RaceDraft> => {
-    const spec = agentFor(o.agents, index);
-    const { onProgress, count: _count, agents: _agents, ...shared } = o;
-    const result = await draftPlan({
-      ...shared, workspace, agent: spec, file: draftFile(target, index),
-      // BRAID_PLAN_DRAFT tells a custom planner which draft it writes (as BRAID_ALTERNATIVE does a step).
-      env: { ...env, BRAID_PLAN_DRAFT: String(index) },
-      ...(onProgress ? { onProgress: (p: DraftProgress) => onProgress(index, p) } : {}),
-    });
-    return { index, result, agent: result.agent ?? specName(spec), ...(result.ok && result.graph ? { shape: draftShape(result.graph) } : {}) };
-  }));
+  const drafts = await Promise.all(
+    indexes.map(async (index): Promise<RaceDraft> => {
+      const spec = agentFor(o.agents, index);
+      const { onProgress, count: _count, agents: _agents, ...shared } = o;
+      const result = await draftPlan({
+        ...shared,
+        workspace,
+        agent: spec,
+        file: draftFile(target, index),
+        // BRAID_PLAN_DRAFT tells a custom planner which draft it writes (as BRAID_ALTERNATIVE does a step).
+        env: { ...env, BRAID_PLAN_DRAFT: String(index) },
+        ...(onProgress ? { onProgress: (p: DraftProgress) => onProgress(index, p) } : {}),
+      });
+      return {
+        index,
+        result,
+        agent: result.agent ?? specName(spec),
+        ...(result.ok && result.graph ? { shape: draftShape(result.graph) } : {}),
+      };
+    }),
+  );
   return { drafts };
 }

@@ -40,9 +40,18 @@ export function judgePrompt(goal: string, drafts: readonly JudgedDraft[]): strin
     goal.trim(),
   ];
   for (const d of drafts) {
-    const cut = d.yaml.length > MAX_YAML ? `${d.yaml.slice(0, MAX_YAML)}\n# … (cut: the draft is ${d.yaml.length} characters)` : d.yaml;
+    const cut =
+      d.yaml.length > MAX_YAML
+        ? `${d.yaml.slice(0, MAX_YAML)}\n# … (cut: the draft is ${d.yaml.length} characters)`
+        : d.yaml;
     const fence = fenceFor(cut);
-    parts.push('', `## Draft ${d.index} (by ${d.agent}: ${d.shape.steps} steps, critical path ${d.shape.criticalPath}, parallel ≈ ${d.shape.parallelism.toFixed(1)})`, `${fence}yaml`, cut.trimEnd(), fence);
+    parts.push(
+      '',
+      `## Draft ${d.index} (by ${d.agent}: ${d.shape.steps} steps, critical path ${d.shape.criticalPath}, parallel ≈ ${d.shape.parallelism.toFixed(1)})`,
+      `${fence}yaml`,
+      cut.trimEnd(),
+      fence,
+    );
   }
   parts.push(
     '',
@@ -65,24 +74,40 @@ export function parseVerdict(answer: string, allowed: readonly number[]): Verdic
   const pickAt = lines.flatMap((l, i) => (/^PICK:/i.test(l) ? [i] : []));
   const choices = allowed.join(', ');
   if (pickAt.length === 0) return { error: `the judge's answer has no \`PICK: N\` line (N one of ${choices})` };
-  if (pickAt.length > 1) return { error: `the judge's answer has ${pickAt.length} PICK lines; it must have exactly one` };
+  if (pickAt.length > 1)
+    return { error: `the judge's answer has ${pickAt.length} PICK lines; it must have exactly one` };
   const at = pickAt[0]!;
   const value = lines[at]!.replace(/^PICK:/i, '').trim();
-  if (!/^\d{1,3}$/.test(value)) return { error: `the judge's PICK must be a draft number (one of ${choices}), got ${JSON.stringify(clean(value).slice(0, 80))}` };
+  if (!/^\d{1,3}$/.test(value))
+    return {
+      error: `the judge's PICK must be a draft number (one of ${choices}), got ${JSON.stringify(clean(value).slice(0, 80))}`,
+    };
   const pick = Number(value);
-  if (!allowed.includes(pick)) return { error: `the judge picked draft ${pick}, which is not one of the valid drafts (${choices})` };
+  if (!allowed.includes(pick))
+    return { error: `the judge picked draft ${pick}, which is not one of the valid drafts (${choices})` };
   const reasonAt = lines.findIndex((l, i) => i > at && /^REASON:/i.test(l));
-  const reason = reasonAt < 0 ? '' : clean([lines[reasonAt]!.replace(/^REASON:/i, ''), ...lines.slice(reasonAt + 1)].join(' ').replace(/\s+/g, ' '));
-  if (reason === '') return { error: 'the judge\'s answer has no `REASON: …` after its PICK line' };
+  const reason =
+    reasonAt < 0
+      ? ''
+      : clean([lines[reasonAt]!.replace(/^REASON:/i, ''), ...lines.slice(reasonAt + 1)].join(' ').replace(/\s+/g, ' '));
+  if (reason === '') return { error: "the judge's answer has no `REASON: …` after its PICK line" };
   return { pick, reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason };
 }
 
 /** The judge's agent definition, read-only for presets, or why it cannot judge (unknown, refused, not installed). */
-export function judgeAgent(spec: PlanningAgentSpec, o: { readonly cwd: string; readonly envPath?: string; readonly lookUp?: boolean }): { agent: AgentDef } | { error: string } {
-  const choice = choosePlanningAgent(spec, { cwd: o.cwd, permission: 'read-only', ...(o.envPath !== undefined ? { envPath: o.envPath } : {}) });
+export function judgeAgent(
+  spec: PlanningAgentSpec,
+  o: { readonly cwd: string; readonly envPath?: string; readonly lookUp?: boolean },
+): { agent: AgentDef } | { error: string } {
+  const choice = choosePlanningAgent(spec, {
+    cwd: o.cwd,
+    permission: 'read-only',
+    ...(o.envPath !== undefined ? { envPath: o.envPath } : {}),
+  });
   if ('error' in choice) return { error: `judge: ${choice.error}` };
   const exe = choice.agent.command[0]!;
-  if (o.lookUp !== false && !findExecutable(exe, o.envPath, o.cwd)) return { error: `judge: ${notInstalledMessage(exe)}` };
+  if (o.lookUp !== false && !findExecutable(exe, o.envPath, o.cwd))
+    return { error: `judge: ${notInstalledMessage(exe)}` };
   return choice;
 }
 
@@ -91,7 +116,12 @@ export interface JudgeOptions {
   readonly workspace: string;
   readonly agent: PlanningAgentSpec;
   /** The valid drafts: their numbers, agents, files and shapes. */
-  readonly drafts: readonly { readonly index: number; readonly agent: string; readonly file: string; readonly shape: DraftShape }[];
+  readonly drafts: readonly {
+    readonly index: number;
+    readonly agent: string;
+    readonly file: string;
+    readonly shape: DraftShape;
+  }[];
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
@@ -100,8 +130,20 @@ export interface JudgeOptions {
 }
 
 export type Judgement =
-  | { readonly ok: true; readonly agent: string; readonly pick: number; readonly reason: string; readonly prompt: string }
-  | { readonly ok: false; readonly agent?: string; readonly error: string; readonly prompt?: string; readonly answer?: string };
+  | {
+      readonly ok: true;
+      readonly agent: string;
+      readonly pick: number;
+      readonly reason: string;
+      readonly prompt: string;
+    }
+  | {
+      readonly ok: false;
+      readonly agent?: string;
+      readonly error: string;
+      readonly prompt?: string;
+      readonly answer?: string;
+    };
 
 /** Runs the judge on the valid drafts; its failures (refused, not installed, failed, a bad answer) are data. */
 export async function judgeDrafts(o: JudgeOptions): Promise<Judgement> {
@@ -113,10 +155,14 @@ export async function judgeDrafts(o: JudgeOptions): Promise<Judgement> {
   if ('error' in choice) return { ok: false, error: choice.error };
   const agent = choice.agent;
   const judged: JudgedDraft[] = [];
-  for (const d of o.drafts) judged.push({ index: d.index, agent: d.agent, shape: d.shape, yaml: await readFile(d.file, 'utf8') });
+  for (const d of o.drafts)
+    judged.push({ index: d.index, agent: d.agent, shape: d.shape, yaml: await readFile(d.file, 'utf8') });
   const prompt = judgePrompt(o.goal, judged);
   const run = await runPlanningAgent({
-    agent, prompt, workspace, env,
+    agent,
+    prompt,
+    workspace,
+    env,
     ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.runAgent ? { runAgent: o.runAgent } : {}),
@@ -127,9 +173,18 @@ export async function judgeDrafts(o: JudgeOptions): Promise<Judgement> {
   if (r.reason !== 'exit' || r.exitCode !== 0) {
     const how = r.reason === 'exit' ? `exited with code ${r.exitCode}` : (r.message ?? r.reason);
     const detail = run.summary.errors.at(-1) ?? run.stderr.trim().split('\n').at(-1)?.trim();
-    return { ok: false, agent: agent.name, error: `judge ${agent.name} ${how}${detail ? `: ${clean(detail)}` : ''}`, prompt, answer: run.answer };
+    return {
+      ok: false,
+      agent: agent.name,
+      error: `judge ${agent.name} ${how}${detail ? `: ${clean(detail)}` : ''}`,
+      prompt,
+      answer: run.answer,
+    };
   }
-  const verdict = parseVerdict(run.answer, o.drafts.map((d) => d.index));
+  const verdict = parseVerdict(
+    run.answer,
+    o.drafts.map((d) => d.index),
+  );
   if ('error' in verdict) return { ok: false, agent: agent.name, error: verdict.error, prompt, answer: run.answer };
   return { ok: true, agent: agent.name, pick: verdict.pick, reason: verdict.reason, prompt };
 }

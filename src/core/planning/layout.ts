@@ -27,7 +27,10 @@ const depth = (path: string): number => path.split('/').length;
 /** The shallowest `max` of `all`, then in path order. */
 export function boundPaths(all: readonly string[], max: number): string[] {
   if (all.length <= max) return [...all].sort();
-  return [...all].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, max).sort();
+  return [...all]
+    .sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, max)
+    .sort();
 }
 
 /** A bounded listing of `workspace`'s files, skipping node_modules, .git and .braid. */
@@ -51,7 +54,11 @@ async function walk(root: string): Promise<string[]> {
     const next: string[] = [];
     for (const dir of level) {
       let entries;
-      try { entries = await readdir(join(root, dir), { withFileTypes: true }); } catch { continue; }
+      try {
+        entries = await readdir(join(root, dir), { withFileTypes: true });
+      } catch {
+        continue;
+      }
       for (const e of entries) {
         if (++seen > WALK_LIMIT) break;
         if (SKIPPED.has(e.name)) continue;
@@ -69,5 +76,8 @@ async function walk(root: string): Promise<string[]> {
 export function formatLayout(layout: WorkspaceLayout): string {
   if (layout.paths.length === 0) return '(the workspace is empty)';
   const more = layout.total - layout.paths.length;
-  return layout.paths.join('\n') + (more > 0 ? `\n… and ${more} more file${more === 1 ? '' : 's'} (deeper paths left out)` : '');
+  return (
+    layout.paths.join('\n') +
+    (more > 0 ? `\n… and ${more} more file${more === 1 ? '' : 's'} (deeper paths left out)` : '')
+  );
 }

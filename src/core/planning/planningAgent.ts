@@ -33,7 +33,8 @@ const bare = (p: string): string => basename(p).replace(/\.(cmd|exe|bat|js|mjs|c
 function agentName(argv: readonly string[]): string {
   const [exe, script] = argv;
   const first = bare(exe ?? '');
-  if (INTERPRETERS.has(first.toLowerCase()) && script !== undefined && !script.startsWith('-') && !PROMPT.test(script)) return bare(script) || first;
+  if (INTERPRETERS.has(first.toLowerCase()) && script !== undefined && !script.startsWith('-') && !PROMPT.test(script))
+    return bare(script) || first;
   return first || 'agent';
 }
 
@@ -42,7 +43,11 @@ export function customAgent(argv: readonly string[]): AgentDef {
   const name = agentName(argv);
   const usesPrompt = argv.some((a) => PROMPT.test(a));
   return Object.freeze({
-    name, command: [...argv], env: {}, context: false, format: 'text' as const,
+    name,
+    command: [...argv],
+    env: {},
+    context: false,
+    format: 'text' as const,
     ...(usesPrompt ? {} : { stdin: 'prompt' as const }),
   });
 }
@@ -57,15 +62,22 @@ export function choosePlanningAgent(spec: PlanningAgentSpec, o: ChoiceOptions): 
     return spec.length === 0 || spec[0] === '' ? { error: 'the agent command is empty' } : { agent: customAgent(spec) };
   }
   const text = (spec as string).trim();
-  if (text === 'shell') return { error: 'the shell preset runs its prompt as a script; choose an agent (claude, codex, gemini, aider) or a command' };
-  if (PLANNING_PRESETS.includes(text)) return { agent: presetTable(o.permission ? { permission: o.permission } : {})[text]! };
+  if (text === 'shell')
+    return {
+      error:
+        'the shell preset runs its prompt as a script; choose an agent (claude, codex, gemini, aider) or a command',
+    };
+  if (PLANNING_PRESETS.includes(text))
+    return { agent: presetTable(o.permission ? { permission: o.permission } : {})[text]! };
   const split = splitCommand(text);
   if ('error' in split) return { error: `agent command: ${split.error}` };
   if (split.argv.length === 0) return { error: 'the agent command is empty' };
   // One bare word that is neither a preset nor on PATH is far likelier a typo than a command.
   const [exe] = split.argv;
   if (split.argv.length === 1 && !/[\\/]/.test(exe!) && !findExecutable(exe!, o.envPath, o.cwd)) {
-    return { error: `unknown agent ${exe}${didYouMean(exe!, PLANNING_PRESETS)} (presets: ${PLANNING_PRESETS.join(', ')}; or give a command)` };
+    return {
+      error: `unknown agent ${exe}${didYouMean(exe!, PLANNING_PRESETS)} (presets: ${PLANNING_PRESETS.join(', ')}; or give a command)`,
+    };
   }
   return { agent: customAgent(split.argv) };
 }

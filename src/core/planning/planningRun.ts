@@ -44,18 +44,22 @@ export async function runPlanningAgent(o: PlanningRunOptions): Promise<PlanningR
   // Only `${{ prompt }}` means something in a planning agent's command; other text stays as written.
   const inv = agentInvocation(o.agent, (t) => t, o.prompt);
   const stream = createAgentStream(o.agent.format);
-  const emit = (lines: readonly ParsedLine[]): void => { for (const line of lines) o.onLine?.(line); };
+  const emit = (lines: readonly ParsedLine[]): void => {
+    for (const line of lines) o.onLine?.(line);
+  };
   let stderr = '';
   let stdout = '';
   let partial = '';
   const started = performance.now();
   let lastOutput = started;
   const every = o.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
-  const heartbeat = o.onWaiting ? setInterval(() => {
-    const now = performance.now();
-    const quietMs = now - lastOutput;
-    if (quietMs >= every) o.onWaiting!(Math.round(now - started), Math.round(quietMs));
-  }, every) : undefined;
+  const heartbeat = o.onWaiting
+    ? setInterval(() => {
+        const now = performance.now();
+        const quietMs = now - lastOutput;
+        if (quietMs >= every) o.onWaiting!(Math.round(now - started), Math.round(quietMs));
+      }, every)
+    : undefined;
   heartbeat?.unref();
   const spec: SpawnSpec = {
     argv: inv.argv,

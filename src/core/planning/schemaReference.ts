@@ -19,8 +19,10 @@ export function describeType(s: unknown): string {
   const type = s.type;
   if (Array.isArray(type)) return type.map((t) => describeType({ type: t })).join(' | ');
   switch (type) {
-    case 'string': return 'string';
-    case 'boolean': return 'boolean';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
     case 'number':
     case 'integer': {
       const name = type === 'integer' ? 'integer' : 'number';
@@ -29,20 +31,27 @@ export function describeType(s: unknown): string {
       if (bound(lo) && bound(hi)) return `${name} ${lo}–${hi}`;
       return bound(lo) ? `${name} ≥ ${lo}` : name;
     }
-    case 'array': return `list of ${plural(describeType(s.items))}`;
+    case 'array':
+      return `list of ${plural(describeType(s.items))}`;
     case 'object':
       if (isObj(s.properties)) return 'mapping (keys below)';
       return `map of name → ${describeType(s.additionalProperties)}`;
-    default: return 'any';
+    default:
+      return 'any';
   }
 }
 
 const plural = (t: string): string => (/^(string|number|integer|boolean)$/.test(t) ? `${t}s` : t);
 
-function section(title: string, schema: unknown, describe: (key: string, s: unknown) => string = (_k, s) => describeType(s)): string[] {
+function section(
+  title: string,
+  schema: unknown,
+  describe: (key: string, s: unknown) => string = (_k, s) => describeType(s),
+): string[] {
   const req = required(schema);
   const lines = [title];
-  for (const [key, s] of Object.entries(props(schema))) lines.push(`  ${key}: ${describe(key, s)}${req.includes(key) ? ' (required)' : ''}`);
+  for (const [key, s] of Object.entries(props(schema)))
+    lines.push(`  ${key}: ${describe(key, s)}${req.includes(key) ? ' (required)' : ''}`);
   return lines;
 }
 
@@ -59,7 +68,9 @@ export function schemaReference(schema: Json = planJsonSchema()): string {
   };
   return [
     ...section('Top-level keys:', schema, topLine),
-    ...section('Step keys (steps.<id>):', step, (key, s) => (key === 'matrix' ? 'map of key → list of values' : describeType(s))),
+    ...section('Step keys (steps.<id>):', step, (key, s) =>
+      key === 'matrix' ? 'map of key → list of values' : describeType(s),
+    ),
     ...section('Agent keys (agents.<name>):', agent),
   ].join('\n');
 }

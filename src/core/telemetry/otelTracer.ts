@@ -4,10 +4,23 @@
 // itself, this file the standard variables the SDK no longer reads on its own.
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, detectResources, resourceAttributesEnvDetector, resourceFromAttributes, serviceNameEnvDetector } from '@opentelemetry/resources';
 import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider,
-  type ReadableSpan, type Sampler, type SpanExporter,
+  defaultResource,
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type ReadableSpan,
+  type Sampler,
+  type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { RunObserver, RunStart } from '../engine/runObservers';
 import { RunTrace } from './runTrace';
@@ -26,50 +39,83 @@ function samplerFrom(env: Env): Sampler {
   const ratio = Number(env.OTEL_TRACES_SAMPLER_ARG ?? '1');
   const r = Number.isFinite(ratio) ? Math.min(1, Math.max(0, ratio)) : 1;
   switch (name) {
-    case 'always_off': case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'traceidratio': case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
-    default: return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'always_off':
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'traceidratio':
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(r) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
 }
 
 /** Passes spans to the exporter and tells the user the first time an export fails (the SDK itself says nothing). */
 class ReportingExporter implements SpanExporter {
   private told = false;
-  constructor(private readonly inner: SpanExporter, private readonly where: string, private readonly notice: (m: string) => void) {}
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly where: string,
+    private readonly notice: (m: string) => void,
+  ) {}
 
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans, (result) => {
       // 0 is ExportResultCode.SUCCESS (@opentelemetry/core).
       if (result.code !== 0 && !this.told) {
         this.told = true;
-        this.notice(`traces: could not send the run's spans to ${this.where}: ${result.error?.message ?? 'export failed'}`);
+        this.notice(
+          `traces: could not send the run's spans to ${this.where}: ${result.error?.message ?? 'export failed'}`,
+        );
       }
       done(result);
     });
   }
 
-  shutdown(): Promise<void> { return this.inner.shutdown(); }
-  forceFlush(): Promise<void> { return this.inner.forceFlush?.() ?? Promise.resolve(); }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
 }
 
 /** The endpoint as the user may see it: no credentials, no query. */
 function shownUrl(target: TraceTarget, env: Env): string {
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim().replace(/\/+$/, '')}/v1/traces` : undefined;
-  const raw = target.url ?? (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined) ?? base ?? 'http://localhost:4318/v1/traces';
-  try { const u = new URL(raw); return `${u.protocol}//${u.host}${u.pathname}`; } catch { return 'the OTLP endpoint'; }
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim()
+    ? `${env.OTEL_EXPORTER_OTLP_ENDPOINT.trim().replace(/\/+$/, '')}/v1/traces`
+    : undefined;
+  const raw =
+    target.url ??
+    (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim() || undefined) ??
+    base ??
+    'http://localhost:4318/v1/traces';
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return 'the OTLP endpoint';
+  }
 }
 
 /** Starts the run's trace; the observer's close flushes it (bounded by the exporter's timeout). */
 export function traceRun(start: RunStart, target: TraceTarget): RunObserver {
   const env = start.env;
-  const timeoutMs = positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT) ?? positive(env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? 10_000;
+  const timeoutMs =
+    positive(env.OTEL_EXPORTER_OTLP_TRACES_TIMEOUT) ?? positive(env.OTEL_EXPORTER_OTLP_TIMEOUT) ?? 10_000;
   const config = target.url ? { url: target.url } : {};
-  const exporter = new ReportingExporter(target.protocol === 'http/json' ? new JsonExporter(config) : new ProtoExporter(config), shownUrl(target, env), start.notice);
+  const exporter = new ReportingExporter(
+    target.protocol === 'http/json' ? new JsonExporter(config) : new ProtoExporter(config),
+    shownUrl(target, env),
+    start.notice,
+  );
   // Every span of a run fits the queue (a run, its steps, their attempts and alternatives), unless the user says otherwise.
-  const spans = 2 + [...start.graph.steps.values()].reduce((n, s) => n + 2 + s.retries + (s.bestOf?.alternatives.length ?? 0), 0);
+  const spans =
+    2 + [...start.graph.steps.values()].reduce((n, s) => n + 2 + s.retries + (s.bestOf?.alternatives.length ?? 0), 0);
   const maxQueueSize = positive(env.OTEL_BSP_MAX_QUEUE_SIZE) ?? Math.max(2048, spans);
   const processor = new BatchSpanProcessor({
-    exporter, maxQueueSize,
+    exporter,
+    maxQueueSize,
     maxExportBatchSize: Math.min(maxQueueSize, positive(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE) ?? 512),
     scheduledDelayMillis: positive(env.OTEL_BSP_SCHEDULE_DELAY) ?? 5000,
     exportTimeoutMillis: positive(env.OTEL_BSP_EXPORT_TIMEOUT) ?? 30_000,
@@ -84,10 +130,22 @@ export function traceRun(start: RunStart, target: TraceTarget): RunObserver {
     onEvent: (e) => runTrace.onEvent(e),
     close: async () => {
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((done) => { timer = setTimeout(() => done('late'), timeoutMs + 1000); timer.unref(); });
-      const r = await Promise.race([provider.shutdown().then(() => 'sent' as const, () => 'sent' as const), late]);
+      const late = new Promise<'late'>((done) => {
+        timer = setTimeout(() => done('late'), timeoutMs + 1000);
+        timer.unref();
+      });
+      const r = await Promise.race([
+        provider.shutdown().then(
+          () => 'sent' as const,
+          () => 'sent' as const,
+        ),
+        late,
+      ]);
       clearTimeout(timer);
-      if (r === 'late') start.notice(`traces: ${shownUrl(target, env)} did not take the run's spans within ${Math.round(timeoutMs / 1000)}s`);
+      if (r === 'late')
+        start.notice(
+          `traces: ${shownUrl(target, env)} did not take the run's spans within ${Math.round(timeoutMs / 1000)}s`,
+        );
     },
   };
 }

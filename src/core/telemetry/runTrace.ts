@@ -6,7 +6,14 @@ import { context, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from
 import type { RunStart } from '../engine/runObservers';
 import type { EngineEvent } from '../engine/types';
 import { TERMINAL, type StepStatus } from '../status';
-import { alternativeAttributes, attemptAttributes, runAttributes, runEndAttributes, stepAttributes, stepEndAttributes } from './spanAttributes';
+import {
+  alternativeAttributes,
+  attemptAttributes,
+  runAttributes,
+  runEndAttributes,
+  stepAttributes,
+  stepEndAttributes,
+} from './spanAttributes';
 
 interface OpenStep {
   readonly span: Span;
@@ -32,7 +39,10 @@ export class RunTrace {
   private run: Span | undefined;
   private readonly steps = new Map<string, OpenStep>();
 
-  constructor(private readonly tracer: Tracer, private readonly start: RunStart) {}
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly start: RunStart,
+  ) {}
 
   onEvent(e: EngineEvent): void {
     switch (e.type) {
@@ -40,23 +50,45 @@ export class RunTrace {
         if (e.status === 'started') this.startRun(e);
         else this.endRun(e.status, e.time, e.costUsd, e.reason);
         return;
-      case 'step': return this.onStep(e);
+      case 'step':
+        return this.onStep(e);
       case 'budget':
-        this.run?.addEvent(e.decision ? `budget: ${e.decision}` : 'budget reached', { 'braid.spent_usd': e.spentUsd, 'braid.budget_usd': e.budgetUsd }, new Date(e.time));
+        this.run?.addEvent(
+          e.decision ? `budget: ${e.decision}` : 'budget reached',
+          { 'braid.spent_usd': e.spentUsd, 'braid.budget_usd': e.budgetUsd },
+          new Date(e.time),
+        );
         return;
       case 'lock':
-        this.steps.get(e.id)?.span.addEvent('waiting for a lock', { 'braid.lock.holder': e.waitingFor, 'braid.lock.paths': [...e.paths] }, new Date(e.time));
+        this.steps
+          .get(e.id)
+          ?.span.addEvent(
+            'waiting for a lock',
+            { 'braid.lock.holder': e.waitingFor, 'braid.lock.paths': [...e.paths] },
+            new Date(e.time),
+          );
         return;
-      default: return; // output and agent progress: the attempt's end carries its totals
+      default:
+        return; // output and agent progress: the attempt's end carries its totals
     }
   }
 
   private startRun(e: Extract<EngineEvent, { type: 'run' }>): void {
     const rec = this.start.record;
-    this.run = this.tracer.startSpan(`braid run ${rec.planName}`, { kind: SpanKind.INTERNAL, startTime: new Date(e.time), attributes: runAttributes(rec, e.steps) });
+    this.run = this.tracer.startSpan(`braid run ${rec.planName}`, {
+      kind: SpanKind.INTERNAL,
+      startTime: new Date(e.time),
+      attributes: runAttributes(rec, e.steps),
+    });
   }
 
-  private child(parent: Span | undefined, name: string, startTime: Date, attributes: Record<string, string | number | boolean | string[]>, kind = SpanKind.INTERNAL): Span {
+  private child(
+    parent: Span | undefined,
+    name: string,
+    startTime: Date,
+    attributes: Record<string, string | number | boolean | string[]>,
+    kind = SpanKind.INTERNAL,
+  ): Span {
     const ctx = parent ? trace.setSpan(context.active(), parent) : context.active();
     return this.tracer.startSpan(name, { kind, startTime, attributes }, ctx);
   }
@@ -67,7 +99,12 @@ export class RunTrace {
     const rec = this.start.record.steps[e.id];
     let open = this.steps.get(e.id);
     if (!open) {
-      const span = this.child(this.run, `step ${e.id}`, time(rec?.startedAt, e.time), stepAttributes(this.start.graph, step));
+      const span = this.child(
+        this.run,
+        `step ${e.id}`,
+        time(rec?.startedAt, e.time),
+        stepAttributes(this.start.graph, step),
+      );
       open = { span, alternatives: new Map(), ended: false };
       this.steps.set(e.id, open);
     }
@@ -77,8 +114,13 @@ export class RunTrace {
     if (e.status === 'running' && !open.attempt && !step.bestOf) {
       const att = rec?.attempts.findLast((a) => a.attempt === e.attempt);
       const agent = step.kind === 'prompt';
-      const span = this.child(open.span, agent ? `invoke_agent ${step.agent ?? ''}` : `attempt ${e.attempt}`,
-        time(att?.startedAt, e.time), attemptAttributes(this.start.graph, step, undefined, e.attempt), agent ? SpanKind.CLIENT : SpanKind.INTERNAL);
+      const span = this.child(
+        open.span,
+        agent ? `invoke_agent ${step.agent ?? ''}` : `attempt ${e.attempt}`,
+        time(att?.startedAt, e.time),
+        attemptAttributes(this.start.graph, step, undefined, e.attempt),
+        agent ? SpanKind.CLIENT : SpanKind.INTERNAL,
+      );
       open.attempt = { n: e.attempt, span };
     }
     if (e.alternatives) this.onAlternatives(e, open);
@@ -92,7 +134,15 @@ export class RunTrace {
     for (const alt of e.alternatives ?? []) {
       const had = open.alternatives.get(alt.index);
       if (had === 'ended' || alt.status === 'pending') continue;
-      const span = had ?? this.child(open.span, `alternative ${alt.index}`, new Date(e.time), alternativeAttributes(this.start.graph, step, undefined, alt.index), step.kind === 'prompt' ? SpanKind.CLIENT : SpanKind.INTERNAL);
+      const span =
+        had ??
+        this.child(
+          open.span,
+          `alternative ${alt.index}`,
+          new Date(e.time),
+          alternativeAttributes(this.start.graph, step, undefined, alt.index),
+          step.kind === 'prompt' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+        );
       if (!had) open.alternatives.set(alt.index, span);
       if (TERMINAL.has(alt.status as StepStatus)) this.endAlternative(e.id, open, alt.index, e.time);
     }
@@ -131,7 +181,8 @@ export class RunTrace {
 
   private endRun(status: string, at: string, costUsd: number | undefined, reason: string | undefined): void {
     // A step still open at the run's end (a `review` step waiting on): it ends with the run, as it stands.
-    for (const [id, open] of this.steps) if (!open.ended) this.endStep(id, open, this.start.record.steps[id]?.status ?? 'interrupted', at);
+    for (const [id, open] of this.steps)
+      if (!open.ended) this.endStep(id, open, this.start.record.steps[id]?.status ?? 'interrupted', at);
     if (!this.run) return;
     this.run.setAttributes(runEndAttributes(this.start.record, status, costUsd, reason));
     this.run.setStatus(statusOf(status, reason === 'budget' ? 'the run reached its budget' : undefined));

@@ -21,26 +21,41 @@ interface AttemptExtras {
 /** `gen_ai.system` of an agent: the provider its stream format belongs to, else the agent's name (a custom agent). */
 export function genAiSystem(agent: AgentDef): string {
   switch (agent.format) {
-    case 'claude-stream-json': return 'anthropic';
-    case 'codex-json': return 'openai';
-    case 'gemini-json': return 'gcp.gemini';
-    default: return agent.name;
+    case 'claude-stream-json':
+      return 'anthropic';
+    case 'codex-json':
+      return 'openai';
+    case 'gemini-json':
+      return 'gcp.gemini';
+    default:
+      return agent.name;
   }
 }
 
-const put = (into: SpanAttributes, key: string, value: string | number | boolean | readonly string[] | null | undefined): void => {
+const put = (
+  into: SpanAttributes,
+  key: string,
+  value: string | number | boolean | readonly string[] | null | undefined,
+): void => {
   if (value === undefined || value === null) return;
   into[key] = Array.isArray(value) ? [...(value as readonly string[])] : (value as string | number | boolean);
 };
 
 export function runAttributes(record: Readonly<RunRecord>, steps: number): SpanAttributes {
   return {
-    'braid.run.id': record.id, 'braid.plan.name': record.planName, 'braid.plan.file': record.planFile,
+    'braid.run.id': record.id,
+    'braid.plan.name': record.planName,
+    'braid.plan.file': record.planFile,
     'braid.run.steps': steps,
   };
 }
 
-export function runEndAttributes(record: Readonly<RunRecord>, status: string, costUsd: number | undefined, reason: string | undefined): SpanAttributes {
+export function runEndAttributes(
+  record: Readonly<RunRecord>,
+  status: string,
+  costUsd: number | undefined,
+  reason: string | undefined,
+): SpanAttributes {
   const a: SpanAttributes = { 'braid.run.status': status };
   put(a, 'braid.run.reason', reason ?? record.reason);
   put(a, 'braid.cost_usd', costUsd ?? record.costUsd);
@@ -49,7 +64,11 @@ export function runEndAttributes(record: Readonly<RunRecord>, status: string, co
 
 /** What the plan says of the step: set when its span starts. */
 export function stepAttributes(graph: Graph, step: GraphStep): SpanAttributes {
-  const a: SpanAttributes = { 'braid.step.id': step.id, 'braid.step.kind': step.kind, 'braid.step.isolation': step.isolation };
+  const a: SpanAttributes = {
+    'braid.step.id': step.id,
+    'braid.step.kind': step.kind,
+    'braid.step.isolation': step.isolation,
+  };
   put(a, 'braid.step.writes', step.writes);
   put(a, 'braid.step.needs', step.needs);
   if (step.kind === 'prompt' && step.agent !== undefined) {
@@ -80,7 +99,12 @@ export function stepEndAttributes(rec: StepRecord | undefined, status: string): 
 }
 
 /** One attempt: how it ended and, for an agent step, the GenAI attributes of its invocation. */
-export function attemptAttributes(graph: Graph, step: GraphStep, att: AttemptRecord | undefined, n: number): SpanAttributes {
+export function attemptAttributes(
+  graph: Graph,
+  step: GraphStep,
+  att: AttemptRecord | undefined,
+  n: number,
+): SpanAttributes {
   const a: SpanAttributes = { 'braid.step.id': step.id, 'braid.attempt': n };
   if (step.kind === 'prompt' && step.agent !== undefined) {
     a['gen_ai.operation.name'] = 'invoke_agent';
@@ -109,7 +133,12 @@ export function attemptAttributes(graph: Graph, step: GraphStep, att: AttemptRec
 }
 
 /** One alternative of a best-of step, as its record says it ended. */
-export function alternativeAttributes(graph: Graph, step: GraphStep, alt: AlternativeRecord | undefined, index: number): SpanAttributes {
+export function alternativeAttributes(
+  graph: Graph,
+  step: GraphStep,
+  alt: AlternativeRecord | undefined,
+  index: number,
+): SpanAttributes {
   const a: SpanAttributes = { 'braid.step.id': step.id, 'braid.alternative': index };
   const def = step.bestOf?.alternatives.find((d) => d.index === index);
   const agentName = def?.agent ?? step.agent;

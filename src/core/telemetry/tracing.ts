@@ -10,7 +10,11 @@ type Env = Readonly<Record<string, string | undefined>>;
  * The observer that exports the run as a trace, or undefined when nothing asks for one (and then
  * nothing of OpenTelemetry is loaded). `problem` is told once through `notice`.
  */
-export function tracingObserver(env: Env, req: TracingRequest, notice: (message: string) => void): RunObserverFactory | undefined {
+export function tracingObserver(
+  env: Env,
+  req: TracingRequest,
+  notice: (message: string) => void,
+): RunObserverFactory | undefined {
   const { target, problem } = traceTarget(env, req);
   if (problem) notice(problem);
   if (!target) return undefined;

@@ -41,38 +41,54 @@ export interface AgentHomeOptions {
 export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}): Promise<AgentHome> {
   await mkdir(HOMES, { recursive: true, mode: 0o700 });
   const insecure = worldWritableAncestor(HOMES);
-  if (insecure) throw new Error(`the contract suite's agent homes (${HOMES}) sit below ${insecure}, which anyone may write: codex and gemini refuse that; set BRAID_CONTRACT_HOMES`);
+  if (insecure)
+    throw new Error(
+      `the contract suite's agent homes (${HOMES}) sit below ${insecure}, which anyone may write: codex and gemini refuse that; set BRAID_CONTRACT_HOMES`,
+    );
   const dir = await mkdtemp(join(HOMES, 'home-'));
   await chmod(dir, 0o700);
   const home = join(dir, 'home');
   const codexHome = join(home, '.codex');
   await mkdir(codexHome, { recursive: true, mode: 0o700 });
-  await put(join(codexHome, 'config.toml'), [
-    `model = "${CODEX_MODEL}"`,
-    `model_provider = "${CODEX_PROVIDER}"`,
-    'check_for_update_on_startup = false',
-    '',
-    '[analytics]',
-    'enabled = false',
-    '',
-    `[model_providers.${CODEX_PROVIDER}]`,
-    'name = "Braid contract tests"',
-    `base_url = "${modelUrl}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "BRAID_TEST_OPENAI_KEY"',
-    '',
-  ].join('\n'));
-  await put(join(home, '.gemini', 'settings.json'), JSON.stringify({
-    security: { auth: { selectedType: 'gemini-api-key' } },
-    // An explicit model: the default `auto` router makes calls of its own and retries them.
-    model: { name: GEMINI_MODEL },
-    privacy: { usageStatisticsEnabled: false },
-    telemetry: { enabled: false },
-    general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-    ...options.geminiSettings,
-  }, null, 2));
+  await put(
+    join(codexHome, 'config.toml'),
+    [
+      `model = "${CODEX_MODEL}"`,
+      `model_provider = "${CODEX_PROVIDER}"`,
+      'check_for_update_on_startup = false',
+      '',
+      '[analytics]',
+      'enabled = false',
+      '',
+      `[model_providers.${CODEX_PROVIDER}]`,
+      'name = "Braid contract tests"',
+      `base_url = "${modelUrl}/v1"`,
+      'wire_api = "responses"',
+      'env_key = "BRAID_TEST_OPENAI_KEY"',
+      '',
+    ].join('\n'),
+  );
+  await put(
+    join(home, '.gemini', 'settings.json'),
+    JSON.stringify(
+      {
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        // An explicit model: the default `auto` router makes calls of its own and retries them.
+        model: { name: GEMINI_MODEL },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+        ...options.geminiSettings,
+      },
+      null,
+      2,
+    ),
+  );
   // Claude: onboarding done, so headless runs never stop at a first-run screen.
-  await put(join(home, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true, bypassPermissionsModeAccepted: true }));
+  await put(
+    join(home, '.claude.json'),
+    JSON.stringify({ hasCompletedOnboarding: true, bypassPermissionsModeAccepted: true }),
+  );
   const env: Record<string, string> = {
     PATH: `${AGENTS_BIN}:${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
     HOME: home,
@@ -110,7 +126,11 @@ async function put(path: string, text: string): Promise<void> {
 /** The nearest folder above `dir` that anyone may write to (not sticky-safe for the CLIs), if any. */
 function worldWritableAncestor(dir: string): string | undefined {
   for (let d = dirname(dir); ; d = dirname(d)) {
-    try { if ((statSync(d).mode & 0o002) !== 0) return d; } catch { /* not there yet */ }
+    try {
+      if ((statSync(d).mode & 0o002) !== 0) return d;
+    } catch {
+      /* not there yet */
+    }
     if (dirname(d) === d) return undefined;
   }
 }

@@ -25,22 +25,36 @@ export interface Workspace {
 }
 
 const GIT_ENV = {
-  GIT_AUTHOR_NAME: 'test', GIT_AUTHOR_EMAIL: 'test@localhost', GIT_COMMITTER_NAME: 'test', GIT_COMMITTER_EMAIL: 'test@localhost',
+  GIT_AUTHOR_NAME: 'test',
+  GIT_AUTHOR_EMAIL: 'test@localhost',
+  GIT_COMMITTER_NAME: 'test',
+  GIT_COMMITTER_EMAIL: 'test@localhost',
   GIT_CONFIG_NOSYSTEM: '1',
 };
 
 /** A workspace folder under `parent` (the agent home's dir); a git repository with one commit when `git`. */
-export async function makeWorkspace(parent: string, options: { git: boolean; files?: Record<string, string> }): Promise<Workspace> {
+export async function makeWorkspace(
+  parent: string,
+  options: { git: boolean; files?: Record<string, string> },
+): Promise<Workspace> {
   const dir = await mkdtemp(join(parent, 'ws-'));
   const ws: Workspace = {
     dir,
-    async write(path, text) { await mkdir(dirname(join(dir, path)), { recursive: true }); await writeFile(join(dir, path), text); },
+    async write(path, text) {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    },
     read: (path) => readFile(join(dir, path), 'utf8'),
   };
   await ws.write('README.md', '# contract test workspace\n');
   for (const [p, t] of Object.entries(options.files ?? {})) await ws.write(p, t);
   if (options.git) {
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], { cwd: dir, env: { ...process.env, ...GIT_ENV }, stdio: 'ignore' });
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'commit.gpgsign=false', ...args], {
+        cwd: dir,
+        env: { ...process.env, ...GIT_ENV },
+        stdio: 'ignore',
+      });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'init');
@@ -56,18 +70,34 @@ export interface CliResult {
 }
 
 /** `braid ARGS` in `cwd` with exactly `env` (plus git's identity); killed after `timeoutMs`. */
-export function braid(args: readonly string[], cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<CliResult> {
+export function braid(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<CliResult> {
   buildCli();
   const started = Date.now();
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...env, ...GIT_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...env, ...GIT_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString('utf8'); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString('utf8'); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString('utf8');
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString('utf8');
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', reject);
-    child.on('close', (code) => { clearTimeout(timer); resolveRun({ code, stdout, stderr, ms: Date.now() - started }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, stdout, stderr, ms: Date.now() - started });
+    });
   });
 }
 
@@ -81,20 +111,45 @@ export interface RunResult extends CliResult {
 }
 
 export interface AttemptStatus {
-  attempt: number; status?: string; exitCode?: number | null; reason?: string; message?: string;
-  sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number;
+  attempt: number;
+  status?: string;
+  exitCode?: number | null;
+  reason?: string;
+  message?: string;
+  sessionId?: string;
+  turns?: number;
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
   [k: string]: unknown;
 }
 /** A step of `braid status --json` (the run record's StepRecord). */
 export interface StepStatus {
-  id: string; status: string; reason?: string; message?: string; exitCode?: number | null;
-  attempts: AttemptStatus[]; costUsd?: number; sessionId?: string;
+  id: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  exitCode?: number | null;
+  attempts: AttemptStatus[];
+  costUsd?: number;
+  sessionId?: string;
   [k: string]: unknown;
 }
-export interface StatusJson { id: string; plan: string; status: string; steps: Record<string, StepStatus> }
+export interface StatusJson {
+  id: string;
+  plan: string;
+  status: string;
+  steps: Record<string, StepStatus>;
+}
 
 /** Writes `plan` as plan.braid.yaml in the workspace, runs it, and reads its status. */
-export async function runPlan(ws: Workspace, plan: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs?: number): Promise<RunResult> {
+export async function runPlan(
+  ws: Workspace,
+  plan: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+  timeoutMs?: number,
+): Promise<RunResult> {
   await ws.write('plan.braid.yaml', plan);
   // --workspace: the runs are recorded here and nowhere above it, whatever git finds.
   const r = await braid(['run', 'plan.braid.yaml', '--workspace', ws.dir, ...args], ws.dir, env, timeoutMs);
@@ -103,7 +158,9 @@ export async function runPlan(ws: Workspace, plan: string, env: Record<string, s
   try {
     status = JSON.parse(s.stdout) as StatusJson;
   } catch {
-    throw new Error(`braid status --json printed no JSON (exit ${s.code}):\n${s.stdout}\n${s.stderr}\n--- run:\n${r.stdout}\n${r.stderr}`);
+    throw new Error(
+      `braid status --json printed no JSON (exit ${s.code}):\n${s.stdout}\n${s.stderr}\n--- run:\n${r.stdout}\n${r.stderr}`,
+    );
   }
   const runDir = join(ws.dir, '.braid', 'runs', status.id);
   const file = async (step: string, ext: string) => {
@@ -117,6 +174,9 @@ export async function runPlan(ws: Workspace, plan: string, env: Record<string, s
 
 export const stepOf = (r: RunResult, id: string): StepStatus => {
   const s = r.status.steps[id];
-  if (!s) throw new Error(`no step ${id} in status --json: ${JSON.stringify(Object.keys(r.status.steps))}\n${r.stdout}\n${r.stderr}`);
+  if (!s)
+    throw new Error(
+      `no step ${id} in status --json: ${JSON.stringify(Object.keys(r.status.steps))}\n${r.stdout}\n${r.stderr}`,
+    );
   return s;
 };

@@ -25,13 +25,29 @@ const tmux = (...args: string[]): string => execFileSync('tmux', args, { encodin
  * Starts `argv` in `cwd` with exactly `env`, in a tmux session of its own (a 160×50 pane). The
  * command is written to a script (values single-quoted), so nothing of it is parsed by a shell.
  */
-export function openTerminal(name: string, dir: string, argv: readonly string[], env: Record<string, string>, cwd: string): Terminal {
+export function openTerminal(
+  name: string,
+  dir: string,
+  argv: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Terminal {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   const script = join(dir, `${name}.sh`);
-  writeFileSync(script, [
-    '#!/bin/sh', 'unset TMUX', ...Object.entries(env).map(([k, v]) => `export ${k}=${q(v)}`),
-    `cd ${q(cwd)}`, `${argv.map(q).join(' ')}`, `echo "[exit $?]"`, 'sleep 3600', '',
-  ].join('\n'), { mode: 0o700 });
+  writeFileSync(
+    script,
+    [
+      '#!/bin/sh',
+      'unset TMUX',
+      ...Object.entries(env).map(([k, v]) => `export ${k}=${q(v)}`),
+      `cd ${q(cwd)}`,
+      `${argv.map(q).join(' ')}`,
+      `echo "[exit $?]"`,
+      'sleep 3600',
+      '',
+    ].join('\n'),
+    { mode: 0o700 },
+  );
   tmux('new-session', '-d', '-s', name, '-x', '160', '-y', '50', script);
   const t: Terminal = {
     screen: () => tmux('capture-pane', '-p', '-J', '-S', '-2000', '-t', name),
@@ -41,7 +57,9 @@ export function openTerminal(name: string, dir: string, argv: readonly string[],
       await t.until((s) => s.includes(text.slice(-20)), `"${text}" typed`, 10_000);
       tmux('send-keys', '-t', name, 'Enter');
     },
-    press: (key) => { tmux('send-keys', '-t', name, key); },
+    press: (key) => {
+      tmux('send-keys', '-t', name, key);
+    },
     async until(test, what, ms = 60_000) {
       const end = Date.now() + ms;
       for (;;) {
@@ -51,7 +69,13 @@ export function openTerminal(name: string, dir: string, argv: readonly string[],
         await new Promise((r) => setTimeout(r, 250));
       }
     },
-    kill: () => { try { tmux('kill-session', '-t', name); } catch { /* gone */ } },
+    kill: () => {
+      try {
+        tmux('kill-session', '-t', name);
+      } catch {
+        /* gone */
+      }
+    },
   };
   return t;
 }

@@ -24,7 +24,10 @@ export function conflictScenario(o: ConflictScenario): (req: RecordedRequest) =>
     const p = req.provider === 'other' ? 'anthropic' : req.provider;
     const resolving = req.userTexts.some((t) => t.includes(CONFLICT_NOTE));
     if (!resolving) {
-      if (!started.has(p)) { started.add(p); o.onFirst?.(p); }
+      if (!started.has(p)) {
+        started.add(p);
+        o.onFirst?.(p);
+      }
       return { turns: [o.first(p), { text: 'Done.' }] };
     }
     if (!resolvingAt.has(p)) resolvingAt.set(p, req.position);

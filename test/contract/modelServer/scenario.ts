@@ -45,13 +45,19 @@ export interface Scenario {
 
 export const scenarios = {
   answer: (text: string): Scenario => ({ turns: [{ text }] }),
-  writeFile: (path: string, content: string, answer = `Wrote ${path}.`): Scenario => ({ turns: [{ write: { path, content } }, { text: answer }] }),
+  writeFile: (path: string, content: string, answer = `Wrote ${path}.`): Scenario => ({
+    turns: [{ write: { path, content } }, { text: answer }],
+  }),
   shell: (command: string, answer = 'Ran it.'): Scenario => ({ turns: [{ shell: command }, { text: answer }] }),
   rateLimited: (resetSeconds = 30): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds }] }),
   quota: (): Scenario => ({ turns: [{ error: 'quota' }] }),
-  limitedOnce: (text: string, resetSeconds = 2): Scenario => ({ turns: [{ error: 'rate-limit', resetSeconds, times: 1 }, { text }] }),
+  limitedOnce: (text: string, resetSeconds = 2): Scenario => ({
+    turns: [{ error: 'rate-limit', resetSeconds, times: 1 }, { text }],
+  }),
   serverError: (): Scenario => ({ turns: [{ error: 'server-error' }] }),
-  callTool: (tool: string, input: Record<string, unknown>, answer = 'Done.'): Scenario => ({ turns: [{ call: { tool, input } }, { text: answer }] }),
+  callTool: (tool: string, input: Record<string, unknown>, answer = 'Done.'): Scenario => ({
+    turns: [{ call: { tool, input } }, { text: answer }],
+  }),
   /** `scenario` with every turn reporting `usage`. */
   costing: (scenario: Scenario, usage: Usage): Scenario => ({ ...scenario, usage }),
 } as const;

@@ -76,16 +76,36 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   function handle(req: IncomingMessage, text: string, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     let body: any = {};
-    try { body = text === '' ? {} : JSON.parse(text); } catch { body = { raw: text }; }
+    try {
+      body = text === '' ? {} : JSON.parse(text);
+    } catch {
+      body = { raw: text };
+    }
     const provider = providerOf(req.method ?? 'GET', url.pathname);
-    const api = provider === 'anthropic' ? anthropic : provider === 'openai' ? openai : provider === 'gemini' ? gemini : undefined;
+    const api =
+      provider === 'anthropic'
+        ? anthropic
+        : provider === 'openai'
+          ? openai
+          : provider === 'gemini'
+            ? gemini
+            : undefined;
     const record: RecordedRequest = {
-      provider: provider ?? 'other', method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body,
-      conversation: api?.isConversation(body) ?? false, position: provider ? positionOf(provider, body) : 0,
-      userTexts: api?.userTexts(body) ?? [], at: Date.now(), status: 0,
+      provider: provider ?? 'other',
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      headers: req.headers,
+      body,
+      conversation: api?.isConversation(body) ?? false,
+      position: provider ? positionOf(provider, body) : 0,
+      userTexts: api?.userTexts(body) ?? [],
+      at: Date.now(),
+      status: 0,
     };
     requests.push(record);
-    const answer = (status: number) => { record.status = status; };
+    const answer = (status: number) => {
+      record.status = status;
+    };
     if (requests.length > maxRequests) {
       answer(503);
       return sendJson(res, 503, { error: { message: `model server: more than ${maxRequests} requests` } });
@@ -94,13 +114,20 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
       answer(404);
       return sendJson(res, 404, { error: { message: `model server: no route ${req.method} ${url.pathname}` } });
     }
-    if (provider === 'anthropic' && url.pathname.endsWith('/count_tokens')) { answer(200); return sendJson(res, 200, { input_tokens: 100 }); }
-    if (provider === 'gemini' && url.pathname.endsWith(':countTokens')) { answer(200); return sendJson(res, 200, { totalTokens: 100 }); }
+    if (provider === 'anthropic' && url.pathname.endsWith('/count_tokens')) {
+      answer(200);
+      return sendJson(res, 200, { input_tokens: 100 });
+    }
+    if (provider === 'gemini' && url.pathname.endsWith(':countTokens')) {
+      answer(200);
+      return sendJson(res, 200, { totalTokens: 100 });
+    }
     const model = /models\/([^:/]+):/.exec(url.pathname)?.[1] ?? gemini.MODEL;
     if (!record.conversation) {
       // A side call: a short answer, never an error (the scenario is about the conversation).
       answer(200);
-      if (provider === 'gemini' && url.pathname.endsWith(':generateContent')) return gemini.replyPlain(res, body, model);
+      if (provider === 'gemini' && url.pathname.endsWith(':generateContent'))
+        return gemini.replyPlain(res, body, model);
       return replyTurn(provider, res, { text: 'ok' }, body, requests.length, undefined, model);
     }
     const turn = pick(provider, record);
@@ -130,30 +157,40 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
   });
   const { port } = server.address() as AddressInfo;
   let closed: Promise<void> | undefined;
-  const close = (): Promise<void> => closed ??= new Promise<void>((resolve) => {
-    clearTimeout(lifetime);
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const close = (): Promise<void> =>
+    (closed ??= new Promise<void>((resolve) => {
+      clearTimeout(lifetime);
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }));
   const lifetime = setTimeout(() => void close(), options.maxMs ?? 5 * 60_000);
   lifetime.unref();
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    serve(next) { source = next; served.clear(); },
+    serve(next) {
+      source = next;
+      served.clear();
+    },
     close,
   };
 }
 
 type ErrorTurn = Extract<Turn, { error: ErrorKind }>;
-interface Group { errors: ErrorTurn[]; turn?: Exclude<Turn, ErrorTurn> }
+interface Group {
+  errors: ErrorTurn[];
+  turn?: Exclude<Turn, ErrorTurn>;
+}
 
 // Errors answer the requests for the model turn after them (`times` each, default every one).
 function groupTurns(scenario: Scenario): Group[] {
   const groups: Group[] = [];
   let errors: ErrorTurn[] = [];
   for (const t of scenario.turns) {
-    if ('error' in t) { errors.push(t); continue; }
+    if ('error' in t) {
+      errors.push(t);
+      continue;
+    }
     groups.push({ errors, turn: t });
     errors = [];
   }
@@ -173,12 +210,27 @@ function providerOf(method: string, path: string): Provider | undefined {
 function positionOf(provider: Provider, body: any): number {
   if (provider === 'anthropic') return (body.messages ?? []).filter((m: any) => m?.role === 'assistant').length;
   if (provider === 'gemini') return (body.contents ?? []).filter((c: any) => c?.role === 'model').length;
-  return (body.input ?? []).filter((i: any) => i?.role === 'assistant' || i?.type === 'function_call' || i?.type === 'custom_tool_call' || i?.type === 'local_shell_call').length;
+  return (body.input ?? []).filter(
+    (i: any) =>
+      i?.role === 'assistant' ||
+      i?.type === 'function_call' ||
+      i?.type === 'custom_tool_call' ||
+      i?.type === 'local_shell_call',
+  ).length;
 }
 
 const statusOf = (kind: ErrorKind): number => (kind === 'server-error' ? 500 : 429);
 
-function replyTurn(provider: Provider, res: ServerResponse, turn: Turn, body: any, id: number, cwd: string | undefined, model: string, usage?: Usage): void {
+function replyTurn(
+  provider: Provider,
+  res: ServerResponse,
+  turn: Turn,
+  body: any,
+  id: number,
+  cwd: string | undefined,
+  model: string,
+  usage?: Usage,
+): void {
   if (provider === 'anthropic') return anthropic.reply(res, turn, body, id, cwd, usage);
   if (provider === 'openai') return openai.reply(res, turn, body, id, usage);
   return gemini.reply(res, turn, body, id, cwd, model, usage);

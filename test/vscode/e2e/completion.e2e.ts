@@ -39,11 +39,18 @@ const TYPED_LINE = 19; // 0-based: the empty prompt line
 describe('completion in the editor', function () {
   let wb: Workbench;
 
-  useWorkbench({ name: 'completion', viewport: { width: 1100, height: 640 }, prepare: (dir) => {
-    writeFileSync(join(dir, PLAN_FILE), PLAN);
-  } }, (b) => {
-    wb = b;
-  });
+  useWorkbench(
+    {
+      name: 'completion',
+      viewport: { width: 1100, height: 640 },
+      prepare: (dir) => {
+        writeFileSync(join(dir, PLAN_FILE), PLAN);
+      },
+    },
+    (b) => {
+      wb = b;
+    },
+  );
 
   it('inside ${{ steps. it offers the steps the step needs, directly or not', async () => {
     await openFile(wb, PLAN_FILE);
@@ -63,8 +70,14 @@ describe('completion in the editor', function () {
       await page.keyboard.press('Control+Space');
       await poll('the suggest widget with step ids', shown, 20_000);
     }
-    const labels = await rows.evaluateAll((els) => els.map((e) => e.querySelector('.label-name')?.textContent?.trim() ?? ''));
-    assert.deepEqual([...labels].sort(), ['build-linux', 'build-mac', 'changelog', 'test'], `offered: ${labels.join(', ')}`);
+    const labels = await rows.evaluateAll((els) =>
+      els.map((e) => e.querySelector('.label-name')?.textContent?.trim() ?? ''),
+    );
+    assert.deepEqual(
+      [...labels].sort(),
+      ['build-linux', 'build-mac', 'changelog', 'test'],
+      `offered: ${labels.join(', ')}`,
+    );
     await wb.screenshot('completion-steps');
   });
 });

@@ -30,16 +30,25 @@ describe('costs in the workbench (real agent CLIs)', function () {
   before(async function () {
     this.timeout(15 * 60_000);
     ensureAgents();
-    server = await startModelServer({ scenario: {
-      // claude takes a few slow shell turns, so the run is caught going on with a cost.
-      turns: [{ shell: 'sleep 3' }, { shell: 'sleep 3' }, { shell: 'sleep 3' }, { shell: 'sleep 3' }, { text: 'Done.' }],
-      usage: USAGE,
-    } });
+    server = await startModelServer({
+      scenario: {
+        // claude takes a few slow shell turns, so the run is caught going on with a cost.
+        turns: [
+          { shell: 'sleep 3' },
+          { shell: 'sleep 3' },
+          { shell: 'sleep 3' },
+          { shell: 'sleep 3' },
+          { text: 'Done.' },
+        ],
+        usage: USAGE,
+      },
+    });
     home = await agentHome(server.url);
     Object.assign(process.env, home.env);
     // The remote server takes its extension host's environment from a login shell, whose profile
     // resets PATH: the agent home's own profile puts the pinned CLIs back on it.
-    for (const f of ['.profile', '.bash_profile']) writeFileSync(join(home.env.HOME!, f), `export PATH=${JSON.stringify(home.env.PATH)}\n`);
+    for (const f of ['.profile', '.bash_profile'])
+      writeFileSync(join(home.env.HOME!, f), `export PATH=${JSON.stringify(home.env.PATH)}\n`);
   });
   after(async () => {
     for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
@@ -48,17 +57,38 @@ describe('costs in the workbench (real agent CLIs)', function () {
     await home?.dispose();
   });
 
-  useWorkbench({ name: 'cost', settings: { 'braid.agentPermission': 'full' }, prepare: (dir) => {
-    writeFileSync(join(dir, PLAN_FILE), [
-      'version: 1', 'name: Cost e2e', 'concurrency: 3', 'steps:',
-      '  codex-step:', '    agent: codex', '    prompt: Run the commands.',
-      '  gemini-step:', '    agent: gemini', '    prompt: Run the commands.',
-      '  claude-step:', '    agent: claude', '    prompt: Run the commands.',
-      '',
-    ].join('\n'));
-  } }, (b) => { wb = b; });
+  useWorkbench(
+    {
+      name: 'cost',
+      settings: { 'braid.agentPermission': 'full' },
+      prepare: (dir) => {
+        writeFileSync(
+          join(dir, PLAN_FILE),
+          [
+            'version: 1',
+            'name: Cost e2e',
+            'concurrency: 3',
+            'steps:',
+            '  codex-step:',
+            '    agent: codex',
+            '    prompt: Run the commands.',
+            '  gemini-step:',
+            '    agent: gemini',
+            '    prompt: Run the commands.',
+            '  claude-step:',
+            '    agent: claude',
+            '    prompt: Run the commands.',
+            '',
+          ].join('\n'),
+        );
+      },
+    },
+    (b) => {
+      wb = b;
+    },
+  );
 
-  it('agent nodes show their cost (est. where Braid estimated it), and the status bar the run\'s total while it runs', async function () {
+  it("agent nodes show their cost (est. where Braid estimated it), and the status bar the run's total while it runs", async function () {
     this.timeout(180_000);
     await openFile(wb, PLAN_FILE);
     await runCommand(wb, 'Braid: Show Graph');
@@ -66,20 +96,47 @@ describe('costs in the workbench (real agent CLIs)', function () {
     await graph.button('run-plan').click();
     const detail = async (id: string) => (await graph.node(id).textContent()) ?? '';
     // The claude node's cost while it runs: an estimate from the tokens its messages report.
-    await poll('a live cost on the running claude node', async () => {
-      const s = await graph.statuses();
-      return s['claude-step'] === 'running' && /≈\$\d+\.\d\d/.test(await detail('claude-step'));
-    }, 120_000, 100);
-    const bar = await poll('the run\'s total in the status bar', async () => (await statusBarTexts(wb.page)).find((t) => /Braid .*\$\d+\.\d+/.test(t)), 30_000);
+    await poll(
+      'a live cost on the running claude node',
+      async () => {
+        const s = await graph.statuses();
+        return s['claude-step'] === 'running' && /≈\$\d+\.\d\d/.test(await detail('claude-step'));
+      },
+      120_000,
+      100,
+    );
+    const bar = await poll(
+      "the run's total in the status bar",
+      async () => (await statusBarTexts(wb.page)).find((t) => /Braid .*\$\d+\.\d+/.test(t)),
+      30_000,
+    );
     const shot = await wb.screenshot('cost-graph-running');
-    await poll('codex and gemini done with their estimated costs', async () => {
-      const s = await graph.statuses();
-      return s['codex-step'] === 'succeeded' && s['gemini-step'] === 'succeeded' && /≈\$\d+\.\d\d/.test(await detail('codex-step')) && /≈\$\d+\.\d\d/.test(await detail('gemini-step'));
-    }, 120_000, 200).catch(async (e: Error) => { throw new Error(`${e.message}: ${JSON.stringify(await graph.statuses())} ${await detail('codex-step')} | ${await detail('gemini-step')}`); });
+    await poll(
+      'codex and gemini done with their estimated costs',
+      async () => {
+        const s = await graph.statuses();
+        return (
+          s['codex-step'] === 'succeeded' &&
+          s['gemini-step'] === 'succeeded' &&
+          /≈\$\d+\.\d\d/.test(await detail('codex-step')) &&
+          /≈\$\d+\.\d\d/.test(await detail('gemini-step'))
+        );
+      },
+      120_000,
+      200,
+    ).catch(async (e: Error) => {
+      throw new Error(
+        `${e.message}: ${JSON.stringify(await graph.statuses())} ${await detail('codex-step')} | ${await detail('gemini-step')}`,
+      );
+    });
     process.stdout.write(`    screenshot: ${shot}\n    status bar: ${bar}\n`);
     assert.match(bar, /Braid/);
     await poll('the run to end', async () => (await graph.statuses())['claude-step'] === 'succeeded', 120_000, 200);
-    await poll('claude\'s own figure once it reported it', async () => /· \$\d+\.\d\d/.test(await detail('claude-step')), 15_000);
+    await poll(
+      "claude's own figure once it reported it",
+      async () => /· \$\d+\.\d\d/.test(await detail('claude-step')),
+      15_000,
+    );
     await wb.screenshot('cost-graph-finished');
   });
 });

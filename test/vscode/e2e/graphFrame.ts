@@ -22,7 +22,9 @@ export interface GraphFrame {
   sameDiagram(): Promise<boolean>;
 }
 
-interface Recorder { __braidHistory?: Record<string, string[]> }
+interface Recorder {
+  __braidHistory?: Record<string, string[]>;
+}
 
 // A string, not a function: tsx compiles this file with keepNames, whose `__name(…)` wrappers
 // around inner functions do not exist in the page.
@@ -42,7 +44,12 @@ const RECORDER = `(() => {
 })()`;
 
 /** Polls until `check` returns a value that is not undefined/false, or throws naming `what`. */
-export async function poll<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
+export async function poll<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -53,7 +60,9 @@ export async function poll<T>(what: string, check: () => Promise<T | undefined |
       lastError = err; // a frame navigating away mid-evaluate; try again
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`,
+      );
     }
     await new Promise((res) => setTimeout(res, everyMs));
   }
@@ -69,27 +78,44 @@ async function isGraphPage(frame: Frame): Promise<boolean> {
 
 /** Waits for the graph page's frame and for its diagram to be drawn. */
 export async function findGraphFrame(page: Page, timeoutMs = 30_000): Promise<GraphFrame> {
-  const frame = await poll('the Braid graph webview to load', async () => {
-    for (const f of page.frames()) if (f !== page.mainFrame() && (await isGraphPage(f))) return f;
-    return undefined;
-  }, timeoutMs);
+  const frame = await poll(
+    'the Braid graph webview to load',
+    async () => {
+      for (const f of page.frames()) if (f !== page.mainFrame() && (await isGraphPage(f))) return f;
+      return undefined;
+    },
+    timeoutMs,
+  );
   await frame.locator('body[data-graph-state="rendered"]').waitFor({ state: 'attached', timeout: timeoutMs });
   await frame.evaluate(RECORDER);
   return {
     frame,
-    statuses: () => frame.evaluate(() => {
-      const out: Record<string, string> = {};
-      for (const g of Array.from(document.querySelectorAll('[data-step-id][data-status]'))) {
-        // Buttons carry data-step-id too, but no data-status; the step panel's meta has neither.
-        out[g.getAttribute('data-step-id') ?? ''] = g.getAttribute('data-status') ?? '';
-      }
-      return out;
-    }),
+    statuses: () =>
+      frame.evaluate(() => {
+        const out: Record<string, string> = {};
+        for (const g of Array.from(document.querySelectorAll('[data-step-id][data-status]'))) {
+          // Buttons carry data-step-id too, but no data-status; the step panel's meta has neither.
+          out[g.getAttribute('data-step-id') ?? ''] = g.getAttribute('data-status') ?? '';
+        }
+        return out;
+      }),
     node: (stepId) => frame.locator(`g.node[data-step-id="${stepId}"]`),
-    button: (action, stepId) => frame.locator(stepId === undefined ? `button[data-action="${action}"]` : `button[data-action="${action}"][data-step-id="${stepId}"]`),
+    button: (action, stepId) =>
+      frame.locator(
+        stepId === undefined
+          ? `button[data-action="${action}"]`
+          : `button[data-action="${action}"][data-step-id="${stepId}"]`,
+      ),
     logPane: (stepId) => frame.locator(`[data-log-for="${stepId}"]`),
-    history: () => frame.evaluate(() => JSON.parse(JSON.stringify((window as Recorder).__braidHistory ?? {})) as Record<string, string[]>),
-    markDiagram: () => frame.evaluate(() => { document.querySelector('#graph svg')?.setAttribute('data-e2e-mark', '1'); }),
-    sameDiagram: () => frame.evaluate(() => document.querySelector('#graph svg')?.getAttribute('data-e2e-mark') === '1'),
+    history: () =>
+      frame.evaluate(
+        () => JSON.parse(JSON.stringify((window as Recorder).__braidHistory ?? {})) as Record<string, string[]>,
+      ),
+    markDiagram: () =>
+      frame.evaluate(() => {
+        document.querySelector('#graph svg')?.setAttribute('data-e2e-mark', '1');
+      }),
+    sameDiagram: () =>
+      frame.evaluate(() => document.querySelector('#graph svg')?.getAttribute('data-e2e-mark') === '1'),
   };
 }

@@ -11,7 +11,9 @@ export interface SeenNotification {
   buttons: string[];
 }
 
-interface Recorder { __braidNotifications?: SeenNotification[] }
+interface Recorder {
+  __braidNotifications?: SeenNotification[];
+}
 
 // A string, not a function: tsx's keepNames wrappers (`__name(…)`) do not exist in the page.
 const RECORDER = `(() => {

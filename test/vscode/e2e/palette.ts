@@ -22,5 +22,8 @@ export async function runCommand(wb: Workbench, title: string): Promise<void> {
 /** Opens a workspace file in an editor through Quick Open and waits for its tab. */
 export async function openFile(wb: Workbench, fileName: string): Promise<void> {
   await pick(wb, fileName, fileName);
-  await wb.page.locator(`.tabs-container .tab[data-resource-name="${fileName}"]`).first().waitFor({ state: 'visible', timeout: 15_000 });
+  await wb.page
+    .locator(`.tabs-container .tab[data-resource-name="${fileName}"]`)
+    .first()
+    .waitFor({ state: 'visible', timeout: 15_000 });
 }

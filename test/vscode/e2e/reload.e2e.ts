@@ -30,7 +30,11 @@ const terminalNames = (page: Page): Promise<string[]> =>
 
 /** The text the active terminal shows (DOM renderer: GPU acceleration is off). */
 const terminalText = (page: Page): Promise<string> =>
-  page.locator('.terminal-wrapper.active .xterm-rows').first().textContent({ timeout: 2_000 }).then((t) => t ?? '');
+  page
+    .locator('.terminal-wrapper.active .xterm-rows')
+    .first()
+    .textContent({ timeout: 2_000 })
+    .then((t) => t ?? '');
 
 const statusBarTexts = (page: Page): Promise<string[]> =>
   page.locator('.part.statusbar .statusbar-item').evaluateAll((els) => els.map((e) => (e.textContent ?? '').trim()));
@@ -40,11 +44,18 @@ describe('a window reload during a run', function () {
   let wb: Workbench;
   let graph: GraphFrame;
 
-  useWorkbench({ name: 'reload', settings: { 'terminal.integrated.tabs.hideCondition': 'never', 'terminal.integrated.gpuAcceleration': 'off' }, prepare: (dir) => {
-    writeFileSync(join(dir, PLAN_FILE), PLAN);
-  } }, (b) => {
-    wb = b;
-  });
+  useWorkbench(
+    {
+      name: 'reload',
+      settings: { 'terminal.integrated.tabs.hideCondition': 'never', 'terminal.integrated.gpuAcceleration': 'off' },
+      prepare: (dir) => {
+        writeFileSync(join(dir, PLAN_FILE), PLAN);
+      },
+    },
+    (b) => {
+      wb = b;
+    },
+  );
 
   it('a run started from the graph shows its step as a terminal task', async () => {
     await openFile(wb, PLAN_FILE);
@@ -55,7 +66,11 @@ describe('a window reload during a run', function () {
     await graph.node('ticker').click();
     await graph.logPane('ticker').waitFor({ state: 'visible', timeout: 15_000 });
     await runCommand(wb, 'Terminal: Focus Terminal');
-    await poll('a terminal named ticker', async () => (await terminalNames(wb.page)).some((n) => n.includes('ticker')), 20_000);
+    await poll(
+      'a terminal named ticker',
+      async () => (await terminalNames(wb.page)).some((n) => n.includes('ticker')),
+      20_000,
+    );
     await poll('tick output in it', async () => /tick \d/.test(await terminalText(wb.page)), 20_000);
   });
 
@@ -70,40 +85,75 @@ describe('a window reload during a run', function () {
     const pane = graph.logPane('ticker');
     await pane.waitFor({ state: 'visible', timeout: 15_000 });
     await poll('ticks in the restored log pane', async () => /tick \d/.test((await pane.textContent()) ?? ''), 15_000);
-    await poll('the status bar item of the active run', async () => (await statusBarTexts(wb.page)).some((t) => /Braid \d+\/2/.test(t)), 20_000);
+    await poll(
+      'the status bar item of the active run',
+      async () => (await statusBarTexts(wb.page)).some((t) => /Braid \d+\/2/.test(t)),
+      20_000,
+    );
     await wb.screenshot('reload-reattached');
     await runCommand(wb, 'Terminal: Focus Terminal');
-    await poll('the ticker terminal back', async () => (await terminalNames(wb.page)).some((n) => n.includes('ticker')), 20_000);
+    await poll(
+      'the ticker terminal back',
+      async () => (await terminalNames(wb.page)).some((n) => n.includes('ticker')),
+      20_000,
+    );
     // Its output before the reload, from the log, and new output after it, from the engine.
     // Its output from before the reload (replayed from the log: the old terminal died with the
     // old window), then new output from the engine.
     const lastTick = (t: string) => Math.max(...[...t.matchAll(/tick (\d+)/g)].map((m) => Number(m[1])));
     // Its tab, not whichever terminal is active after the reload (Focus Terminal may open a shell).
     // On its name, at the left: the entry's right end holds its split and kill buttons.
-    await wb.page.locator('.terminal-tabs-entry', { hasText: 'ticker' }).first().click({ position: { x: 12, y: 8 } });
+    await wb.page
+      .locator('.terminal-tabs-entry', { hasText: 'ticker' })
+      .first()
+      .click({ position: { x: 12, y: 8 } });
     await poll('output in the new terminal', async () => /tick \d/.test(await terminalText(wb.page)), 20_000);
     await runCommand(wb, 'Terminal: Scroll to Top');
-    await poll('the replayed start of the output', async () => {
-      const t = await terminalText(wb.page);
-      return t.includes('reattached') && /tick 1(?!\d)/.test(t);
-    }, 10_000);
+    await poll(
+      'the replayed start of the output',
+      async () => {
+        const t = await terminalText(wb.page);
+        return t.includes('reattached') && /tick 1(?!\d)/.test(t);
+      },
+      10_000,
+    );
     await runCommand(wb, 'Terminal: Scroll to Bottom');
     const seen = lastTick(await terminalText(wb.page));
     await poll('new ticks after the reload', async () => lastTick(await terminalText(wb.page)) > seen, 20_000);
     await runCommand(wb, 'Braid: Focus on Runs View');
-    await poll('the run in the Runs view', async () => (await wb.page.locator('.monaco-list-row', { hasText: 'Reload e2e' }).count()) > 0, 20_000);
+    await poll(
+      'the run in the Runs view',
+      async () => (await wb.page.locator('.monaco-list-row', { hasText: 'Reload e2e' }).count()) > 0,
+      20_000,
+    );
   });
 
   it('the reloaded window sees the run end', async () => {
-    await poll('both steps to succeed in the graph', async () => {
-      const s = await graph.statuses();
-      return s.ticker === 'succeeded' && s.after === 'succeeded';
-    }, 60_000, 100);
-    await poll('the status bar item gone', async () => !(await statusBarTexts(wb.page)).some((t) => /Braid \d+\/2/.test(t)), 20_000);
+    await poll(
+      'both steps to succeed in the graph',
+      async () => {
+        const s = await graph.statuses();
+        return s.ticker === 'succeeded' && s.after === 'succeeded';
+      },
+      60_000,
+      100,
+    );
+    await poll(
+      'the status bar item gone',
+      async () => !(await statusBarTexts(wb.page)).some((t) => /Braid \d+\/2/.test(t)),
+      20_000,
+    );
     // The reloaded window followed the run it adopted to its end, and says so.
     // In the notification center: a toast can be held back by the workbench (notifications.ts).
     await runCommand(wb, 'Notifications: Show Notifications');
-    await poll('the end notification in the reloaded window', async () => (await wb.page.locator('.notifications-center .notification-list-item', { hasText: 'Reload e2e succeeded' }).count()) > 0, 15_000);
+    await poll(
+      'the end notification in the reloaded window',
+      async () =>
+        (await wb.page
+          .locator('.notifications-center .notification-list-item', { hasText: 'Reload e2e succeeded' })
+          .count()) > 0,
+      15_000,
+    );
     await wb.screenshot('reload-finished');
   });
 });

@@ -36,12 +36,18 @@ describe('review in the workbench', function () {
   let graph: GraphFrame;
   const MULTI_DIFF = '.monaco-workbench .multiDiffEditor, .monaco-workbench .multi-diff-editor';
 
-  useWorkbench({ name: 'review', prepare: (dir) => {
-    writeFileSync(join(dir, PLAN_FILE), PLAN);
-  } }, (b, w) => {
-    wb = b;
-    ws = w;
-  });
+  useWorkbench(
+    {
+      name: 'review',
+      prepare: (dir) => {
+        writeFileSync(join(dir, PLAN_FILE), PLAN);
+      },
+    },
+    (b, w) => {
+      wb = b;
+      ws = w;
+    },
+  );
 
   it('a review step waits in `review` after its run, with a notification; its dependent waits', async () => {
     await openFile(wb, PLAN_FILE);
@@ -54,8 +60,15 @@ describe('review in the workbench', function () {
     await poll('write-notes in review', async () => (await graph.statuses())['write-notes'] === 'review', 60_000, 50);
     assert.equal((await graph.statuses()).publish, 'pending', 'the dependent waits for the decision');
     assert.equal(existsSync(join(ws.path, 'notes.md')), false, 'nothing landed');
-    const asked = await poll('the review notification', async () => (await seenNotifications(wb.page)).find((t) => t.text.includes('waits for your review')), 15_000);
-    assert.deepEqual(asked.buttons.filter((b) => ['Review Changes', 'Approve', 'Reject'].includes(b)), ['Review Changes', 'Approve', 'Reject']);
+    const asked = await poll(
+      'the review notification',
+      async () => (await seenNotifications(wb.page)).find((t) => t.text.includes('waits for your review')),
+      15_000,
+    );
+    assert.deepEqual(
+      asked.buttons.filter((b) => ['Review Changes', 'Approve', 'Reject'].includes(b)),
+      ['Review Changes', 'Approve', 'Reject'],
+    );
     await wb.screenshot('review-waiting');
   });
 
@@ -64,12 +77,20 @@ describe('review in the workbench', function () {
     await graph.button('review-changes', 'write-notes').click();
     const editor = wb.page.locator(MULTI_DIFF).first();
     await editor.waitFor({ state: 'visible', timeout: 30_000 });
-    await poll('both files in the multi-diff editor', async () => {
-      const text = (await editor.textContent()) ?? '';
-      return text.includes('notes.md') && text.includes('greeting.txt');
-    }, 20_000);
+    await poll(
+      'both files in the multi-diff editor',
+      async () => {
+        const text = (await editor.textContent()) ?? '';
+        return text.includes('notes.md') && text.includes('greeting.txt');
+      },
+      20_000,
+    );
     // Monaco renders spaces as no-break spaces.
-    await poll('the change’s text on the right side', async () => ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('hello, reviewed world'), 20_000);
+    await poll(
+      'the change’s text on the right side',
+      async () => ((await editor.textContent()) ?? '').replace(/\u00a0/g, ' ').includes('hello, reviewed world'),
+      20_000,
+    );
     await wb.screenshot('review-multi-diff');
     await runCommand(wb, 'View: Close Editor');
   });
@@ -89,10 +110,15 @@ describe('review in the workbench', function () {
     graph = await findGraphFrame(wb.page, 60_000);
     await graph.node('write-notes').click();
     await graph.button('approve', 'write-notes').click();
-    await poll('both steps to succeed', async () => {
-      const s = await graph.statuses();
-      return s['write-notes'] === 'succeeded' && s.publish === 'succeeded';
-    }, 60_000, 50);
+    await poll(
+      'both steps to succeed',
+      async () => {
+        const s = await graph.statuses();
+        return s['write-notes'] === 'succeeded' && s.publish === 'succeeded';
+      },
+      60_000,
+      50,
+    );
     const h = await graph.history();
     assert.deepEqual(h['write-notes']?.slice(-2), ['review', 'succeeded']);
     assert.deepEqual(h.publish?.slice(-2), ['running', 'succeeded'], `publish: ${h.publish?.join(' → ')}`);

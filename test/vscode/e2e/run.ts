@@ -23,12 +23,20 @@ async function main(): Promise<number> {
     if (!existsSync(join(PROJECT_ROOT, built))) throw new Error(`${built} is missing: run npm run build first`);
   }
   const args = parseArgs(process.argv.slice(2));
-  const files = args.files.length > 0
-    ? args.files
-    : readdirSync(__dirname).filter((f) => f.endsWith('.e2e.ts')).sort().map((f) => join(__dirname, f));
+  const files =
+    args.files.length > 0
+      ? args.files
+      : readdirSync(__dirname)
+          .filter((f) => f.endsWith('.e2e.ts'))
+          .sort()
+          .map((f) => join(__dirname, f));
   if (files.length === 0) throw new Error(`no *.e2e.ts files in ${__dirname}`);
 
-  const mocha = new Mocha({ reporter: 'spec', timeout: 180_000, ...(args.grep !== undefined ? { grep: args.grep } : {}) });
+  const mocha = new Mocha({
+    reporter: 'spec',
+    timeout: 180_000,
+    ...(args.grep !== undefined ? { grep: args.grep } : {}),
+  });
   for (const f of files) mocha.addFile(f);
   await mocha.loadFilesAsync();
   const started = Date.now();

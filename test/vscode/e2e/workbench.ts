@@ -45,7 +45,11 @@ const QUICK_INPUT_ROW = '.quick-input-widget .quick-input-list .monaco-list-row'
 /** Starts code-server and opens its workbench on WORKSPACE; resolves once the workbench is laid out. */
 export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Workbench> {
   const extensionPath = resolve(options.extensionPath ?? PROJECT_ROOT);
-  const server = await startCodeServer({ workspace: options.workspace, trust: options.trust ?? false, settings: options.settings });
+  const server = await startCodeServer({
+    workspace: options.workspace,
+    trust: options.trust ?? false,
+    settings: options.settings,
+  });
   let browser: Browser | undefined;
   const lines: string[] = [];
   const echo = options.echoConsole ?? process.env.BRAID_E2E_CONSOLE === '1';
@@ -81,7 +85,10 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
         const loaded = page.waitForEvent('load', { timeout: options.readyTimeoutMs ?? 60_000 });
         const input = await openCommandPalette(page);
         await input.fill('>Developer: Reload Window');
-        await page.locator(`${QUICK_INPUT_ROW}`, { hasText: 'Developer: Reload Window' }).first().waitFor({ state: 'visible', timeout: 15_000 });
+        await page
+          .locator(`${QUICK_INPUT_ROW}`, { hasText: 'Developer: Reload Window' })
+          .first()
+          .waitFor({ state: 'visible', timeout: 15_000 });
         await page.keyboard.press('Enter');
         await loaded;
         await waitUntilReady(page, options.readyTimeoutMs ?? 60_000);
@@ -117,7 +124,11 @@ async function waitUntilReady(page: Page, timeoutMs: number): Promise<void> {
 async function openCommandPalette(page: Page, attempts = 10): Promise<Locator> {
   const input = page.locator(QUICK_INPUT);
   for (let i = 0; i < attempts; i++) {
-    await page.locator(i % 2 === 0 ? '.part.editor' : '.explorer-folders-view').first().click({ timeout: 5_000 }).catch(() => {});
+    await page
+      .locator(i % 2 === 0 ? '.part.editor' : '.explorer-folders-view')
+      .first()
+      .click({ timeout: 5_000 })
+      .catch(() => {});
     await page.keyboard.press('F1');
     try {
       await input.waitFor({ state: 'visible', timeout: 1_500 });
@@ -130,8 +141,17 @@ async function openCommandPalette(page: Page, attempts = 10): Promise<Locator> {
 }
 
 /** For an e2e suite's afterEach: a failed test leaves a screenshot and the workbench's last console lines. */
-export async function reportFailure(wb: Workbench | undefined, test: { state?: string; title: string } | undefined, prefix: string): Promise<void> {
+export async function reportFailure(
+  wb: Workbench | undefined,
+  test: { state?: string; title: string } | undefined,
+  prefix: string,
+): Promise<void> {
   if (test?.state !== 'failed' || !wb) return;
   const shot = await wb.screenshot(`${prefix}-failed-${test.title}`).catch(() => undefined);
-  process.stdout.write(`    screenshot: ${shot ?? '(none)'}\n    last workbench console lines:\n${wb.console.slice(-30).map((l) => `      ${l}`).join('\n')}\n`);
+  process.stdout.write(
+    `    screenshot: ${shot ?? '(none)'}\n    last workbench console lines:\n${wb.console
+      .slice(-30)
+      .map((l) => `      ${l}`)
+      .join('\n')}\n`,
+  );
 }

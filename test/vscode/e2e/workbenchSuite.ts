@@ -12,7 +12,10 @@ export interface WorkbenchSuiteOptions extends Omit<OpenWorkbenchOptions, 'works
 }
 
 /** Registers the suite's before/afterEach/after hooks; `opened` receives the workbench and its workspace. */
-export function useWorkbench(options: WorkbenchSuiteOptions, opened: (wb: Workbench, ws: FixtureWorkspace) => void): void {
+export function useWorkbench(
+  options: WorkbenchSuiteOptions,
+  opened: (wb: Workbench, ws: FixtureWorkspace) => void,
+): void {
   const { prepare, name, ...open } = options;
   let ws: FixtureWorkspace | undefined;
   let wb: Workbench | undefined;
@@ -23,7 +26,9 @@ export function useWorkbench(options: WorkbenchSuiteOptions, opened: (wb: Workbe
     wb = await openWorkbench({ ...open, workspace: ws.path });
     opened(wb, ws);
   });
-  afterEach(async function () { await reportFailure(wb, this.currentTest, name); });
+  afterEach(async function () {
+    await reportFailure(wb, this.currentTest, name);
+  });
   after(async function () {
     this.timeout(30_000);
     await wb?.close();

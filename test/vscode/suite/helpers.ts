@@ -10,7 +10,11 @@ import type { BraidApi } from '../../../src/extension/extension';
 export const EXTENSION_ID = 'braid.braid';
 
 /** Polls until `check` returns a truthy value; the workbench does many things asynchronously. */
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const since = Date.now();
   for (;;) {
     const v = await check();

@@ -39,7 +39,9 @@ export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 30_000, color: false, reporter: 'spec' });
   if (process.env.BRAID_TEST_GREP) mocha.grep(process.env.BRAID_TEST_GREP);
   const dir = suiteDir();
-  const files = readdirSync(dir).filter((f) => f.endsWith('.test.js')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   if (files.length === 0) throw new Error(`no *.test.js files in ${dir}: run npm run build`);
   for (const f of files) mocha.addFile(join(dir, f));
 
@@ -54,7 +56,12 @@ export async function run(): Promise<void> {
       });
       runner.on('fail', (t, err: Error) => {
         results.failed++;
-        results.tests.push({ title: t.fullTitle(), state: 'failed', durationMs: t.duration, error: err?.stack ?? String(err) });
+        results.tests.push({
+          title: t.fullTitle(),
+          state: 'failed',
+          durationMs: t.duration,
+          error: err?.stack ?? String(err),
+        });
       });
       runner.on('pending', (t) => {
         results.pending++;
@@ -68,6 +75,8 @@ export async function run(): Promise<void> {
   const file = resultsFile();
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(results, null, 2));
-  console.log(`extension host: ${results.passed} passed, ${results.failed} failed, ${results.pending} pending (${file})`);
+  console.log(
+    `extension host: ${results.passed} passed, ${results.failed} failed, ${results.pending} pending (${file})`,
+  );
   if (failures > 0) throw new Error(`${failures} extension test(s) failed`);
 }

@@ -40,14 +40,25 @@ describe('the plan language service', function () {
 
   before(async () => {
     await braidApi();
-    assert.equal(vscode.extensions.getExtension('redhat.vscode-yaml'), undefined, 'the test host has no YAML extension');
+    assert.equal(
+      vscode.extensions.getExtension('redhat.vscode-yaml'),
+      undefined,
+      'the test host has no YAML extension',
+    );
     uri = await writePlan('language', PLAN);
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
   });
 
   it('completes keys with their docs, enum values, and inside ${{ steps. the steps this one needs', async () => {
     const complete = async (line: number, character: number, trigger?: string) =>
-      (await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', uri, new vscode.Position(line, character), trigger)).items;
+      (
+        await vscode.commands.executeCommand<vscode.CompletionList>(
+          'vscode.executeCompletionItemProvider',
+          uri,
+          new vscode.Position(line, character),
+          trigger,
+        )
+      ).items;
     const inTemplate = await complete(12, '    prompt: Review ${{ steps.'.length, '.');
     const ids = inTemplate.filter((i) => i.kind === vscode.CompletionItemKind.Variable).map(labelOf);
     assert.deepEqual(ids, ['build-linux', 'build-mac', 'test'], 'review needs test needs build');
@@ -60,20 +71,37 @@ describe('the plan language service', function () {
   });
 
   it('hovers a key with its docs and a step id with its needs', async () => {
-    const key = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(4, 6));
+    const key = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      uri,
+      new vscode.Position(4, 6),
+    );
     assert.match(hoverText(key), /\*\*matrix\*\* — fan-out/);
-    const step = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', uri, new vscode.Position(11, 13));
+    const step = await vscode.commands.executeCommand<vscode.Hover[]>(
+      'vscode.executeHoverProvider',
+      uri,
+      new vscode.Position(11, 13),
+    );
     assert.match(hoverText(step), /\*\*test\*\* · run/);
     assert.match(hoverText(step), /needs `build`/);
   });
 
-  it('hovers a step with its last run\'s status and duration, read from the runs model', async () => {
-    const ran = await writePlan('language-ran', ['version: 1', 'name: Ran', 'steps:', '  hello:', '    run: echo hi'].join('\n'));
+  it("hovers a step with its last run's status and duration, read from the runs model", async () => {
+    const ran = await writePlan(
+      'language-ran',
+      ['version: 1', 'name: Ran', 'steps:', '  hello:', '    run: echo hi'].join('\n'),
+    );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(ran));
     const summary = (await vscode.commands.executeCommand('braid.runPlan', ran)) as { status: string };
     assert.equal(summary.status, 'succeeded');
     const text = await waitFor('a hover with the last run', async () => {
-      const t = hoverText(await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', ran, new vscode.Position(3, 4)));
+      const t = hoverText(
+        await vscode.commands.executeCommand<vscode.Hover[]>(
+          'vscode.executeHoverProvider',
+          ran,
+          new vscode.Position(3, 4),
+        ),
+      );
       return /last run/.test(t) ? t : undefined;
     });
     assert.match(text, /last run: succeeded in \d/);
@@ -81,34 +109,89 @@ describe('the plan language service', function () {
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
   });
 
-  it('goes to a step from a template\'s concrete id and finds every mention of it', async () => {
-    const defs = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>('vscode.executeDefinitionProvider', uri, new vscode.Position(9, 30));
+  it("goes to a step from a template's concrete id and finds every mention of it", async () => {
+    const defs = await vscode.commands.executeCommand<(vscode.Location | vscode.LocationLink)[]>(
+      'vscode.executeDefinitionProvider',
+      uri,
+      new vscode.Position(9, 30),
+    );
     assert.deepEqual(defs.map(startOf), [[3, 2]]);
-    const refs = await vscode.commands.executeCommand<vscode.Location[]>('vscode.executeReferenceProvider', uri, new vscode.Position(3, 3));
-    assert.deepEqual(refs.map(startOf).sort(), [[3, 2], [8, 11], [9, 25]].sort());
+    const refs = await vscode.commands.executeCommand<vscode.Location[]>(
+      'vscode.executeReferenceProvider',
+      uri,
+      new vscode.Position(3, 3),
+    );
+    assert.deepEqual(
+      refs.map(startOf).sort(),
+      [
+        [3, 2],
+        [8, 11],
+        [9, 25],
+      ].sort(),
+    );
   });
 
   it('renames a matrix step and its concrete ids as one edit', async () => {
-    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>('vscode.executeDocumentRenameProvider', uri, new vscode.Position(8, 12), 'compile');
+    const edit = await vscode.commands.executeCommand<vscode.WorkspaceEdit>(
+      'vscode.executeDocumentRenameProvider',
+      uri,
+      new vscode.Position(8, 12),
+      'compile',
+    );
     const edits = edit.get(uri);
-    assert.deepEqual(edits.map((e) => [e.range.start.line, e.newText]).sort(), [[3, 'compile'], [8, 'compile'], [9, 'compile-linux']].sort());
+    assert.deepEqual(
+      edits.map((e) => [e.range.start.line, e.newText]).sort(),
+      [
+        [3, 'compile'],
+        [8, 'compile'],
+        [9, 'compile-linux'],
+      ].sort(),
+    );
   });
 
   it('lists the steps in the Outline with their kind and agent', async () => {
-    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>('vscode.executeDocumentSymbolProvider', uri);
-    assert.deepEqual(symbols.map((s) => [s.name, s.detail]), [['build', 'run · matrix ×2'], ['test', 'run'], ['review', 'agent claude'], ['fix', 'run']]);
+    const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[]>(
+      'vscode.executeDocumentSymbolProvider',
+      uri,
+    );
+    assert.deepEqual(
+      symbols.map((s) => [s.name, s.detail]),
+      [
+        ['build', 'run · matrix ×2'],
+        ['test', 'run'],
+        ['review', 'agent claude'],
+        ['fix', 'run'],
+      ],
+    );
   });
 
   it('offers quick fixes for did-you-mean problems and a template in single quotes, and applying one fixes it', async () => {
-    await waitFor('the plan\'s problems', () => vscode.languages.getDiagnostics(uri).length >= 3);
+    await waitFor("the plan's problems", () => vscode.languages.getDiagnostics(uri).length >= 3);
     const actions = async (line: number) =>
-      vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, new vscode.Range(line, 0, line, 40), vscode.CodeActionKind.QuickFix.value);
-    assert.deepEqual((await actions(15)).map((a) => a.title), ['Change to `test`']);
-    assert.deepEqual((await actions(16)).map((a) => a.title), ['Take ${{ steps.test.output }} out of the single quotes']);
+      vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        uri,
+        new vscode.Range(line, 0, line, 40),
+        vscode.CodeActionKind.QuickFix.value,
+      );
+    assert.deepEqual(
+      (await actions(15)).map((a) => a.title),
+      ['Change to `test`'],
+    );
+    assert.deepEqual(
+      (await actions(16)).map((a) => a.title),
+      ['Take ${{ steps.test.output }} out of the single quotes'],
+    );
     const key = await actions(17);
-    assert.deepEqual(key.map((a) => a.title), ['Change to `isolation`']);
+    assert.deepEqual(
+      key.map((a) => a.title),
+      ['Change to `isolation`'],
+    );
     assert.ok(await vscode.workspace.applyEdit(key[0]!.edit!));
-    await waitFor('the unknown key gone', () => !vscode.languages.getDiagnostics(uri).some((d) => d.code === 'unknown-key'));
+    await waitFor(
+      'the unknown key gone',
+      () => !vscode.languages.getDiagnostics(uri).some((d) => d.code === 'unknown-key'),
+    );
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
 });

@@ -15,12 +15,22 @@ describe('new plans', function () {
     assert.equal(uri.fsPath, join(workspaceRoot(), 'fresh.braid.yaml'));
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, uri.fsPath);
     assert.equal(await vscode.commands.executeCommand('braid.validatePlan', uri), 0);
-    assert.equal(await vscode.commands.executeCommand('braid.newPlan', { name: 'fresh' }), undefined, 'never overwrites');
+    assert.equal(
+      await vscode.commands.executeCommand('braid.newPlan', { name: 'fresh' }),
+      undefined,
+      'never overwrites',
+    );
   });
 
   it('planning mode: an agent drafts the plan, is shown its problems once, and the valid plan opens with its graph', async () => {
     const api = await braidApi();
-    const planner = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'fake-planner.mjs');
+    const planner = join(
+      vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath,
+      'test',
+      'fixtures',
+      'agents',
+      'fake-planner.mjs',
+    );
     const state = join(workspaceRoot(), '.planner-state');
     process.env.FAKE_PLANNER_STATE = state; // the draft's agent inherits the host's environment
     process.env.FAKE_PLANNER_MODE = 'invalid-then-valid';
@@ -28,14 +38,23 @@ describe('new plans', function () {
     const runsBefore = existsSync(runsDir) ? readdirSync(runsDir).length : 0;
     try {
       const uri = (await vscode.commands.executeCommand('braid.newPlan', {
-        name: 'drafted', goal: 'Lint, then build', agent: [process.execPath, planner, '${{ prompt }}'],
+        name: 'drafted',
+        goal: 'Lint, then build',
+        agent: [process.execPath, planner, '${{ prompt }}'],
       })) as vscode.Uri;
       assert.ok(uri && existsSync(uri.fsPath));
       assert.equal(readFileSync(state, 'utf8'), '2', 'the agent ran twice: the draft, then the fix');
       assert.match(readFileSync(uri.fsPath, 'utf8'), /needs: \[lint\]/);
       await waitFor('the graph panel of the draft', () => api.graphs.panelOf(uri.fsPath));
-      assert.equal(vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length, 0);
-      assert.equal(existsSync(runsDir) ? readdirSync(runsDir).length : 0, runsBefore, 'nothing ran: the user reviews the plan first');
+      assert.equal(
+        vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length,
+        0,
+      );
+      assert.equal(
+        existsSync(runsDir) ? readdirSync(runsDir).length : 0,
+        runsBefore,
+        'nothing ran: the user reviews the plan first',
+      );
     } finally {
       delete process.env.FAKE_PLANNER_STATE;
       delete process.env.FAKE_PLANNER_MODE;
@@ -44,24 +63,45 @@ describe('new plans', function () {
 
   it('best of 3: the valid drafts open side by side, the quick pick keeps one, it becomes the plan with its graph and the other drafts are deleted', async () => {
     const api = await braidApi();
-    const planner = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'fake-planner.mjs');
+    const planner = join(
+      vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath,
+      'test',
+      'fixtures',
+      'agents',
+      'fake-planner.mjs',
+    );
     const root = workspaceRoot();
     process.env.FAKE_PLANNER_STATE = join(root, '.raced-state');
     process.env.FAKE_PLANNER_MODE = 'invalid,wide,valid'; // draft 1 stays invalid after its repair
     const draftsOnDisk = () => readdirSync(root).filter((n) => n.startsWith('raced.draft-'));
     try {
       const done = vscode.commands.executeCommand('braid.newPlan', {
-        name: 'raced', goal: 'Lint and test, then build', agent: [process.execPath, planner, '${{ prompt }}'], drafts: 3,
+        name: 'raced',
+        goal: 'Lint and test, then build',
+        agent: [process.execPath, planner, '${{ prompt }}'],
+        drafts: 3,
       }) as Thenable<vscode.Uri | undefined>;
       let result: unknown = null;
-      void done.then((u) => { result = u; });
+      void done.then((u) => {
+        result = u;
+      });
       // Side by side: the two valid drafts in two editor columns before anything is kept.
-      const columns = await waitFor('the valid drafts open side by side', () => {
-        const shown = vscode.window.visibleTextEditors.filter((e) => /raced\.draft-[23]\.braid\.yaml$/.test(e.document.uri.fsPath));
-        return shown.length === 2 ? shown.map((e) => e.viewColumn) : undefined;
-      }, 40_000);
+      const columns = await waitFor(
+        'the valid drafts open side by side',
+        () => {
+          const shown = vscode.window.visibleTextEditors.filter((e) =>
+            /raced\.draft-[23]\.braid\.yaml$/.test(e.document.uri.fsPath),
+          );
+          return shown.length === 2 ? shown.map((e) => e.viewColumn) : undefined;
+        },
+        40_000,
+      );
       assert.equal(new Set(columns).size, 2, `two columns: ${JSON.stringify(columns)}`);
-      assert.deepEqual(draftsOnDisk().sort(), ['raced.draft-1.braid.yaml', 'raced.draft-2.braid.yaml', 'raced.draft-3.braid.yaml']);
+      assert.deepEqual(draftsOnDisk().sort(), [
+        'raced.draft-1.braid.yaml',
+        'raced.draft-2.braid.yaml',
+        'raced.draft-3.braid.yaml',
+      ]);
       // The quick pick lists the valid drafts in order: accepting its first item keeps draft 2.
       await waitFor('a draft kept', async () => {
         if (result !== null) return true;
@@ -74,7 +114,11 @@ describe('new plans', function () {
       assert.match(readFileSync(uri.fsPath, 'utf8'), /name: Planned draft 2\n[\s\S]*needs: \[lint, test\]/);
       assert.deepEqual(draftsOnDisk(), [], 'the other drafts (valid and invalid) are deleted');
       await waitFor('the graph panel of the kept plan', () => api.graphs.panelOf(uri.fsPath));
-      assert.equal(vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.includes('raced.draft-')), false, 'the drafts\' editors are closed');
+      assert.equal(
+        vscode.window.visibleTextEditors.some((e) => e.document.uri.fsPath.includes('raced.draft-')),
+        false,
+        "the drafts' editors are closed",
+      );
     } finally {
       delete process.env.FAKE_PLANNER_STATE;
       delete process.env.FAKE_PLANNER_MODE;

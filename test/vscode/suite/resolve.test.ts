@@ -23,21 +23,66 @@ describe('Resolve with Agent', function () {
     try {
       writeFileSync(join(root, file), 'line 1\nline 2\nline 3\n');
       execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'add', file], { cwd: root });
-      execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', 'commit', '-q', '-m', 'resolve fixture'], { cwd: root });
-      const resolver = join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'test', 'fixtures', 'agents', 'resolver.mjs');
+      execFileSync(
+        'git',
+        [
+          '-c',
+          'user.name=t',
+          '-c',
+          'user.email=t@t',
+          '-c',
+          'commit.gpgsign=false',
+          'commit',
+          '-q',
+          '-m',
+          'resolve fixture',
+        ],
+        { cwd: root },
+      );
+      const resolver = join(
+        vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath,
+        'test',
+        'fixtures',
+        'agents',
+        'resolver.mjs',
+      );
       const q = JSON.stringify;
-      const uri = await writePlan('resolve-agent', ['version: 1', 'name: Resolve agent', 'env:',
-        `  RESOLVER_WS: ${q(root)}`, `  RESOLVER_FILE: ${file}`, `  RESOLVER_GATE: ${q(join(gate, 'go'))}`,
-        'agents:', '  resolver:', '    input: text', `    command: [${q(process.execPath)}, ${q(resolver)}, both, "\${{ prompt }}"]`, '    env: { ELECTRON_RUN_AS_NODE: "1" }',
-        'steps:',
-        '  a:', '    agent: resolver', '    prompt: put your mark on line 2', `    writes: [${file}]`, '    on-conflict: stop', '    env: { RESOLVER_WAIT: by b }',
-        '  b:', `    run: sed -i "s/^line 2$/line 2 by b/" ${file}`, '    isolation: worktree', `    writes: [${file}]`,
-      ].join('\n'));
+      const uri = await writePlan(
+        'resolve-agent',
+        [
+          'version: 1',
+          'name: Resolve agent',
+          'env:',
+          `  RESOLVER_WS: ${q(root)}`,
+          `  RESOLVER_FILE: ${file}`,
+          `  RESOLVER_GATE: ${q(join(gate, 'go'))}`,
+          'agents:',
+          '  resolver:',
+          '    input: text',
+          `    command: [${q(process.execPath)}, ${q(resolver)}, both, "\${{ prompt }}"]`,
+          '    env: { ELECTRON_RUN_AS_NODE: "1" }',
+          'steps:',
+          '  a:',
+          '    agent: resolver',
+          '    prompt: put your mark on line 2',
+          `    writes: [${file}]`,
+          '    on-conflict: stop',
+          '    env: { RESOLVER_WAIT: by b }',
+          '  b:',
+          `    run: sed -i "s/^line 2$/line 2 by b/" ${file}`,
+          '    isolation: worktree',
+          `    writes: [${file}]`,
+        ].join('\n'),
+      );
       await vscode.commands.executeCommand('braid.steps.focus');
-      const first = await vscode.commands.executeCommand('braid.runPlan', uri) as RunSummary;
+      const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
       assert.deepEqual(first.steps, { a: 'conflict', b: 'succeeded' });
       const api = await braidApi();
-      const resolved = vscode.commands.executeCommand('braid.resolveWithAgent', first.runId, 'a') as Thenable<RunSummary>;
+      const resolved = vscode.commands.executeCommand(
+        'braid.resolveWithAgent',
+        first.runId,
+        'a',
+      ) as Thenable<RunSummary>;
       // Live: the resolution runs (it waits at the gate) and the tree says what it does.
       const live = await waitFor('the resolution to run', () => {
         const s = api.runs.get(first.runId)?.steps.get('a');
@@ -55,7 +100,10 @@ describe('Resolve with Agent', function () {
       assert.equal(a.status, 'succeeded');
       assert.equal(a.attempts.length, 2);
       assert.equal(a.attempts[1]!.reason, 'conflict');
-      await waitFor('the tree to show it landed', () => api.runs.get(first.runId)?.steps.get('a')?.status === 'succeeded');
+      await waitFor(
+        'the tree to show it landed',
+        () => api.runs.get(first.runId)?.steps.get('a')?.status === 'succeeded',
+      );
     } finally {
       rmSync(gate, { recursive: true, force: true });
     }

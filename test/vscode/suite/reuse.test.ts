@@ -9,10 +9,18 @@ import type { RunSummary } from '../../../src/extension/commandIds';
 import { nodeUpdate } from '../../../src/extension/graphNodes';
 import { braidApi, runRecord, workspaceRoot, writePlan } from './helpers';
 
-const PLAN = ['version: 1', 'name: Reuse chain', 'steps:',
-  '  a:', '    run: echo x >> reuse-a.count; echo "from a"',
-  '  b:', '    needs: [a]', '    run: echo x >> reuse-b.count; echo "b saw ${{ steps.a.output }}"',
-  '  c:', '    needs: [b]', '    run: echo x >> reuse-c.count; echo "c saw ${{ steps.b.output }}"',
+const PLAN = [
+  'version: 1',
+  'name: Reuse chain',
+  'steps:',
+  '  a:',
+  '    run: echo x >> reuse-a.count; echo "from a"',
+  '  b:',
+  '    needs: [a]',
+  '    run: echo x >> reuse-b.count; echo "b saw ${{ steps.a.output }}"',
+  '  c:',
+  '    needs: [b]',
+  '    run: echo x >> reuse-c.count; echo "c saw ${{ steps.b.output }}"',
 ].join('\n');
 
 /** How many times a step ran: plans run in the workspace root, where the counters are. */
@@ -37,13 +45,24 @@ describe('run step reuses', function () {
     assert.deepEqual(step.steps, { a: 'succeeded', b: 'succeeded', c: 'succeeded' });
     assert.deepEqual(counts(), { a: 1, b: 1, c: 2 }, 'only c ran');
     const rec = runRecord(step.runId);
-    assert.deepEqual([rec.steps.a?.reused?.run, rec.steps.b?.reused?.run, rec.steps.c?.reused], [first.runId, first.runId, undefined]);
-    assert.equal(readFileSync(join(workspaceRoot(), '.braid', 'runs', step.runId, 'outputs', 'c'), 'utf8'), 'c saw b saw from a');
+    assert.deepEqual(
+      [rec.steps.a?.reused?.run, rec.steps.b?.reused?.run, rec.steps.c?.reused],
+      [first.runId, first.runId, undefined],
+    );
+    assert.equal(
+      readFileSync(join(workspaceRoot(), '.braid', 'runs', step.runId, 'outputs', 'c'), 'utf8'),
+      'c saw b saw from a',
+    );
 
     // The run's step views: the runs model, the Runs tree's rows, the graph's nodes.
     const run = api.runs.get(step.runId)!;
     const runNode = api.tree.getChildren().find((n) => n.runId === step.runId)!;
-    const rows = new Map(api.tree.getChildren(runNode).map((n) => { const item = api.tree.getTreeItem(n); return [String(item.label), String(item.description ?? '')] as const; }));
+    const rows = new Map(
+      api.tree.getChildren(runNode).map((n) => {
+        const item = api.tree.getTreeItem(n);
+        return [String(item.label), String(item.description ?? '')] as const;
+      }),
+    );
     assert.match(rows.get('a')!, /· reused$/, rows.get('a'));
     assert.match(rows.get('b')!, /· reused$/);
     assert.doesNotMatch(rows.get('c')!, /reused/);

@@ -10,20 +10,38 @@ import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 
-const reviewed = (name: string, file: string) => ['version: 1', `name: ${name}`, 'steps:',
-  '  a:', '    isolation: worktree', '    review: true', `    writes: [${file}]`, `    run: printf "from a\\n" > ${file}`,
-  '  b:', '    needs: [a]', `    run: cat ${file} > ${file}.copy`, `    writes: [${file}.copy]`,
-].join('\n');
+const reviewed = (name: string, file: string) =>
+  [
+    'version: 1',
+    `name: ${name}`,
+    'steps:',
+    '  a:',
+    '    isolation: worktree',
+    '    review: true',
+    `    writes: [${file}]`,
+    `    run: printf "from a\\n" > ${file}`,
+    '  b:',
+    '    needs: [a]',
+    `    run: cat ${file} > ${file}.copy`,
+    `    writes: [${file}.copy]`,
+  ].join('\n');
 
 describe('review', function () {
   this.timeout(90_000);
 
-  afterEach(async () => { await vscode.commands.executeCommand('workbench.action.closeAllEditors'); });
+  afterEach(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
 
   async function startUntilReview(name: string, file: string): Promise<{ done: Thenable<RunSummary>; runId: string }> {
     const api = await braidApi();
-    const done = vscode.commands.executeCommand('braid.runPlan', await writePlan(name.toLowerCase().replace(/\W+/g, '-'), reviewed(name, file))) as Thenable<RunSummary>;
-    const run = await waitFor(`${name}: a in review`, () => api.runs.runs().find((r) => r.planName === name && r.steps.get('a')?.status === 'review'));
+    const done = vscode.commands.executeCommand(
+      'braid.runPlan',
+      await writePlan(name.toLowerCase().replace(/\W+/g, '-'), reviewed(name, file)),
+    ) as Thenable<RunSummary>;
+    const run = await waitFor(`${name}: a in review`, () =>
+      api.runs.runs().find((r) => r.planName === name && r.steps.get('a')?.status === 'review'),
+    );
     // run.json is written a moment after the event: the commands read the change from it.
     await waitFor('the record to hold the change', () => runRecord(run.id).steps.a?.changes);
     return { done, runId: run.id };
@@ -38,7 +56,11 @@ describe('review', function () {
     assert.match(tab.label, /^Braid: a \(review\)/);
     // The right side, as the diff editor reads it: the change commit's content.
     const change = runRecord(runId).steps.a!.changes!;
-    const right = vscode.Uri.from({ scheme: 'braid-change', path: '/approved.txt', query: new URLSearchParams({ root: workspaceRoot(), rev: change.commit }).toString() });
+    const right = vscode.Uri.from({
+      scheme: 'braid-change',
+      path: '/approved.txt',
+      query: new URLSearchParams({ root: workspaceRoot(), rev: change.commit }).toString(),
+    });
     assert.equal((await vscode.workspace.openTextDocument(right)).getText(), 'from a\n');
 
     const results = await vscode.commands.executeCommand('braid.approveStep', runId, 'a');
@@ -47,7 +69,11 @@ describe('review', function () {
     assert.equal(summary.status, 'succeeded');
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded' });
     assert.equal(readFileSync(join(workspaceRoot(), 'approved.txt.copy'), 'utf8'), 'from a\n');
-    assert.equal(await vscode.commands.executeCommand('braid.reviewRun', runId), 1, 'Review Run shows the landed change');
+    assert.equal(
+      await vscode.commands.executeCommand('braid.reviewRun', runId),
+      1,
+      'Review Run shows the landed change',
+    );
   });
 
   it('Reject fails the step (rejected) and skips its dependent; nothing lands', async () => {
@@ -66,13 +92,24 @@ describe('review', function () {
     const gate = mkdtempSync(join(tmpdir(), 'braid-review-gate-'));
     const root = workspaceRoot();
     try {
-      const uri = await writePlan('review-clash', ['version: 1', 'name: Review clash', 'steps:',
-        '  s:', '    isolation: worktree', '    writes: [clash.txt]',
-        `    run: printf "step\\n" > clash.txt && echo ran >> ${join(gate, 'count')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done`,
-      ].join('\n'));
+      const uri = await writePlan(
+        'review-clash',
+        [
+          'version: 1',
+          'name: Review clash',
+          'steps:',
+          '  s:',
+          '    isolation: worktree',
+          '    writes: [clash.txt]',
+          `    run: printf "step\\n" > clash.txt && echo ran >> ${join(gate, 'count')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done`,
+        ].join('\n'),
+      );
       const api = await braidApi();
       const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
-      await waitFor('the step to run', () => existsSync(join(gate, 'count')) && api.runs.runs().some((r) => r.planName === 'Review clash'));
+      await waitFor(
+        'the step to run',
+        () => existsSync(join(gate, 'count')) && api.runs.runs().some((r) => r.planName === 'Review clash'),
+      );
       writeFileSync(join(root, 'clash.txt'), 'the user’s edit\n');
       writeFileSync(join(gate, 'go'), '');
       const summary = await done;
@@ -83,7 +120,10 @@ describe('review', function () {
       assert.equal(readFileSync(join(root, 'clash.txt'), 'utf8'), 'step\n');
       assert.equal(readFileSync(join(gate, 'count'), 'utf8'), 'ran\n', 'the step ran once');
       assert.equal(runRecord(summary.runId).steps.s!.status, 'succeeded');
-      await waitFor('the tree to show it landed', () => api.runs.get(summary.runId)?.steps.get('s')?.status === 'succeeded');
+      await waitFor(
+        'the tree to show it landed',
+        () => api.runs.get(summary.runId)?.steps.get('s')?.status === 'succeeded',
+      );
     } finally {
       rmSync(gate, { recursive: true, force: true });
       rmSync(join(root, 'clash.txt'), { force: true });

@@ -16,11 +16,22 @@ describe('running plans', function () {
 
   it('braid.runPlan runs a plan; the result, the record and the tree agree', async () => {
     const api = await braidApi();
-    const uri = await writePlan('fanout', [
-      'version: 1', 'name: Fan-out', 'concurrency: 2', 'steps:',
-      '  a:', '    run: echo alpha', '  b:', '    run: echo beta',
-      '  join:', '    needs: [a, b]', '    run: echo "joined ${{ steps.a.output }}"',
-    ].join('\n'));
+    const uri = await writePlan(
+      'fanout',
+      [
+        'version: 1',
+        'name: Fan-out',
+        'concurrency: 2',
+        'steps:',
+        '  a:',
+        '    run: echo alpha',
+        '  b:',
+        '    run: echo beta',
+        '  join:',
+        '    needs: [a, b]',
+        '    run: echo "joined ${{ steps.a.output }}"',
+      ].join('\n'),
+    );
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     assert.equal(summary.status, 'succeeded');
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded', join: 'succeeded' });
@@ -28,7 +39,10 @@ describe('running plans', function () {
     assert.equal(record.status, 'succeeded');
     assert.deepEqual(statusesOf(record), summary.steps);
     // The need's output reached the dependent through its template.
-    assert.match(readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'join'), 'utf8'), /joined alpha/);
+    assert.match(
+      readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'join'), 'utf8'),
+      /joined alpha/,
+    );
 
     const roots = api.tree.getChildren();
     const runNode = roots.find((n) => n.runId === summary.runId);
@@ -37,73 +51,157 @@ describe('running plans', function () {
     assert.equal(item.label, 'Fan-out');
     assert.equal(item.contextValue, 'run.succeeded');
     const steps = api.tree.getChildren(runNode).map((n) => api.tree.getTreeItem(n));
-    assert.deepEqual(steps.map((s) => s.label), ['a', 'b', 'join']);
-    assert.ok(steps.every((s) => s.contextValue === 'step.succeeded'), steps.map((s) => s.contextValue).join());
+    assert.deepEqual(
+      steps.map((s) => s.label),
+      ['a', 'b', 'join'],
+    );
+    assert.ok(
+      steps.every((s) => s.contextValue === 'step.succeeded'),
+      steps.map((s) => s.contextValue).join(),
+    );
   });
 
   it('each running step is a braid task with its own terminal, named after the step', async () => {
     const api = await braidApi();
-    const uri = await writePlan('slow', [
-      'version: 1', 'name: Slow', 'steps:',
-      '  first:', '    name: First step', '    run: echo started; sleep 4',
-      '  second:', '    run: sleep 4',
-    ].join('\n'));
+    const uri = await writePlan(
+      'slow',
+      [
+        'version: 1',
+        'name: Slow',
+        'steps:',
+        '  first:',
+        '    name: First step',
+        '    run: echo started; sleep 4',
+        '  second:',
+        '    run: sleep 4',
+      ].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const tasks = await waitFor('two braid tasks', () => {
-      const t = vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
+      const t = vscode.tasks.taskExecutions.filter(
+        (e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'),
+      );
       return t.length >= 2 ? t : undefined;
     });
-    assert.match(api.feedback.text() ?? '(no status bar text)', /Braid \d\/2 ▶\d/, `active: ${api.runs.runs().filter((r) => r.status === 'running').map((r) => `${r.planName} ${r.id} in ${r.workspace} (on disk: ${(() => { try { return runRecord(r.id).status; } catch (e) { return (e as Error).message; } })()}) ${[...r.steps.values()].map((x) => x.status).join(',')}`).join('; ')}`);
-    const defs = tasks.map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string })).sort((x, y) => x.step.localeCompare(y.step));
-    assert.deepEqual(defs, [{ plan: join('plans', 'slow.braid.yaml'), step: 'first' }, { plan: join('plans', 'slow.braid.yaml'), step: 'second' }]);
+    assert.match(
+      api.feedback.text() ?? '(no status bar text)',
+      /Braid \d\/2 ▶\d/,
+      `active: ${api.runs
+        .runs()
+        .filter((r) => r.status === 'running')
+        .map(
+          (r) =>
+            `${r.planName} ${r.id} in ${r.workspace} (on disk: ${(() => {
+              try {
+                return runRecord(r.id).status;
+              } catch (e) {
+                return (e as Error).message;
+              }
+            })()}) ${[...r.steps.values()].map((x) => x.status).join(',')}`,
+        )
+        .join('; ')}`,
+    );
+    const defs = tasks
+      .map((t) => ({ plan: t.task.definition.plan as string, step: t.task.definition.step as string }))
+      .sort((x, y) => x.step.localeCompare(y.step));
+    assert.deepEqual(defs, [
+      { plan: join('plans', 'slow.braid.yaml'), step: 'first' },
+      { plan: join('plans', 'slow.braid.yaml'), step: 'second' },
+    ]);
     assert.ok(tasks.some((t) => t.task.name === 'First step'));
     // Each names its run: a definition equal to the provider's launcher (`{ plan, step }` alone)
     // would share its task id, and the workbench could start the launcher, so a second run.
     const slow = api.runs.runs().find((r) => r.planName === 'Slow' && r.status === 'running');
-    assert.ok(slow && tasks.every((t) => t.task.definition.run === slow.id), JSON.stringify(tasks.map((t) => t.task.definition)));
-    await waitFor('a terminal named after the step', () => vscode.window.terminals.some((t) => t.name.includes('First step')));
+    assert.ok(
+      slow && tasks.every((t) => t.task.definition.run === slow.id),
+      JSON.stringify(tasks.map((t) => t.task.definition)),
+    );
+    await waitFor('a terminal named after the step', () =>
+      vscode.window.terminals.some((t) => t.name.includes('First step')),
+    );
     await requestScreenshot('run-in-progress');
     const summary = await done;
     assert.equal(summary.status, 'succeeded');
-    const mine = () => vscode.tasks.taskExecutions.filter((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'));
+    const mine = () =>
+      vscode.tasks.taskExecutions.filter(
+        (e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'),
+      );
     await waitFor('the tasks to end', () => mine().length === 0).catch((err: Error) => {
-      throw new Error(`${err.message}; still running: ${vscode.tasks.taskExecutions.map((e) => `${e.task.definition.plan}:${e.task.definition.step}`).join(', ')}`);
+      throw new Error(
+        `${err.message}; still running: ${vscode.tasks.taskExecutions.map((e) => `${e.task.definition.plan}:${e.task.definition.step}`).join(', ')}`,
+      );
     });
     assert.equal(api.feedback.text(), undefined, 'no status bar item once no run is active');
   });
 
-  it('a dependent\'s terminal opens while its need runs, becomes its terminal, and none is left after', async () => {
+  it("a dependent's terminal opens while its need runs, becomes its terminal, and none is left after", async () => {
     const api = await braidApi();
-    const uri = await writePlan('ahead', ['version: 1', 'name: Ahead', 'steps:',
-      '  a:', '    name: Ahead a', '    run: sleep 3',
-      '  b:', '    name: Ahead b', '    needs: [a]', '    run: echo b ran'].join('\n'));
+    const uri = await writePlan(
+      'ahead',
+      [
+        'version: 1',
+        'name: Ahead',
+        'steps:',
+        '  a:',
+        '    name: Ahead a',
+        '    run: sleep 3',
+        '  b:',
+        '    name: Ahead b',
+        '    needs: [a]',
+        '    run: echo b ran',
+      ].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const ahead = () => vscode.window.terminals.filter((t) => t.name.startsWith('Ahead '));
     // Before b starts: its task terminal is there already, named as its step's terminal is.
-    const run = await waitFor('b\'s terminal open while a runs and b waits', () => {
+    const run = await waitFor("b's terminal open while a runs and b waits", () => {
       const r = api.runs.runs().find((x) => x.planName === 'Ahead' && x.status === 'running');
       const statuses = r && [r.steps.get('a')?.status, r.steps.get('b')?.status].join();
       return statuses === 'running,pending' && ahead().some((t) => t.name === 'Ahead b') ? r : undefined;
     });
-    const bTask = vscode.tasks.taskExecutions.find((e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('ahead.braid.yaml') && e.task.definition.step === 'b');
-    assert.equal(bTask?.task.definition.run, run.id, 'b\'s terminal is a task of this run');
+    const bTask = vscode.tasks.taskExecutions.find(
+      (e) =>
+        e.task.definition.type === 'braid' &&
+        String(e.task.definition.plan).endsWith('ahead.braid.yaml') &&
+        e.task.definition.step === 'b',
+    );
+    assert.equal(bTask?.task.definition.run, run.id, "b's terminal is a task of this run");
     const summary = await done;
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded' });
     // No more than the running steps + the failed ones + 1: here none runs or failed, and the
     // terminal opened ahead was b's own, so none is left.
-    await waitFor('no terminal of the run left', () => ahead().length === 0)
-      .catch((err: Error) => { throw new Error(`${err.message}; terminals: ${ahead().map((t) => t.name).join(', ')}`); });
+    await waitFor('no terminal of the run left', () => ahead().length === 0).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; terminals: ${ahead()
+          .map((t) => t.name)
+          .join(', ')}`,
+      );
+    });
   });
 
   it('a step waiting for a lock says in the tree who holds it and which paths', async () => {
     const api = await braidApi();
-    const uri = await writePlan('locked', ['version: 1', 'name: Locked', 'concurrency: 2', 'steps:',
-      '  holder:', '    run: sleep 2', '    writes: ["shared/**"]',
-      '  waiter:', '    run: "true"', '    writes: ["shared/a.txt"]'].join('\n'));
+    const uri = await writePlan(
+      'locked',
+      [
+        'version: 1',
+        'name: Locked',
+        'concurrency: 2',
+        'steps:',
+        '  holder:',
+        '    run: sleep 2',
+        '    writes: ["shared/**"]',
+        '  waiter:',
+        '    run: "true"',
+        '    writes: ["shared/a.txt"]',
+      ].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const line = await waitFor('the lock wait in the tree', () => {
       const run = api.runs.runs().find((r) => r.planName === 'Locked' && r.status === 'running');
-      const node = run && api.tree.getChildren({ kind: 'run', runId: run.id }).find((n) => n.kind === 'step' && n.stepId === 'waiter');
+      const node =
+        run &&
+        api.tree.getChildren({ kind: 'run', runId: run.id }).find((n) => n.kind === 'step' && n.stepId === 'waiter');
       const d = node && String(api.tree.getTreeItem(node).description ?? '');
       return d && d.startsWith('waiting for') ? d : undefined;
     });
@@ -113,12 +211,21 @@ describe('running plans', function () {
 
   it('a failed step fails the run and skips its dependents; Retry Failed Steps re-runs it in the same run', async () => {
     const flag = join(workspaceRoot(), 'flaky.flag');
-    const uri = await writePlan('flaky', [
-      'version: 1', 'name: Flaky', 'steps:',
-      '  shaky:', `    run: test -f "${flag}" || { touch "${flag}"; echo first try fails; exit 3; }`,
-      '  after:', '    needs: [shaky]', '    run: echo after',
-      '  other:', '    run: echo independent',
-    ].join('\n'));
+    const uri = await writePlan(
+      'flaky',
+      [
+        'version: 1',
+        'name: Flaky',
+        'steps:',
+        '  shaky:',
+        `    run: test -f "${flag}" || { touch "${flag}"; echo first try fails; exit 3; }`,
+        '  after:',
+        '    needs: [shaky]',
+        '    run: echo after',
+        '  other:',
+        '    run: echo independent',
+      ].join('\n'),
+    );
     const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     assert.equal(first.status, 'failed');
     assert.deepEqual(first.steps, { shaky: 'failed', after: 'skipped', other: 'succeeded' });
@@ -130,29 +237,61 @@ describe('running plans', function () {
     assert.equal(runRecord(first.runId).steps.shaky?.attempts.length, 2);
   });
 
-  it('terminals do not pile up: a succeeded step\'s closes, a failed one keeps its output and one true closing line', async () => {
+  it("terminals do not pile up: a succeeded step's closes, a failed one keeps its output and one true closing line", async () => {
     const api = await braidApi();
-    const quick = Array.from({ length: 10 }, (_, i) => [`  q${i}:`, `    name: Pile ${i}`, `    run: echo quick ${i}`]).flat();
-    const uri = await writePlan('pile', ['version: 1', 'name: Pile', 'concurrency: 4', 'steps:', ...quick,
-      '  bad:', '    name: Pile bad', '    run: echo about to fail; exit 3'].join('\n'));
+    const quick = Array.from({ length: 10 }, (_, i) => [
+      `  q${i}:`,
+      `    name: Pile ${i}`,
+      `    run: echo quick ${i}`,
+    ]).flat();
+    const uri = await writePlan(
+      'pile',
+      [
+        'version: 1',
+        'name: Pile',
+        'concurrency: 4',
+        'steps:',
+        ...quick,
+        '  bad:',
+        '    name: Pile bad',
+        '    run: echo about to fail; exit 3',
+      ].join('\n'),
+    );
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     assert.equal(summary.steps.bad, 'failed');
     const pile = () => vscode.window.terminals.filter((t) => t.name.startsWith('Pile '));
-    await waitFor('only the failed step\'s terminal left', () => pile().length === 1 && pile()[0]!.name === 'Pile bad (failed)')
-      .catch((err: Error) => { throw new Error(`${err.message}; terminals: ${pile().map((t) => t.name).join(', ')}`); });
+    await waitFor(
+      "only the failed step's terminal left",
+      () => pile().length === 1 && pile()[0]!.name === 'Pile bad (failed)',
+    ).catch((err: Error) => {
+      throw new Error(
+        `${err.message}; terminals: ${pile()
+          .map((t) => t.name)
+          .join(', ')}`,
+      );
+    });
     const kept = api.terminals.keptTerminals().filter((k) => k.run === summary.runId);
-    assert.deepEqual(kept.map((k) => k.step), ['bad']);
+    assert.deepEqual(
+      kept.map((k) => k.step),
+      ['bad'],
+    );
     assert.match(kept[0]!.text, /about to fail/);
     assert.match(kept[0]!.text, /── failed: exited with code 3 ──\S*\r\n$/);
     assert.doesNotMatch(kept[0]!.text, /exit code: 1|failed to launch/);
     await requestScreenshot('terminal-kept-for-failure');
     // A retry of the step replaces its kept terminal.
     await vscode.commands.executeCommand('braid.retryStep', summary.runId, 'bad');
-    await waitFor('the old kept terminal gone and one new one', () => api.terminals.keptTerminals().filter((k) => k.run === summary.runId).length === 1 && pile().length === 1);
+    await waitFor(
+      'the old kept terminal gone and one new one',
+      () => api.terminals.keptTerminals().filter((k) => k.run === summary.runId).length === 1 && pile().length === 1,
+    );
   });
 
   it('braid.retryStep re-runs one named step of an ended run', async () => {
-    const uri = await writePlan('single', ['version: 1', 'name: Single', 'steps:', '  only:', '    run: echo once'].join('\n'));
+    const uri = await writePlan(
+      'single',
+      ['version: 1', 'name: Single', 'steps:', '  only:', '    run: echo once'].join('\n'),
+    );
     const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'only')) as RunSummary;
     assert.equal(again.status, 'succeeded');
@@ -161,9 +300,21 @@ describe('running plans', function () {
 
   it('braid.cancelStep and braid.cancelRun stop running steps; the run ends canceled', async () => {
     const api = await braidApi();
-    const uri = await writePlan('long', ['version: 1', 'name: Long', 'steps:', '  nap:', '    run: sleep 60', '  doze:', '    run: sleep 60'].join('\n'));
+    const uri = await writePlan(
+      'long',
+      ['version: 1', 'name: Long', 'steps:', '  nap:', '    run: sleep 60', '  doze:', '    run: sleep 60'].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
-    const run = await waitFor('both steps running', () => api.runs.runs().find((r) => r.planName === 'Long' && r.status === 'running' && [...r.steps.values()].every((s) => s.status === 'running')));
+    const run = await waitFor('both steps running', () =>
+      api.runs
+        .runs()
+        .find(
+          (r) =>
+            r.planName === 'Long' &&
+            r.status === 'running' &&
+            [...r.steps.values()].every((s) => s.status === 'running'),
+        ),
+    );
     await vscode.commands.executeCommand('braid.cancelStep', run.id, 'nap');
     await waitFor('nap canceled', () => api.runs.get(run.id)?.steps.get('nap')?.status === 'canceled');
     assert.equal(api.runs.get(run.id)?.steps.get('doze')?.status, 'running', 'the other step goes on');
@@ -174,12 +325,24 @@ describe('running plans', function () {
     assert.equal(runRecord(run.id).status, 'canceled');
   });
 
-  it('closing a step\'s terminal cancels that step', async () => {
+  it("closing a step's terminal cancels that step", async () => {
     const api = await braidApi();
-    const uri = await writePlan('closeme', ['version: 1', 'name: Close me', 'steps:', '  sleeper:', '    name: Sleeper', '    run: sleep 60'].join('\n'));
+    const uri = await writePlan(
+      'closeme',
+      ['version: 1', 'name: Close me', 'steps:', '  sleeper:', '    name: Sleeper', '    run: sleep 60'].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
-    const terminal = await waitFor('the step terminal', () => vscode.window.terminals.find((t) => t.name.includes('Sleeper')));
-    await waitFor('the step running', () => api.runs.runs().find((r) => r.planName === 'Close me')?.steps.get('sleeper')?.status === 'running');
+    const terminal = await waitFor('the step terminal', () =>
+      vscode.window.terminals.find((t) => t.name.includes('Sleeper')),
+    );
+    await waitFor(
+      'the step running',
+      () =>
+        api.runs
+          .runs()
+          .find((r) => r.planName === 'Close me')
+          ?.steps.get('sleeper')?.status === 'running',
+    );
     terminal.dispose();
     const summary = await done;
     // The step is canceled, not the run: a run with a canceled step did not succeed.
@@ -189,7 +352,8 @@ describe('running plans', function () {
 
   it('braid.notifications says which run ends are announced, read as the setting is now', async () => {
     const config = vscode.workspace.getConfiguration('braid');
-    const announced = () => (['succeeded', 'failed', 'canceled'] as const).filter((st) => notifies(readSettings().notifications, st));
+    const announced = () =>
+      (['succeeded', 'failed', 'canceled'] as const).filter((st) => notifies(readSettings().notifications, st));
     assert.deepEqual(announced(), ['succeeded', 'failed', 'canceled'], 'default: all');
     try {
       await config.update('notifications', 'failures', vscode.ConfigurationTarget.Workspace);
@@ -201,16 +365,24 @@ describe('running plans', function () {
     }
   });
 
-  it('braid.concurrency applies to a plan that sets none; a plan\'s own concurrency wins', async () => {
+  it("braid.concurrency applies to a plan that sets none; a plan's own concurrency wins", async () => {
     const config = vscode.workspace.getConfiguration('braid');
     await config.update('concurrency', 1, vscode.ConfigurationTarget.Workspace);
     try {
       const body = ['steps:', '  p:', '    run: sleep 0.5', '  q:', '    run: sleep 0.5'];
-      const serial = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('serial', ['version: 1', 'name: Serial', ...body].join('\n')))) as RunSummary;
-      const own = (await vscode.commands.executeCommand('braid.runPlan', await writePlan('parallel', ['version: 1', 'name: Parallel', 'concurrency: 2', ...body].join('\n')))) as RunSummary;
+      const serial = (await vscode.commands.executeCommand(
+        'braid.runPlan',
+        await writePlan('serial', ['version: 1', 'name: Serial', ...body].join('\n')),
+      )) as RunSummary;
+      const own = (await vscode.commands.executeCommand(
+        'braid.runPlan',
+        await writePlan('parallel', ['version: 1', 'name: Parallel', 'concurrency: 2', ...body].join('\n')),
+      )) as RunSummary;
       const overlap = (id: string): boolean => {
         const { p, q } = runRecord(id).steps;
-        return Date.parse(p!.startedAt!) < Date.parse(q!.endedAt!) && Date.parse(q!.startedAt!) < Date.parse(p!.endedAt!);
+        return (
+          Date.parse(p!.startedAt!) < Date.parse(q!.endedAt!) && Date.parse(q!.startedAt!) < Date.parse(p!.endedAt!)
+        );
       };
       assert.equal(overlap(serial.runId), false, 'the setting (1) serialises a plan without concurrency');
       assert.equal(overlap(own.runId), true, 'concurrency: 2 in the plan wins over the setting');
@@ -221,12 +393,33 @@ describe('running plans', function () {
 
   it('a run survives the window dropping its engine connection and is shown again after reattaching', async () => {
     const api = await braidApi();
-    const uri = await writePlan('survivor', ['version: 1', 'name: Survivor', 'steps:', '  wait:', '    run: sleep 2; echo woke', '  next:', '    needs: [wait]', '    run: echo next'].join('\n'));
+    const uri = await writePlan(
+      'survivor',
+      [
+        'version: 1',
+        'name: Survivor',
+        'steps:',
+        '  wait:',
+        '    run: sleep 2; echo woke',
+        '  next:',
+        '    needs: [wait]',
+        '    run: echo next',
+      ].join('\n'),
+    );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary | undefined>;
-    const run = await waitFor('the run to start', () => api.runs.runs().find((r) => r.planName === 'Survivor' && r.status === 'running'));
+    const run = await waitFor('the run to start', () =>
+      api.runs.runs().find((r) => r.planName === 'Survivor' && r.status === 'running'),
+    );
     await api.reattach(); // what a window reload does: new connection, records re-read, snapshot applied
-    await done.then(() => undefined, () => undefined); // the old connection's promise may end either way
-    await waitFor('the run to finish, seen through the new connection', () => api.runs.get(run.id)?.status === 'succeeded', 30_000);
+    await done.then(
+      () => undefined,
+      () => undefined,
+    ); // the old connection's promise may end either way
+    await waitFor(
+      'the run to finish, seen through the new connection',
+      () => api.runs.get(run.id)?.status === 'succeeded',
+      30_000,
+    );
     assert.deepEqual(statusesOf(runRecord(run.id)), { wait: 'succeeded', next: 'succeeded' });
     const node = api.tree.getChildren().find((n) => n.runId === run.id);
     assert.ok(node && api.tree.getTreeItem(node).contextValue === 'run.succeeded');
@@ -238,15 +431,34 @@ describe('runs whose engine died', function () {
 
   it('show as interrupted after a reload, with Resume Run, which finishes them in the same run', async () => {
     const api = await braidApi();
-    const uri = await writePlan('orphan', ['version: 1', 'name: Orphan', 'steps:', '  stuck:', '    run: sleep 30', '  later:', '    needs: [stuck]', '    run: echo later'].join('\n'));
+    const uri = await writePlan(
+      'orphan',
+      [
+        'version: 1',
+        'name: Orphan',
+        'steps:',
+        '  stuck:',
+        '    run: sleep 30',
+        '  later:',
+        '    needs: [stuck]',
+        '    run: echo later',
+      ].join('\n'),
+    );
     // A CLI run stands in for an engine that dies: killed with SIGKILL, it records nothing more.
     const cli = join(vscode.extensions.getExtension('braid.braid')!.extensionPath, 'out', 'cli.js');
-    const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--json'], { cwd: workspaceRoot(), stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    const child = spawn(process.execPath, [cli, 'run', uri.fsPath, '--json'], {
+      cwd: workspaceRoot(),
+      stdio: ['ignore', 'pipe', 'ignore'],
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
     const runId = await new Promise<string>((resolve, reject) => {
       let buf = '';
       child.stdout.on('data', (d: Buffer) => {
         buf += d.toString();
-        const m = /"type":"step","id":"stuck","status":"running"[^\n]*"run":"([^"]+)"|"run":"([^"]+)"[^\n]*"type":"step","id":"stuck","status":"running"/.exec(buf);
+        const m =
+          /"type":"step","id":"stuck","status":"running"[^\n]*"run":"([^"]+)"|"run":"([^"]+)"[^\n]*"type":"step","id":"stuck","status":"running"/.exec(
+            buf,
+          );
         if (m) resolve((m[1] ?? m[2])!);
       });
       child.on('exit', () => reject(new Error(`the CLI run exited early: ${buf}`)));
@@ -259,7 +471,19 @@ describe('runs whose engine died', function () {
     const node = api.tree.getChildren().find((n) => n.runId === runId)!;
     assert.equal(api.tree.getTreeItem(node).contextValue, 'run.interrupted', 'the tree offers Resume Run');
     // Stop the orphaned sleep (its group lost its engine), then resume with a fixed plan.
-    await writePlan('orphan', ['version: 1', 'name: Orphan', 'steps:', '  stuck:', '    run: echo unstuck', '  later:', '    needs: [stuck]', '    run: echo later'].join('\n'));
+    await writePlan(
+      'orphan',
+      [
+        'version: 1',
+        'name: Orphan',
+        'steps:',
+        '  stuck:',
+        '    run: echo unstuck',
+        '  later:',
+        '    needs: [stuck]',
+        '    run: echo later',
+      ].join('\n'),
+    );
     const summary = (await vscode.commands.executeCommand('braid.resumeRun', runId)) as RunSummary;
     assert.equal(summary.runId, runId);
     assert.deepEqual(summary.steps, { stuck: 'succeeded', later: 'succeeded' });

@@ -11,7 +11,7 @@ import { writePlan } from './helpers';
 describe('settings: traces and webhooks', function () {
   this.timeout(90_000);
 
-  it('braid.otel.endpoint gets the run\'s span tree and braid.notify its end', async () => {
+  it("braid.otel.endpoint gets the run's span tree and braid.notify its end", async () => {
     const otlp = await startOtlpReceiver();
     const hook = await startWebhookReceiver();
     const config = vscode.workspace.getConfiguration('braid');
@@ -19,7 +19,19 @@ describe('settings: traces and webhooks', function () {
     await config.update('otel.endpoint', otlp.endpoint, vscode.ConfigurationTarget.Global);
     await config.update('notify', [hook.url], vscode.ConfigurationTarget.Global);
     try {
-      const uri = await writePlan('watched', ['version: 1', 'name: Watched', 'steps:', '  a:', '    run: echo a', '  b:', '    needs: [a]', '    run: echo b'].join('\n'));
+      const uri = await writePlan(
+        'watched',
+        [
+          'version: 1',
+          'name: Watched',
+          'steps:',
+          '  a:',
+          '    run: echo a',
+          '  b:',
+          '    needs: [a]',
+          '    run: echo b',
+        ].join('\n'),
+      );
       const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
       assert.equal(summary.status, 'succeeded');
       const end = await hook.when((d) => d.body.braid.event === 'run-ended');
@@ -29,7 +41,13 @@ describe('settings: traces and webhooks', function () {
       const root = otlp.spans.find((s) => s.parentSpanId === '')!;
       assert.equal(root.name, 'braid run Watched');
       assert.equal(root.attributes['braid.run.id'], summary.runId);
-      assert.deepEqual(otlp.spans.filter((s) => s.parentSpanId === root.spanId).map((s) => s.name).sort(), ['step a', 'step b']);
+      assert.deepEqual(
+        otlp.spans
+          .filter((s) => s.parentSpanId === root.spanId)
+          .map((s) => s.name)
+          .sort(),
+        ['step a', 'step b'],
+      );
     } finally {
       await config.update('otel.endpoint', undefined, vscode.ConfigurationTarget.Global);
       await config.update('notify', undefined, vscode.ConfigurationTarget.Global);

@@ -17,7 +17,10 @@ const recordedRuns = (): string[] => (existsSync(runsDir()) ? readdirSync(runsDi
 function engineAnswers(): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection(engineSocketPathFor(workspaceRoot(), PROTOCOL_VERSION));
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -30,7 +33,11 @@ function enginePids(): number[] {
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let argv: string[];
-    try { argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0'); } catch { continue; }
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
     if (argv.includes('serve') && argv.includes(ws)) pids.push(Number(entry));
   }
   return pids;
@@ -95,18 +102,52 @@ describe('an untrusted workspace', function () {
   });
 
   it('braid.validatePlan still works: the error count, and the cycle in Problems', async () => {
-    const bad = await writePlan('cycle', ['version: 1', 'name: Cycle', 'steps:', '  x:', '    needs: [y]', '    run: echo x', '  y:', '    needs: [x]', '    run: echo y'].join('\n'));
+    const bad = await writePlan(
+      'cycle',
+      [
+        'version: 1',
+        'name: Cycle',
+        'steps:',
+        '  x:',
+        '    needs: [y]',
+        '    run: echo x',
+        '  y:',
+        '    needs: [x]',
+        '    run: echo y',
+      ].join('\n'),
+    );
     assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
-    assert.ok(vscode.languages.getDiagnostics(bad).some((d) => /cycle/i.test(d.message)), 'a cycle diagnostic');
+    assert.ok(
+      vscode.languages.getDiagnostics(bad).some((d) => /cycle/i.test(d.message)),
+      'a cycle diagnostic',
+    );
     assert.equal(await vscode.commands.executeCommand('braid.validatePlan', demo()), 0);
   });
 
   it('Problems appear for a broken plan opened in the editor, at the line of each mistake', async () => {
-    const uri = await writePlan('broken', ['version: 1', 'name: Broken', 'steps:', '  a:', '    run: echo a', '    needs: [nope]', '  b:', '    rn: echo b'].join('\n'));
+    const uri = await writePlan(
+      'broken',
+      [
+        'version: 1',
+        'name: Broken',
+        'steps:',
+        '  a:',
+        '    run: echo a',
+        '    needs: [nope]',
+        '  b:',
+        '    rn: echo b',
+      ].join('\n'),
+    );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    const diags = await waitFor('diagnostics', () => { const d = vscode.languages.getDiagnostics(uri); return d.length >= 2 ? d : undefined; });
+    const diags = await waitFor('diagnostics', () => {
+      const d = vscode.languages.getDiagnostics(uri);
+      return d.length >= 2 ? d : undefined;
+    });
     const lines = diags.filter((d) => d.severity === vscode.DiagnosticSeverity.Error).map((d) => d.range.start.line);
-    assert.ok(lines.includes(5) && lines.includes(7), JSON.stringify(diags.map((d) => [d.range.start.line, d.message])));
+    assert.ok(
+      lines.includes(5) && lines.includes(7),
+      JSON.stringify(diags.map((d) => [d.range.start.line, d.message])),
+    );
     assert.ok(diags.every((d) => d.source === 'braid'));
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   });
@@ -114,17 +155,27 @@ describe('an untrusted workspace', function () {
   it('code lenses still show: Run plan · Show graph · Validate, and each step, with its last status', async () => {
     await braidApi();
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(demo()));
-    const ls = await waitFor('lenses on the demo plan', async () => { const l = await lenses(demo()); return l.length > 0 ? l : undefined; });
+    const ls = await waitFor('lenses on the demo plan', async () => {
+      const l = await lenses(demo());
+      return l.length > 0 ? l : undefined;
+    });
     const titles = ls.map((l) => l.command?.title ?? '');
-    for (const t of ['$(run-all) Run plan', '$(type-hierarchy) Show graph', '$(check) Validate']) assert.ok(titles.includes(t), titles.join(' | '));
+    for (const t of ['$(run-all) Run plan', '$(type-hierarchy) Show graph', '$(check) Validate'])
+      assert.ok(titles.includes(t), titles.join(' | '));
     // hello, count (a matrix step: one set of lenses), report.
     assert.equal(ls.filter((l) => l.command?.command === 'braid.runStep').length, 3);
     assert.equal(ls.filter((l) => l.command?.command === 'braid.runFrom').length, 3);
 
     const seededPlan = vscode.Uri.file(join(workspaceRoot(), 'plans', 'seeded.braid.yaml'));
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(seededPlan));
-    const seededLenses = await waitFor('status lenses from the seeded run', async () => { const l = await lenses(seededPlan); return l.some((x) => x.command?.title.startsWith('✗ failed')) ? l : undefined; });
-    assert.ok(seededLenses.some((l) => l.command?.command === 'braid.retryStep'), 'a Retry lens (which would refuse, as above)');
+    const seededLenses = await waitFor('status lenses from the seeded run', async () => {
+      const l = await lenses(seededPlan);
+      return l.some((x) => x.command?.title.startsWith('✗ failed')) ? l : undefined;
+    });
+    assert.ok(
+      seededLenses.some((l) => l.command?.command === 'braid.retryStep'),
+      'a Retry lens (which would refuse, as above)',
+    );
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
   });
 });

@@ -28,9 +28,14 @@ function filesUnder(root: string, dir: string): string[] {
 /** The zip entries a correct package has (vsce names the README `readme.md` and the licence `LICENSE.txt`). */
 export function expectedEntries(projectRoot: string): string[] {
   const files = [
-    'package.json', 'readme.md', 'LICENSE.txt',
+    'package.json',
+    'readme.md',
+    'LICENSE.txt',
     ...filesUnder(projectRoot, 'media'),
-    'out/extension.js', 'out/cli.js', 'out/otelTracer.js', 'out/plan.schema.json',
+    'out/extension.js',
+    'out/cli.js',
+    'out/otelTracer.js',
+    'out/plan.schema.json',
     ...filesUnder(projectRoot, join('out', 'webview')).filter((f) => !f.endsWith('.map')),
     // The CLI's command chunks that out/cli.js loads (an engine without them cannot start).
     ...filesUnder(projectRoot, join('out', 'cli')).filter((f) => !f.endsWith('.map')),
@@ -51,4 +56,3 @@ export function contentProblems(entries: readonly string[], projectRoot: string)
   for (const e of expected) if (!actual.has(e)) problems.push(`${e}: missing`);
   return problems.sort();
 }
-

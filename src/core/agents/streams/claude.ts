@@ -3,7 +3,19 @@
 // messages the tool results, `system/api_retry` a failed API call being retried,
 // `rate_limit_event` the plan's limit status, and one `result` closes it with the final answer
 // (`result`), `num_turns`, `total_cost_usd`, `usage`, `is_error`, `api_error_status`, `errors`.
-import { add, addModel, arr, clearTokens, epochDate, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import {
+  add,
+  addModel,
+  arr,
+  clearTokens,
+  epochDate,
+  LineStream,
+  num,
+  obj,
+  str,
+  textLines,
+  type JsonObject,
+} from './lineStream';
 import type { TokenCounts } from '../../cost/prices';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
@@ -29,7 +41,10 @@ export class ClaudeStream extends LineStream {
         } else if (e.subtype === 'api_retry') {
           const status = num(e.error_status);
           const delay = num(e.retry_delay_ms);
-          out.push({ kind: 'info', text: `· API error${status ? ` ${status}` : ''}, retry ${num(e.attempt) ?? '?'}/${num(e.max_retries) ?? '?'}${delay !== undefined ? ` in ${Math.round(delay / 100) / 10}s` : ''}` });
+          out.push({
+            kind: 'info',
+            text: `· API error${status ? ` ${status}` : ''}, retry ${num(e.attempt) ?? '?'}/${num(e.max_retries) ?? '?'}${delay !== undefined ? ` in ${Math.round(delay / 100) / 10}s` : ''}`,
+          });
         }
         return;
       case 'assistant':
@@ -38,7 +53,8 @@ export class ClaudeStream extends LineStream {
       case 'user':
         for (const block of arr(obj(e.message)?.content)) {
           const b = obj(block);
-          if (b?.type === 'tool_result' && b.is_error === true) out.push({ kind: 'error', text: `✗ ${oneLine(resultText(b.content))}` });
+          if (b?.type === 'tool_result' && b.is_error === true)
+            out.push({ kind: 'error', text: `✗ ${oneLine(resultText(b.content))}` });
         }
         return;
       case 'rate_limit_event': {
@@ -46,7 +62,10 @@ export class ClaudeStream extends LineStream {
         if (info?.status === 'rejected') {
           const at = num(info.resetsAt);
           s.rateLimited = at !== undefined ? { resetAt: epochDate(at) } : {};
-          out.push({ kind: 'error', text: `✗ rate limit reached${at !== undefined ? `, resets ${epochDate(at).toISOString()}` : ''}` });
+          out.push({
+            kind: 'error',
+            text: `✗ rate limit reached${at !== undefined ? `, resets ${epochDate(at).toISOString()}` : ''}`,
+          });
         }
         return;
       }
@@ -63,7 +82,10 @@ export class ClaudeStream extends LineStream {
     // An API error ("API Error: 500 …") arrives as a message of model `<synthetic>` with `error`
     // set beside it: it is an error, not the agent's words.
     if (error !== undefined || message.model === '<synthetic>') {
-      const text = arr(message.content).map((b) => str(obj(b)?.text) ?? '').join('\n').trim();
+      const text = arr(message.content)
+        .map((b) => str(obj(b)?.text) ?? '')
+        .join('\n')
+        .trim();
       if (text !== '') {
         this.shownError = text;
         this.error(text, out);
@@ -92,10 +114,15 @@ export class ClaudeStream extends LineStream {
     const model = str(message.model) ?? this.summary.model;
     if (!u || id === undefined || model === undefined || this.sawResult) return;
     const cacheRead = num(u.cache_read_input_tokens) ?? 0;
-    this.live.set(id, { model, tokens: {
-      input: (num(u.input_tokens) ?? 0) + cacheRead + (num(u.cache_creation_input_tokens) ?? 0), cached: cacheRead,
-      output: num(u.output_tokens) ?? 0, reasoning: 0,
-    } });
+    this.live.set(id, {
+      model,
+      tokens: {
+        input: (num(u.input_tokens) ?? 0) + cacheRead + (num(u.cache_creation_input_tokens) ?? 0),
+        cached: cacheRead,
+        output: num(u.output_tokens) ?? 0,
+        reasoning: 0,
+      },
+    });
     clearTokens(this.summary);
     for (const m of this.live.values()) addModel(this.summary, m.model, m.tokens);
   }
@@ -108,12 +135,23 @@ export class ClaudeStream extends LineStream {
     const usage = obj(e.usage);
     const models = obj(e.modelUsage);
     if (usage || models) clearTokens(s); // the result's figures, not the sum of what the messages said
-    if (usage && num(usage.input_tokens) === 0 && num(usage.output_tokens) === 0 && models && Object.keys(models).length > 0) {
+    if (
+      usage &&
+      num(usage.input_tokens) === 0 &&
+      num(usage.output_tokens) === 0 &&
+      models &&
+      Object.keys(models).length > 0
+    ) {
       // error_max_budget_usd: `usage` is all zeros, the tokens are only in `modelUsage`.
       for (const [name, m] of Object.entries(models)) {
         const u = obj(m);
         const cacheRead = num(u?.cacheReadInputTokens) ?? 0;
-        addModel(s, name, { input: (num(u?.inputTokens) ?? 0) + cacheRead + (num(u?.cacheCreationInputTokens) ?? 0), cached: cacheRead, output: num(u?.outputTokens) ?? 0, reasoning: 0 });
+        addModel(s, name, {
+          input: (num(u?.inputTokens) ?? 0) + cacheRead + (num(u?.cacheCreationInputTokens) ?? 0),
+          cached: cacheRead,
+          output: num(u?.outputTokens) ?? 0,
+          reasoning: 0,
+        });
       }
     } else if (usage) {
       const cacheRead = num(usage.cache_read_input_tokens);
@@ -129,12 +167,17 @@ export class ClaudeStream extends LineStream {
     const failed = e.is_error === true || (typeof e.subtype === 'string' && e.subtype.startsWith('error'));
     if (failed) {
       s.isError = true;
-      const errors = arr(e.errors).map(str).filter((m): m is string => m !== undefined);
+      const errors = arr(e.errors)
+        .map(str)
+        .filter((m): m is string => m !== undefined);
       if (text !== undefined && text.trim() !== '') errors.unshift(text);
       if (errors.length === 0) errors.push(`claude ended with ${str(e.subtype) ?? 'an error'}`);
       for (const m of errors) {
         // Shown already as the error message it repeats: recorded, not printed twice.
-        if (m.trim() === this.shownError) { if (!s.errors.includes(m.trim())) s.errors.push(m.trim()); continue; }
+        if (m.trim() === this.shownError) {
+          if (!s.errors.includes(m.trim())) s.errors.push(m.trim());
+          continue;
+        }
         this.error(m, out);
       }
     } else if (text !== undefined) {
@@ -146,11 +189,14 @@ export class ClaudeStream extends LineStream {
 
   protected override finish(): void {
     // Killed before its result (timeout, cancel): its last words are the best answer there is.
-    if (!this.sawResult && this.summary.finalText === undefined && this.lastText !== undefined) this.summary.finalText = this.lastText;
+    if (!this.sawResult && this.summary.finalText === undefined && this.lastText !== undefined)
+      this.summary.finalText = this.lastText;
   }
 }
 
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
-  return arr(content).map((c) => str(obj(c)?.text) ?? '').join(' ');
+  return arr(content)
+    .map((c) => str(obj(c)?.text) ?? '')
+    .join(' ');
 }

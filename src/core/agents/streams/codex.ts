@@ -29,7 +29,13 @@ export class CodexStream extends LineStream {
   /** `threadBase`: the tokens the thread had used before this attempt (a resumed session's earlier attempts). */
   constructor(threadBase?: ThreadUsage) {
     super();
-    if (threadBase) this.base = { input: threadBase.inputTokens ?? 0, cached: threadBase.cachedInputTokens ?? 0, output: threadBase.outputTokens ?? 0, reasoning: threadBase.reasoningTokens ?? 0 };
+    if (threadBase)
+      this.base = {
+        input: threadBase.inputTokens ?? 0,
+        cached: threadBase.cachedInputTokens ?? 0,
+        output: threadBase.outputTokens ?? 0,
+        reasoning: threadBase.reasoningTokens ?? 0,
+      };
   }
 
   protected event(e: JsonObject, out: ParsedLine[]): void {
@@ -110,13 +116,24 @@ export class CodexStream extends LineStream {
       case 'file_change':
         // Its paths are final only on completion.
         if (completed) {
-          const paths = arr(item.changes).map((c) => { const o = obj(c); return `${str(o?.kind) ?? 'edit'} ${str(o?.path) ?? '?'}`; });
+          const paths = arr(item.changes).map((c) => {
+            const o = obj(c);
+            return `${str(o?.kind) ?? 'edit'} ${str(o?.path) ?? '?'}`;
+          });
           out.push({ kind: 'tool', text: `→ files: ${oneLine(paths.join(', '))}` });
         }
         return;
       case 'mcp_tool_call':
-        if (first) out.push({ kind: 'tool', text: toolLine(`${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'}`, item.arguments) });
-        if (completed && item.status === 'failed') out.push({ kind: 'error', text: `✗ ${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'} failed: ${oneLine(str(obj(item.error)?.message) ?? '')}` });
+        if (first)
+          out.push({
+            kind: 'tool',
+            text: toolLine(`${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'}`, item.arguments),
+          });
+        if (completed && item.status === 'failed')
+          out.push({
+            kind: 'error',
+            text: `✗ ${str(item.server) ?? 'mcp'}.${str(item.tool) ?? 'tool'} failed: ${oneLine(str(obj(item.error)?.message) ?? '')}`,
+          });
         return;
       case 'web_search':
         if (first) out.push({ kind: 'tool', text: toolLine('web search', { query: str(item.query) ?? '' }) });

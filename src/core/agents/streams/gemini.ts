@@ -40,7 +40,10 @@ export class GeminiStream extends LineStream {
       case 'tool_result':
         if (e.status === 'error') {
           const name = this.tools.get(str(e.tool_id) ?? '') ?? 'tool';
-          out.push({ kind: 'error', text: `✗ ${name}: ${oneLine(str(obj(e.error)?.message) ?? str(e.output) ?? 'failed')}` });
+          out.push({
+            kind: 'error',
+            text: `✗ ${name}: ${oneLine(str(obj(e.error)?.message) ?? str(e.output) ?? 'failed')}`,
+          });
         }
         return;
       case 'error':
@@ -55,7 +58,10 @@ export class GeminiStream extends LineStream {
           s.isError = true;
           this.error(str(obj(e.error)?.message) ?? 'gemini ended with an error', out);
         }
-        out.push({ kind: 'info', text: `· ${s.isError ? 'failed' : 'done'}${s.inputTokens !== undefined ? ` · ${s.inputTokens} in / ${s.outputTokens ?? 0} out tokens` : ''}` });
+        out.push({
+          kind: 'info',
+          text: `· ${s.isError ? 'failed' : 'done'}${s.inputTokens !== undefined ? ` · ${s.inputTokens} in / ${s.outputTokens ?? 0} out tokens` : ''}`,
+        });
         return;
       default:
         if (e.type === undefined && ('response' in e || 'stats' in e)) this.single(e, out);
@@ -77,7 +83,9 @@ export class GeminiStream extends LineStream {
       try {
         const v = obj(JSON.parse(this.noiseLines.join('\n')) as unknown);
         if (v) this.single(v, out);
-      } catch { /* plain text after all */ }
+      } catch {
+        /* plain text after all */
+      }
     }
   }
 
@@ -97,7 +105,9 @@ export class GeminiStream extends LineStream {
     if (models) {
       for (const [name, m] of Object.entries(models)) {
         const t = obj(obj(m)?.tokens);
-        const input = num(t?.prompt) ?? 0, candidates = num(t?.candidates) ?? 0, thoughts = num(t?.thoughts) ?? 0;
+        const input = num(t?.prompt) ?? 0,
+          candidates = num(t?.candidates) ?? 0,
+          thoughts = num(t?.thoughts) ?? 0;
         addModel(s, name, { input, cached: num(t?.cached) ?? 0, output: candidates + thoughts, reasoning: thoughts });
       }
     }
@@ -108,9 +118,13 @@ export class GeminiStream extends LineStream {
   private stats(st: JsonObject | undefined): void {
     if (!st) return;
     const models = obj(st.models);
-    const lines = models && Object.keys(models).length > 0 ? Object.entries(models).map(([n, m]) => [n, obj(m)] as const) : [[this.summary.model ?? '', st] as const];
+    const lines =
+      models && Object.keys(models).length > 0
+        ? Object.entries(models).map(([n, m]) => [n, obj(m)] as const)
+        : [[this.summary.model ?? '', st] as const];
     for (const [name, m] of lines) {
-      const input = num(m?.input_tokens) ?? 0, candidates = num(m?.output_tokens) ?? 0;
+      const input = num(m?.input_tokens) ?? 0,
+        candidates = num(m?.output_tokens) ?? 0;
       const reasoning = Math.max(0, (num(m?.total_tokens) ?? input + candidates) - input - candidates);
       addModel(this.summary, name, { input, cached: num(m?.cached) ?? 0, output: candidates + reasoning, reasoning });
     }

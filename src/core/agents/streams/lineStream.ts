@@ -82,17 +82,25 @@ function parseObject(line: string): JsonObject | undefined {
 
 /** Text as log lines, one per non-empty line. */
 export function textLines(text: string, kind: ParsedLine['kind'] = 'text'): ParsedLine[] {
-  return text.split('\n').map((l) => l.replace(/\r$/, '')).filter((l) => l.trim() !== '').map((l) => ({ kind, text: l }));
+  return text
+    .split('\n')
+    .map((l) => l.replace(/\r$/, ''))
+    .filter((l) => l.trim() !== '')
+    .map((l) => ({ kind, text: l }));
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 export const obj = (v: unknown): JsonObject | undefined =>
-  (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : undefined);
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : undefined;
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Adds `n` to a summary counter, leaving it absent while the agent reports nothing. */
-export function add(summary: AgentSummary, key: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens' | 'turns', n: number | undefined): void {
+export function add(
+  summary: AgentSummary,
+  key: 'inputTokens' | 'outputTokens' | 'cachedInputTokens' | 'reasoningTokens' | 'turns',
+  n: number | undefined,
+): void {
   if (n === undefined) return;
   summary[key] = (summary[key] ?? 0) + n;
 }
@@ -105,12 +113,23 @@ export function addModel(summary: AgentSummary, model: string, t: TokenCounts): 
   add(summary, 'reasoningTokens', t.reasoning);
   const models = (summary.models ??= {});
   const m = models[model];
-  models[model] = m ? { input: m.input + t.input, cached: m.cached + t.cached, output: m.output + t.output, reasoning: m.reasoning + t.reasoning } : t;
+  models[model] = m
+    ? {
+        input: m.input + t.input,
+        cached: m.cached + t.cached,
+        output: m.output + t.output,
+        reasoning: m.reasoning + t.reasoning,
+      }
+    : t;
 }
 
 /** Forgets the summary's tokens (an agent's final figures replace what it reported along the way). */
 export function clearTokens(summary: AgentSummary): void {
-  delete summary.inputTokens; delete summary.cachedInputTokens; delete summary.outputTokens; delete summary.reasoningTokens; delete summary.models;
+  delete summary.inputTokens;
+  delete summary.cachedInputTokens;
+  delete summary.outputTokens;
+  delete summary.reasoningTokens;
+  delete summary.models;
 }
 
 /** An epoch the agent printed, in seconds or milliseconds, as a Date. */

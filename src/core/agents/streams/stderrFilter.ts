@@ -28,7 +28,10 @@ export class StderrFilter {
   push(chunk: string): FilteredLines {
     const text = this.partial + chunk;
     const nl = text.lastIndexOf('\n');
-    if (nl === -1) { this.partial = text; return { kept: '', dropped: [] }; }
+    if (nl === -1) {
+      this.partial = text;
+      return { kept: '', dropped: [] };
+    }
     this.partial = text.slice(nl + 1);
     return this.lines(text.slice(0, nl).split('\n'));
   }
@@ -51,7 +54,10 @@ export class StderrFilter {
   }
 
   private noise(line: string): boolean {
-    if (STACK_FRAME.test(line)) { this.inTrace = true; return true; }
+    if (STACK_FRAME.test(line)) {
+      this.inTrace = true;
+      return true;
+    }
     if (this.inTrace) {
       if (line === '' || /^\s/.test(line) || /^[}\])]/.test(line)) return true;
       this.inTrace = false;

@@ -8,8 +8,24 @@
 // the step a second time on a workspace that already has its change.
 import { randomBytes } from 'node:crypto';
 import {
-  chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync,
-  readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeSync,
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -22,7 +38,11 @@ export interface ApplyOp {
   readonly path: string;
 }
 
-interface StatMark { ino: number; size: number; mtimeMs: number }
+interface StatMark {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
 
 interface Journal {
   pid: number;
@@ -105,7 +125,12 @@ function backup(target: string, to: string): void {
 // (0444) or private (0600) keeps its own bits, with the exec bits the merge decided.
 function keepPermissions(target: string, staged: string): void {
   let old, now;
-  try { old = lstatSync(target); now = lstatSync(staged); } catch { return; }
+  try {
+    old = lstatSync(target);
+    now = lstatSync(staged);
+  } catch {
+    return;
+  }
   if (!old.isFile() || !now.isFile()) return;
   const exec = (now.mode & 0o111) !== 0 ? (old.mode & 0o444) >> 2 : 0;
   const mode = (old.mode & 0o7666) | exec;
@@ -160,11 +185,19 @@ function removeEmptyParents(root: string, rel: string): void {
  * Applies staged puts, then deletions, to the workspace. Either every op lands or none does
  * (an error rolls back what was done); returns the error's message in that case.
  */
-export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], dirs: readonly string[], landed?: LandedMark): { ok: true } | { ok: false; message: string } {
+export function applyStaged(
+  root: string,
+  tx: string,
+  ops: readonly ApplyOp[],
+  dirs: readonly string[],
+  landed?: LandedMark,
+): { ok: true } | { ok: false; message: string } {
   const ordered = [...ops.filter((o) => o.kind === 'put'), ...ops.filter((o) => o.kind === 'delete')];
   for (const op of ordered) if (op.kind === 'put') keepPermissions(join(root, op.path), join(tx, 'new', op.path));
   const journal: Journal = {
-    pid: process.pid, host: hostname(), dirs: [...dirs],
+    pid: process.pid,
+    host: hostname(),
+    dirs: [...dirs],
     ops: ordered.map((o) => (o.kind === 'put' ? { ...o, newMark: mark(join(tx, 'new', o.path)) } : { ...o })),
     ...(landed ? { landed: landed.file } : {}),
   };
@@ -195,7 +228,11 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
         rec.old = old;
       }
     });
-    if (landed) writeDurably(landed.file, JSON.stringify({ ...landed.record, tx: basename(tx), time: new Date().toISOString() }) + '\n');
+    if (landed)
+      writeDurably(
+        landed.file,
+        JSON.stringify({ ...landed.record, tx: basename(tx), time: new Date().toISOString() }) + '\n',
+      );
   } catch (e) {
     for (const rec of done.reverse()) {
       const target = join(root, rec.op.path);
@@ -206,7 +243,10 @@ export function applyStaged(root: string, tx: string, ops: readonly ApplyOp[], d
     }
     for (const d of created.reverse()) rmdirSync(join(root, d));
     rmSync(tx, { recursive: true, force: true });
-    return { ok: false, message: `could not write the change into the workspace (${(e as Error).message}); nothing was changed` };
+    return {
+      ok: false,
+      message: `could not write the change into the workspace (${(e as Error).message}); nothing was changed`,
+    };
   }
   // The commit point (with a mark: its rename, above): from here on the change stays.
   unlinkSync(join(tx, JOURNAL));
@@ -264,7 +304,7 @@ export async function recoverInterruptedMerges(root: string): Promise<void> {
     }
     const pid = Number(/^merge-(\d+)-/.exec(name)?.[1]);
     // Another live engine (a second window) may be mid-merge: not ours to touch.
-    if ((journal ? journal.host === hostname() && pidAlive(journal.pid) : pidAlive(pid))) continue;
+    if (journal ? journal.host === hostname() && pidAlive(journal.pid) : pidAlive(pid)) continue;
     if (journal && !committed(tx, journal)) rollBack(root, tx, journal);
     else rmSync(tx, { recursive: true, force: true }); // nothing applied yet, or all of it landed
   }

@@ -36,7 +36,13 @@ export function attemptChangeRef(runId: string, stepId: string, commit: string):
   return `refs/braid/attempts/${runId}/${stepId}/${commit}`;
 }
 
-const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = { A: 'added', M: 'modified', T: 'modified', D: 'deleted', R: 'renamed' };
+const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = {
+  A: 'added',
+  M: 'modified',
+  T: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+};
 
 /**
  * Records the change base → commit: its refs (none when nothing changed) and its files (`files`
@@ -44,10 +50,18 @@ const RAW_STATUS: Readonly<Record<string, ChangedFileStatus>> = { A: 'added', M:
  * merge-back it precedes.
  */
 export async function recordChange(o: {
-  root: string; runId: string; stepId: string; base: string; commit: string; files?: readonly ChangedFile[];
+  root: string;
+  runId: string;
+  stepId: string;
+  base: string;
+  commit: string;
+  files?: readonly ChangedFile[];
 }): Promise<ChangeRecord> {
   if (o.commit === o.base) return { commit: o.commit, base: o.base, files: [] };
-  const [files] = await Promise.all([o.files ?? changedFiles(o.root, o.base, o.commit), setChangeRef(o.root, o.runId, o.stepId, o.commit)]);
+  const [files] = await Promise.all([
+    o.files ?? changedFiles(o.root, o.base, o.commit),
+    setChangeRef(o.root, o.runId, o.stepId, o.commit),
+  ]);
   return { commit: o.commit, base: o.base, files: [...files] };
 }
 
@@ -56,10 +70,14 @@ async function setChangeRef(root: string, runId: string, stepId: string, commit:
   const ref = changeRef(runId, stepId);
   const dir = await filesBackendDir(root);
   const before = dir
-    ? await readFile(join(dir, ...ref.split('/')), 'utf8').then((s) => s.trim(), () => undefined)
+    ? await readFile(join(dir, ...ref.split('/')), 'utf8').then(
+        (s) => s.trim(),
+        () => undefined,
+      )
     : (await git(['rev-parse', '--verify', '--quiet', ref], { cwd: root })).stdout.trim() || undefined;
   const refs: Array<readonly [string, string]> = [[ref, commit]];
-  if (before !== undefined && before !== commit && FULL_SHA.test(before)) refs.unshift([attemptChangeRef(runId, stepId, before), before]);
+  if (before !== undefined && before !== commit && FULL_SHA.test(before))
+    refs.unshift([attemptChangeRef(runId, stepId, before), before]);
   await writeRefs(root, dir, refs);
 }
 
@@ -70,9 +88,16 @@ const FULL_SHA = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
  * commit id: written here as git does (a temp file renamed over it), without a git process. Other
  * layouts (reftable, a `.git` file we cannot follow) go through `git update-ref`.
  */
-async function writeRefs(root: string, dir: string | undefined, refs: ReadonlyArray<readonly [string, string]>): Promise<void> {
+async function writeRefs(
+  root: string,
+  dir: string | undefined,
+  refs: ReadonlyArray<readonly [string, string]>,
+): Promise<void> {
   if (!dir || refs.some(([, sha]) => !FULL_SHA.test(sha))) {
-    await gitOk(['update-ref', '--stdin'], { cwd: root, input: refs.map(([r, sha]) => `update ${r} ${sha}\n`).join('') });
+    await gitOk(['update-ref', '--stdin'], {
+      cwd: root,
+      input: refs.map(([r, sha]) => `update ${r} ${sha}\n`).join(''),
+    });
     return;
   }
   // One after the other: the kept attempt's ref exists before the step's ref moves on.
@@ -98,8 +123,9 @@ async function filesBackendDir(root: string): Promise<string | undefined> {
   if (backendDirs.has(root)) return backendDirs.get(root);
   let dir: string | undefined = join(root, '.git');
   try {
-    if (!(await stat(dir)).isDirectory()) dir = undefined; // a linked worktree or submodule: ask git
-    else if (await exists(join(dir, 'reftable')) || !(await exists(join(dir, 'refs')))) dir = undefined;
+    if (!(await stat(dir)).isDirectory())
+      dir = undefined; // a linked worktree or submodule: ask git
+    else if ((await exists(join(dir, 'reftable'))) || !(await exists(join(dir, 'refs')))) dir = undefined;
     else if (/refstorage\s*=\s*reftable/i.test(await readFile(join(dir, 'config'), 'utf8'))) dir = undefined;
   } catch {
     dir = undefined;
@@ -109,12 +135,32 @@ async function filesBackendDir(root: string): Promise<string | undefined> {
 }
 
 async function exists(p: string): Promise<boolean> {
-  try { await stat(p); return true; } catch { return false; }
+  try {
+    await stat(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The files base → commit, renames found (git's default similarity), with line counts: one process. */
 export async function changedFiles(root: string, base: string, commit: string): Promise<ChangedFile[]> {
-  const out = await gitOk(['diff', '--raw', '--numstat', '-z', '-M', '--no-abbrev', '--no-ext-diff', '--no-textconv', '--no-color', base, commit], { cwd: root });
+  const out = await gitOk(
+    [
+      'diff',
+      '--raw',
+      '--numstat',
+      '-z',
+      '-M',
+      '--no-abbrev',
+      '--no-ext-diff',
+      '--no-textconv',
+      '--no-color',
+      base,
+      commit,
+    ],
+    { cwd: root },
+  );
   return parseRawNumstat(out);
 }
 
@@ -143,8 +189,12 @@ export function parseRawNumstat(out: string): ChangedFile[] {
     i += rest === '' ? 3 : 1;
     const binary = added === '-';
     return {
-      path: r.path, status: r.status, ...(r.from !== undefined ? { from: r.from } : {}),
-      added: binary ? 0 : Number(added), removed: binary ? 0 : Number(removed), ...(binary ? { binary: true as const } : {}),
+      path: r.path,
+      status: r.status,
+      ...(r.from !== undefined ? { from: r.from } : {}),
+      added: binary ? 0 : Number(added),
+      removed: binary ? 0 : Number(removed),
+      ...(binary ? { binary: true as const } : {}),
     };
   });
 }
@@ -156,8 +206,13 @@ export async function hasCommit(root: string, commit: string): Promise<boolean> 
 
 /** Deletes every change ref of a run (`braid clean`). */
 export async function dropChangeRefs(root: string, runId: string): Promise<void> {
-  const refs = (await gitOk(['for-each-ref', '--format=%(refname)', `refs/braid/runs/${runId}/`, `refs/braid/attempts/${runId}/`], { cwd: root }))
-    .split('\n').filter((r) => r !== '');
+  const refs = (
+    await gitOk(['for-each-ref', '--format=%(refname)', `refs/braid/runs/${runId}/`, `refs/braid/attempts/${runId}/`], {
+      cwd: root,
+    })
+  )
+    .split('\n')
+    .filter((r) => r !== '');
   if (refs.length === 0) return;
   await gitOk(['update-ref', '--stdin'], { cwd: root, input: refs.map((r) => `delete ${r}\n`).join('') });
 }

@@ -27,7 +27,9 @@ export async function cleanRun(root: string, runId: string): Promise<CleanResult
     }
     // Branches whose worktree directory is already gone (deleted by hand, or pruned).
     const prefix = `refs/heads/braid/${runId}/`;
-    const refs = (await gitOk(['for-each-ref', '--format=%(refname)', prefix], { cwd: root })).split('\n').filter((r) => r.startsWith(prefix));
+    const refs = (await gitOk(['for-each-ref', '--format=%(refname)', prefix], { cwd: root }))
+      .split('\n')
+      .filter((r) => r.startsWith(prefix));
     await withWorktreeLock(root, async () => {
       for (const ref of refs) {
         const branch = ref.slice('refs/heads/'.length);

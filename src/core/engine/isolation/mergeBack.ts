@@ -17,15 +17,29 @@ import { applyStaged, type ApplyOp, type LandedMark } from './applyChanges';
 import { ensureBraidDir } from './worktreeSetup';
 import { tmpDir } from '../records/braidLayout';
 
-interface Side { readonly mode: string; readonly sha: string }
-interface Change { readonly path: string; readonly base?: Side; readonly result?: Side }
+interface Side {
+  readonly mode: string;
+  readonly sha: string;
+}
+interface Change {
+  readonly path: string;
+  readonly base?: Side;
+  readonly result?: Side;
+}
 
 type Current =
-  | { kind: 'none' } | { kind: 'file'; exec: boolean } | { kind: 'link'; target: Buffer } | { kind: 'dir' } | { kind: 'other' };
+  | { kind: 'none' }
+  | { kind: 'file'; exec: boolean }
+  | { kind: 'link'; target: Buffer }
+  | { kind: 'dir' }
+  | { kind: 'other' };
 
 type Decision =
-  | { kind: 'noop' } | { kind: 'delete' } | { kind: 'put'; mode: string; sha: string }
-  | { kind: 'merge'; exec: boolean } | { kind: 'conflict'; why: string };
+  | { kind: 'noop' }
+  | { kind: 'delete' }
+  | { kind: 'put'; mode: string; sha: string }
+  | { kind: 'merge'; exec: boolean }
+  | { kind: 'conflict'; why: string };
 
 export type MergeBackResult =
   | { ok: true; changed: string[] }
@@ -37,7 +51,9 @@ const MERGE_PARALLEL = 8;
 
 /** The change base → result, renames split into a deletion and an addition. */
 export async function diffTrees(root: string, base: string, result: string): Promise<Change[]> {
-  const fields = splitZ(await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--no-abbrev', base, result], { cwd: root }));
+  const fields = splitZ(
+    await gitOk(['diff-tree', '-r', '-z', '--no-renames', '--no-abbrev', base, result], { cwd: root }),
+  );
   const changes: Change[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const [oldMode, newMode, oldSha, newSha] = fields[i]!.slice(1).split(' ');
@@ -66,7 +82,8 @@ function fingerprint(p: string): string {
 async function current(root: string, path: string): Promise<Current> {
   const s = lstatOrUndefined(join(root, path));
   if (!s) return { kind: 'none' };
-  if (s.isSymbolicLink()) return { kind: 'link', target: Buffer.from(await readlink(join(root, path), { encoding: 'buffer' })) };
+  if (s.isSymbolicLink())
+    return { kind: 'link', target: Buffer.from(await readlink(join(root, path), { encoding: 'buffer' })) };
   if (s.isDirectory()) return { kind: 'dir' };
   if (s.isFile()) return { kind: 'file', exec: (s.mode & 0o100) !== 0 };
   return { kind: 'other' };
@@ -75,14 +92,18 @@ async function current(root: string, path: string): Promise<Current> {
 /** Blob ids of workspace files as git would store them (clean filters, eol): one process. */
 async function hashFiles(root: string, paths: readonly string[], write: boolean): Promise<Map<string, string>> {
   if (paths.length === 0) return new Map();
-  const out = await gitOk(['hash-object', ...(write ? ['-w'] : []), '--stdin-paths'], { cwd: root, input: paths.map((p) => `${p}\n`).join('') });
+  const out = await gitOk(['hash-object', ...(write ? ['-w'] : []), '--stdin-paths'], {
+    cwd: root,
+    input: paths.map((p) => `${p}\n`).join(''),
+  });
   const shas = out.split('\n');
   return new Map(paths.map((p, i) => [p, shas[i]!]));
 }
 
 function decide(c: Change, cur: Current, curSha: string | undefined, links: Map<string, Buffer>): Decision {
   const { base, result } = c;
-  if (base?.mode === '160000' || result?.mode === '160000') return { kind: 'conflict', why: 'submodule changes are not merged back' };
+  if (base?.mode === '160000' || result?.mode === '160000')
+    return { kind: 'conflict', why: 'submodule changes are not merged back' };
   if (result?.mode === '120000') {
     // A link is data until something follows it: one out of the workspace would let the next
     // step, or the user's tools, write where no `writes` reaches.
@@ -100,7 +121,9 @@ function decide(c: Change, cur: Current, curSha: string | undefined, links: Map<
   const curExec = cur.kind === 'file' && process.platform !== 'win32' ? cur.exec : baseExec;
   if (!result) {
     if (cur.kind === 'none') return { kind: 'noop' };
-    return matches(base) ? { kind: 'delete' } : { kind: 'conflict', why: 'deleted by the step, changed in the workspace' };
+    return matches(base)
+      ? { kind: 'delete' }
+      : { kind: 'conflict', why: 'deleted by the step, changed in the workspace' };
   }
   const resExec = result.mode === '100755';
   // Each side may flip the exec bit; the workspace's own flip wins over none by the step.
@@ -109,10 +132,14 @@ function decide(c: Change, cur: Current, curSha: string | undefined, links: Map<
   if (cur.kind === 'dir') return { kind: 'conflict', why: 'a directory is in the way' };
   if (cur.kind === 'other') return { kind: 'conflict', why: 'a special file is in the way' };
   if (matches(result)) {
-    return result.mode === '120000' || cur.kind !== 'file' || curExec === exec ? { kind: 'noop' } : { kind: 'put', mode, sha: result.sha };
+    return result.mode === '120000' || cur.kind !== 'file' || curExec === exec
+      ? { kind: 'noop' }
+      : { kind: 'put', mode, sha: result.sha };
   }
   if (!base) {
-    return cur.kind === 'none' ? { kind: 'put', mode, sha: result.sha } : { kind: 'conflict', why: 'an untracked file with other content is in the way' };
+    return cur.kind === 'none'
+      ? { kind: 'put', mode, sha: result.sha }
+      : { kind: 'conflict', why: 'an untracked file with other content is in the way' };
   }
   if (cur.kind === 'none') return { kind: 'conflict', why: 'changed by the step, deleted in the workspace' };
   if (matches(base)) return { kind: 'put', mode, sha: result.sha };
@@ -121,11 +148,21 @@ function decide(c: Change, cur: Current, curSha: string | undefined, links: Map<
 }
 
 /** 3-way merges of regular files in temp files (`git merge-file`); the merged blob, or why not. */
-async function mergeFiles(root: string, merges: ReadonlyArray<{ c: Change; exec: boolean }>): Promise<Map<string, Decision>> {
+async function mergeFiles(
+  root: string,
+  merges: ReadonlyArray<{ c: Change; exec: boolean }>,
+): Promise<Map<string, Decision>> {
   const out = new Map<string, Decision>();
   if (merges.length === 0) return out;
-  const curShas = await hashFiles(root, merges.map((m) => m.c.path), true);
-  const blobs = await readBlobs(root, [...merges.flatMap((m) => [m.c.base!.sha, m.c.result!.sha]), ...curShas.values()]);
+  const curShas = await hashFiles(
+    root,
+    merges.map((m) => m.c.path),
+    true,
+  );
+  const blobs = await readBlobs(root, [
+    ...merges.flatMap((m) => [m.c.base!.sha, m.c.result!.sha]),
+    ...curShas.values(),
+  ]);
   const dir = await mkdtemp(join(tmpdir(), 'braid-merge-'));
   try {
     const clean: Array<{ path: string; file: string; exec: boolean }> = [];
@@ -134,9 +171,15 @@ async function mergeFiles(root: string, merges: ReadonlyArray<{ c: Change; exec:
       await writeFile(f('ours'), blobs.get(curShas.get(c.path)!)!);
       await writeFile(f('base'), blobs.get(c.base!.sha)!);
       await writeFile(f('theirs'), blobs.get(c.result!.sha)!);
-      const r = await gitBuffer(['merge-file', '-p', '-L', 'workspace', '-L', 'base', '-L', 'step', f('ours'), f('base'), f('theirs')], { cwd: root });
+      const r = await gitBuffer(
+        ['merge-file', '-p', '-L', 'workspace', '-L', 'base', '-L', 'step', f('ours'), f('base'), f('theirs')],
+        { cwd: root },
+      );
       if (r.code !== 0) {
-        out.set(c.path, { kind: 'conflict', why: /binary/i.test(r.stderr) ? 'a binary file changed on both sides' : 'both sides changed the same lines' });
+        out.set(c.path, {
+          kind: 'conflict',
+          why: /binary/i.test(r.stderr) ? 'a binary file changed on both sides' : 'both sides changed the same lines',
+        });
         return;
       }
       await writeFile(f('merged'), r.stdout);
@@ -148,7 +191,12 @@ async function mergeFiles(root: string, merges: ReadonlyArray<{ c: Change; exec:
     }
     if (clean.length > 0) {
       // The merged bytes are already clean (made from clean blobs): stored as they are.
-      const shas = (await gitOk(['hash-object', '-w', '--no-filters', '--stdin-paths'], { cwd: root, input: clean.map((m) => `${m.file}\n`).join('') })).split('\n');
+      const shas = (
+        await gitOk(['hash-object', '-w', '--no-filters', '--stdin-paths'], {
+          cwd: root,
+          input: clean.map((m) => `${m.file}\n`).join(''),
+        })
+      ).split('\n');
       clean.forEach((m, i) => out.set(m.path, { kind: 'put', mode: m.exec ? '100755' : '100644', sha: shas[i]! }));
     }
   } finally {
@@ -161,7 +209,13 @@ async function mergeFiles(root: string, merges: ReadonlyArray<{ c: Change; exec:
  * Merges a worktree step's change (base → result) into the workspace, keeping the user's own
  * uncommitted edits and untracked files; all of it lands, or nothing does and the paths are named.
  */
-export async function mergeBack(o: { root: string; base: string; result: string; writes: readonly string[]; landed?: LandedMark }): Promise<MergeBackResult> {
+export async function mergeBack(o: {
+  root: string;
+  base: string;
+  result: string;
+  writes: readonly string[];
+  landed?: LandedMark;
+}): Promise<MergeBackResult> {
   const changes = await diffTrees(o.root, o.base, o.result);
   const changed = changes.map((c) => c.path);
   if (changes.length === 0) return { ok: true, changed };
@@ -169,7 +223,9 @@ export async function mergeBack(o: { root: string; base: string; result: string;
   const outside = changed.filter((p) => !allowed(p));
   if (outside.length > 0) {
     return {
-      ok: false, kind: 'out-of-set', paths: outside,
+      ok: false,
+      kind: 'out-of-set',
+      paths: outside,
       message: `the step changed ${outside.length === 1 ? 'a path' : 'paths'} outside its writes (${o.writes.join(', ') || 'none'}): ${outside.join(', ')}; nothing was merged`,
     };
   }
@@ -184,12 +240,21 @@ export async function mergeBack(o: { root: string; base: string; result: string;
     for (let d = dirname(c.path); d !== '.'; d = dirname(d)) {
       const s = lstatOrUndefined(join(o.root, d));
       if (!s) missingDirs.set(c.path, [...(missingDirs.get(c.path) ?? []), d]);
-      else if (!s.isDirectory()) conflicts.set(c.path, `${d} is in the way (${s.isSymbolicLink() ? 'a symbolic link' : 'a file'})`);
+      else if (!s.isDirectory())
+        conflicts.set(c.path, `${d} is in the way (${s.isSymbolicLink() ? 'a symbolic link' : 'a file'})`);
     }
   }
-  const filePaths = changes.filter((c) => currents.get(c.path)!.kind === 'file' && !conflicts.has(c.path)).map((c) => c.path);
+  const filePaths = changes
+    .filter((c) => currents.get(c.path)!.kind === 'file' && !conflicts.has(c.path))
+    .map((c) => c.path);
   const curShas = await hashFiles(o.root, filePaths, false);
-  const links = await readBlobs(o.root, changes.flatMap((c) => [c.base, c.result]).filter((s) => s?.mode === '120000').map((s) => s!.sha));
+  const links = await readBlobs(
+    o.root,
+    changes
+      .flatMap((c) => [c.base, c.result])
+      .filter((s) => s?.mode === '120000')
+      .map((s) => s!.sha),
+  );
   const decisions = new Map<string, Decision>();
   const merges: Array<{ c: Change; exec: boolean }> = [];
   for (const c of changes) {
@@ -238,5 +303,10 @@ export async function mergeBack(o: { root: string; base: string; result: string;
 function conflict(conflicts: ReadonlyMap<string, string>): MergeBackResult {
   const paths = [...conflicts.keys()];
   const list = [...conflicts].map(([p, why]) => `${p} (${why})`).join(', ');
-  return { ok: false, kind: 'conflict', paths, message: `the step's change does not merge into the workspace: ${list}; nothing was changed` };
+  return {
+    ok: false,
+    kind: 'conflict',
+    paths,
+    message: `the step's change does not merge into the workspace: ${list}; nothing was changed`,
+  };
 }

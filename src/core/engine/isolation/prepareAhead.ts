@@ -46,11 +46,17 @@ export interface PreparingAhead {
 }
 
 /** Prepares each worktree step's worktree once all its needs have started; inert for an isolator without the hooks. */
-export function prepareAhead(graph: Graph, isolator: Isolator | undefined, events: EventSource, o: PrepareAheadOptions = {}): PreparingAhead {
+export function prepareAhead(
+  graph: Graph,
+  isolator: Isolator | undefined,
+  events: EventSource,
+  o: PrepareAheadOptions = {},
+): PreparingAhead {
   const requested: string[] = [];
   if (!canPrepare(isolator)) return { requested, close: async () => {} };
   const concurrency = o.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`);
+  if (!Number.isInteger(concurrency) || concurrency < 1)
+    throw new RangeError(`concurrency must be an integer ≥ 1, got ${concurrency}`);
   const queue = new PQueue({ concurrency });
   const selected = (id: string) => o.selected === undefined || o.selected.has(id);
   /** Steps whose attempt began (or that ended): for a step itself, preparing it is pointless now. */
@@ -60,7 +66,10 @@ export function prepareAhead(graph: Graph, isolator: Isolator | undefined, event
   const asked = new Set<string>();
   const discarding = new Set<Promise<void>>();
   const discard = (id: string) => {
-    const p = isolator.discard(id).catch(() => undefined).finally(() => discarding.delete(p));
+    const p = isolator
+      .discard(id)
+      .catch(() => undefined)
+      .finally(() => discarding.delete(p));
     discarding.add(p);
   };
   let closed = false;
@@ -69,12 +78,16 @@ export function prepareAhead(graph: Graph, isolator: Isolator | undefined, event
   // run) leaves its change in the workspace only, so the attempt starts from a fresh snapshot and
   // a tree made from the run's base would be thrown away.
   const worthPreparing = (s: GraphStep) =>
-    s.isolation === 'worktree' && s.if !== 'failure' && selected(s.id) && s.needs.length > 0
-    && s.needs.every((n) => selected(n) && graph.steps.get(n)!.isolation === 'worktree');
+    s.isolation === 'worktree' &&
+    s.if !== 'failure' &&
+    selected(s.id) &&
+    s.needs.length > 0 &&
+    s.needs.every((n) => selected(n) && graph.steps.get(n)!.isolation === 'worktree');
 
   const ripe = (id: string): GraphStep | undefined => {
     const s = graph.steps.get(id);
-    if (!s || closed || asked.has(id) || started.has(id) || !worthPreparing(s) || !s.needs.every((n) => live.has(n))) return undefined;
+    if (!s || closed || asked.has(id) || started.has(id) || !worthPreparing(s) || !s.needs.every((n) => live.has(n)))
+      return undefined;
     return s;
   };
   // Longest remaining path first, also among those one event makes ripe (a queue with a free slot
@@ -83,11 +96,14 @@ export function prepareAhead(graph: Graph, isolator: Isolator | undefined, event
     for (const s of steps.sort((x, y) => y.depth - x.depth)) {
       asked.add(s.id);
       requested.push(s.id);
-      void queue.add(async () => {
-        // Its attempt began while this waited for a slot: the attempt makes its own worktree.
-        if (closed || started.has(s.id)) return;
-        await isolator.prepare(s.id).catch(() => false);
-      }, { priority: s.depth });
+      void queue.add(
+        async () => {
+          // Its attempt began while this waited for a slot: the attempt makes its own worktree.
+          if (closed || started.has(s.id)) return;
+          await isolator.prepare(s.id).catch(() => false);
+        },
+        { priority: s.depth },
+      );
     }
   };
 

@@ -15,8 +15,15 @@ import { runSetup, type SetupRun } from './setupCommand';
 export type Base = { ok: true; sha: string } | { ok: false; message: string };
 
 /** A worktree made ahead of its step's attempt: created from `from`, set up, now at `head`. */
-interface PreparedTree { readonly path: string; readonly from: string; readonly head: string }
-export interface Preparation { readonly abort: AbortController; readonly done: Promise<PreparedTree | undefined> }
+interface PreparedTree {
+  readonly path: string;
+  readonly from: string;
+  readonly head: string;
+}
+export interface Preparation {
+  readonly abort: AbortController;
+  readonly done: Promise<PreparedTree | undefined>;
+}
 
 /** What of the isolator preparing uses. */
 export interface PrepareHost extends SetupRun {
@@ -30,10 +37,12 @@ export interface PrepareHost extends SetupRun {
 /** Whether the step's environment (plan's or its own) renders its needs' outputs or statuses, unknown before they end. */
 function envNeedsResults(graph: Graph, step: GraphStep): boolean {
   const texts = [...Object.values(graph.plan.env), ...Object.values(step.env), step.setup ?? ''];
-  return texts.some((v) => parseTemplates(v).refs.some((r) => {
-    const kind = classifyRef(r.path)?.kind;
-    return kind === 'step-output' || kind === 'step-status';
-  }));
+  return texts.some((v) =>
+    parseTemplates(v).refs.some((r) => {
+      const kind = classifyRef(r.path)?.kind;
+      return kind === 'step-output' || kind === 'step-status';
+    }),
+  );
 }
 
 export class PreparedTrees {
@@ -76,7 +85,11 @@ export class PreparedTrees {
    * need left its change in the workspace only), the results conflict with what setup did, or they
    * touch what setup depends on (a lockfile), so setup must run after them as it would have.
    */
-  async adopt(p: Preparation, start: { sha: string; merge: readonly string[] }, ctx: AttemptContext): Promise<{ path: string; head: string } | undefined> {
+  async adopt(
+    p: Preparation,
+    start: { sha: string; merge: readonly string[] },
+    ctx: AttemptContext,
+  ): Promise<{ path: string; head: string } | undefined> {
     const stop = (): void => p.abort.abort();
     ctx.signal.addEventListener('abort', stop, { once: true });
     let tree: PreparedTree | undefined;
@@ -92,7 +105,9 @@ export class PreparedTrees {
     if (!m.ok) return this.dropTree(ctx.step.id);
     const setup = ctx.step.setup;
     if (setup !== undefined) {
-      const changed = splitZ(await gitOk(['diff', '--name-only', '-z', '--no-renames', tree.head, m.head], { cwd: tree.path }));
+      const changed = splitZ(
+        await gitOk(['diff', '--name-only', '-z', '--no-renames', tree.head, m.head], { cwd: tree.path }),
+      );
       if (touchesSetupInputs(changed, setup)) return this.dropTree(ctx.step.id);
     }
     return { path: tree.path, head: m.head };
@@ -111,7 +126,13 @@ export class PreparedTrees {
     // A worktree already there is one an earlier attempt kept for the user: only an attempt replaces it.
     if (!base.ok || signal.aborted || existsSync(worktreePath(root, runId, step.id))) return undefined;
     const wt = await createWorktree({
-      root, runId, stepId: step.id, base: base.sha, sparse: step.sparse, copy: step.copy, symlink: step.symlink,
+      root,
+      runId,
+      stepId: step.id,
+      base: base.sha,
+      sparse: step.sparse,
+      copy: step.copy,
+      symlink: step.symlink,
     });
     if (!wt.ok) return undefined;
     try {
@@ -120,8 +141,16 @@ export class PreparedTrees {
         // Attempt 1: a step is only prepared before its first attempt in this run.
         const none = new Map<string, never>();
         const title = `${step.name} · setup, prepared ahead of its needs: ${step.setup}`;
-        const failed = await runSetup(this.host, step, wt.path, step.setup, { attempt: 1, title, signal, outputs: none, statuses: none });
-        head = failed ? undefined : (await commitWorktree({ worktree: wt.path, message: `braid: set-up of ${step.id}` })).sha;
+        const failed = await runSetup(this.host, step, wt.path, step.setup, {
+          attempt: 1,
+          title,
+          signal,
+          outputs: none,
+          statuses: none,
+        });
+        head = failed
+          ? undefined
+          : (await commitWorktree({ worktree: wt.path, message: `braid: set-up of ${step.id}` })).sha;
       }
       if (head !== undefined && !signal.aborted) return { path: wt.path, from: base.sha, head };
     } catch {

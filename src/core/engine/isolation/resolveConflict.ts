@@ -11,7 +11,13 @@ import { commitWorktree, createWorktree, worktreePath } from './worktree';
 import { recordChange, type ChangeRecord } from './changeRecord';
 
 /** A committed change waiting to land, and the attempt result it lands with. */
-export interface Landing { readonly step: GraphStep; readonly result: AttemptResult; readonly base: string; readonly commit: string; readonly attempt: number }
+export interface Landing {
+  readonly step: GraphStep;
+  readonly result: AttemptResult;
+  readonly base: string;
+  readonly commit: string;
+  readonly attempt: number;
+}
 
 /** What of the worktree isolator a resolution uses. */
 export interface ResolveHost {
@@ -33,13 +39,22 @@ export interface ResolveHost {
 
 /** The resolution attempt (see the file comment). */
 export async function resolveInWorktree(
-  host: ResolveHost, ctx: AttemptContext, body: (dir: string, resolving: Resolving) => Promise<AttemptResult>,
+  host: ResolveHost,
+  ctx: AttemptContext,
+  body: (dir: string, resolving: Resolving) => Promise<AttemptResult>,
 ): Promise<AttemptResult> {
   const { step } = ctx;
   const started = Date.now();
-  const conflict = (message: string, r?: Partial<AttemptResult>): AttemptResult => host.keep(step.id, {
-    exitCode: null, signal: null, ...r, status: 'conflict', reason: 'conflict', message, durationMs: Date.now() - started,
-  });
+  const conflict = (message: string, r?: Partial<AttemptResult>): AttemptResult =>
+    host.keep(step.id, {
+      exitCode: null,
+      signal: null,
+      ...r,
+      status: 'conflict',
+      reason: 'conflict',
+      message,
+      durationMs: Date.now() - started,
+    });
   const held = host.pending(step.id);
   const change = held ? { base: held.base, commit: held.commit } : ctx.conflict?.change;
   if (!change) return conflict('nothing to resolve: the change that conflicted is not recorded');
@@ -47,7 +62,15 @@ export async function resolveInWorktree(
   const path = worktreePath(host.root, host.runId, step.id);
   if (!existsSync(path)) {
     // Cleaned meanwhile (`braid clean`): the recorded change is enough to start from.
-    const wt = await createWorktree({ root: host.root, runId: host.runId, stepId: step.id, base: change.commit, sparse: step.sparse, copy: step.copy, symlink: step.symlink });
+    const wt = await createWorktree({
+      root: host.root,
+      runId: host.runId,
+      stepId: step.id,
+      base: change.commit,
+      sparse: step.sparse,
+      copy: step.copy,
+      symlink: step.symlink,
+    });
     if (!wt.ok) return conflict(`could not make a worktree to resolve in: ${wt.message}`);
   }
   const now = await host.workspaceNow();
@@ -58,7 +81,8 @@ export async function resolveInWorktree(
   const odd = m.files.find((f) => /[\n\r]/.test(f));
   if (odd !== undefined) return conflict(`a file name with a line break is not supported: ${JSON.stringify(odd)}`);
   const resolving: Resolving = {
-    files: m.files, changedBy: changedBy(m.files, host.landedChanges(step.id)),
+    files: m.files,
+    changedBy: changedBy(m.files, host.landedChanges(step.id)),
     ...(ctx.conflict?.agent !== undefined ? { agent: ctx.conflict.agent } : {}),
     ...(ctx.conflict?.sessionId !== undefined ? { sessionId: ctx.conflict.sessionId } : {}),
   };
@@ -67,9 +91,26 @@ export async function resolveInWorktree(
   if (r.status !== 'succeeded') return conflict(`the resolution failed: ${r.message ?? r.reason ?? r.status}`, r);
   const left = await filesWithMarkers(path, m.files);
   if (left.length > 0) return conflict(`the resolution left conflict markers in ${left.join(', ')}`, r);
-  const c = await commitWorktree({ worktree: path, message: `braid: ${step.id}, resolved (run ${host.runId})`, summary: true });
-  const rec = await recordChange({ root: host.root, runId: host.runId, stepId: step.id, base: m.start, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+  const c = await commitWorktree({
+    worktree: path,
+    message: `braid: ${step.id}, resolved (run ${host.runId})`,
+    summary: true,
+  });
+  const rec = await recordChange({
+    root: host.root,
+    runId: host.runId,
+    stepId: step.id,
+    base: m.start,
+    commit: c.sha,
+    ...(c.files ? { files: c.files } : {}),
+  });
   host.recorded(step.id, rec);
-  const resolved = m.files.length > 0 ? `resolved the conflict in ${m.files.join(', ')}` : 'merged what landed meanwhile, with no conflict';
-  return host.land({ step, result: { ...r, message: resolved }, base: m.start, commit: c.sha, attempt: ctx.attempt }, ctx.signal);
+  const resolved =
+    m.files.length > 0
+      ? `resolved the conflict in ${m.files.join(', ')}`
+      : 'merged what landed meanwhile, with no conflict';
+  return host.land(
+    { step, result: { ...r, message: resolved }, base: m.start, commit: c.sha, attempt: ctx.attempt },
+    ctx.signal,
+  );
 }

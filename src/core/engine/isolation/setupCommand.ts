@@ -28,21 +28,43 @@ export interface SetupScope extends Pick<AttemptContext, 'attempt' | 'signal' | 
 }
 
 /** Runs the step's `setup` in its worktree; undefined when it succeeded. */
-export async function runSetup(run: SetupRun, step: GraphStep, dir: string, command: string, scope: SetupScope): Promise<AttemptResult | undefined> {
+export async function runSetup(
+  run: SetupRun,
+  step: GraphStep,
+  dir: string,
+  command: string,
+  scope: SetupScope,
+): Promise<AttemptResult | undefined> {
   const render = {
-    graph: run.graph, step, runId: run.runId, outputs: scope.outputs, statuses: scope.statuses, baseEnv: run.baseEnv ?? process.env,
+    graph: run.graph,
+    step,
+    runId: run.runId,
+    outputs: scope.outputs,
+    statuses: scope.statuses,
+    baseEnv: run.baseEnv ?? process.env,
   };
   // Templates in `setup` become environment-variable references, as in `run`.
   const inv = shellInvocation(render, command, stepEnv(render));
   const log = await openStepLog(run.log(step.id), scope.attempt, scope.title);
   try {
     const r = await runProcess({
-      argv: inv.argv, cwd: dir, env: inv.env, signal: scope.signal, log: log.stream, ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
+      argv: inv.argv,
+      cwd: dir,
+      env: inv.env,
+      signal: scope.signal,
+      log: log.stream,
+      ...(scope.onOutput ? { onOutput: scope.onOutput } : {}),
     });
     if (r.reason === 'exit' && r.exitCode === 0) return undefined;
     const base = { exitCode: r.exitCode, signal: r.signal, durationMs: r.durationMs };
-    if (r.reason === 'canceled') return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled during setup' };
-    return { ...base, status: 'failed', reason: r.reason, message: `setup failed (${r.message ?? `exit ${r.exitCode}`}): ${commandLine(command)}` };
+    if (r.reason === 'canceled')
+      return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled during setup' };
+    return {
+      ...base,
+      status: 'failed',
+      reason: r.reason,
+      message: `setup failed (${r.message ?? `exit ${r.exitCode}`}): ${commandLine(command)}`,
+    };
   } finally {
     await log.close().catch(() => {});
   }

@@ -28,7 +28,14 @@ interface WorktreeMeta {
 
 // index.sparse: outside the cone the index keeps one entry a directory, not one a file (a 10,000-file
 // repository's index is 18 KiB instead of 800). Commands run without these settings expand it.
-const SPARSE_CONFIG = ['-c', 'core.sparseCheckout=true', '-c', 'core.sparseCheckoutCone=true', '-c', 'index.sparse=true'];
+const SPARSE_CONFIG = [
+  '-c',
+  'core.sparseCheckout=true',
+  '-c',
+  'core.sparseCheckoutCone=true',
+  '-c',
+  'index.sparse=true',
+];
 // Parallel checkout, one worker a core (git's default is one in all; below 100 files it stays
 // sequential): writing a worktree's files is the bulk of its set-up, and a plain `git worktree
 // add` is slower than copying the files (README "Figures").
@@ -37,7 +44,8 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 const FULL_SHA = /^[0-9a-fA-F]{40}$/;
 
 function checkId(kind: string, id: string): void {
-  if (!ID.test(id) || id.includes('..') || id.endsWith('.lock')) throw new Error(`invalid ${kind} for a worktree: ${JSON.stringify(id)}`);
+  if (!ID.test(id) || id.includes('..') || id.endsWith('.lock'))
+    throw new Error(`invalid ${kind} for a worktree: ${JSON.stringify(id)}`);
 }
 
 /** Where a step's worktree lives. */
@@ -58,7 +66,9 @@ async function gitDirOf(worktree: string): Promise<string> {
   try {
     const m = /^gitdir: (.+)$/m.exec(await readFile(join(worktree, '.git'), 'utf8'));
     if (m) return resolve(worktree, m[1]!.trim());
-  } catch { /* not a file: ask git */ }
+  } catch {
+    /* not a file: ask git */
+  }
   return (await gitOk(['rev-parse', '--absolute-git-dir'], { cwd: worktree })).trim();
 }
 
@@ -101,7 +111,10 @@ export async function isGitRepo(dir: string): Promise<string | undefined> {
  * add -A` sees it (uncommitted edits and untracked files that are not ignored included, `.braid`
  * never), or HEAD when that is HEAD's tree. Ignored files come in only as a step's `copy`/`symlink`.
  */
-export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
+export async function snapshotBase(
+  root: string,
+  baseRef?: string,
+): Promise<{ ok: true; sha: string } | { ok: false; message: string }> {
   if (baseRef !== undefined) {
     if (baseRef === '' || baseRef.startsWith('-')) return { ok: false, message: `base "${baseRef}" is not a git ref` };
     const sha = await revParse(root, `${baseRef}^{commit}`);
@@ -131,7 +144,9 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
     }
     const tree = (await gitOk(['write-tree'], { cwd: root, env })).trim();
     if (tree === (await revParse(root, 'HEAD^{tree}'))) return { ok: true, sha: head };
-    const sha = (await gitOk(['commit-tree', tree, '-p', head, '-m', 'braid: snapshot of the workspace'], { cwd: root })).trim();
+    const sha = (
+      await gitOk(['commit-tree', tree, '-p', head, '-m', 'braid: snapshot of the workspace'], { cwd: root })
+    ).trim();
     return { ok: true, sha };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -143,8 +158,13 @@ export async function snapshotBase(root: string, baseRef?: string): Promise<{ ok
  * with its sparse cone and its copied and linked untracked files.
  */
 export async function createWorktree(o: {
-  root: string; runId: string; stepId: string; base: string;
-  sparse?: readonly string[]; copy?: readonly string[]; symlink?: readonly string[];
+  root: string;
+  runId: string;
+  stepId: string;
+  base: string;
+  sparse?: readonly string[];
+  copy?: readonly string[];
+  symlink?: readonly string[];
 }): Promise<Outcome<{ path: string; branch: string; copied: string[]; linked: string[] }>> {
   checkId('run id', o.runId);
   checkId('step id', o.stepId);
@@ -160,7 +180,9 @@ export async function createWorktree(o: {
     const copied = await bringIn(o.root, path, await untrackedMatches(o.root, o.copy ?? []), 'copy');
     const linked = await bringIn(o.root, path, await untrackedMatches(o.root, o.symlink ?? []), 'symlink');
     // A new branch at a commit named by its full id starts there: no process to ask.
-    const start = FULL_SHA.test(o.base) ? o.base.toLowerCase() : (await gitOk(['rev-parse', 'HEAD'], { cwd: path })).trim();
+    const start = FULL_SHA.test(o.base)
+      ? o.base.toLowerCase()
+      : (await gitOk(['rev-parse', 'HEAD'], { cwd: path })).trim();
     await writeMeta(path, { start, exclude: [...copied, ...linked], sparse: cone !== undefined });
     return { ok: true, path, branch, copied, linked };
   } catch (e) {
@@ -176,7 +198,13 @@ export async function createWorktree(o: {
  * is not one Braid writes. A failure leaves no registration and no directory, and never deletes
  * a branch (an existing one of that name makes `-b` fail, and it is not Braid's to remove).
  */
-async function checkOut(root: string, path: string, branch: string, base: string, cone: readonly string[] | undefined): Promise<Outcome<object>> {
+async function checkOut(
+  root: string,
+  path: string,
+  branch: string,
+  base: string,
+  cone: readonly string[] | undefined,
+): Promise<Outcome<object>> {
   // The cone file is per worktree and the settings go on each command that must honour them, not
   // `git sparse-checkout set`, which (git 2.39) turns on extensions.worktreeConfig in the user's
   // .git/config. No parallel checkout for a cone, usually a few directories: its two worker
@@ -197,7 +225,11 @@ async function checkOut(root: string, path: string, branch: string, base: string
     return { ok: false, message: firstLine(co.stderr) };
   }
   await mkdir(dirname(path), { recursive: true });
-  const add = await withWorktreeLock(root, () => git([...CHECKOUT, 'worktree', 'add', '--quiet', ...(cone ? ['--no-checkout'] : []), '-b', branch, path, base], { cwd: root }));
+  const add = await withWorktreeLock(root, () =>
+    git([...CHECKOUT, 'worktree', 'add', '--quiet', ...(cone ? ['--no-checkout'] : []), '-b', branch, path, base], {
+      cwd: root,
+    }),
+  );
   if (add.code !== 0) return { ok: false, message: firstLine(add.stderr) };
   if (!patterns) return { ok: true };
   const gitDir = await gitDirOf(path);
@@ -214,13 +246,31 @@ async function checkOut(root: string, path: string, branch: string, base: string
  * merge (the worktree is left as before it) and is reported. `head` is the step's new start: pass
  * it to `mergeBack` as `base`, so the needs' changes (already in the workspace) are not its own.
  */
-export async function mergeNeeds(o: { worktree: string; commits: readonly string[] }): Promise<{ ok: true; head: string } | { ok: false; message: string }> {
+export async function mergeNeeds(o: {
+  worktree: string;
+  commits: readonly string[];
+}): Promise<{ ok: true; head: string } | { ok: false; message: string }> {
   const meta = await readMeta(o.worktree);
   const sparse = meta?.sparse ? SPARSE_CONFIG : [];
   for (const commit of o.commits) {
     // Explicit strategy and flags: the user's merge.ff=only, pull.twohead or autostash must not apply.
-    const r = await git([...sparse, 'merge', '--quiet', '--no-edit', '--ff', '-s', 'ort', '--no-autostash',
-      '--no-verify-signatures', '-m', `braid: merge ${commit}`, commit], { cwd: o.worktree });
+    const r = await git(
+      [
+        ...sparse,
+        'merge',
+        '--quiet',
+        '--no-edit',
+        '--ff',
+        '-s',
+        'ort',
+        '--no-autostash',
+        '--no-verify-signatures',
+        '-m',
+        `braid: merge ${commit}`,
+        commit,
+      ],
+      { cwd: o.worktree },
+    );
     if (r.code === 0) continue;
     const unmerged = await git(['diff', '--name-only', '-z', '--diff-filter=U'], { cwd: o.worktree });
     const paths = splitZ(unmerged.stdout);
@@ -228,9 +278,10 @@ export async function mergeNeeds(o: { worktree: string; commits: readonly string
     const short = commit.slice(0, 12);
     return {
       ok: false,
-      message: paths.length > 0
-        ? `the needs' results conflict: merging ${short} conflicts in ${paths.join(', ')}`
-        : `could not merge ${short} into the worktree: ${firstLine(r.stderr || r.stdout)}`,
+      message:
+        paths.length > 0
+          ? `the needs' results conflict: merging ${short} conflicts in ${paths.join(', ')}`
+          : `could not merge ${short} into the worktree: ${firstLine(r.stderr || r.stdout)}`,
     };
   }
   const head = (await gitOk(['rev-parse', 'HEAD'], { cwd: o.worktree })).trim();
@@ -243,7 +294,12 @@ export async function mergeNeeds(o: { worktree: string; commits: readonly string
  * Nothing changed: no commit, the start's sha and no paths. With `summary`, also the change's files
  * for its record (changeRecord.ts), from the diff this makes anyway: recording adds no process.
  */
-export async function commitWorktree(o: { worktree: string; message: string; force?: readonly string[]; summary?: boolean }): Promise<{ sha: string; changed: string[]; files?: ChangedFile[] }> {
+export async function commitWorktree(o: {
+  worktree: string;
+  message: string;
+  force?: readonly string[];
+  summary?: boolean;
+}): Promise<{ sha: string; changed: string[]; files?: ChangedFile[] }> {
   const cwd = o.worktree;
   const meta = await readMeta(cwd);
   const start = meta?.start ?? (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
@@ -251,7 +307,10 @@ export async function commitWorktree(o: { worktree: string; message: string; for
   await gitOk(['add', '-A'], { cwd });
   // Git-ignored files the step wrote inside its writes (ignoredWrites.ts).
   if (o.force && o.force.length > 0) {
-    await gitOk(['add', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], { cwd, input: o.force.map((p) => `:(literal)${p}\0`).join('') });
+    await gitOk(['add', '-f', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      cwd,
+      input: o.force.map((p) => `:(literal)${p}\0`).join(''),
+    });
   }
   // Set-up files go back to the start's state in the index, so they stay out of the result; also
   // when an agent that commits by itself (aider does) committed them. (An `:(exclude)` pathspec on
@@ -263,7 +322,9 @@ export async function commitWorktree(o: { worktree: string; message: string; for
   const sha = (await gitOk(['rev-parse', 'HEAD'], { cwd })).trim();
   if (o.summary) {
     const files = sha === start ? [] : await changedFiles(cwd, start, sha);
-    const changed = files.flatMap((f) => (f.from !== undefined ? [f.from, f.path] : [f.path])).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const changed = files
+      .flatMap((f) => (f.from !== undefined ? [f.from, f.path] : [f.path]))
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return { sha, changed, files };
   }
   const changed = splitZ(await gitOk(['diff', '--name-only', '-z', '--no-renames', start, sha], { cwd }));
@@ -276,7 +337,8 @@ function insideWorktrees(root: string, path: string): boolean {
 
 /** Removes a step's worktree, its registration and its branch; quiet if any is already gone. */
 export async function removeWorktree(o: { root: string; path: string; branch: string }): Promise<void> {
-  if (!insideWorktrees(o.root, o.path)) throw new Error(`refusing to remove ${o.path}: not under ${worktreesDir(o.root)}`);
+  if (!insideWorktrees(o.root, o.path))
+    throw new Error(`refusing to remove ${o.path}: not under ${worktreesDir(o.root)}`);
   await withWorktreeLock(o.root, async () => {
     const r = await git(['worktree', 'remove', '--force', '--force', o.path], { cwd: o.root });
     if (r.code !== 0) {
@@ -304,7 +366,9 @@ export async function pruneWorktrees(root: string): Promise<void> {
 }
 
 /** Braid's worktrees registered in the repository (branch `braid/<run>/<step>`). */
-export async function listBraidWorktrees(root: string): Promise<Array<{ path: string; branch: string; runId: string; stepId: string }>> {
+export async function listBraidWorktrees(
+  root: string,
+): Promise<Array<{ path: string; branch: string; runId: string; stepId: string }>> {
   const out = await withWorktreeLock(root, () => gitOk(['worktree', 'list', '--porcelain', '-z'], { cwd: root }));
   const found: Array<{ path: string; branch: string; runId: string; stepId: string }> = [];
   let path: string | undefined;

@@ -17,7 +17,11 @@ export function braidCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 const real = (p: string): string => {
-  try { return realpathSync(p); } catch { return resolve(p); }
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
 };
 
 /** The folder holding the worktrees of the workspace at `root` (every run's, `<run>/<step>` below it). */

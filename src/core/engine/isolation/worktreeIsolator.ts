@@ -26,7 +26,14 @@ import { recordChange, type ChangeRecord } from './changeRecord';
 import type { LockGate } from '../scheduling/schedulerOptions';
 import type { AttemptContext, AttemptResult } from '../types';
 import {
-  commitWorktree, createWorktree, mergeNeeds, pruneWorktrees, removeWorktree, snapshotBase, worktreeBranch, worktreePath,
+  commitWorktree,
+  createWorktree,
+  mergeNeeds,
+  pruneWorktrees,
+  removeWorktree,
+  snapshotBase,
+  worktreeBranch,
+  worktreePath,
 } from './worktree';
 import { ignoredWrites } from './ignoredWrites';
 import { PreparedTrees, type Base } from './preparedTrees';
@@ -64,7 +71,9 @@ export interface WorktreeIsolatorOptions {
 }
 
 /** A step's committed change, not landed yet, and the attempt result it lands with. */
-interface PendingLanding extends Landing { readonly path: string }
+interface PendingLanding extends Landing {
+  readonly path: string;
+}
 
 // Merge-backs into one workspace, one at a time within this process: steps without `writes` take
 // no lock, and two of their merges must not interleave their reads and renames.
@@ -88,7 +97,11 @@ export class WorktreeIsolator implements Isolator {
   constructor(private readonly o: WorktreeIsolatorOptions) {
     this.adopt = o.adopt;
     this.prepared = new PreparedTrees({
-      root: o.root, runId: o.runId, graph: o.graph, log: (stepId) => o.log(stepId), ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
+      root: o.root,
+      runId: o.runId,
+      graph: o.graph,
+      log: (stepId) => o.log(stepId),
+      ...(o.baseEnv ? { baseEnv: o.baseEnv } : {}),
       base: () => this.baseOf(),
       remove: (stepId) => this.remove(stepId),
     });
@@ -134,16 +147,26 @@ export class WorktreeIsolator implements Isolator {
     return this.prepared.discard(stepId);
   }
 
-  async around(ctx: AttemptContext, body: (dir: string, resolving?: Resolving) => Promise<AttemptResult>): Promise<AttemptResult> {
+  async around(
+    ctx: AttemptContext,
+    body: (dir: string, resolving?: Resolving) => Promise<AttemptResult>,
+  ): Promise<AttemptResult> {
     const { step } = ctx;
     if (ctx.conflict?.mode === 'resolve') return resolveInWorktree(this.resolveHost, ctx, body);
     const started = Date.now();
-    const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult =>
-      ({ status, exitCode: null, signal: null, reason, message, durationMs: Date.now() - started });
+    const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult => ({
+      status,
+      exitCode: null,
+      signal: null,
+      reason,
+      message,
+      durationMs: Date.now() - started,
+    });
     const canceled = (): AttemptResult => end('canceled', 'canceled', 'canceled');
     // An alternative's tree goes only once the race is settled (release): the winner's merge-back
     // then never competes with the losers' clean-up, and the step's end never waits for it.
-    const dropTree = (r: AttemptResult): Promise<AttemptResult> => (step.alternative ? Promise.resolve(this.keep(step.id, path, r)) : this.drop(step.id, r));
+    const dropTree = (r: AttemptResult): Promise<AttemptResult> =>
+      step.alternative ? Promise.resolve(this.keep(step.id, path, r)) : this.drop(step.id, r);
     this.kept.delete(step.id);
     this.results.delete(step.id);
     this.changes.delete(step.id);
@@ -168,10 +191,16 @@ export class WorktreeIsolator implements Isolator {
         // An earlier attempt's (or, on `braid retry`, an earlier run's) worktree of this step.
         await this.remove(step.id);
         if (ctx.signal.aborted) return canceled();
-        const create = (sha: string) => createWorktree({
-          root: this.o.root, runId: this.o.runId, stepId: step.id, base: sha,
-          sparse: step.sparse, copy: step.copy, symlink: step.symlink,
-        });
+        const create = (sha: string) =>
+          createWorktree({
+            root: this.o.root,
+            runId: this.o.runId,
+            stepId: step.id,
+            base: sha,
+            sparse: step.sparse,
+            copy: step.copy,
+            symlink: step.symlink,
+          });
         let wt = await create(start.sha);
         if (!wt.ok) return end('failed', 'spawn-failed', wt.message);
         made = true;
@@ -204,7 +233,10 @@ export class WorktreeIsolator implements Isolator {
       };
       if (ctx.signal.aborted) return await dropTree(canceled());
       if (step.setup && !setUp) {
-        const s = await runSetup(this.o, step, tree.path, step.setup, { ...ctx, title: `${step.name} · setup: ${step.setup}` });
+        const s = await runSetup(this.o, step, tree.path, step.setup, {
+          ...ctx,
+          title: `${step.name} · setup: ${step.setup}`,
+        });
         if (s) return s.status === 'canceled' ? await dropTree(s) : this.keep(step.id, path, s);
         // What set-up changed (a generated file) is preparation, not the step's change.
         head = (await commitWorktree({ worktree: tree.path, message: `braid: set-up of ${step.id}` })).sha;
@@ -220,11 +252,24 @@ export class WorktreeIsolator implements Isolator {
         r = { ...r, message: r.message ? `${r.message}; ${note}` : note };
         await appendFile(this.o.log(step.id), `──── ${note} ────\n`).catch(() => {});
       }
-      const c = await commitWorktree({ worktree: tree.path, message: `braid: ${step.id} (run ${this.o.runId})`, force: extra.land, summary: true });
-      const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+      const c = await commitWorktree({
+        worktree: tree.path,
+        message: `braid: ${step.id} (run ${this.o.runId})`,
+        force: extra.land,
+        summary: true,
+      });
+      const change = await recordChange({
+        root: this.o.root,
+        runId: this.o.runId,
+        stepId: step.id,
+        base: head,
+        commit: c.sha,
+        ...(c.files ? { files: c.files } : {}),
+      });
       this.changes.set(step.id, change);
       // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
-      if (ctx.settle && !(await ctx.settle(r))) return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
+      if (ctx.settle && !(await ctx.settle(r)))
+        return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
       const pending: PendingLanding = { step, result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
       // Nothing changed: nothing to look at before it lands. (A best-of step's winner waits as its step.)
       if (step.review && change.files.length > 0) {
@@ -232,7 +277,7 @@ export class WorktreeIsolator implements Isolator {
         return this.keep(step.id, path, { ...r, status: 'review' });
       }
       const landed = await this.landPending(pending, ctx.signal, true);
-      return landed ?? await dropTree(canceled());
+      return landed ?? (await dropTree(canceled()));
     } catch (e) {
       const msg = `worktree isolation failed: ${(e as Error).message}`;
       return made ? this.keep(step.id, path, end('failed', 'spawn-failed', msg)) : end('failed', 'spawn-failed', msg);
@@ -241,8 +286,19 @@ export class WorktreeIsolator implements Isolator {
 
   /** Commits an alternative's tree as its attempt left it and records that as its change. */
   private async recordUnfinished(step: GraphStep, tree: string, head: string): Promise<void> {
-    const c = await commitWorktree({ worktree: tree, message: `braid: ${step.id}, as it ended (run ${this.o.runId})`, summary: true });
-    const change = await recordChange({ root: this.o.root, runId: this.o.runId, stepId: step.id, base: head, commit: c.sha, ...(c.files ? { files: c.files } : {}) });
+    const c = await commitWorktree({
+      worktree: tree,
+      message: `braid: ${step.id}, as it ended (run ${this.o.runId})`,
+      summary: true,
+    });
+    const change = await recordChange({
+      root: this.o.root,
+      runId: this.o.runId,
+      stepId: step.id,
+      base: head,
+      commit: c.sha,
+      ...(c.files ? { files: c.files } : {}),
+    });
     this.changes.set(step.id, change);
   }
 
@@ -258,11 +314,20 @@ export class WorktreeIsolator implements Isolator {
    */
   async land(stepId: string, signal: AbortSignal): Promise<AttemptResult | undefined> {
     // A best-of step's change waiting here is its winner's (whose merge-back conflicted).
-    const pending = this.pending.get(stepId) ?? [...this.pending.values()].find((p) => p.step.alternative?.of === stepId);
+    const pending =
+      this.pending.get(stepId) ?? [...this.pending.values()].find((p) => p.step.alternative?.of === stepId);
     if (!pending) return undefined;
     const started = Date.now();
     const landed = await this.landPending(pending, signal, false);
-    return landed ?? { ...pending.result, status: 'canceled', reason: 'canceled', message: 'canceled while waiting for its locks to land', durationMs: Date.now() - started };
+    return (
+      landed ?? {
+        ...pending.result,
+        status: 'canceled',
+        reason: 'canceled',
+        message: 'canceled while waiting for its locks to land',
+        durationMs: Date.now() - started,
+      }
+    );
   }
 
   /** A rejected step's change does not land; its worktree stays for the user. */
@@ -272,7 +337,11 @@ export class WorktreeIsolator implements Isolator {
   }
 
   /** The merge-back of a committed change (`inAttempt`: at the end of its attempt); undefined when canceled while waiting for its locks. */
-  private async landPending(p: PendingLanding, signal: AbortSignal, inAttempt: boolean): Promise<AttemptResult | undefined> {
+  private async landPending(
+    p: PendingLanding,
+    signal: AbortSignal,
+    inAttempt: boolean,
+  ): Promise<AttemptResult | undefined> {
     const step = p.step;
     // A best-of step's winner lands as the step: its mark and its result (which dependents merge in) are the step's.
     const as = step.alternative?.of ?? step.id;
@@ -286,13 +355,23 @@ export class WorktreeIsolator implements Isolator {
       const landed = this.o.landed
         ? { file: this.o.landed(as), record: { run: this.o.runId, step: as, attempt: p.attempt, result: p.commit } }
         : undefined;
-      m = await serially(this.o.root, () => mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes, ...(landed ? { landed } : {}) }));
-    } finally { lock.release(); }
+      m = await serially(this.o.root, () =>
+        mergeBack({ root: this.o.root, base: p.base, result: p.commit, writes, ...(landed ? { landed } : {}) }),
+      );
+    } finally {
+      lock.release();
+    }
     if (!m.ok) {
       const status = m.kind === 'conflict' ? 'conflict' : 'failed';
       // Kept for `braid merge` (a lost race with the user's save is no reason to run it again).
       this.pending.set(step.id, p);
-      return this.keep(step.id, p.path, { ...p.result, status, reason: m.kind, message: m.message, ...(m.kind === 'conflict' ? { conflictPaths: m.paths } : {}) });
+      return this.keep(step.id, p.path, {
+        ...p.result,
+        status,
+        reason: m.kind,
+        message: m.message,
+        ...(m.kind === 'conflict' ? { conflictPaths: m.paths } : {}),
+      });
     }
     this.pending.delete(step.id);
     this.results.set(as, p.commit);
@@ -308,7 +387,9 @@ export class WorktreeIsolator implements Isolator {
     for (const id of stepIds) {
       // A winner whose change waits in `review` keeps its tree until it is decided (`land` removes it).
       if (this.pending.has(id) || !this.kept.delete(id)) continue;
-      const p = this.remove(id).catch(() => {}).finally(() => this.removing.delete(p));
+      const p = this.remove(id)
+        .catch(() => {})
+        .finally(() => this.removing.delete(p));
       this.removing.add(p);
     }
   }
@@ -319,13 +400,19 @@ export class WorktreeIsolator implements Isolator {
   }
 
   /** The step's write locks for its merge-back, waited for; undefined when the attempt is canceled meanwhile. */
-  private async mergeLock(step: GraphStep, writes: readonly string[], signal: AbortSignal): Promise<{ release(): void } | undefined> {
+  private async mergeLock(
+    step: GraphStep,
+    writes: readonly string[],
+    signal: AbortSignal,
+  ): Promise<{ release(): void } | undefined> {
     const locks = this.o.mergeLocks;
     if (!locks) return { release: () => {} };
     // Only what lands is locked: its reads were of its own tree.
     let waited = false;
-    const got = await acquireWhenFree(locks.gate, { ...step, writes, reads: [] }, signal,
-      (holder, paths) => { waited = true; locks.onWait(step.id, { holder, paths }); });
+    const got = await acquireWhenFree(locks.gate, { ...step, writes, reads: [] }, signal, (holder, paths) => {
+      waited = true;
+      locks.onWait(step.id, { holder, paths });
+    });
     if (waited) locks.onWait(step.id, undefined);
     return got.ok ? got : undefined;
   }
@@ -341,7 +428,9 @@ export class WorktreeIsolator implements Isolator {
    * succeeded without a commit here (a shared step, or one kept from an earlier run) left its
    * change in the workspace only, so then the start is a fresh snapshot of the workspace.
    */
-  private async startOf(ctx: AttemptContext): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
+  private async startOf(
+    ctx: AttemptContext,
+  ): Promise<{ ok: true; sha: string; merge: string[] } | { ok: false; message: string }> {
     const base = await this.baseOf();
     if (!base.ok) return base;
     const done = ctx.step.needs.filter((n) => ctx.statuses.get(n) === 'succeeded');
@@ -361,30 +450,42 @@ export class WorktreeIsolator implements Isolator {
   /** What a resolution (resolveConflict.ts) uses of this isolator. */
   private get resolveHost(): ResolveHost {
     return {
-    root: this.o.root, runId: this.o.runId,
-    pending: (id) => this.pending.get(id),
-    begin: (id) => {
-      this.attempted.add(id);
-      this.kept.delete(id);
-      if (this.o.landed) rmSync(this.o.landed(id), { force: true });
-    },
-    workspaceNow: () => this.workspaceNow(),
-    landedChanges: (except) => {
-      const out = new Map(this.o.landedBefore ?? []);
-      for (const id of this.results.keys()) { const c = this.changes.get(id); if (c) out.set(id, c); }
-      out.delete(except);
-      return out;
-    },
-    recorded: (id, change) => this.changes.set(id, change),
-    keep: (id, r) => this.keep(id, worktreePath(this.o.root, this.o.runId, id), r),
-    land: async (pending, signal) => {
-      const p = { ...pending, path: worktreePath(this.o.root, this.o.runId, pending.step.id) };
-      if (pending.step.review && (this.changes.get(pending.step.id)?.files.length ?? 0) > 0) {
-        this.pending.set(pending.step.id, p);
-        return this.keep(pending.step.id, p.path, { ...p.result, status: 'review' });
-      }
-      return await this.landPending(p, signal, true) ?? this.keep(pending.step.id, p.path, { ...p.result, status: 'canceled', reason: 'canceled', message: 'canceled while waiting for its locks to land' });
-    },
+      root: this.o.root,
+      runId: this.o.runId,
+      pending: (id) => this.pending.get(id),
+      begin: (id) => {
+        this.attempted.add(id);
+        this.kept.delete(id);
+        if (this.o.landed) rmSync(this.o.landed(id), { force: true });
+      },
+      workspaceNow: () => this.workspaceNow(),
+      landedChanges: (except) => {
+        const out = new Map(this.o.landedBefore ?? []);
+        for (const id of this.results.keys()) {
+          const c = this.changes.get(id);
+          if (c) out.set(id, c);
+        }
+        out.delete(except);
+        return out;
+      },
+      recorded: (id, change) => this.changes.set(id, change),
+      keep: (id, r) => this.keep(id, worktreePath(this.o.root, this.o.runId, id), r),
+      land: async (pending, signal) => {
+        const p = { ...pending, path: worktreePath(this.o.root, this.o.runId, pending.step.id) };
+        if (pending.step.review && (this.changes.get(pending.step.id)?.files.length ?? 0) > 0) {
+          this.pending.set(pending.step.id, p);
+          return this.keep(pending.step.id, p.path, { ...p.result, status: 'review' });
+        }
+        return (
+          (await this.landPending(p, signal, true)) ??
+          this.keep(pending.step.id, p.path, {
+            ...p.result,
+            status: 'canceled',
+            reason: 'canceled',
+            message: 'canceled while waiting for its locks to land',
+          })
+        );
+      },
     };
   }
 
@@ -405,7 +506,9 @@ export class WorktreeIsolator implements Isolator {
 
   private remove(stepId: string): Promise<void> {
     return removeWorktree({
-      root: this.o.root, path: worktreePath(this.o.root, this.o.runId, stepId), branch: worktreeBranch(this.o.runId, stepId),
+      root: this.o.root,
+      path: worktreePath(this.o.root, this.o.runId, stepId),
+      branch: worktreeBranch(this.o.runId, stepId),
     });
   }
 }

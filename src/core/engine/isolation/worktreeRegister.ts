@@ -50,7 +50,12 @@ async function findCommonDir(root: string): Promise<string> {
  * `root` whose HEAD is the not-yet-created `branch`. The caller's `git checkout -b <branch> <base>`
  * inside it creates the branch and writes the index and files.
  */
-export async function registerWorktree(root: string, path: string, branch: string, sparsePatterns?: string): Promise<Registration> {
+export async function registerWorktree(
+  root: string,
+  path: string,
+  branch: string,
+  sparsePatterns?: string,
+): Promise<Registration> {
   // Windows paths in these files are git's own business (drive letters, separators): let it write them.
   if (process.platform === 'win32') return { ok: false, unsupported: 'windows' };
   const common = await commonGitDir(root);
@@ -70,9 +75,13 @@ export async function registerWorktree(root: string, path: string, branch: strin
       writeFile(join(staging, 'commondir'), '../..\n'),
       writeFile(join(staging, 'HEAD'), `ref: refs/heads/${branch}\n`),
       writeFile(join(staging, 'gitdir'), `${join(path, '.git')}\n`),
-      sparsePatterns === undefined ? undefined : mkdir(info).then(() => writeFile(join(info, 'sparse-checkout'), sparsePatterns)),
+      sparsePatterns === undefined
+        ? undefined
+        : mkdir(info).then(() => writeFile(join(info, 'sparse-checkout'), sparsePatterns)),
       // Its parent (the run's folder) goes when the run's last worktree is removed, maybe just now.
-      makeDir(dirname(path), path).then(() => { madePath = true; }),
+      makeDir(dirname(path), path).then(() => {
+        madePath = true;
+      }),
     ]);
     gitDir = await claimName(staging, worktrees, basename(resolve(path)) || 'worktree');
     // Written last: until then the worktree is not a repository of its own, and git run inside it
@@ -116,7 +125,10 @@ function ignoreExists(e: NodeJS.ErrnoException): void {
 async function claimName(staging: string, worktrees: string, name: string): Promise<string> {
   for (let n = 0, tries = 0; n < 1000;) {
     const target = join(worktrees, n === 0 ? name : `${name}${n}`);
-    if (await exists(target)) { n++; continue; }
+    if (await exists(target)) {
+      n++;
+      continue;
+    }
     try {
       await rename(staging, target);
       return target;
@@ -132,5 +144,8 @@ async function claimName(staging: string, worktrees: string, name: string): Prom
 }
 
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }

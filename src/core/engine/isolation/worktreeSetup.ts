@@ -8,11 +8,17 @@ import { git, splitZ } from '../../exec/git';
 import { braidDir, braidGitignore, isBraidPath } from '../records/braidLayout';
 
 /** Normalises sparse cone paths; a path escaping the repository is a message, not a path. */
-export function normaliseConePaths(paths: readonly string[]): { ok: true; dirs: string[] } | { ok: false; message: string } {
+export function normaliseConePaths(
+  paths: readonly string[],
+): { ok: true; dirs: string[] } | { ok: false; message: string } {
   const dirs: string[] = [];
   for (const raw of paths) {
-    const p = raw.replace(/\\/g, '/').replace(/^(\.\/)+/, '').replace(/\/+$/, '');
-    if (p === '' || p === '.') return { ok: false, message: `sparse path "${raw}" names the whole repository; omit sparse instead` };
+    const p = raw
+      .replace(/\\/g, '/')
+      .replace(/^(\.\/)+/, '')
+      .replace(/\/+$/, '');
+    if (p === '' || p === '.')
+      return { ok: false, message: `sparse path "${raw}" names the whole repository; omit sparse instead` };
     if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p.split('/').some((s) => s === '..' || s === '.' || s === '')) {
       return { ok: false, message: `sparse path "${raw}" must be a relative directory inside the repository` };
     }
@@ -97,7 +103,12 @@ export async function untrackedMatches(root: string, patterns: readonly string[]
  * Copies (or links) the matched untracked files into the worktree; a path the checkout already
  * has is left alone. Returns the workspace-relative paths placed.
  */
-export async function bringIn(root: string, worktree: string, paths: readonly string[], how: 'copy' | 'symlink'): Promise<string[]> {
+export async function bringIn(
+  root: string,
+  worktree: string,
+  paths: readonly string[],
+  how: 'copy' | 'symlink',
+): Promise<string[]> {
   const placed: string[] = [];
   for (const p of paths) {
     const src = join(root, p);
@@ -105,7 +116,13 @@ export async function bringIn(root: string, worktree: string, paths: readonly st
     if (await kindOf(dst)) continue;
     await mkdir(dirname(dst), { recursive: true });
     if (how === 'copy') {
-      await cp(src, dst, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, errorOnExist: false, force: false });
+      await cp(src, dst, {
+        recursive: true,
+        verbatimSymlinks: true,
+        preserveTimestamps: true,
+        errorOnExist: false,
+        force: false,
+      });
     } else {
       // Absolute target: the link works from any depth; 'junction' matters only on Windows.
       await symlink(src, dst, (await kindOf(src)) === 'dir' ? 'junction' : 'file');
@@ -127,15 +144,49 @@ export async function ensureBraidDir(root: string): Promise<void> {
 
 // Files whose change means dependencies must be installed again: package managers' manifests,
 // lockfiles and their config, at any depth (a monorepo's packages have their own).
-const SETUP_INPUTS = picomatch([
-  '**/package.json', '**/package-lock.json', '**/npm-shrinkwrap.json', '**/yarn.lock', '**/pnpm-lock.yaml',
-  '**/pnpm-workspace.yaml', '**/bun.lock', '**/bun.lockb', '**/.npmrc', '**/.yarnrc.yml',
-  '**/requirements*.txt', '**/pyproject.toml', '**/poetry.lock', '**/uv.lock', '**/Pipfile', '**/Pipfile.lock',
-  '**/setup.py', '**/setup.cfg', '**/Cargo.toml', '**/Cargo.lock', '**/go.mod', '**/go.sum', '**/go.work',
-  '**/Gemfile', '**/Gemfile.lock', '**/composer.json', '**/composer.lock', '**/pom.xml', '**/build.gradle',
-  '**/build.gradle.kts', '**/settings.gradle', '**/settings.gradle.kts', '**/gradle.lockfile', '**/*.csproj',
-  '**/packages.lock.json', '**/Directory.Packages.props', '**/flake.nix', '**/flake.lock',
-], { dot: true });
+const SETUP_INPUTS = picomatch(
+  [
+    '**/package.json',
+    '**/package-lock.json',
+    '**/npm-shrinkwrap.json',
+    '**/yarn.lock',
+    '**/pnpm-lock.yaml',
+    '**/pnpm-workspace.yaml',
+    '**/bun.lock',
+    '**/bun.lockb',
+    '**/.npmrc',
+    '**/.yarnrc.yml',
+    '**/requirements*.txt',
+    '**/pyproject.toml',
+    '**/poetry.lock',
+    '**/uv.lock',
+    '**/Pipfile',
+    '**/Pipfile.lock',
+    '**/setup.py',
+    '**/setup.cfg',
+    '**/Cargo.toml',
+    '**/Cargo.lock',
+    '**/go.mod',
+    '**/go.sum',
+    '**/go.work',
+    '**/Gemfile',
+    '**/Gemfile.lock',
+    '**/composer.json',
+    '**/composer.lock',
+    '**/pom.xml',
+    '**/build.gradle',
+    '**/build.gradle.kts',
+    '**/settings.gradle',
+    '**/settings.gradle.kts',
+    '**/gradle.lockfile',
+    '**/*.csproj',
+    '**/packages.lock.json',
+    '**/Directory.Packages.props',
+    '**/flake.nix',
+    '**/flake.lock',
+  ],
+  { dot: true },
+);
 
 /**
  * Whether changed `paths` (repository-relative) may change what a `setup` command does: a
@@ -143,6 +194,11 @@ const SETUP_INPUTS = picomatch([
  * ahead of its needs' results is rebuilt when their change touches one of these.
  */
 export function touchesSetupInputs(paths: readonly string[], setup: string): boolean {
-  const named = new Set(setup.split(/[\s'"`;&|()<>=]+/).map((t) => t.replace(/^(\.\/)+/, '')).filter((t) => t !== ''));
+  const named = new Set(
+    setup
+      .split(/[\s'"`;&|()<>=]+/)
+      .map((t) => t.replace(/^(\.\/)+/, ''))
+      .filter((t) => t !== ''),
+  );
   return paths.some((p) => SETUP_INPUTS(p) || named.has(p));
 }

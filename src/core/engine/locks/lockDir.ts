@@ -195,7 +195,10 @@ export class LockDir {
   // Holder files of other processes. With `breakStale`, those of dead processes (and their
   // abandoned temp files) are removed; only call that under the mutex. With `includeStale`,
   // stale ones are returned too.
-  private async readForeign(breakStale: boolean, includeStale = false): Promise<Array<{ name: string; record: LockRecord }>> {
+  private async readForeign(
+    breakStale: boolean,
+    includeStale = false,
+  ): Promise<Array<{ name: string; record: LockRecord }>> {
     let entries: string[];
     try {
       entries = await readdir(this.dir);
@@ -265,8 +268,12 @@ async function readRecord(file: string): Promise<LockRecord | undefined> {
   try {
     const r = JSON.parse(await readFile(file, 'utf8')) as Partial<LockRecord>;
     const ok =
-      typeof r.pid === 'number' && typeof r.hostname === 'string' && typeof r.run === 'string' &&
-      typeof r.step === 'string' && Array.isArray(r.writes) && Array.isArray(r.reads);
+      typeof r.pid === 'number' &&
+      typeof r.hostname === 'string' &&
+      typeof r.run === 'string' &&
+      typeof r.step === 'string' &&
+      Array.isArray(r.writes) &&
+      Array.isArray(r.reads);
     return ok ? (r as LockRecord) : undefined;
   } catch {
     return undefined;
@@ -276,7 +283,9 @@ async function readRecord(file: string): Promise<LockRecord | undefined> {
 // Our own process's locks are LockTable's business. A file with our pid but another start time
 // is a previous process that reused our pid: stale, not ours.
 function isSelf(r: LockRecord): boolean {
-  return r.hostname === os.hostname() && r.pid === process.pid && (r.procStart === undefined || r.procStart === SELF_START);
+  return (
+    r.hostname === os.hostname() && r.pid === process.pid && (r.procStart === undefined || r.procStart === SELF_START)
+  );
 }
 
 function watchdogField(): Pick<LockRecord, 'watchdog'> {

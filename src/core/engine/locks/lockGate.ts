@@ -37,12 +37,18 @@ export type WaitedGrant = { ok: true; release(): void } | { ok: false; reason: '
  * only when `signal` aborts; a grant that lands after the abort is given back.
  */
 export async function acquireWhenFree(
-  gate: LockGate, step: GraphStep, signal: AbortSignal, onWait?: (holder: string, paths: readonly string[]) => void,
+  gate: LockGate,
+  step: GraphStep,
+  signal: AbortSignal,
+  onWait?: (holder: string, paths: readonly string[]) => void,
 ): Promise<WaitedGrant> {
   let wake: (() => void) | undefined;
   // A release between a refusal and our sleep must not be lost: it is counted, not just signalled.
   let released = 0;
-  const sub = gate.onRelease(() => { released++; wake?.(); });
+  const sub = gate.onRelease(() => {
+    released++;
+    wake?.();
+  });
   const stop = (): void => wake?.();
   signal.addEventListener('abort', stop, { once: true });
   let lastHolder: string | undefined;
@@ -56,8 +62,14 @@ export async function acquireWhenFree(
         got.release();
         return { ok: false, reason: 'aborted' };
       }
-      if (got.holder !== lastHolder) { lastHolder = got.holder; onWait?.(got.holder, got.paths); }
-      if (released === seen && !signal.aborted) await new Promise<void>((r) => { wake = r; });
+      if (got.holder !== lastHolder) {
+        lastHolder = got.holder;
+        onWait?.(got.holder, got.paths);
+      }
+      if (released === seen && !signal.aborted)
+        await new Promise<void>((r) => {
+          wake = r;
+        });
       wake = undefined;
     }
   } finally {

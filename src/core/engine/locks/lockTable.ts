@@ -12,9 +12,7 @@ export interface HeldLock {
   reads: readonly string[];
 }
 
-export type AcquireResult =
-  | { ok: true; release(): void }
-  | { ok: false; holder: string; paths: [string, string] };
+export type AcquireResult = { ok: true; release(): void } | { ok: false; holder: string; paths: [string, string] };
 
 export class LockTable {
   // Insertion order, so the holder named in a conflict is the longest-standing one.
@@ -22,7 +20,10 @@ export class LockTable {
   private readonly released = new Emitter<void>();
 
   /** The holder whose set conflicts with these sets, if any; takes nothing. */
-  conflict(writes: readonly string[], reads: readonly string[]): { holder: string; paths: [string, string] } | undefined {
+  conflict(
+    writes: readonly string[],
+    reads: readonly string[],
+  ): { holder: string; paths: [string, string] } | undefined {
     if (writes.length === 0 && reads.length === 0) return undefined;
     for (const held of this.entries.values()) {
       const paths = lockConflict(writes, reads, held.writes, held.reads);

@@ -42,7 +42,10 @@ const SEP = '/';
 /** A LockGate honouring locks of this process's runs and of other processes in the workspace. */
 export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   const table = o.table ?? workspaceLockTable(o.root);
-  const dir = new LockDir(o.root, { ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}), ...(o.mutexStaleMs !== undefined ? { mutexStaleMs: o.mutexStaleMs } : {}) });
+  const dir = new LockDir(o.root, {
+    ...(o.pollMs !== undefined ? { pollMs: o.pollMs } : {}),
+    ...(o.mutexStaleMs !== undefined ? { mutexStaleMs: o.mutexStaleMs } : {}),
+  });
   const released = new Emitter<void>();
   // Steps last refused by another process: only while there are any do file changes matter.
   const foreign = new Set<string>();
@@ -52,7 +55,10 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   let closed = false;
 
   const wake = (): void => {
-    if (timer) { clearTimeout(timer); timer = undefined; }
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
     if (closed || foreign.size === 0) return;
     // Every such step is tried again on this pass; those still refused say so again.
     foreign.clear();
@@ -67,7 +73,10 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   };
   const settled = (id: string): void => {
     foreign.delete(id);
-    if (foreign.size === 0 && timer) { clearTimeout(timer); timer = undefined; }
+    if (foreign.size === 0 && timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
   };
   const track = (p: Promise<void>): void => {
     const q = p.catch(() => undefined).finally(() => pending.delete(q));
@@ -81,14 +90,22 @@ export function sharedLocks(o: SharedLocksOptions): SharedLockGate {
   const tryAcquire = async (step: GraphStep): Promise<LockGrant> => {
     const { writes, reads } = step;
     const here = table.conflict(writes, reads);
-    if (here) { settled(step.id); return { ok: false, holder: name(here.holder), paths: here.paths }; }
+    if (here) {
+      settled(step.id);
+      return { ok: false, holder: name(here.holder), paths: here.paths };
+    }
     let file: LockDirResult;
     try {
       file = await dir.tryAcquire({ run: o.runId, step: step.id }, writes, reads);
     } catch (e) {
       // The directory mutex could not be had (a wedged file system, a mutex held past its retries):
       // wait as for a holder, and try again; the dispatch loop must never see a rejection.
-      file = { ok: false, holder: `the lock directory (${(e as Error).message})`, paths: [writes[0] ?? reads[0]!, `${BRAID_DIR}/locks`], retryAfterMs: o.pollMs ?? 1000 };
+      file = {
+        ok: false,
+        holder: `the lock directory (${(e as Error).message})`,
+        paths: [writes[0] ?? reads[0]!, `${BRAID_DIR}/locks`],
+        retryAfterMs: o.pollMs ?? 1000,
+      };
     }
     if (!file.ok) {
       waitForeign(step.id, file.retryAfterMs);

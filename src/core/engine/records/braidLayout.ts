@@ -14,7 +14,8 @@ export const braidGitignore = (root: string): string => join(root, BRAID_DIR, '.
 /** One folder a run: its run.json, logs and outputs. */
 export const runsDir = (root: string): string => join(root, BRAID_DIR, 'runs');
 /** Worktrees of steps, one folder a run (a step's own is `<run>/<step>`). They live outside the workspace, in the user's cache (isolation/worktreeHome.ts says why). */
-export const worktreesDir = (root: string, runId?: string): string => (runId === undefined ? worktreesRoot(root) : join(worktreesRoot(root), runId));
+export const worktreesDir = (root: string, runId?: string): string =>
+  runId === undefined ? worktreesRoot(root) : join(worktreesRoot(root), runId);
 /** The lock guarding git's worktree administration (`git worktree add/remove`). */
 export const worktreesLockFile = (root: string): string => join(root, BRAID_DIR, 'worktrees.lock');
 /** Held write and read locks, one file a holder, for other processes to see. */

@@ -26,7 +26,11 @@ export class LogLines {
       return 0;
     }
     // Smaller than what was indexed: the file was replaced (a new attempt's log), index it anew.
-    if (size < this.scanned) { this.starts = []; this.scanned = 0; this.endedWithNewline = false; }
+    if (size < this.scanned) {
+      this.starts = [];
+      this.scanned = 0;
+      this.endedWithNewline = false;
+    }
     if (size > this.scanned) await this.scan(size);
     return this.count();
   }
@@ -38,7 +42,8 @@ export class LogLines {
 
   /** Lines [start, end) as of the last refresh, without their line endings. */
   async read(start: number, end: number): Promise<string[]> {
-    const from = Math.max(0, start), to = Math.min(end, this.starts.length);
+    const from = Math.max(0, start),
+      to = Math.min(end, this.starts.length);
     if (from >= to) return [];
     const a = this.starts[from]!;
     const b = to < this.starts.length ? this.starts[to]! : this.scanned;
@@ -65,7 +70,10 @@ export class LogLines {
         const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, size - this.scanned), this.scanned);
         if (bytesRead === 0) break;
         for (let i = 0; i < bytesRead;) {
-          if (pendingStart >= 0) { this.starts.push(pendingStart); pendingStart = -1; }
+          if (pendingStart >= 0) {
+            this.starts.push(pendingStart);
+            pendingStart = -1;
+          }
           const nl = buf.indexOf(10, i);
           if (nl < 0 || nl >= bytesRead) break;
           pendingStart = this.scanned + nl + 1;

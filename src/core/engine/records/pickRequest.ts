@@ -21,7 +21,8 @@ export function pickProblem(rec: RunRecord, stepId: string, n: number): string |
   if (!step.alternatives) return `step ${stepId} has no alternatives`;
   if (step.winner !== undefined) return `step ${stepId} already landed alternative ${step.winner}`;
   // While its alternatives still run a pick may come early: it is taken when the wait begins.
-  if (rec.status !== 'running' || (step.status !== 'running' && !waitsForPick(step))) return `step ${stepId} is not waiting for a pick (it is ${step.status}; the run is ${rec.status})`;
+  if (rec.status !== 'running' || (step.status !== 'running' && !waitsForPick(step)))
+    return `step ${stepId} is not waiting for a pick (it is ${step.status}; the run is ${rec.status})`;
   const alt = step.alternatives.find((a) => a.index === n);
   if (!alt) return `step ${stepId} has alternatives 1 to ${step.alternatives.length}, not ${n}`;
   if (alt.status !== 'succeeded') return `alternative ${n} of ${stepId} did not pass (it is ${alt.status})`;
@@ -38,19 +39,36 @@ export async function writePick(runDir: string, stepId: string, n: number): Prom
 }
 
 /** Resolves to the alternative picked for `stepId` among `candidates`; rejects when `signal` aborts. */
-export async function waitForPick(runDir: string, stepId: string, candidates: readonly number[], signal: AbortSignal): Promise<number> {
+export async function waitForPick(
+  runDir: string,
+  stepId: string,
+  candidates: readonly number[],
+  signal: AbortSignal,
+): Promise<number> {
   const dir = picksDir(runDir);
   await mkdir(dir, { recursive: true });
   return new Promise<number>((resolve, reject) => {
     let done = false;
-    const finish = (fn: () => void) => { if (done) return; done = true; watcher.close(); signal.removeEventListener('abort', onAbort); fn(); };
-    const look = () => void readFile(join(dir, stepId), 'utf8').then((text) => {
-      const n = Number(text.trim());
-      // A pick of one that did not pass is ignored (the CLI refuses it first); the wait goes on.
-      if (candidates.includes(n)) finish(() => resolve(n));
-    }, () => {});
+    const finish = (fn: () => void) => {
+      if (done) return;
+      done = true;
+      watcher.close();
+      signal.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const look = () =>
+      void readFile(join(dir, stepId), 'utf8').then(
+        (text) => {
+          const n = Number(text.trim());
+          // A pick of one that did not pass is ignored (the CLI refuses it first); the wait goes on.
+          if (candidates.includes(n)) finish(() => resolve(n));
+        },
+        () => {},
+      );
     const onAbort = () => finish(() => reject(signal.reason));
-    const watcher = watch(dir, (_event, name) => { if (name === null || name === stepId) look(); });
+    const watcher = watch(dir, (_event, name) => {
+      if (name === null || name === stepId) look();
+    });
     signal.addEventListener('abort', onAbort, { once: true });
     if (signal.aborted) onAbort();
     look(); // picked before the wait began

@@ -10,9 +10,17 @@ export type WriteFs = Pick<typeof fsp, 'writeFile' | 'rename' | 'unlink'>;
 
 const RENAME_RETRY = new Set(['EPERM', 'EACCES', 'EBUSY']);
 
-interface Waiter { resolve(): void; reject(e: unknown): void }
+interface Waiter {
+  resolve(): void;
+  reject(e: unknown): void;
+}
 /** One run's writes: at most one in flight, and only the newest record waiting behind it. */
-interface Lane { next?: RunRecord; waiters: Waiter[]; done: Promise<void>; wake?: () => void }
+interface Lane {
+  next?: RunRecord;
+  waiters: Waiter[];
+  done: Promise<void>;
+  wake?: () => void;
+}
 
 /**
  * While a run keeps changing, its run.json is written at most this often: each write serialises
@@ -41,7 +49,11 @@ export class RecordWriter {
   private readonly lastCost = new Map<string, number>();
 
   /** `fileOf`: the run.json of a run. */
-  constructor(private readonly fs: WriteFs, private readonly clock: Clock, private readonly fileOf: (runId: string) => string) {}
+  constructor(
+    private readonly fs: WriteFs,
+    private readonly clock: Clock,
+    private readonly fileOf: (runId: string) => string,
+  ) {}
 
   /**
    * Writes run.json atomically. Calls while a write is in flight coalesce: only the newest record

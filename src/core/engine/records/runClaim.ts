@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { pidAlive } from '../../exec/pidAlive';
 
 export type RunClaim =
-  | { readonly ok: true; release(): void }
-  | { readonly ok: false; readonly pid: number; readonly message: string };
+  { readonly ok: true; release(): void } | { readonly ok: false; readonly pid: number; readonly message: string };
 
 const held = new Set<string>();
 let hooked = false;
@@ -20,24 +19,45 @@ export function claimRun(runDir: string, runId: string): RunClaim {
   for (let tries = 0; tries < 3; tries++) {
     try {
       const fd = openSync(file, 'wx');
-      try { writeSync(fd, `${process.pid} ${hostname()}\n`); } finally { closeSync(fd); }
+      try {
+        writeSync(fd, `${process.pid} ${hostname()}\n`);
+      } finally {
+        closeSync(fd);
+      }
       held.add(file);
       hookExit();
       let released = false;
-      return { ok: true, release: () => { if (released) return; released = true; held.delete(file); unlinkQuietly(file); } };
+      return {
+        ok: true,
+        release: () => {
+          if (released) return;
+          released = true;
+          held.delete(file);
+          unlinkQuietly(file);
+        },
+      };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const holder = readHolder(file);
     const ours = holder?.pid === process.pid && held.has(file);
     if (ours || (holder && holder.host === hostname() && holder.pid !== process.pid && pidAlive(holder.pid))) {
-      return { ok: false, pid: holder.pid, message: `run ${runId} is still running (pid ${holder.pid}); wait for it to end or stop it first` };
+      return {
+        ok: false,
+        pid: holder.pid,
+        message: `run ${runId} is still running (pid ${holder.pid}); wait for it to end or stop it first`,
+      };
     }
     if (holder && holder.host !== hostname()) {
-      return { ok: false, pid: holder.pid, message: `run ${runId} is held by pid ${holder.pid} on ${holder.host}; remove ${file} if that engine is gone` };
+      return {
+        ok: false,
+        pid: holder.pid,
+        message: `run ${runId} is held by pid ${holder.pid} on ${holder.host}; remove ${file} if that engine is gone`,
+      };
     }
     // A claim being written this instant is someone's; an empty one left by a crash is not.
-    if (!holder && youngerThan(file, 2000)) return { ok: false, pid: 0, message: `run ${runId} is being started by another process` };
+    if (!holder && youngerThan(file, 2000))
+      return { ok: false, pid: 0, message: `run ${runId} is being started by another process` };
     // A dead holder's claim: taken over.
     unlinkQuietly(file);
   }
@@ -63,12 +83,18 @@ function youngerThan(file: string, ms: number): boolean {
 }
 
 function unlinkQuietly(file: string): void {
-  try { unlinkSync(file); } catch { /* gone */ }
+  try {
+    unlinkSync(file);
+  } catch {
+    /* gone */
+  }
 }
 
 // A process that exits with its claims held (process.exit on a second Ctrl-C) leaves none behind.
 function hookExit(): void {
   if (hooked) return;
   hooked = true;
-  process.once('exit', () => { for (const f of held) unlinkQuietly(f); });
+  process.once('exit', () => {
+    for (const f of held) unlinkQuietly(f);
+  });
 }

@@ -15,7 +15,10 @@ export async function withRunLock<T>(runDir: string, fn: () => Promise<T>, waitM
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(runDir, {
-      lockfilePath: join(runDir, 'review.lock'), realpath: false, stale: 10_000, onCompromised: () => undefined,
+      lockfilePath: join(runDir, 'review.lock'),
+      realpath: false,
+      stale: 10_000,
+      onCompromised: () => undefined,
       retries: waitMs > 0 ? { retries: Math.ceil(waitMs / 50), minTimeout: 20, maxTimeout: 50, factor: 1.2 } : 0,
     });
   } catch (e) {

@@ -38,7 +38,11 @@ export class RunStore {
   private readonly writer: RecordWriter;
 
   /** `clock`: when writes are spaced and what a run found interrupted is stamped with (tests pass a simulated one). */
-  constructor(readonly root: string, private readonly fs: StoreFs = fsp, private readonly clock: Clock = realClock) {
+  constructor(
+    readonly root: string,
+    private readonly fs: StoreFs = fsp,
+    private readonly clock: Clock = realClock,
+  ) {
     if (!isAbsolute(root)) throw new Error(`RunStore needs an absolute workspace root, got ${JSON.stringify(root)}`);
     this.runsDir = runsDir(root);
     this.writer = new RecordWriter(fs, clock, (runId) => this.paths(runId).runJson);
@@ -63,7 +67,10 @@ export class RunStore {
       return id;
     };
     return {
-      dir, runJson: join(dir, 'run.json'), logsDir, outputsDir,
+      dir,
+      runJson: join(dir, 'run.json'),
+      logsDir,
+      outputsDir,
       log: (id) => join(logsDir, `${step(id)}.log`),
       rawLog: (id) => join(logsDir, `${step(id)}.jsonl`),
       output: (id) => join(outputsDir, step(id)),
@@ -140,7 +147,8 @@ export class RunStore {
    */
   async markInterrupted(): Promise<string[]> {
     const here = hostname();
-    const dead = (rec: RunRecord) => rec.status === 'running' && rec.host.hostname === here && !pidAlive(rec.host.pid, rec.host.procStart);
+    const dead = (rec: RunRecord) =>
+      rec.status === 'running' && rec.host.hostname === here && !pidAlive(rec.host.pid, rec.host.procStart);
     const marked: string[] = [];
     for (const seen of await this.loadAll()) {
       if (!dead(seen)) continue;
@@ -163,7 +171,10 @@ export class RunStore {
 
   private async interrupt(rec: RunRecord): Promise<void> {
     // run.json's mtime is the last moment the host was known alive: the best end time there is.
-    const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then((s) => s.mtime.toISOString(), () => new Date(this.clock.now()).toISOString());
+    const lastSeen = await this.fs.stat(this.paths(rec.id).runJson).then(
+      (s) => s.mtime.toISOString(),
+      () => new Date(this.clock.now()).toISOString(),
+    );
     rec.status = 'interrupted';
     rec.endedAt = lastSeen;
     for (const step of Object.values(rec.steps)) {
@@ -180,14 +191,17 @@ export class RunStore {
       step.message = `the engine (pid ${rec.host.pid}) stopped while the step was ${step.status}`;
       step.status = 'interrupted';
       step.endedAt = lastSeen;
-      delete step.waitingFor; delete step.retryAt;
+      delete step.waitingFor;
+      delete step.retryAt;
     }
   }
 
   /** Whether the step's last recorded attempt (or a later one) marked its merge-back as landed. */
   private async landedLast(runId: string, step: StepRecord): Promise<boolean> {
     try {
-      const mark = JSON.parse(await this.fs.readFile(this.paths(runId).landed(step.id), 'utf8')) as { attempt?: unknown };
+      const mark = JSON.parse(await this.fs.readFile(this.paths(runId).landed(step.id), 'utf8')) as {
+        attempt?: unknown;
+      };
       return typeof mark.attempt === 'number' && mark.attempt >= (step.attempts.at(-1)?.attempt ?? 0);
     } catch {
       return false;
@@ -257,10 +271,13 @@ export class RunStore {
 
 function succeededDurations(step: StepRecord): number[] {
   const marked = step.attempts.filter((a) => a.status !== undefined);
-  const ok = marked.length > 0
-    ? marked.filter((a) => a.status === 'succeeded')
-    // Records without attempt statuses: retries follow failures only, so a succeeded step's last attempt is its success.
-    : step.status === 'succeeded' ? step.attempts.slice(-1) : [];
+  const ok =
+    marked.length > 0
+      ? marked.filter((a) => a.status === 'succeeded')
+      : // Records without attempt statuses: retries follow failures only, so a succeeded step's last attempt is its success.
+        step.status === 'succeeded'
+        ? step.attempts.slice(-1)
+        : [];
   return ok.flatMap((a) => (typeof a.durationMs === 'number' && Number.isFinite(a.durationMs) ? [a.durationMs] : []));
 }
 
@@ -269,7 +286,6 @@ function median(xs: number[]): number {
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
-
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const code = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;

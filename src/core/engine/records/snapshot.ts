@@ -11,7 +11,8 @@ export interface GraphSnapshot {
 
 /** The graph as plain JSON data, deep-copied (absent optional fields stay absent). */
 export function snapshotGraph(g: Graph): GraphSnapshot {
-  if (g.order.length !== g.steps.size) throw new Error(`snapshotGraph: order has ${g.order.length} ids, steps ${g.steps.size}`);
+  if (g.order.length !== g.steps.size)
+    throw new Error(`snapshotGraph: order has ${g.order.length} ids, steps ${g.steps.size}`);
   const steps = g.order.map((id) => {
     const s = g.steps.get(id);
     if (!s) throw new Error(`snapshotGraph: order names unknown step ${id}`);

@@ -29,10 +29,16 @@ export function lastAttemptOutput(log: string): string {
   const lines = log.split('\n');
   let from = 0;
   for (let i = lines.length - 1; i >= 0; i--) {
-    if (lines[i]!.startsWith('──── attempt ')) { from = i + 1; break; }
+    if (lines[i]!.startsWith('──── attempt ')) {
+      from = i + 1;
+      break;
+    }
   }
   for (let i = lines.length - 1; i >= from; i--) {
-    if (lines[i]!.startsWith('──── check: ')) { from = i + 1; break; }
+    if (lines[i]!.startsWith('──── check: ')) {
+      from = i + 1;
+      break;
+    }
   }
   return lines.slice(from).join('\n');
 }
@@ -102,18 +108,30 @@ export function appendLog(path: string, dirReady: Promise<void>, first: (endsMid
         handle = await open(path, 'a+');
         const lead = first(await endsMidLine(handle));
         await handle.write(lead);
-      })().then(() => done(), (e: Error) => done(e));
+      })().then(
+        () => done(),
+        (e: Error) => done(e),
+      );
     },
     write(chunk: Buffer, _enc, done) {
-      handle!.write(chunk).then(() => done(), (e: Error) => done(e));
+      handle!.write(chunk).then(
+        () => done(),
+        (e: Error) => done(e),
+      );
     },
     writev(chunks, done) {
-      handle!.writev(chunks.map((c) => c.chunk as Buffer)).then(() => done(), (e: Error) => done(e));
+      handle!.writev(chunks.map((c) => c.chunk as Buffer)).then(
+        () => done(),
+        (e: Error) => done(e),
+      );
     },
     final(done) {
       const h = handle;
       handle = undefined;
-      (h ? h.close() : Promise.resolve()).then(() => done(), (e: Error) => done(e));
+      (h ? h.close() : Promise.resolve()).then(
+        () => done(),
+        (e: Error) => done(e),
+      );
     },
     destroy(err, done) {
       const h = handle;
@@ -122,15 +140,20 @@ export function appendLog(path: string, dirReady: Promise<void>, first: (endsMid
     },
   });
   // Recorded, not thrown: a full disk must not crash the engine; close() reports it.
-  stream.on('error', (err) => { failure ??= err; });
+  stream.on('error', (err) => {
+    failure ??= err;
+  });
   let closing: Promise<void> | undefined;
   return {
     stream,
-    close: () => (closing ??= new Promise<void>((resolve) => {
-      if (stream.closed) return resolve();
-      stream.once('close', () => resolve());
-      stream.end();
-    }).then(() => { if (failure) throw failure; })),
+    close: () =>
+      (closing ??= new Promise<void>((resolve) => {
+        if (stream.closed) return resolve();
+        stream.once('close', () => resolve());
+        stream.end();
+      }).then(() => {
+        if (failure) throw failure;
+      })),
   };
 }
 

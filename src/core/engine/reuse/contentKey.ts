@@ -11,8 +11,24 @@ import type { Graph, GraphStep } from '../../plan/types';
  * listed here.
  */
 const NOT_CONTENT: ReadonlySet<string> = new Set<keyof GraphStep>([
-  'id', 'name', 'needs', 'dependents', 'range', 'depth', 'reads', 'retries', 'retryDelayMs', 'timeoutMs', 'idleTimeoutMs',
-  'pool', 'maxCostUsd', 'continueOnError', 'retryContext', 'retryResume', 'if', 'review',
+  'id',
+  'name',
+  'needs',
+  'dependents',
+  'range',
+  'depth',
+  'reads',
+  'retries',
+  'retryDelayMs',
+  'timeoutMs',
+  'idleTimeoutMs',
+  'pool',
+  'maxCostUsd',
+  'continueOnError',
+  'retryContext',
+  'retryResume',
+  'if',
+  'review',
 ]);
 
 /** Each step's content key (hex sha-256), computed in the graph's topological order. */
@@ -28,9 +44,14 @@ export function contentKeys(graph: Graph): Map<string, string> {
         return def;
       });
     const content = {
-      step: own, agents,
+      step: own,
+      agents,
       // What the plan adds to every step: its environment and agent context; a worktree's base.
-      plan: { env: graph.plan.env, context: graph.plan.context ?? null, base: step.isolation === 'worktree' ? graph.plan.base ?? null : null },
+      plan: {
+        env: graph.plan.env,
+        context: graph.plan.context ?? null,
+        base: step.isolation === 'worktree' ? (graph.plan.base ?? null) : null,
+      },
       needs: step.needs.map((n) => [n, keys.get(n)!]),
     };
     keys.set(id, createHash('sha256').update(canonicalJson(content)).digest('hex'));

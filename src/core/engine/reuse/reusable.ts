@@ -25,7 +25,13 @@ export interface ReusedStep {
  * same content key, its change must still be in the workspace (not reverted), its output readable,
  * and every step it needs must be reused too.
  */
-export async function findReusable(store: RunStore, planFile: string, graph: Graph, candidates: ReadonlySet<string>, keys: ReadonlyMap<string, string>): Promise<Map<string, ReusedStep>> {
+export async function findReusable(
+  store: RunStore,
+  planFile: string,
+  graph: Graph,
+  candidates: ReadonlySet<string>,
+  keys: ReadonlyMap<string, string>,
+): Promise<Map<string, ReusedStep>> {
   const out = new Map<string, ReusedStep>();
   if (candidates.size === 0) return out;
   // A run still going (here or in another window) is not history yet.
@@ -77,8 +83,15 @@ export function reusedRecord(r: ReusedStep): StepRecord {
   const ranMs = runningMsOf(e);
   const endedAt = e.reused?.endedAt ?? e.endedAt; // a reuse of a reuse: when the first run ended it
   return {
-    id: r.id, status: 'succeeded', attempts: [], contentKey: r.key,
-    reused: { run: r.run, ...(endedAt !== undefined ? { endedAt } : {}), ...(ranMs !== undefined ? { durationMs: ranMs } : {}) },
+    id: r.id,
+    status: 'succeeded',
+    attempts: [],
+    contentKey: r.key,
+    reused: {
+      run: r.run,
+      ...(endedAt !== undefined ? { endedAt } : {}),
+      ...(ranMs !== undefined ? { durationMs: ranMs } : {}),
+    },
     message: `reused from run ${r.run}`,
     ...(e.exitCode !== undefined ? { exitCode: e.exitCode } : {}),
   };
@@ -87,15 +100,26 @@ export function reusedRecord(r: ReusedStep): StepRecord {
 /** The `step` event that announces a reused step (it never runs, so the scheduler says nothing of it). */
 export function reusedEvent(rec: StepRecord, runId: string): EngineEvent {
   return {
-    type: 'step', id: rec.id, status: 'succeeded', attempt: 0,
+    type: 'step',
+    id: rec.id,
+    status: 'succeeded',
+    attempt: 0,
     ...(rec.exitCode !== undefined ? { exitCode: rec.exitCode } : {}),
     ...(rec.message !== undefined ? { message: rec.message } : {}),
     ...(rec.reused ? { reused: { ...rec.reused } } : {}),
-    time: new Date().toISOString(), run: runId,
+    time: new Date().toISOString(),
+    run: runId,
   };
 }
 
 /** `--only`'s reuse: of `selected` (the steps named in `only` and what they need), the needs reusable now. */
-export function reusableNeeds(store: RunStore, planFile: string, graph: Graph, selected: ReadonlySet<string>, only: readonly string[], keys: ReadonlyMap<string, string>): Promise<Map<string, ReusedStep>> {
+export function reusableNeeds(
+  store: RunStore,
+  planFile: string,
+  graph: Graph,
+  selected: ReadonlySet<string>,
+  only: readonly string[],
+  keys: ReadonlyMap<string, string>,
+): Promise<Map<string, ReusedStep>> {
   return findReusable(store, planFile, graph, new Set([...selected].filter((id) => !only.includes(id))), keys);
 }

@@ -9,13 +9,23 @@ const NOT_RUN: ReadonlySet<StepStatus> = new Set<StepStatus>(['skipped', 'cancel
 /** The dependents of `stepId` (directly) that have not run: what `braid retry RUN` (or `--continue`) runs now. */
 export function dependentsNotRun(rec: RunRecord, stepId: string): string[] {
   return rec.graph.steps
-    .filter((s) => s.needs.includes(stepId) && NOT_RUN.has(rec.steps[s.id]?.status ?? 'pending') && rec.steps[s.id]?.reason !== 'not-selected')
+    .filter(
+      (s) =>
+        s.needs.includes(stepId) &&
+        NOT_RUN.has(rec.steps[s.id]?.status ?? 'pending') &&
+        rec.steps[s.id]?.reason !== 'not-selected',
+    )
     .map((s) => s.id);
 }
 
 /** Marks an ended run `succeeded` when every step it holds now has (steps not selected for it aside). */
 export function settleEndedRun(rec: RunRecord): void {
   if (rec.status === 'running' || rec.status === 'succeeded') return;
-  const all = Object.values(rec.steps).every((s) => s.status === 'succeeded' || (s.status === 'skipped' && s.reason === 'not-selected'));
-  if (all) { rec.status = 'succeeded'; delete rec.reason; }
+  const all = Object.values(rec.steps).every(
+    (s) => s.status === 'succeeded' || (s.status === 'skipped' && s.reason === 'not-selected'),
+  );
+  if (all) {
+    rec.status = 'succeeded';
+    delete rec.reason;
+  }
 }

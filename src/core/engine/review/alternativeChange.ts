@@ -10,7 +10,12 @@ import { alternativeId } from '../scheduling/alternatives';
 export type AlternativeChange = { ok: true; change: ChangeRecord } | { ok: false; message: string };
 
 /** The change alternative `index` of `stepId` committed, or why there is none to show. */
-export async function alternativeChange(root: string, rec: RunRecord, stepId: string, index: number): Promise<AlternativeChange> {
+export async function alternativeChange(
+  root: string,
+  rec: RunRecord,
+  stepId: string,
+  index: number,
+): Promise<AlternativeChange> {
   const step = rec.steps[stepId];
   const alt = step?.alternatives?.find((a) => a.index === index);
   if (!step || !alt) return { ok: false, message: `run ${rec.id} has no alternative ${index} of ${stepId}` };
@@ -19,8 +24,10 @@ export async function alternativeChange(root: string, rec: RunRecord, stepId: st
   const r = await git(['rev-parse', `${ref}^{commit}`, `${ref}^1^{commit}`], { cwd: root });
   const [commit, base] = r.stdout.split('\n');
   if (r.code !== 0 || !commit || !base) {
-    const why = alt.status === 'running' || alt.status === 'pending' || alt.status === 'waiting'
-      ? `it is ${alt.status}; its change is kept once it passes` : `it is ${alt.status} and kept no change`;
+    const why =
+      alt.status === 'running' || alt.status === 'pending' || alt.status === 'waiting'
+        ? `it is ${alt.status}; its change is kept once it passes`
+        : `it is ${alt.status} and kept no change`;
     return { ok: false, message: `alternative ${index} of ${stepId} has no change to show (${why})` };
   }
   return { ok: true, change: { commit, base, files: await changedFiles(root, base, commit) } };

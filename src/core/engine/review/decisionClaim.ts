@@ -15,7 +15,8 @@ export interface Decision {
   readonly by: string;
   readonly at: string;
   /** The process that claimed it (set by claimDecision). */
-  readonly pid?: number; readonly host?: string;
+  readonly pid?: number;
+  readonly host?: string;
 }
 
 export type Claim = { ok: true; release(): Promise<void> } | { ok: false; decided: Decision };

@@ -14,7 +14,12 @@ import type { ReasonCode } from '../../status';
 import type { ReviewAction, StepOutcome } from './reviewInbox';
 
 /** The status each action starts from. */
-export const ACTION_NEEDS: Readonly<Record<ReviewAction, string>> = { approve: 'review', reject: 'review', merge: 'conflict', revert: 'succeeded' };
+export const ACTION_NEEDS: Readonly<Record<ReviewAction, string>> = {
+  approve: 'review',
+  reject: 'review',
+  merge: 'conflict',
+  revert: 'succeeded',
+};
 
 /** Why the step's state rules the action out, or undefined when it may go ahead. */
 export function wrongState(rec: RunRecord, stepId: string, action: ReviewAction): string | undefined {
@@ -26,10 +31,12 @@ export function wrongState(rec: RunRecord, stepId: string, action: ReviewAction)
     return `step ${stepId} is ${step.status}, not ${what}: nothing to ${action}`;
   }
   if (action === 'revert') {
-    if (!step.changes || step.changes.files.length === 0) return `step ${stepId} landed no recorded change: nothing to revert`;
+    if (!step.changes || step.changes.files.length === 0)
+      return `step ${stepId} landed no recorded change: nothing to revert`;
     if (step.revertedAt !== undefined) return `step ${stepId}'s change was reverted already (${step.revertedAt})`;
   }
-  if ((action === 'approve' || action === 'merge') && !step.changes) return `step ${stepId} has no recorded change to land`;
+  if ((action === 'approve' || action === 'merge') && !step.changes)
+    return `step ${stepId} has no recorded change to land`;
   return undefined;
 }
 
@@ -38,16 +45,34 @@ function writesOf(rec: RunRecord, stepId: string): string[] {
   return step && step.writes.length > 0 ? [...step.writes] : ['**'];
 }
 
-type Landing = { ok: true } | { ok: false; kind: 'conflict' | 'out-of-set' | 'missing' | 'locked'; message: string; paths?: string[] };
+type Landing =
+  | { ok: true }
+  | { ok: false; kind: 'conflict' | 'out-of-set' | 'missing' | 'locked'; message: string; paths?: string[] };
 
 /** Merges base → result into the workspace under the step's path locks. */
-async function mergeLocked(root: string, runId: string, stepId: string, writes: string[], base: string, result: string): Promise<Landing> {
+async function mergeLocked(
+  root: string,
+  runId: string,
+  stepId: string,
+  writes: string[],
+  base: string,
+  result: string,
+): Promise<Landing> {
   if (!(await hasCommit(root, base)) || !(await hasCommit(root, result))) {
-    return { ok: false, kind: 'missing', message: `the recorded change of ${stepId} is gone from the repository (was the run cleaned?)` };
+    return {
+      ok: false,
+      kind: 'missing',
+      message: `the recorded change of ${stepId} is gone from the repository (was the run cleaned?)`,
+    };
   }
   const locks = new LockDir(root);
   const got = await locks.tryAcquire({ run: runId, step: stepId }, writes, []);
-  if (!got.ok) return { ok: false, kind: 'locked', message: `${got.paths[0]} is locked by ${got.holder}: try again once it is done` };
+  if (!got.ok)
+    return {
+      ok: false,
+      kind: 'locked',
+      message: `${got.paths[0]} is locked by ${got.holder}: try again once it is done`,
+    };
   try {
     // A merge-back a crash interrupted is rolled back first, as at any run's start.
     await recoverInterruptedMerges(root);
@@ -77,7 +102,13 @@ export async function landFromRecord(root: string, rec: RunRecord, stepId: strin
 
 /** Reject, from the record: the step ends `failed` (reason `rejected`); its worktree stays. */
 export function rejectInRecord(rec: RunRecord, stepId: string, reason: string | undefined): StepOutcome {
-  setEnd(rec.steps[stepId]!, 'failed', new Date().toISOString(), 'rejected', reason ? `rejected: ${reason}` : 'rejected');
+  setEnd(
+    rec.steps[stepId]!,
+    'failed',
+    new Date().toISOString(),
+    'rejected',
+    reason ? `rejected: ${reason}` : 'rejected',
+  );
   return { step: stepId, ok: true, status: 'failed' };
 }
 
@@ -91,18 +122,30 @@ export async function revertChange(root: string, rec: RunRecord, stepId: string)
   const m = await mergeLocked(root, rec.id, stepId, ['**'], change.commit, change.base);
   if (!m.ok) {
     if (m.kind !== 'conflict') return { step: stepId, ok: false, message: m.message };
-    return { step: stepId, ok: false, message: `nothing was reverted: edits made since ${stepId}'s change landed touch the same lines in ${(m.paths ?? []).join(', ')}` };
+    return {
+      step: stepId,
+      ok: false,
+      message: `nothing was reverted: edits made since ${stepId}'s change landed touch the same lines in ${(m.paths ?? []).join(', ')}`,
+    };
   }
   step.revertedAt = new Date().toISOString();
   return { step: stepId, ok: true, status: step.status, message: 'reverted' };
 }
 
-function setEnd(step: StepRecord, status: StepRecord['status'], endedAt: string, reason?: ReasonCode, message?: string): void {
+function setEnd(
+  step: StepRecord,
+  status: StepRecord['status'],
+  endedAt: string,
+  reason?: ReasonCode,
+  message?: string,
+): void {
   step.status = status;
   step.endedAt = endedAt;
   if (step.startedAt) step.durationMs = Date.parse(endedAt) - Date.parse(step.startedAt);
-  if (reason !== undefined) step.reason = reason; else delete step.reason;
-  if (message !== undefined) step.message = message; else delete step.message;
+  if (reason !== undefined) step.reason = reason;
+  else delete step.reason;
+  if (message !== undefined) step.message = message;
+  else delete step.message;
 }
 
 /** Whether the run's own process is alive on this host (then it must carry the request out). */

@@ -24,7 +24,11 @@ async function blob(root: string, rev: string, path: string): Promise<Buffer | u
 }
 
 async function readOrUndefined(file: string): Promise<Buffer | undefined> {
-  try { return await readFile(file); } catch { return undefined; }
+  try {
+    return await readFile(file);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes the change into the workspace file by file, conflicts as markers (see the file comment). */
@@ -40,20 +44,36 @@ export async function writeConflictMarkers(root: string, stepId: string, change:
       const mine = await readOrUndefined(target);
       const base = await blob(root, change.base, f.from ?? f.path);
       const theirs = f.status === 'deleted' ? undefined : await blob(root, change.commit, f.path);
-      if (f.binary) { out.skipped.push({ path: f.path, why: 'a binary file' }); continue; }
+      if (f.binary) {
+        out.skipped.push({ path: f.path, why: 'a binary file' });
+        continue;
+      }
       if (theirs === undefined) {
-        if (mine !== undefined && base !== undefined && mine.equals(base)) { await unlink(target); out.merged.push(f.path); }
-        else if (mine !== undefined) out.skipped.push({ path: f.path, why: 'deleted by the step, edited in the workspace' });
+        if (mine !== undefined && base !== undefined && mine.equals(base)) {
+          await unlink(target);
+          out.merged.push(f.path);
+        } else if (mine !== undefined)
+          out.skipped.push({ path: f.path, why: 'deleted by the step, edited in the workspace' });
         continue;
       }
       const p = (n: string) => join(scratch, `${i}.${n}`);
       await writeFile(p('ours'), mine ?? '');
       await writeFile(p('base'), base ?? '');
       await writeFile(p('theirs'), theirs);
-      const r = await gitBuffer(['merge-file', '-p', '-L', 'workspace', '-L', 'base', '-L', stepId, p('ours'), p('base'), p('theirs')], { cwd: root });
-      if (r.code < 0 || r.code > 127) { out.skipped.push({ path: f.path, why: 'git merge-file failed' }); continue; }
+      const r = await gitBuffer(
+        ['merge-file', '-p', '-L', 'workspace', '-L', 'base', '-L', stepId, p('ours'), p('base'), p('theirs')],
+        { cwd: root },
+      );
+      if (r.code < 0 || r.code > 127) {
+        out.skipped.push({ path: f.path, why: 'git merge-file failed' });
+        continue;
+      }
       await mkdir(dirname(target), { recursive: true });
-      if (r.code === 0) { await writeFile(target, r.stdout); out.merged.push(f.path); continue; }
+      if (r.code === 0) {
+        await writeFile(target, r.stdout);
+        out.merged.push(f.path);
+        continue;
+      }
       const before = join(keep, `${i}-${f.path.replace(/[/\\]/g, '_')}`);
       await writeFile(before, mine ?? '');
       await writeFile(target, r.stdout);

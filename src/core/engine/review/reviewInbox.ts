@@ -21,22 +21,38 @@ export interface ReviewRequest {
 }
 
 /** One step's outcome: its status after, or why nothing was done. */
-export type StepOutcome = {
-  step: string; ok: true; status: string; message?: string;
-  /** It landed on an ended run: its dependents that have not run (`braid retry RUN` runs them). */
-  dependents?: string[];
-} | { step: string; ok: false; message: string };
+export type StepOutcome =
+  | {
+      step: string;
+      ok: true;
+      status: string;
+      message?: string;
+      /** It landed on an ended run: its dependents that have not run (`braid retry RUN` runs them). */
+      dependents?: string[];
+    }
+  | { step: string; ok: false; message: string };
 
 const requestSchema = z.object({
-  action: z.enum(REVIEW_ACTIONS), steps: z.array(z.string().min(1).max(200)).min(1).max(1000), reason: z.string().max(2000).optional(), by: z.string().max(200).optional(),
+  action: z.enum(REVIEW_ACTIONS),
+  steps: z.array(z.string().min(1).max(200)).min(1).max(1000),
+  reason: z.string().max(2000).optional(),
+  by: z.string().max(200).optional(),
 });
 const replySchema = z.object({
   /** The whole request was refused (a step in the wrong state): nothing was done. */
   refused: z.string().optional(),
-  results: z.array(z.union([
-    z.object({ step: z.string(), ok: z.literal(true), status: z.string(), message: z.string().optional(), dependents: z.array(z.string()).optional() }),
-    z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
-  ])),
+  results: z.array(
+    z.union([
+      z.object({
+        step: z.string(),
+        ok: z.literal(true),
+        status: z.string(),
+        message: z.string().optional(),
+        dependents: z.array(z.string()).optional(),
+      }),
+      z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
+    ]),
+  ),
 });
 
 const REQ = '.req.json';
@@ -59,7 +75,10 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  */
 export type Handled = StepOutcome[] | { refused: string };
 
-export async function openInbox(runDir: string, handle: (req: ReviewRequest) => Promise<Handled>): Promise<{ close(): Promise<void> }> {
+export async function openInbox(
+  runDir: string,
+  handle: (req: ReviewRequest) => Promise<Handled>,
+): Promise<{ close(): Promise<void> }> {
   const dir = inboxDir(runDir);
   await mkdir(dir, { recursive: true });
   const seen = new Set<string>();
@@ -81,7 +100,13 @@ export async function openInbox(runDir: string, handle: (req: ReviewRequest) => 
       return; // withdrawn by its requester
     }
     let reply: { results: StepOutcome[]; refused?: string };
-    const parsed = (() => { try { return requestSchema.safeParse(JSON.parse(text)); } catch { return undefined; } })();
+    const parsed = (() => {
+      try {
+        return requestSchema.safeParse(JSON.parse(text));
+      } catch {
+        return undefined;
+      }
+    })();
     if (!parsed?.success) reply = { results: [], refused: 'not a valid request' };
     else {
       try {
@@ -93,20 +118,34 @@ export async function openInbox(runDir: string, handle: (req: ReviewRequest) => 
     }
     await writeAtomic(join(dir, name.slice(0, -REQ.length) + REPLY), JSON.stringify(reply));
   };
-  const watcher: FSWatcher = watch(dir, (_event, name) => { if (typeof name === 'string') take(name); });
+  const watcher: FSWatcher = watch(dir, (_event, name) => {
+    if (typeof name === 'string') take(name);
+  });
   watcher.on('error', () => undefined);
   for (const name of await readdir(dir)) take(name);
-  return { close: async () => { closed = true; watcher.close(); await chain; } };
+  return {
+    close: async () => {
+      closed = true;
+      watcher.close();
+      await chain;
+    },
+  };
 }
 
-export type Posted = { ok: true; results: StepOutcome[] } | { ok: false; reason: 'gone' | 'lost' | 'refused'; message: string };
+export type Posted =
+  { ok: true; results: StepOutcome[] } | { ok: false; reason: 'gone' | 'lost' | 'refused'; message: string };
 
 /**
  * The requester's side: drops the request and waits for its reply while `alive()` says the run's
  * process still runs it (checked every `checkMs`; a reply wakes it at once). `gone`: it ended before taking the request (which is
  * withdrawn: do it yourself); `lost`: it took the request and ended without answering.
  */
-export async function postToInbox(runDir: string, req: ReviewRequest, alive: () => boolean | Promise<boolean>, checkMs = 500): Promise<Posted> {
+export async function postToInbox(
+  runDir: string,
+  req: ReviewRequest,
+  alive: () => boolean | Promise<boolean>,
+  checkMs = 500,
+): Promise<Posted> {
   const dir = inboxDir(runDir);
   await mkdir(dir, { recursive: true });
   const id = randomUUID();
@@ -120,8 +159,15 @@ export async function postToInbox(runDir: string, req: ReviewRequest, alive: () 
       return undefined;
     }
     await unlink(replyFile).catch(() => undefined);
-    const parsed = (() => { try { return replySchema.safeParse(JSON.parse(text)); } catch { return undefined; } })();
-    if (!parsed?.success) return { ok: false, reason: 'lost', message: 'the run\'s process answered with something unreadable' };
+    const parsed = (() => {
+      try {
+        return replySchema.safeParse(JSON.parse(text));
+      } catch {
+        return undefined;
+      }
+    })();
+    if (!parsed?.success)
+      return { ok: false, reason: 'lost', message: "the run's process answered with something unreadable" };
     const { refused, results } = parsed.data;
     return refused !== undefined ? { ok: false, reason: 'refused', message: refused } : { ok: true, results };
   };
@@ -142,15 +188,26 @@ export async function postToInbox(runDir: string, req: ReviewRequest, alive: () 
       // Its process is gone: withdraw the request if it was never taken.
       try {
         await unlink(reqFile);
-        finish({ ok: false, reason: 'gone', message: 'the run\'s process ended before it took the request' });
+        finish({ ok: false, reason: 'gone', message: "the run's process ended before it took the request" });
       } catch {
         const late = await readReply();
-        finish(late ?? { ok: false, reason: 'lost', message: 'the run\'s process ended while it carried out the request: see `braid status`' });
+        finish(
+          late ?? {
+            ok: false,
+            reason: 'lost',
+            message: "the run's process ended while it carried out the request: see `braid status`",
+          },
+        );
       }
     };
-    watcher = watch(dir, (_e, name) => { if (name === id + REPLY) void look(); });
+    watcher = watch(dir, (_e, name) => {
+      if (name === id + REPLY) void look();
+    });
     watcher.on('error', () => undefined);
     const timer = setInterval(() => void look(), checkMs);
-    writeAtomic(reqFile, JSON.stringify(req)).then(() => look(), (e: Error) => finish({ ok: false, reason: 'gone', message: `could not write the request: ${e.message}` }));
+    writeAtomic(reqFile, JSON.stringify(req)).then(
+      () => look(),
+      (e: Error) => finish({ ok: false, reason: 'gone', message: `could not write the request: ${e.message}` }),
+    );
   });
 }

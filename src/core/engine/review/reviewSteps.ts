@@ -42,7 +42,10 @@ export async function reviewSteps(root: string, runId: string, given: ReviewRequ
     // Its process knows the steps' states better than run.json (written a moment later): it checks them.
     const unknown = req.steps.filter((id) => !rec.steps[id]);
     if (unknown.length > 0 || req.steps.length === 0) return { ok: false, message: check(rec, req)! };
-    const live = async (): Promise<boolean> => { const now = await store.load(runId); return now !== undefined && runIsLive(now); };
+    const live = async (): Promise<boolean> => {
+      const now = await store.load(runId);
+      return now !== undefined && runIsLive(now);
+    };
     const posted = await postToInbox(dir, req, live);
     if (posted.ok) return { ok: true, results: posted.results };
     if (posted.reason !== 'gone') return { ok: false, message: posted.message };
@@ -65,13 +68,29 @@ async function offline(store: RunStore, runId: string, req: ReviewRequest): Prom
     if (problem) return { ok: false, message: problem };
     const results: StepOutcome[] = [];
     for (const id of req.steps) {
-      if (req.action === 'revert') { results.push(await revertChange(store.root, rec, id)); continue; }
-      if (req.action === 'merge') { results.push(withDependents(rec, await landFromRecord(store.root, rec, id))); continue; }
+      if (req.action === 'revert') {
+        results.push(await revertChange(store.root, rec, id));
+        continue;
+      }
+      if (req.action === 'merge') {
+        results.push(withDependents(rec, await landFromRecord(store.root, rec, id)));
+        continue;
+      }
       // The run's own process may have decided this change before it ended: one decision a change.
-      const claim = await claimDecision(dir, decisionKey(rec.steps[id]!), { action: req.action, by: req.by!, at: new Date().toISOString() });
+      const claim = await claimDecision(dir, decisionKey(rec.steps[id]!), {
+        action: req.action,
+        by: req.by!,
+        at: new Date().toISOString(),
+      });
       // A claim that does not stand (its claimant died before recording it) is completed, not taken again.
-      if (!claim.ok && stands(claim.decided, rec.steps[id]!.status, req.action)) { results.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) }); continue; }
-      const o = req.action === 'reject' ? rejectInRecord(rec, id, req.reason) : withDependents(rec, await landFromRecord(store.root, rec, id));
+      if (!claim.ok && stands(claim.decided, rec.steps[id]!.status, req.action)) {
+        results.push({ step: id, ok: false, message: decidedMessage(id, claim.decided) });
+        continue;
+      }
+      const o =
+        req.action === 'reject'
+          ? rejectInRecord(rec, id, req.reason)
+          : withDependents(rec, await landFromRecord(store.root, rec, id));
       if (!o.ok && claim.ok) await claim.release(); // nothing was done (its paths locked, its change gone): not decided
       results.push(o);
     }
@@ -81,7 +100,9 @@ async function offline(store: RunStore, runId: string, req: ReviewRequest): Prom
     await saved;
     return { ok: true, results };
   });
-  return locked.ok ? locked.value : { ok: false, message: `another braid command is working on run ${runId}: try again once it is done` };
+  return locked.ok
+    ? locked.value
+    : { ok: false, message: `another braid command is working on run ${runId}: try again once it is done` };
 }
 
 /** A change that landed on the ended run: the dependents it blocked, which have not run. */

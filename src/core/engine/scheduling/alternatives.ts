@@ -7,7 +7,15 @@ import { dict } from '../../plan/dict';
 import type { AlternativeDef, GraphStep, PickPolicy } from '../../plan/types';
 import type { Clock } from './clock';
 import { previousAttempt } from './retry';
-import type { AgentProgress, AgentUsage, AttemptContext, AttemptResult, CostSource, PreviousAttempt, StepRunner } from '../types';
+import type {
+  AgentProgress,
+  AgentUsage,
+  AttemptContext,
+  AttemptResult,
+  CostSource,
+  PreviousAttempt,
+  StepRunner,
+} from '../types';
 import { joinSource } from './costLedger';
 
 export type AlternativeStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict';
@@ -20,13 +28,19 @@ export interface AlternativeState {
   costUsd?: number;
   /** Its attempts' tokens added up, and whether its cost is reported or estimated (AgentUsage). */
   costSource?: CostSource;
-  inputTokens?: number; cachedInputTokens?: number; outputTokens?: number; reasoningTokens?: number;
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+  reasoningTokens?: number;
   score?: number;
   message?: string;
 }
 
 /** Why the winner won, for the run's summary: `first to pass`, `score 0.93`, `picked`. */
-export interface Winner { readonly index: number; readonly why: string }
+export interface Winner {
+  readonly index: number;
+  readonly why: string;
+}
 
 export interface RaceOptions {
   readonly ctx: AttemptContext;
@@ -46,7 +60,10 @@ export interface RaceOptions {
 export function alternativeStep(step: GraphStep, def: AlternativeDef): GraphStep {
   const { bestOf: _bestOf, ...rest } = step;
   return Object.freeze({
-    ...rest, id: alternativeId(step.id, def.index), name: `${step.name} · alternative ${def.index}`, alternative: { of: step.id, index: def.index },
+    ...rest,
+    id: alternativeId(step.id, def.index),
+    name: `${step.name} · alternative ${def.index}`,
+    alternative: { of: step.id, index: def.index },
     env: dict({ ...step.env, ...def.env }),
     ...(def.agent !== undefined ? { agent: def.agent } : {}),
     ...(def.prompt !== undefined ? { prompt: def.prompt } : {}),
@@ -81,9 +98,17 @@ interface Racer {
 
 const addUsage = (a: AgentUsage, b: AgentUsage | undefined): AgentUsage => {
   if (!b) return a;
-  const sum = (x: number | undefined, y: number | undefined) => (x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0));
+  const sum = (x: number | undefined, y: number | undefined) =>
+    x === undefined && y === undefined ? undefined : (x ?? 0) + (y ?? 0);
   const out: { -readonly [K in keyof AgentUsage]: AgentUsage[K] } = { ...a };
-  for (const k of ['turns', 'inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens', 'costUsd'] as const) {
+  for (const k of [
+    'turns',
+    'inputTokens',
+    'cachedInputTokens',
+    'outputTokens',
+    'reasoningTokens',
+    'costUsd',
+  ] as const) {
     const v = sum(a[k], b[k]);
     if (v !== undefined) out[k] = v;
   }
@@ -103,7 +128,11 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const started = o.clock.now();
   const pick: PickPolicy = bestOf.pick;
   const racers: Racer[] = bestOf.alternatives.map((def) => ({
-    def, step: alternativeStep(step, def), state: { index: def.index, status: 'pending', attempts: 0 }, abort: new AbortController(), spent: {},
+    def,
+    step: alternativeStep(step, def),
+    state: { index: def.index, status: 'pending', attempts: 0 },
+    abort: new AbortController(),
+    spent: {},
   }));
   let winner = undefined as Winner | undefined;
   const winnerNow = (): Winner | undefined => winner;
@@ -112,11 +141,20 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const queue = [...racers];
   const lanes: Promise<void>[] = [];
   // A lane runs queued alternatives one after the other; a passed one waiting for the pick opens another.
-  async function lane(): Promise<void> { for (let r = queue.shift(); r; r = queue.shift()) await runOne(r); }
-  const changed = () => o.onChange(racers.map((r) => r.state), winner);
-  const stopAll = (why: unknown) => { for (const r of racers) r.abort.abort(why); };
+  async function lane(): Promise<void> {
+    for (let r = queue.shift(); r; r = queue.shift()) await runOne(r);
+  }
+  const changed = () =>
+    o.onChange(
+      racers.map((r) => r.state),
+      winner,
+    );
+  const stopAll = (why: unknown) => {
+    for (const r of racers) r.abort.abort(why);
+  };
   const onParentAbort = () => stopAll(ctx.signal.reason);
-  if (ctx.signal.aborted) onParentAbort(); else ctx.signal.addEventListener('abort', onParentAbort, { once: true });
+  if (ctx.signal.aborted) onParentAbort();
+  else ctx.signal.addEventListener('abort', onParentAbort, { once: true });
 
   const report = () => {
     if (!ctx.onAgent) return;
@@ -133,7 +171,10 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
     winner = { index: w.def.index, why };
     for (const r of racers) {
       if (r === w) continue;
-      if (r.land) { r.land(false); r.land = undefined; } else r.abort.abort('lost');
+      if (r.land) {
+        r.land(false);
+        r.land = undefined;
+      } else r.abort.abort('lost');
     }
     w.land?.(true);
     w.land = undefined;
@@ -143,15 +184,28 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   // pick check / review: once nothing runs any more, the passed ones are the candidates.
   const maybeDecide = async () => {
     if (pick === 'first' || winner || deciding) return;
-    if (racers.some((r) => !r.land && (r.state.status === 'pending' || r.state.status === 'running' || r.state.status === 'waiting'))) return;
+    if (
+      racers.some(
+        (r) =>
+          !r.land && (r.state.status === 'pending' || r.state.status === 'running' || r.state.status === 'waiting'),
+      )
+    )
+      return;
     const candidates = racers.filter((r) => r.land);
     if (candidates.length === 0) return;
     if (pick === 'check') {
       // Highest score wins (a check's `score: N` line or $BRAID_SCORE_FILE); ties, and
       // alternatives without a score, go to the one that passed first.
-      const ranked = [...candidates].sort((x, y) => (y.state.score ?? -Infinity) - (x.state.score ?? -Infinity) || x.passedOrder! - y.passedOrder!);
+      const ranked = [...candidates].sort(
+        (x, y) => (y.state.score ?? -Infinity) - (x.state.score ?? -Infinity) || x.passedOrder! - y.passedOrder!,
+      );
       const best = ranked[0]!;
-      return choose(best, best.state.score !== undefined ? `score ${best.state.score}` : 'first to pass (no check printed a `score: N` line)');
+      return choose(
+        best,
+        best.state.score !== undefined
+          ? `score ${best.state.score}`
+          : 'first to pass (no check printed a `score: N` line)',
+      );
     }
     deciding = true;
     const race = new AbortController();
@@ -159,72 +213,128 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
     ctx.signal.addEventListener('abort', stop, { once: true });
     try {
       if (!o.waitForPick) throw new Error('no one to pick');
-      const n = await o.waitForPick(step.id, candidates.map((r) => r.def.index), race.signal);
+      const n = await o.waitForPick(
+        step.id,
+        candidates.map((r) => r.def.index),
+        race.signal,
+      );
       const w = candidates.find((r) => r.def.index === n);
       if (!w) throw new Error(`alternative ${n} did not pass`);
       choose(w, 'picked');
     } catch {
-      for (const r of candidates) { r.land?.(false); r.land = undefined; }
+      for (const r of candidates) {
+        r.land?.(false);
+        r.land = undefined;
+      }
     } finally {
       ctx.signal.removeEventListener('abort', stop);
     }
   };
 
-  const candidate = (r: Racer, res: AttemptResult): Promise<boolean> => new Promise<boolean>((resolve) => {
-    if (res.score !== undefined) r.state.score = res.score;
-    if (winner || r.abort.signal.aborted) return resolve(false);
-    r.passed = true;
-    r.passedOrder = ++passed;
-    if (pick === 'first') { r.land = resolve; return choose(r, 'first to pass'); }
-    r.land = resolve;
-    r.abort.signal.addEventListener('abort', () => { if (r.land === resolve) { r.land = undefined; resolve(false); } }, { once: true });
-    // A passed alternative waiting for the pick runs nothing: the next one takes its slot.
-    r.state.status = 'succeeded';
-    r.state.message = pick === 'review' ? 'passed; waiting for the pick' : 'passed; waiting for the others';
-    if (queue.length > 0) lanes.push(lane());
-    changed();
-    void maybeDecide();
-  });
+  const candidate = (r: Racer, res: AttemptResult): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      if (res.score !== undefined) r.state.score = res.score;
+      if (winner || r.abort.signal.aborted) return resolve(false);
+      r.passed = true;
+      r.passedOrder = ++passed;
+      if (pick === 'first') {
+        r.land = resolve;
+        return choose(r, 'first to pass');
+      }
+      r.land = resolve;
+      r.abort.signal.addEventListener(
+        'abort',
+        () => {
+          if (r.land === resolve) {
+            r.land = undefined;
+            resolve(false);
+          }
+        },
+        { once: true },
+      );
+      // A passed alternative waiting for the pick runs nothing: the next one takes its slot.
+      r.state.status = 'succeeded';
+      r.state.message = pick === 'review' ? 'passed; waiting for the pick' : 'passed; waiting for the others';
+      if (queue.length > 0) lanes.push(lane());
+      changed();
+      void maybeDecide();
+    });
 
   const runOne = async (r: Racer): Promise<void> => {
     for (;;) {
-      if (r.abort.signal.aborted) { r.state.status = 'canceled'; r.state.message = 'canceled before it started'; break; }
+      if (r.abort.signal.aborted) {
+        r.state.status = 'canceled';
+        r.state.message = 'canceled before it started';
+        break;
+      }
       // Queued behind the others when the run reached its budget: like a step, it no longer starts.
-      if (r.state.attempts === 0 && !o.going()) { r.state.status = 'canceled'; r.state.message = 'not started: the run reached its budget'; break; }
+      if (r.state.attempts === 0 && !o.going()) {
+        r.state.status = 'canceled';
+        r.state.message = 'not started: the run reached its budget';
+        break;
+      }
       r.state.attempts += 1;
       r.state.status = 'running';
       delete r.state.message;
       changed();
       let settled = false;
       const actx: AttemptContext = {
-        runId: ctx.runId, step: r.step, attempt: r.state.attempts, outputs: ctx.outputs, statuses: ctx.statuses, signal: r.abort.signal,
+        runId: ctx.runId,
+        step: r.step,
+        attempt: r.state.attempts,
+        outputs: ctx.outputs,
+        statuses: ctx.statuses,
+        signal: r.abort.signal,
         ...(r.previous ? { previous: r.previous } : {}),
         // Tagged with its alternative: the views show whose output it is (they race in one step).
         onOutput: (stream, text) => ctx.onOutput(stream, text, r.def.index),
-        onAgent: (p) => { r.current = p; report(); },
-        settle: (res) => { settled = true; return candidate(r, res); },
+        onAgent: (p) => {
+          r.current = p;
+          report();
+        },
+        settle: (res) => {
+          settled = true;
+          return candidate(r, res);
+        },
       };
       let res: AttemptResult;
       try {
         res = await runner.execute(actx);
       } catch (e) {
-        res = { status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0, message: `runner error: ${e instanceof Error ? e.message : String(e)}` };
+        res = {
+          status: 'failed',
+          exitCode: null,
+          signal: null,
+          reason: 'spawn-failed',
+          durationMs: 0,
+          message: `runner error: ${e instanceof Error ? e.message : String(e)}`,
+        };
       }
       r.spent = addUsage(r.spent, res.agent);
       delete r.current;
       if (r.spent.costUsd !== undefined) r.state.costUsd = r.spent.costUsd;
       if (r.spent.costSource !== undefined) r.state.costSource = r.spent.costSource;
-      for (const k of ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const) if (r.spent[k] !== undefined) r.state[k] = r.spent[k];
+      for (const k of ['inputTokens', 'cachedInputTokens', 'outputTokens', 'reasoningTokens'] as const)
+        if (r.spent[k] !== undefined) r.state[k] = r.spent[k];
       // Without an isolator nothing asks before landing: the alternative's success is its candidacy.
-      if (res.status === 'succeeded' && !settled && !(await candidate(r, res))) res = { ...res, status: 'canceled', reason: 'canceled' };
-      if (res.status === 'canceled' && winner && winner.index !== r.def.index) res = { ...res, message: `alternative ${winner.index} won` };
+      if (res.status === 'succeeded' && !settled && !(await candidate(r, res)))
+        res = { ...res, status: 'canceled', reason: 'canceled' };
+      if (res.status === 'canceled' && winner && winner.index !== r.def.index)
+        res = { ...res, message: `alternative ${winner.index} won` };
       r.result = res;
       if (r.passed && res.status === 'canceled' && winner && winner.index !== r.def.index) {
         r.state.status = 'succeeded';
         r.state.message = `passed${r.state.score !== undefined ? ` (score ${r.state.score})` : ''}; alternative ${winner.index} won`;
         break;
       }
-      if (res.status === 'failed' && !res.permanent && r.state.attempts <= step.retries && o.going() && !r.abort.signal.aborted && !winner) {
+      if (
+        res.status === 'failed' &&
+        !res.permanent &&
+        r.state.attempts <= step.retries &&
+        o.going() &&
+        !r.abort.signal.aborted &&
+        !winner
+      ) {
         r.state.status = 'waiting';
         r.state.message = `${res.message ?? 'failed'}; retrying`;
         if (step.kind === 'prompt') r.previous = previousAttempt(r.state.attempts, res);
@@ -265,17 +375,30 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
   const ok = wonResult?.status === 'succeeded' || wonResult?.status === 'review';
   // Kept for a look when the step failed (every alternative failed, or the winner's merge-back did).
   const keep = ok || (!wonResult && ctx.signal.aborted) ? 'none' : 'all';
-  await runner.alternativesSettled?.(step.id, won?.step.id, racers.filter((r) => r !== won).map((r) => r.step.id), keep).catch(() => {});
+  await runner
+    .alternativesSettled?.(
+      step.id,
+      won?.step.id,
+      racers.filter((r) => r !== won).map((r) => r.step.id),
+      keep,
+    )
+    .catch(() => {});
   const durationMs = o.clock.now() - started;
   if (won && wonResult) {
-    const message = ok ? `alternative ${won.def.index} won: ${winner!.why}` : `alternative ${won.def.index} won (${winner!.why}) but ${wonResult.message ?? wonResult.status}`;
+    const message = ok
+      ? `alternative ${won.def.index} won: ${winner!.why}`
+      : `alternative ${won.def.index} won (${winner!.why}) but ${wonResult.message ?? wonResult.status}`;
     // A failed merge-back is the race's end too: a retry of the step would race them all again.
     return { ...wonResult, ...agent, message, durationMs, ...(ok ? {} : { permanent: true }) };
   }
   const base = { exitCode: null, signal: null, durationMs, ...agent };
-  if (ctx.signal.aborted) return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled while its alternatives raced' };
+  if (ctx.signal.aborted)
+    return { ...base, status: 'canceled', reason: 'canceled', message: 'canceled while its alternatives raced' };
   const why = racers.map((r) => `${r.def.index}: ${r.result?.message ?? r.state.message ?? r.state.status}`).join('; ');
-  const none = pick === 'review' && racers.some((r) => r.state.status === 'canceled') ? 'no alternative was picked' : `all ${racers.length} alternatives failed`;
+  const none =
+    pick === 'review' && racers.some((r) => r.state.status === 'canceled')
+      ? 'no alternative was picked'
+      : `all ${racers.length} alternatives failed`;
   // Each alternative had its own retries: a retry of the whole step would repeat them all.
   return { ...base, status: 'failed', reason: 'exit', message: `${none} (${why})`, permanent: true };
 }

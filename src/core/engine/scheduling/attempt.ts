@@ -12,10 +12,14 @@ export class AttemptAbort {
   private why: unknown;
   private done = false;
 
-  get aborted(): boolean { return this.done; }
+  get aborted(): boolean {
+    return this.done;
+  }
 
   /** The first reason it was aborted for (later aborts change nothing, like AbortController's). */
-  get reason(): unknown { return this.why; }
+  get reason(): unknown {
+    return this.why;
+  }
 
   get signal(): AbortSignal {
     if (this.ctl === undefined) {
@@ -44,15 +48,21 @@ export interface AttemptSink {
 export class RunningAttempt implements AttemptContext {
   readonly abort = new AttemptAbort();
   // Own arrow functions, not methods: runners hand these on unbound.
-  readonly onOutput = (stream: OutputStream, text: string, alternative?: number): void => this.sink.output(this.step.id, stream, text, alternative);
+  readonly onOutput = (stream: OutputStream, text: string, alternative?: number): void =>
+    this.sink.output(this.step.id, stream, text, alternative);
   readonly onAgent = (p: AgentProgress): void => this.sink.progress(this.step, this.attempt, this.abort, p);
 
   readonly previous?: PreviousAttempt;
 
   constructor(
-    readonly runId: string, readonly step: GraphStep, readonly attempt: number,
-    readonly outputs: ReadonlyMap<string, string>, readonly statuses: ReadonlyMap<string, StepStatus>,
-    private readonly sink: AttemptSink, previous?: PreviousAttempt, conflict?: ConflictAttempt,
+    readonly runId: string,
+    readonly step: GraphStep,
+    readonly attempt: number,
+    readonly outputs: ReadonlyMap<string, string>,
+    readonly statuses: ReadonlyMap<string, StepStatus>,
+    private readonly sink: AttemptSink,
+    previous?: PreviousAttempt,
+    conflict?: ConflictAttempt,
   ) {
     Object.defineProperty(this, 'signal', SIGNAL);
     if (previous) this.previous = previous;
@@ -65,4 +75,9 @@ export class RunningAttempt implements AttemptContext {
 }
 
 // One descriptor and one getter for every attempt.
-const SIGNAL: PropertyDescriptor = { enumerable: true, get(this: RunningAttempt): AbortSignal { return this.abort.signal; } };
+const SIGNAL: PropertyDescriptor = {
+  enumerable: true,
+  get(this: RunningAttempt): AbortSignal {
+    return this.abort.signal;
+  },
+};

@@ -39,15 +39,29 @@ export class AttemptReports {
   };
 
   /** `intervalMs`: the least time between two events of one step's output or progress. */
-  constructor(private readonly host: ReportsHost, intervalMs: number | undefined) {
-    this.batcher = new OutputBatcher((id, stream, text, skippedLines, alternative) => host.emit({
-      type: 'output', id, stream, text, ...(skippedLines !== undefined ? { skippedLines } : {}), ...(alternative !== undefined ? { alternative } : {}),
-    }), intervalMs);
+  constructor(
+    private readonly host: ReportsHost,
+    intervalMs: number | undefined,
+  ) {
+    this.batcher = new OutputBatcher(
+      (id, stream, text, skippedLines, alternative) =>
+        host.emit({
+          type: 'output',
+          id,
+          stream,
+          text,
+          ...(skippedLines !== undefined ? { skippedLines } : {}),
+          ...(alternative !== undefined ? { alternative } : {}),
+        }),
+      intervalMs,
+    );
     this.progress = new ChangeBatcher((id) => this.emitProgress(id), intervalMs);
   }
 
   /** Sends the step's pending progress now (its status is about to change). */
-  flushProgress(id: string): void { this.progress.flush(id); }
+  flushProgress(id: string): void {
+    this.progress.flush(id);
+  }
 
   /** The step's attempt ended: everything it reported goes out before its end does. */
   flush(id: string): void {
@@ -72,7 +86,10 @@ export class AttemptReports {
       // A budget counts what is being spent: a step streaming past what the run (or its pool) may
       // still spend is stopped now, its work kept, not left to finish at any price.
       const over = ctl.aborted ? undefined : this.host.overrun(step);
-      if (over !== undefined) { this.host.stoppedAtBudget(step.id, over); ctl.abort('budget'); }
+      if (over !== undefined) {
+        this.host.stoppedAtBudget(step.id, over);
+        ctl.abort('budget');
+      }
       this.host.checkBudget();
     }
   }

@@ -32,21 +32,35 @@ export interface BestOfHost {
  * the record and a `step` event at once (not throttled as progress is), so views follow the race
  * live; an unchanged report is not sent again.
  */
-export function raceBestOf(host: BestOfHost, st: StepState, ctx: RunningAttempt, slots: number): Promise<AttemptResult> {
+export function raceBestOf(
+  host: BestOfHost,
+  st: StepState,
+  ctx: RunningAttempt,
+  slots: number,
+): Promise<AttemptResult> {
   let last = '';
   const pick = host.waitForPick;
   return raceAlternatives({
-    ctx, runner: host.runner, slots, clock: host.clock,
+    ctx,
+    runner: host.runner,
+    slots,
+    clock: host.clock,
     going: () => host.going(),
     onChange: (alternatives, winner) => {
       const now = JSON.stringify([alternatives, winner]);
       if (now === last) return;
       last = now;
       st.alternatives = alternatives.map((a) => ({ ...a }));
-      if (winner) st.winner = winner; else delete st.winner;
+      if (winner) st.winner = winner;
+      else delete st.winner;
       host.changed(st);
     },
-    ...(pick ? { waitForPick: (stepId: string, candidates: readonly number[], signal: AbortSignal) => waitForPick(host, ctx.step, st, candidates, () => pick(stepId, candidates, signal)) } : {}),
+    ...(pick
+      ? {
+          waitForPick: (stepId: string, candidates: readonly number[], signal: AbortSignal) =>
+            waitForPick(host, ctx.step, st, candidates, () => pick(stepId, candidates, signal)),
+        }
+      : {}),
   });
 }
 
@@ -56,11 +70,18 @@ export function raceBestOf(host: BestOfHost, st: StepState, ctx: RunningAttempt,
  * scheduler holds for it stays: that is its merge-back's (a worktree step locks only there,
  * through the isolator, and then holds none here). Once picked it is `running` again, to land.
  */
-async function waitForPick(host: BestOfHost, step: GraphStep, st: StepState, candidates: readonly number[], wait: () => Promise<number>): Promise<number> {
+async function waitForPick(
+  host: BestOfHost,
+  step: GraphStep,
+  st: StepState,
+  candidates: readonly number[],
+  wait: () => Promise<number>,
+): Promise<number> {
   host.slots.giveBack(step);
   host.flushProgress(st.id);
   st.status = 'waiting';
-  const which = candidates.length === 1 ? `alternative ${candidates[0]} passed` : `alternatives ${candidates.join(', ')} passed`;
+  const which =
+    candidates.length === 1 ? `alternative ${candidates[0]} passed` : `alternatives ${candidates.join(', ')} passed`;
   st.outcome = { reason: 'pick', message: `waiting for a pick: ${which} (braid pick ${host.runId} ${st.id} N)` };
   host.changed(st);
   host.dispatch();

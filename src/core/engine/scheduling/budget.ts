@@ -20,17 +20,28 @@ export class RunBudget {
   private state: 'open' | 'asking' | 'stopped' = 'open';
   private closed = false;
 
-  constructor(private readonly budgetUsd: number | undefined, private readonly ask: BudgetAsk | undefined, private readonly hooks: BudgetHooks) {
-    if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0)) throw new RangeError(`max-cost-usd must be a finite number ≥ 0, got ${budgetUsd}`);
+  constructor(
+    private readonly budgetUsd: number | undefined,
+    private readonly ask: BudgetAsk | undefined,
+    private readonly hooks: BudgetHooks,
+  ) {
+    if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd >= 0))
+      throw new RangeError(`max-cost-usd must be a finite number ≥ 0, got ${budgetUsd}`);
     this.threshold = budgetUsd;
   }
 
   /** What may be spent now before a running step is stopped: the budget as last raised; undefined without one. */
-  get limit(): number | undefined { return this.threshold; }
+  get limit(): number | undefined {
+    return this.threshold;
+  }
 
   /** Whether a new step may start now. */
-  get open(): boolean { return this.state === 'open'; }
-  get stopped(): boolean { return this.state === 'stopped'; }
+  get open(): boolean {
+    return this.state === 'open';
+  }
+  get stopped(): boolean {
+    return this.state === 'stopped';
+  }
 
   /** Call after every change of the spending: asks when it reaches the budget. */
   check(): void {
@@ -46,18 +57,25 @@ export class RunBudget {
     } catch {
       answer = Promise.resolve('stop');
     }
-    void answer.then((d) => (d === 'continue' ? 'continue' : 'stop') as BudgetDecision, () => 'stop' as const).then((d) => {
-      if (this.closed) return;
-      const now = this.hooks.spent();
-      if (d === 'continue') {
-        this.threshold = Math.max(at, now) + this.budgetUsd!;
-        this.state = 'open';
-      } else this.state = 'stopped';
-      this.hooks.decided(d, now, at);
-      if (d === 'continue') this.check();
-    });
+    void answer
+      .then(
+        (d) => (d === 'continue' ? 'continue' : 'stop') as BudgetDecision,
+        () => 'stop' as const,
+      )
+      .then((d) => {
+        if (this.closed) return;
+        const now = this.hooks.spent();
+        if (d === 'continue') {
+          this.threshold = Math.max(at, now) + this.budgetUsd!;
+          this.state = 'open';
+        } else this.state = 'stopped';
+        this.hooks.decided(d, now, at);
+        if (d === 'continue') this.check();
+      });
   }
 
   /** The run is over: a late answer changes nothing. */
-  close(): void { this.closed = true; }
+  close(): void {
+    this.closed = true;
+  }
 }

@@ -22,19 +22,28 @@ export class Budgets {
   // One question at a time: a window shows one budget hold of a run at once.
   private asking: Promise<unknown> = Promise.resolve();
 
-  constructor(runUsd: number | undefined, poolUsd: Readonly<Record<string, number>>, private readonly costs: CostLedger, ask: BudgetsAsk | undefined, hooks: BudgetsHooks) {
-    const inTurn = (pool?: string) => ask && ((spent: number, budget: number) => {
-      const next = this.asking.then(() => ask(spent, budget, pool));
-      this.asking = next.catch(() => {});
-      return next;
-    });
+  constructor(
+    runUsd: number | undefined,
+    poolUsd: Readonly<Record<string, number>>,
+    private readonly costs: CostLedger,
+    ask: BudgetsAsk | undefined,
+    hooks: BudgetsHooks,
+  ) {
+    const inTurn = (pool?: string) =>
+      ask &&
+      ((spent: number, budget: number) => {
+        const next = this.asking.then(() => ask(spent, budget, pool));
+        this.asking = next.catch(() => {});
+        return next;
+      });
     const hooksFor = (pool?: string) => ({
       spent: () => (pool === undefined ? costs.total() : costs.poolTotal(pool)),
       reached: (s: number, b: number) => hooks.reached(s, b, pool),
       decided: (d: BudgetDecision, s: number, b: number) => hooks.decided(d, s, b, pool),
     });
     this.run = new RunBudget(runUsd, inTurn(), hooksFor());
-    for (const [pool, usd] of Object.entries(poolUsd)) this.pools.set(pool, new RunBudget(usd, inTurn(pool), hooksFor(pool)));
+    for (const [pool, usd] of Object.entries(poolUsd))
+      this.pools.set(pool, new RunBudget(usd, inTurn(pool), hooksFor(pool)));
   }
 
   /** Counts the step's costs in its pool's budget (call before it starts). */
@@ -67,12 +76,14 @@ export class Budgets {
   overrun(step: GraphStep): string | undefined {
     const run = this.run.limit;
     const total = this.costs.total();
-    if (run !== undefined && total > run) return `stopped: the run's spending ${formatUsd(total)} passed its budget ${formatUsd(run)}`;
+    if (run !== undefined && total > run)
+      return `stopped: the run's spending ${formatUsd(total)} passed its budget ${formatUsd(run)}`;
     const pool = step.pool !== undefined ? this.pools.get(step.pool) : undefined;
     const limit = pool?.limit;
     if (pool && limit !== undefined) {
       const spent = this.costs.poolTotal(step.pool!);
-      if (spent > limit) return `stopped: pool ${step.pool}'s spending ${formatUsd(spent)} passed its budget ${formatUsd(limit)}`;
+      if (spent > limit)
+        return `stopped: pool ${step.pool}'s spending ${formatUsd(spent)} passed its budget ${formatUsd(limit)}`;
     }
     return undefined;
   }

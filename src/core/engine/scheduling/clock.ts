@@ -11,24 +11,36 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export const realClock: Clock = {
   now: () => Date.now(),
-  sleep: (ms, signal) => new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => { clearTimeout(timer); reject(signal?.reason); };
-    // A long delay (a retry-delay of weeks, doubled) waits in pieces the timer can hold.
-    const wait = (left: number) => {
-      timer = setTimeout(() => {
-        if (left > MAX_TIMER_MS) return wait(left - MAX_TIMER_MS);
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.min(left, MAX_TIMER_MS));
-    };
-    wait(ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  }),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      // A long delay (a retry-delay of weeks, doubled) waits in pieces the timer can hold.
+      const wait = (left: number) => {
+        timer = setTimeout(
+          () => {
+            if (left > MAX_TIMER_MS) return wait(left - MAX_TIMER_MS);
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          Math.min(left, MAX_TIMER_MS),
+        );
+      };
+      wait(ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    }),
 };
 
-interface Timer { at: number; seq: number; resolve(): void; canceled: boolean }
+interface Timer {
+  at: number;
+  seq: number;
+  resolve(): void;
+  canceled: boolean;
+}
 
 /**
  * A discrete-event clock: time only moves when every promise chain has settled, jumping to the
@@ -39,13 +51,22 @@ export class SimClock implements Clock {
   private seq = 0;
   private readonly heap: Timer[] = [];
 
-  now(): number { return this.t; }
+  now(): number {
+    return this.t;
+  }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
       const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve, canceled: false };
-      signal?.addEventListener('abort', () => { timer.canceled = true; reject(signal.reason); }, { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          timer.canceled = true;
+          reject(signal.reason);
+        },
+        { once: true },
+      );
       this.push(timer);
     });
   }
@@ -53,7 +74,9 @@ export class SimClock implements Clock {
   /** Advances time until `done` settles; returns its value. */
   async runUntil<T>(done: Promise<T>): Promise<T> {
     let settled = false;
-    const watched = done.finally(() => { settled = true; });
+    const watched = done.finally(() => {
+      settled = true;
+    });
     while (!settled) {
       await new Promise<void>((r) => setImmediate(r));
       if (settled) break;
@@ -92,7 +115,8 @@ export class SimClock implements Clock {
         h[0] = last;
         let i = 0;
         for (;;) {
-          const l = 2 * i + 1, r = l + 1;
+          const l = 2 * i + 1,
+            r = l + 1;
           let m = i;
           if (l < h.length && less(h[l]!, h[m]!)) m = l;
           if (r < h.length && less(h[r]!, h[m]!)) m = r;

@@ -11,10 +11,23 @@ export function onConflictOf(step: GraphStep): 'resolve' | 'rerun' | 'stop' {
 }
 
 /** The attempt that answers this conflict, or undefined when the step ends `conflict`. */
-export function conflictAnswer(step: GraphStep, st: { readonly resolutions?: number; readonly sessionId?: string }, r: AttemptResult, going: boolean): ConflictAttempt | undefined {
+export function conflictAnswer(
+  step: GraphStep,
+  st: { readonly resolutions?: number; readonly sessionId?: string },
+  r: AttemptResult,
+  going: boolean,
+): ConflictAttempt | undefined {
   const mode = onConflictOf(step);
   // A best-of step's landing is its winner's; its alternatives' worktrees are gone by then.
-  if (mode === 'stop' || !going || r.reason !== 'conflict' || step.isolation !== 'worktree' || step.bestOf || step.alternative) return undefined;
+  if (
+    mode === 'stop' ||
+    !going ||
+    r.reason !== 'conflict' ||
+    step.isolation !== 'worktree' ||
+    step.bestOf ||
+    step.alternative
+  )
+    return undefined;
   if (mode === 'resolve' && step.kind !== 'prompt') return undefined;
   if ((st.resolutions ?? 0) >= (step.resolveAttempts ?? 1)) return undefined;
   return { mode, ...(mode === 'resolve' && st.sessionId !== undefined ? { sessionId: st.sessionId } : {}) };
@@ -23,5 +36,7 @@ export function conflictAnswer(step: GraphStep, st: { readonly resolutions?: num
 /** What the step's record and events say while the answer waits and runs. */
 export function conflictAnswerMessage(a: ConflictAttempt, paths: readonly string[] | undefined): string {
   const where = paths && paths.length > 0 ? ` in ${paths.join(', ')}` : '';
-  return a.mode === 'resolve' ? `resolving the conflict${where} with its agent` : `conflict${where}: running it again on the workspace as it is now`;
+  return a.mode === 'resolve'
+    ? `resolving the conflict${where} with its agent`
+    : `conflict${where}: running it again on the workspace as it is now`;
 }

@@ -8,7 +8,10 @@ export function joinSource(a: CostSource | undefined, b: CostSource | undefined)
   return a === undefined ? b : b === undefined || a === b ? a : 'mixed';
 }
 
-interface Entry { usd: number; source: CostSource | undefined }
+interface Entry {
+  usd: number;
+  source: CostSource | undefined;
+}
 
 export class CostLedger {
   private readonly ended = new Map<string, Entry>();
@@ -18,7 +21,9 @@ export class CostLedger {
   private any = false;
 
   /** Counts `id`'s costs in `pool` too (poolTotal). */
-  setPool(id: string, pool: string): void { this.poolOf.set(id, pool); }
+  setPool(id: string, pool: string): void {
+    this.poolOf.set(id, pool);
+  }
 
   /** The running attempt of `id` reports `attemptUsd` so far; returns the step's cost in the run. */
   report(id: string, attemptUsd: number, source?: CostSource): number {
@@ -34,16 +39,22 @@ export class CostLedger {
     this.running.delete(id);
     if (now !== undefined) {
       const before = this.ended.get(id);
-      this.ended.set(id, { usd: (before?.usd ?? 0) + now.usd, source: before ? joinSource(before.source, now.source) : now.source });
+      this.ended.set(id, {
+        usd: (before?.usd ?? 0) + now.usd,
+        source: before ? joinSource(before.source, now.source) : now.source,
+      });
     }
     return this.step(id);
   }
 
   /** The attempt's cost so far (undefined before its first report). */
-  attempt(id: string): number | undefined { return this.running.get(id)?.usd; }
+  attempt(id: string): number | undefined {
+    return this.running.get(id)?.usd;
+  }
 
   step(id: string): number | undefined {
-    const a = this.ended.get(id), b = this.running.get(id);
+    const a = this.ended.get(id),
+      b = this.running.get(id);
     return a === undefined && b === undefined ? undefined : (a?.usd ?? 0) + (b?.usd ?? 0);
   }
 
@@ -76,5 +87,7 @@ export class CostLedger {
   }
 
   /** Whether any agent reported a cost. */
-  get reported(): boolean { return this.any; }
+  get reported(): boolean {
+    return this.any;
+  }
 }

@@ -39,7 +39,10 @@ export function lockAwareRanks(o: LockRankInput): Map<string, number> | undefine
   const backward: Dag = { ...forward, needs: dependents, dependents: needs };
 
   const cp = criticalPaths(o.graph, o.weight);
-  let f = listSchedule(forward, ids.map((id) => cp.get(id)!));
+  let f = listSchedule(
+    forward,
+    ids.map((id) => cp.get(id)!),
+  );
   const baseline = f.makespan;
   let best: { makespan: number; rank: number[] } | undefined;
   for (let pass = 0; pass < PASSES; pass++) {
@@ -47,7 +50,10 @@ export function lockAwareRanks(o: LockRankInput): Map<string, number> | undefine
     // finished last (so started first, read forwards) first. Only a forward run counts: it is
     // what the Scheduler does with those ranks; a reversed backward schedule is feasible, but a
     // list schedule with its order need not reproduce it.
-    const b = listSchedule(backward, f.start.map((s, i) => s + dur[i]!));
+    const b = listSchedule(
+      backward,
+      f.start.map((s, i) => s + dur[i]!),
+    );
     const rank = b.start.map((s, i) => s + dur[i]!);
     f = listSchedule(forward, rank);
     if (f.makespan < (best?.makespan ?? baseline)) best = { makespan: f.makespan, rank };
@@ -58,7 +64,10 @@ export function lockAwareRanks(o: LockRankInput): Map<string, number> | undefine
 /** The makespan the list scheduling below gives with `rank` (for tests: it must match the Scheduler's). */
 export function simulatedMakespan(o: LockRankInput, rank: ReadonlyMap<string, number>): number {
   const g = dagOf(o, conflictTable(o) ?? { sig: o.graph.order.map(() => -1), clash: [] });
-  return listSchedule(g, o.graph.order.map((id) => rank.get(id)!)).makespan;
+  return listSchedule(
+    g,
+    o.graph.order.map((id) => rank.get(id)!),
+  ).makespan;
 }
 
 function dagOf(o: LockRankInput, locks: { sig: number[]; clash: number[][] }): Dag {
@@ -68,7 +77,9 @@ function dagOf(o: LockRankInput, locks: { sig: number[]; clash: number[][] }): D
     dur: ids.map((id) => o.weight(o.graph.steps.get(id)!)),
     needs: ids.map((id) => o.graph.steps.get(id)!.needs.map((x) => index.get(x)!)),
     dependents: ids.map((id) => o.graph.steps.get(id)!.dependents.map((x) => index.get(x)!)),
-    sig: locks.sig, clash: locks.clash, k: o.concurrency,
+    sig: locks.sig,
+    clash: locks.clash,
+    k: o.concurrency,
   };
 }
 
@@ -92,11 +103,17 @@ function conflictTable(o: LockRankInput): { sig: number[]; clash: number[][] } |
     if ((s.writes.length === 0 && s.reads.length === 0) || !o.takesLocks(s)) return -1;
     const key = JSON.stringify([s.writes, s.reads]);
     let at = keys.get(key);
-    if (at === undefined) { at = sets.length; keys.set(key, at); sets.push(s); }
+    if (at === undefined) {
+      at = sets.length;
+      keys.set(key, at);
+      sets.push(s);
+    }
     return at;
   });
   // Distinct lock sets are few (a plan's regions), so all pairs of them is cheap.
-  const clash = sets.map((a) => sets.flatMap((b, j) => (lockConflict(a.writes, a.reads, b.writes, b.reads) ? [j] : [])));
+  const clash = sets.map((a) =>
+    sets.flatMap((b, j) => (lockConflict(a.writes, a.reads, b.writes, b.reads) ? [j] : [])),
+  );
   const count = new Array<number>(sets.length).fill(0);
   for (const s of sig) if (s >= 0) count[s]!++;
   const contended = clash.some((c, i) => c.some((j) => j !== i || count[i]! > 1));
@@ -116,18 +133,27 @@ function listSchedule(g: Dag, rank: readonly number[]): { makespan: number; star
   const better = (a: number, b: number): boolean => rank[a]! > rank[b]! || (rank[a] === rank[b] && a < b);
   const ready: number[] = [];
   const insert = (i: number): void => {
-    let lo = 0, hi = ready.length;
-    while (lo < hi) { const mid = (lo + hi) >> 1; if (better(ready[mid]!, i)) lo = mid + 1; else hi = mid; }
+    let lo = 0,
+      hi = ready.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (better(ready[mid]!, i)) lo = mid + 1;
+      else hi = mid;
+    }
     ready.splice(lo, 0, i);
   };
   for (let i = 0; i < n; i++) if (left[i] === 0) insert(i);
   const running: { end: number; i: number }[] = [];
-  let now = 0, done = 0;
+  let now = 0,
+    done = 0;
   const free = (i: number): boolean => g.sig[i]! < 0 || g.clash[g.sig[i]!]!.every((s) => held[s] === 0);
   const dispatch = (): void => {
     for (let r = 0; r < ready.length && running.length < g.k;) {
       const i = ready[r]!;
-      if (!free(i)) { r++; continue; }
+      if (!free(i)) {
+        r++;
+        continue;
+      }
       ready.splice(r, 1);
       start[i] = now;
       if (g.sig[i]! >= 0) held[g.sig[i]!]!++;
@@ -141,7 +167,10 @@ function listSchedule(g: Dag, rank: readonly number[]): { makespan: number; star
     // As the Scheduler on a clock: steps ending at the same instant end one at a time, in the
     // order they started, each followed by a dispatch.
     for (let r = 0; r < running.length;) {
-      if (running[r]!.end !== now) { r++; continue; }
+      if (running[r]!.end !== now) {
+        r++;
+        continue;
+      }
       const { i } = running.splice(r, 1)[0]!;
       done++;
       if (g.sig[i]! >= 0) held[g.sig[i]!]!--;

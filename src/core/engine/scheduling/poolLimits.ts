@@ -16,7 +16,13 @@ export interface PoolCut {
 /** The shortest wait between two probes: a provider's limit does not clear in less. */
 export const MIN_PROBE_MS = 30_000;
 
-interface Cut { cap: number; until: number; probeMs: number; probed: boolean; ctl: AbortController }
+interface Cut {
+  cap: number;
+  until: number;
+  probeMs: number;
+  probed: boolean;
+  ctl: AbortController;
+}
 
 export class PoolLimits {
   private readonly cuts = new Map<string, Cut>();
@@ -61,20 +67,23 @@ export class PoolLimits {
   }
 
   private schedule(pool: string, cut: Cut): void {
-    this.clock.sleep(cut.until - this.clock.now(), cut.ctl.signal).then(() => {
-      if (this.cuts.get(pool) !== cut) return;
-      const full = this.caps[pool] ?? this.globalCap;
-      if (cut.cap + 1 >= full) {
-        this.cuts.delete(pool);
-      } else {
-        cut.cap++;
-        cut.probed = true;
-        cut.ctl = new AbortController();
-        cut.until = this.clock.now() + cut.probeMs;
-        this.schedule(pool, cut);
-      }
-      this.onRestore();
-    }, () => {});
+    this.clock.sleep(cut.until - this.clock.now(), cut.ctl.signal).then(
+      () => {
+        if (this.cuts.get(pool) !== cut) return;
+        const full = this.caps[pool] ?? this.globalCap;
+        if (cut.cap + 1 >= full) {
+          this.cuts.delete(pool);
+        } else {
+          cut.cap++;
+          cut.probed = true;
+          cut.ctl = new AbortController();
+          cut.until = this.clock.now() + cut.probeMs;
+          this.schedule(pool, cut);
+        }
+        this.onRestore();
+      },
+      () => {},
+    );
   }
 
   /** Cancels the probe timers (the run is over: no timer may keep the process alive). */

@@ -17,7 +17,9 @@ export class ReadyList {
     this.byPlace.forEach((id, i) => this.place.set(id, i));
   }
 
-  get length(): number { return this.places.length; }
+  get length(): number {
+    return this.places.length;
+  }
 
   /** The i-th best ready step. */
   at(i: number): string | undefined {
@@ -29,19 +31,23 @@ export class ReadyList {
     const p = this.place.get(id)!;
     const xs = this.places;
     // The first position holding a better (smaller) place: `p` goes just before it.
-    let lo = 0, hi = xs.length;
+    let lo = 0,
+      hi = xs.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (xs[mid]! < p) hi = mid; else lo = mid + 1;
+      if (xs[mid]! < p) hi = mid;
+      else lo = mid + 1;
     }
-    if (lo === xs.length) xs.push(p); else xs.splice(lo, 0, p);
+    if (lo === xs.length) xs.push(p);
+    else xs.splice(lo, 0, p);
     this.added.push(id);
   }
 
   /** Removes the i-th best. */
   removeAt(i: number): void {
     const at = this.places.length - 1 - i;
-    if (at === this.places.length - 1) this.places.pop(); else this.places.splice(at, 1);
+    if (at === this.places.length - 1) this.places.pop();
+    else this.places.splice(at, 1);
   }
 
   remove(id: string): void {

@@ -11,7 +11,10 @@ export const DEFAULT_MAX_RATE_LIMIT_REQUEUES = 10;
 export type NextAttempt =
   | { readonly kind: 'finish'; readonly result: AttemptResult }
   | {
-      readonly kind: 'wait'; readonly delayMs: number; readonly reason: 'rate-limited' | 'retry-delay'; readonly message: string;
+      readonly kind: 'wait';
+      readonly delayMs: number;
+      readonly reason: 'rate-limited' | 'retry-delay';
+      readonly message: string;
       /** A rate limit: the step's pool is cut to what the provider serves, its first probe this long after. */
       readonly poolWaitMs?: number;
     };
@@ -19,7 +22,12 @@ export type NextAttempt =
 export interface RetryInput {
   readonly step: GraphStep;
   /** The step's attempts so far in this run; its rate-limited ones are counted up here. */
-  readonly st: { readonly attempt: number; readonly attemptBase?: number; rateLimited?: number; readonly resolutions?: number };
+  readonly st: {
+    readonly attempt: number;
+    readonly attemptBase?: number;
+    rateLimited?: number;
+    readonly resolutions?: number;
+  };
   readonly result: AttemptResult;
   /** False once the run is canceled or stopped at its budget: nothing is retried then. */
   readonly going: boolean;
@@ -36,15 +44,24 @@ export function nextAttempt(i: RetryInput): NextAttempt {
     st.rateLimited = limited;
     const cap = i.maxRateLimitRequeues ?? DEFAULT_MAX_RATE_LIMIT_REQUEUES;
     if (limited > cap) {
-      return { kind: 'finish', result: { ...r, message: `still rate-limited after ${cap} requeues: ${r.message ?? 'rate-limited'}` } };
+      return {
+        kind: 'finish',
+        result: { ...r, message: `still rate-limited after ${cap} requeues: ${r.message ?? 'rate-limited'}` },
+      };
     }
     const b = rateLimitBackoff({
-      limitedCount: limited, baseMs: step.retryDelayMs, now: new Date(i.now), random: i.random,
+      limitedCount: limited,
+      baseMs: step.retryDelayMs,
+      now: new Date(i.now),
+      random: i.random,
       ...(r.rateLimit?.resetAt ? { resetAt: r.rateLimit.resetAt } : {}),
     });
     const evidence = r.rateLimit?.evidence ? ` (${r.rateLimit.evidence})` : '';
     return {
-      kind: 'wait', delayMs: b.delayMs, reason: 'rate-limited', message: `rate-limited, retrying at ${clockTime(b.until)}${evidence}`,
+      kind: 'wait',
+      delayMs: b.delayMs,
+      reason: 'rate-limited',
+      message: `rate-limited, retrying at ${clockTime(b.until)}${evidence}`,
       ...(step.pool ? { poolWaitMs: 2 * b.delayMs } : {}),
     };
   }
@@ -53,7 +70,12 @@ export function nextAttempt(i: RetryInput): NextAttempt {
   const failures = st.attempt - (st.attemptBase ?? 0) - (st.rateLimited ?? 0) - (st.resolutions ?? 0);
   if (r.status === 'failed' && going && !r.permanent && failures <= step.retries) {
     const delay = step.retryDelayMs * 2 ** (failures - 1) * (1 + 0.2 * i.random());
-    return { kind: 'wait', delayMs: delay, reason: 'retry-delay', message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms` };
+    return {
+      kind: 'wait',
+      delayMs: delay,
+      reason: 'retry-delay',
+      message: `${r.message ?? 'failed'}; retrying in ${Math.round(delay)} ms`,
+    };
   }
   return { kind: 'finish', result: r };
 }
@@ -61,7 +83,9 @@ export function nextAttempt(i: RetryInput): NextAttempt {
 /** What attempt `attempt`'s failure `r` tells the next attempt. */
 export function previousAttempt(attempt: number, r: AttemptResult): PreviousAttempt {
   return {
-    attempt, reason: r.message ?? r.reason ?? 'failed', output: r.failureOutput ?? '',
+    attempt,
+    reason: r.message ?? r.reason ?? 'failed',
+    output: r.failureOutput ?? '',
     ...(r.agent?.sessionId !== undefined ? { sessionId: r.agent.sessionId } : {}),
   };
 }
@@ -72,15 +96,23 @@ export class RetryWaits {
 
   constructor(private readonly clock: Clock) {}
 
-  has(id: string): boolean { return this.delays.has(id); }
+  has(id: string): boolean {
+    return this.delays.has(id);
+  }
 
   /** After `delayMs`, `elapsed()`; aborted first, `aborted(reason)` instead. */
   start(id: string, delayMs: number, elapsed: () => void, aborted: (reason: unknown) => void): void {
     const ctl = new AbortController();
     this.delays.set(id, ctl);
     this.clock.sleep(delayMs, ctl.signal).then(
-      () => { this.delays.delete(id); elapsed(); },
-      () => { this.delays.delete(id); aborted(ctl.signal.reason); },
+      () => {
+        this.delays.delete(id);
+        elapsed();
+      },
+      () => {
+        this.delays.delete(id);
+        aborted(ctl.signal.reason);
+      },
     );
   }
 

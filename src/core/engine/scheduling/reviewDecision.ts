@@ -37,11 +37,17 @@ export async function decideReview(host: ReviewHost, id: string, d: ReviewDecisi
   if (!st) return { ok: false, message: `run ${host.runId} has no step ${id}` };
   const want = d.action === 'merge' ? 'conflict' : 'review';
   if (host.landing.has(id)) return { ok: false, message: `step ${id} is landing already` };
-  if (host.runSignal.aborted) return { ok: false, message: `run ${host.runId} is being canceled: try again once it has ended` };
-  if (st.status !== want) return { ok: false, message: `step ${id} is ${st.status}, not ${want === 'review' ? 'in review' : 'conflict'}` };
+  if (host.runSignal.aborted)
+    return { ok: false, message: `run ${host.runId} is being canceled: try again once it has ended` };
+  if (st.status !== want)
+    return { ok: false, message: `step ${id} is ${st.status}, not ${want === 'review' ? 'in review' : 'conflict'}` };
   if (d.action === 'reject') {
     host.runner.reject?.(id);
-    host.leaveReview(id, { status: 'failed', reason: 'rejected', message: d.reason ? `rejected: ${d.reason}` : 'rejected' });
+    host.leaveReview(id, {
+      status: 'failed',
+      reason: 'rejected',
+      message: d.reason ? `rejected: ${d.reason}` : 'rejected',
+    });
     return { ok: true, status: 'failed' };
   }
   const land = host.runner.land?.bind(host.runner);
@@ -62,7 +68,13 @@ export async function decideReview(host: ReviewHost, id: string, d: ReviewDecisi
     st.outcome = { ...kept, endedAt: host.clock.now() };
     host.changed(st);
     const skipped = host.graph.steps.get(id)!.dependents.filter((dep) => host.state(dep)!.status === 'skipped');
-    return { ok: true, status: 'succeeded', ...(skipped.length > 0 ? { message: `landed; its dependents were skipped (${skipped.join(', ')}): retry the run to run them` } : {}) };
+    return {
+      ok: true,
+      status: 'succeeded',
+      ...(skipped.length > 0
+        ? { message: `landed; its dependents were skipped (${skipped.join(', ')}): retry the run to run them` }
+        : {}),
+    };
   }
   const status = r.status === 'review' ? 'succeeded' : r.status;
   host.leaveReview(id, { ...r, status });

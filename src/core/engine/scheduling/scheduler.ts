@@ -72,54 +72,77 @@ export class Scheduler {
   /** Steps whose approval or merge is landing now: a second decision meanwhile is refused. */
   private readonly landing = new Set<string>();
   private done!: (r: RunResult) => void;
-  private readonly result = new Promise<RunResult>((r) => { this.done = r; });
+  private readonly result = new Promise<RunResult>((r) => {
+    this.done = r;
+  });
   private releaseSub: Disposable | undefined;
 
   constructor(private readonly o: SchedulerOptions) {
     this.g = o.graph;
     this.cap = o.concurrency ?? o.graph.plan.concurrency ?? DEFAULT_CONCURRENCY;
-    if (!Number.isInteger(this.cap) || this.cap < 1) throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
+    if (!Number.isInteger(this.cap) || this.cap < 1)
+      throw new RangeError(`concurrency must be an integer ≥ 1, got ${this.cap}`);
     this.clock = o.clock ?? realClock;
     this.waits = new RetryWaits(this.clock);
     this.failures = new Map(o.failedBefore ?? []);
-    this.reports = new AttemptReports({
-      state: (id) => this.states.get(id)!,
-      running: (id) => this.running.get(id),
-      costs: this.costs,
-      onState: o.onState,
-      emit: (e) => this.emit(e),
-      checkBudget: () => this.budgets.check(),
-      overrun: (step) => this.budgets.overrun(step),
-      stoppedAtBudget: (id, why) => this.budgetStops.set(id, why),
-    }, o.outputIntervalMs);
+    this.reports = new AttemptReports(
+      {
+        state: (id) => this.states.get(id)!,
+        running: (id) => this.running.get(id),
+        costs: this.costs,
+        onState: o.onState,
+        emit: (e) => this.emit(e),
+        checkBudget: () => this.budgets.check(),
+        overrun: (step) => this.budgets.overrun(step),
+        stoppedAtBudget: (id, why) => this.budgetStops.set(id, why),
+      },
+      o.outputIntervalMs,
+    );
     this.pools = new PoolLimits(this.g.plan.pools, this.cap, this.clock, () => this.dispatch());
     this.slots = new SlotLedger(this.cap, this.pools);
     this.bestOfHost = {
-      runId: o.runId, runner: o.runner, clock: this.clock, slots: this.slots, waitForPick: o.waitForPick,
+      runId: o.runId,
+      runner: o.runner,
+      clock: this.clock,
+      slots: this.slots,
+      waitForPick: o.waitForPick,
       going: () => !this.runAbort.signal.aborted && !this.budgets.run.stopped,
       changed: (st) => this.changed(st),
       flushProgress: (id) => this.reports.flushProgress(id),
       dispatch: () => this.dispatch(),
     };
     this.reviewHost = {
-      runId: o.runId, graph: this.g, runner: o.runner, clock: this.clock, runSignal: this.runAbort.signal, landing: this.landing,
+      runId: o.runId,
+      graph: this.g,
+      runner: o.runner,
+      clock: this.clock,
+      runSignal: this.runAbort.signal,
+      landing: this.landing,
       state: (id) => this.states.get(id),
       changed: (st) => this.changed(st),
       leaveReview: (id, r) => this.leaveReview(id, r),
     };
-    this.budgets = new Budgets(o.budgetUsd ?? this.g.plan.maxCostUsd, this.g.plan.poolBudgets ?? {}, this.costs, o.onBudget, {
-      reached: (spentUsd, budgetUsd, pool) => this.emit({ type: 'budget', spentUsd, budgetUsd, ...(pool !== undefined ? { pool } : {}) }),
-      decided: (decision, spentUsd, budgetUsd, pool) => {
-        this.emit({ type: 'budget', spentUsd, budgetUsd, decision, ...(pool !== undefined ? { pool } : {}) });
-        if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd, pool);
-        else this.dispatch();
+    this.budgets = new Budgets(
+      o.budgetUsd ?? this.g.plan.maxCostUsd,
+      this.g.plan.poolBudgets ?? {},
+      this.costs,
+      o.onBudget,
+      {
+        reached: (spentUsd, budgetUsd, pool) =>
+          this.emit({ type: 'budget', spentUsd, budgetUsd, ...(pool !== undefined ? { pool } : {}) }),
+        decided: (decision, spentUsd, budgetUsd, pool) => {
+          this.emit({ type: 'budget', spentUsd, budgetUsd, decision, ...(pool !== undefined ? { pool } : {}) });
+          if (decision === 'stop') this.stopForBudget(spentUsd, budgetUsd, pool);
+          else this.dispatch();
+        },
       },
-    });
+    );
     const weight = o.weight ?? ((s: GraphStep) => DEFAULT_WEIGHT_MS[s.kind]);
     const cp = criticalPaths(this.g, weight);
-    const locked = o.policy !== 'fifo' && o.locks
-      ? lockAwareRanks({ graph: this.g, weight, concurrency: this.cap, takesLocks: o.takesLocks ?? (() => true) })
-      : undefined;
+    const locked =
+      o.policy !== 'fifo' && o.locks
+        ? lockAwareRanks({ graph: this.g, weight, concurrency: this.cap, takesLocks: o.takesLocks ?? (() => true) })
+        : undefined;
     for (const id of this.g.order) this.rank.set(id, o.policy === 'fifo' ? 0 : (locked ?? cp).get(id)!);
     this.ready = new ReadyList(this.g.order, this.rank);
   }
@@ -130,10 +153,18 @@ export class Scheduler {
     for (const id of g.order) {
       const kept = keep?.get(id);
       const base = this.o.attemptsBefore?.get(id) ?? 0;
-      const st: StepState = { id, status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending', attempt: base, ...(base > 0 ? { attemptBase: base } : {}) };
+      const st: StepState = {
+        id,
+        status: kept && TERMINAL.has(kept.status) ? kept.status : 'pending',
+        attempt: base,
+        ...(base > 0 ? { attemptBase: base } : {}),
+      };
       if (kept?.output !== undefined) st.output = kept.output;
       const answer = this.o.answers?.get(id);
-      if (answer) { st.answer = answer; st.resolutions = 1; }
+      if (answer) {
+        st.answer = answer;
+        st.resolutions = 1;
+      }
       this.states.set(id, st);
       if (!TERMINAL.has(st.status)) this.unfinished++;
       this.remaining.set(id, g.steps.get(id)!.needs.length);
@@ -153,14 +184,19 @@ export class Scheduler {
     return this.result;
   }
 
-  state(id: string): Readonly<StepState> | undefined { return this.states.get(id); }
+  state(id: string): Readonly<StepState> | undefined {
+    return this.states.get(id);
+  }
 
   /** Cancels one step: a running attempt is killed; a step not started yet ends `canceled`. */
   cancelStep(id: string): void {
     const st = this.states.get(id);
     if (!st || TERMINAL.has(st.status)) return;
     const ctl = this.running.get(id);
-    if (ctl) { ctl.abort('canceled'); return; }
+    if (ctl) {
+      ctl.abort('canceled');
+      return;
+    }
     if (this.waits.abort(id, 'canceled')) return;
     this.ready.remove(id);
     this.finish(id, { status: 'canceled', reason: 'canceled', message: 'canceled before it started' });
@@ -203,7 +239,14 @@ export class Scheduler {
   private evaluate(id: string): void {
     const step = this.g.steps.get(id)!;
     if (this.runAbort.signal.aborted) return this.finish(id, { status: 'canceled', reason: 'canceled' });
-    if (this.budgets.stopped(step)) return this.finish(id, { status: 'canceled', reason: 'budget', message: this.budgets.run.stopped ? 'not started: the run reached its budget' : `not started: pool ${step.pool} reached its budget` });
+    if (this.budgets.stopped(step))
+      return this.finish(id, {
+        status: 'canceled',
+        reason: 'budget',
+        message: this.budgets.run.stopped
+          ? 'not started: the run reached its budget'
+          : `not started: pool ${step.pool} reached its budget`,
+      });
     const skip = skipReason(this.g, step, this.statusOf);
     if (skip) return this.finish(id, { status: 'skipped', reason: 'skipped', message: skip });
     this.ready.insert(id);
@@ -211,8 +254,14 @@ export class Scheduler {
 
   /** Starts every ready step that can start now, best first, skipping those held by a lock or pool. */
   private dispatch(): void {
-    if (this.deferDispatch > 0) { this.dispatchDeferred = true; return; }
-    if (this.dispatching) { this.again = true; return; }
+    if (this.deferDispatch > 0) {
+      this.dispatchDeferred = true;
+      return;
+    }
+    if (this.dispatching) {
+      this.again = true;
+      return;
+    }
     this.dispatching = true;
     void this.dispatchLoop();
   }
@@ -226,17 +275,31 @@ export class Scheduler {
         for (let i = 0; i < this.ready.length && this.slots.busy < this.cap && this.budgets.run.open;) {
           const id = this.ready.at(i)!;
           const step = this.g.steps.get(id)!;
-          if (!this.slots.poolHasRoom(step) || !this.budgets.open(step)) { this.hold(id, undefined); i++; continue; }
+          if (!this.slots.poolHasRoom(step) || !this.budgets.open(step)) {
+            this.hold(id, undefined);
+            i++;
+            continue;
+          }
           // A best-of step waits for slots enough for its alternatives; what ranks below it waits
           // too, or a stream of one-slot steps would keep it from ever starting.
-          if (this.slots.busy + this.slots.slotsOf(step) > this.cap) { this.hold(id, undefined); break; }
+          if (this.slots.busy + this.slots.slotsOf(step) > this.cap) {
+            this.hold(id, undefined);
+            break;
+          }
           let grant: LockGrant = NO_LOCKS;
           if (this.o.locks && (step.writes.length > 0 || step.reads.length > 0)) {
             const g = this.o.locks.tryAcquire(step);
             grant = g instanceof Promise ? await g : g;
-            if (this.ready.at(i) !== id) { if (grant.ok) grant.release(); continue; } // the list moved under us
+            if (this.ready.at(i) !== id) {
+              if (grant.ok) grant.release();
+              continue;
+            } // the list moved under us
           }
-          if (!grant.ok) { this.hold(id, { holder: grant.holder, paths: grant.paths }); i++; continue; }
+          if (!grant.ok) {
+            this.hold(id, { holder: grant.holder, paths: grant.paths });
+            i++;
+            continue;
+          }
           this.ready.removeAt(i);
           this.start(step, grant.release);
         }
@@ -248,7 +311,9 @@ export class Scheduler {
     }
   }
 
-  private readonly holdFresh = (id: string): void => { if (this.states.get(id)!.status === 'pending') this.hold(id, undefined); };
+  private readonly holdFresh = (id: string): void => {
+    if (this.states.get(id)!.status === 'pending') this.hold(id, undefined);
+  };
 
   /** Marks a ready step `waiting`, announcing a lock wait once when it begins or changes holder. */
   private hold(id: string, lock: { holder: string; paths: readonly string[] } | undefined): void {
@@ -267,7 +332,16 @@ export class Scheduler {
     st.attempt += 1;
     const answer = st.answer;
     st.answer = undefined;
-    const ctx = new RunningAttempt(this.o.runId, step, st.attempt, this.outputs, this.statuses, this.reports.sink, answer ? undefined : this.failures.get(step.id), answer);
+    const ctx = new RunningAttempt(
+      this.o.runId,
+      step,
+      st.attempt,
+      this.outputs,
+      this.statuses,
+      this.reports.sink,
+      answer ? undefined : this.failures.get(step.id),
+      answer,
+    );
     const ctl = ctx.abort;
     this.running.set(step.id, ctl);
     const slots = this.slots.take(step);
@@ -280,12 +354,25 @@ export class Scheduler {
     this.changed(st);
     // Slots are counted by `busy` and ready steps ordered by ReadyList: the attempt starts now
     // (a runner that throws at once fails the attempt as one that rejects does).
-    void new Promise<AttemptResult>((resolve) => resolve(step.bestOf ? raceBestOf(this.bestOfHost, st, ctx, slots) : this.o.runner.execute(ctx))).then(
+    void new Promise<AttemptResult>((resolve) =>
+      resolve(step.bestOf ? raceBestOf(this.bestOfHost, st, ctx, slots) : this.o.runner.execute(ctx)),
+    ).then(
       (r) => this.attemptEnded(step, r, ctl, release),
-      (err: unknown) => this.attemptEnded(step, {
-        status: 'failed', exitCode: null, signal: null, reason: 'spawn-failed', durationMs: 0,
-        message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
-      }, ctl, release));
+      (err: unknown) =>
+        this.attemptEnded(
+          step,
+          {
+            status: 'failed',
+            exitCode: null,
+            signal: null,
+            reason: 'spawn-failed',
+            durationMs: 0,
+            message: `runner error: ${err instanceof Error ? err.message : String(err)}`,
+          },
+          ctl,
+          release,
+        ),
+    );
   }
 
   private attemptEnded(step: GraphStep, r: AttemptResult, ctl: AttemptAbort, release: () => void): void {
@@ -299,7 +386,14 @@ export class Scheduler {
     if (ctl.aborted && ctl.reason === 'budget') {
       const why = this.budgetStops.get(step.id);
       this.budgetStops.delete(step.id);
-      r = { ...r, status: 'canceled', reason: 'budget', message: why ?? `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}` };
+      r = {
+        ...r,
+        status: 'canceled',
+        reason: 'budget',
+        message:
+          why ??
+          `canceled: its cost ${formatUsd(st.costUsd ?? 0)} passed the step's budget ${formatUsd(step.maxCostUsd ?? 0)}`,
+      };
     }
     // The lock goes last, so a waiter starts only after this step's end is recorded; and the
     // dispatch waits for the lock, or the freed slot would go to a worse step while the best
@@ -311,7 +405,10 @@ export class Scheduler {
     } finally {
       this.deferDispatch--;
       release();
-      if (this.dispatchDeferred && this.deferDispatch === 0) { this.dispatchDeferred = false; this.dispatch(); }
+      if (this.dispatchDeferred && this.deferDispatch === 0) {
+        this.dispatchDeferred = false;
+        this.dispatch();
+      }
     }
   }
 
@@ -321,22 +418,47 @@ export class Scheduler {
     if (r.status === 'conflict') return this.answerConflict(step, st, r);
     if (r.status !== 'failed') return this.finish(step.id, r); // only a failure is retried
     const next = nextAttempt({
-      step, st, result: r, going: !this.runAbort.signal.aborted && !this.budgets.stopped(step), now: this.clock.now(),
-      random: this.o.random ?? Math.random, ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
+      step,
+      st,
+      result: r,
+      going: !this.runAbort.signal.aborted && !this.budgets.stopped(step),
+      now: this.clock.now(),
+      random: this.o.random ?? Math.random,
+      ...(this.o.maxRateLimitRequeues !== undefined ? { maxRateLimitRequeues: this.o.maxRateLimitRequeues } : {}),
     });
     if (next.kind === 'finish') return this.finish(step.id, next.result);
     // A rate limit says nothing about the work: the next attempt hears of the last real failure.
-    if (next.reason === 'retry-delay' && step.kind === 'prompt') this.failures.set(step.id, previousAttempt(st.attempt, r));
+    if (next.reason === 'retry-delay' && step.kind === 'prompt')
+      this.failures.set(step.id, previousAttempt(st.attempt, r));
     // The pool's cap drops to what the provider is still serving (poolLimits.ts).
-    if (next.poolWaitMs !== undefined && step.pool) this.pools.limited(step.pool, this.slots.poolBusy(step.pool), next.poolWaitMs);
+    if (next.poolWaitMs !== undefined && step.pool)
+      this.pools.limited(step.pool, this.slots.poolBusy(step.pool), next.poolWaitMs);
     // The step waits for its next attempt holding no slot and no lock; cancel still reaches it.
     st.status = 'waiting';
-    st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: next.reason, message: next.message, retryAt: this.clock.now() + next.delayMs };
+    st.outcome = {
+      exitCode: r.exitCode,
+      signal: r.signal,
+      reason: next.reason,
+      message: next.message,
+      retryAt: this.clock.now() + next.delayMs,
+    };
     this.changed(st);
-    this.waits.start(step.id, next.delayMs, () => { this.ready.insert(step.id); this.dispatch(); }, (why) => {
-      const budget = why === 'budget';
-      this.finish(step.id, { status: 'canceled', reason: budget ? 'budget' : 'canceled', message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay' });
-    });
+    this.waits.start(
+      step.id,
+      next.delayMs,
+      () => {
+        this.ready.insert(step.id);
+        this.dispatch();
+      },
+      (why) => {
+        const budget = why === 'budget';
+        this.finish(step.id, {
+          status: 'canceled',
+          reason: budget ? 'budget' : 'canceled',
+          message: budget ? 'not retried: the run reached its budget' : 'canceled during retry delay',
+        });
+      },
+    );
     this.dispatch();
   }
 
@@ -347,7 +469,12 @@ export class Scheduler {
     st.resolutions = (st.resolutions ?? 0) + 1;
     st.answer = r.conflictPaths ? { ...answer, paths: r.conflictPaths } : answer;
     st.status = 'waiting';
-    st.outcome = { exitCode: r.exitCode, signal: r.signal, reason: 'conflict', ...(r.message !== undefined ? { message: r.message } : {}) };
+    st.outcome = {
+      exitCode: r.exitCode,
+      signal: r.signal,
+      reason: 'conflict',
+      ...(r.message !== undefined ? { message: r.message } : {}),
+    };
     this.changed(st);
     this.ready.insert(step.id);
     this.dispatch();
@@ -432,12 +559,22 @@ export class Scheduler {
         // A run's result covers what it holds as its own: a failure carried over by `--from` is
         // another run's; one a retry kept (a conflict it did not name) is this run's (issue 31).
         if (this.o.keep?.has(s.id) && !this.o.keptAreOwn) continue;
-        if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) { status = 'failed'; break; }
+        if (FAILED.has(s.status) && !this.g.steps.get(s.id)!.continueOnError) {
+          status = 'failed';
+          break;
+        }
       }
     }
     const budget = this.budgets.anyStopped && status !== 'canceled';
     if (budget) status = 'failed';
-    this.done({ status, steps: this.states, ...(this.costs.reported ? { costUsd: this.costs.total(), ...(this.costs.source() ? { costSource: this.costs.source()! } : {}) } : {}), ...(budget ? { reason: 'budget' as const } : {}) });
+    this.done({
+      status,
+      steps: this.states,
+      ...(this.costs.reported
+        ? { costUsd: this.costs.total(), ...(this.costs.source() ? { costSource: this.costs.source()! } : {}) }
+        : {}),
+      ...(budget ? { reason: 'budget' as const } : {}),
+    });
   }
 
   private changed(st: StepState): void {

@@ -28,10 +28,15 @@ function closure(graph: Graph, ids: Iterable<string>, edge: 'needs' | 'dependent
  * Steps a retry re-runs: the named ones (or every step that did not succeed) and what they block.
  * Steps of the plan that the earlier run never had also run.
  */
-export function retrySet(graph: Graph, previous: ReadonlyMap<string, StepStatus>, named?: readonly string[]): Set<string> {
-  const seeds = named && named.length > 0
-    ? named
-    : graph.order.filter((id) => !previous.has(id) || rerunByRetry(previous.get(id)!));
+export function retrySet(
+  graph: Graph,
+  previous: ReadonlyMap<string, StepStatus>,
+  named?: readonly string[],
+): Set<string> {
+  const seeds =
+    named && named.length > 0
+      ? named
+      : graph.order.filter((id) => !previous.has(id) || rerunByRetry(previous.get(id)!));
   return withDependents(graph, seeds);
 }
 

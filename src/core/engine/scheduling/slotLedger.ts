@@ -12,12 +12,19 @@ export class SlotLedger {
   private readonly poolUse = new Map<string, number>();
 
   /** `cap`: the run's concurrency; `pools`: the pools' caps now (they follow rate limits). */
-  constructor(readonly cap: number, private readonly pools: PoolLimits) {}
+  constructor(
+    readonly cap: number,
+    private readonly pools: PoolLimits,
+  ) {}
 
-  get busy(): number { return this.inUse; }
+  get busy(): number {
+    return this.inUse;
+  }
 
   /** Slots of the step's pool in use now. */
-  poolBusy(pool: string): number { return this.poolUse.get(pool) ?? 0; }
+  poolBusy(pool: string): number {
+    return this.poolUse.get(pool) ?? 0;
+  }
 
   /** What a start of the step takes: a best-of step one slot an alternative it can run at once. */
   slotsOf(step: GraphStep): number {

@@ -6,14 +6,19 @@
 
 /** A ReadonlyMap of `pick(state)` for every state where it is defined. */
 export class FieldView<S, V> implements ReadonlyMap<string, V> {
-  constructor(private readonly states: ReadonlyMap<string, S>, private readonly pick: (state: S) => V | undefined) {}
+  constructor(
+    private readonly states: ReadonlyMap<string, S>,
+    private readonly pick: (state: S) => V | undefined,
+  ) {}
 
   get(key: string): V | undefined {
     const s = this.states.get(key);
     return s === undefined ? undefined : this.pick(s);
   }
 
-  has(key: string): boolean { return this.get(key) !== undefined; }
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
 
   get size(): number {
     let n = 0;
@@ -28,11 +33,17 @@ export class FieldView<S, V> implements ReadonlyMap<string, V> {
     }
   }
 
-  *keys(): MapIterator<string> { for (const [k] of this.entries()) yield k; }
+  *keys(): MapIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
 
-  *values(): MapIterator<V> { for (const [, v] of this.entries()) yield v; }
+  *values(): MapIterator<V> {
+    for (const [, v] of this.entries()) yield v;
+  }
 
-  [Symbol.iterator](): MapIterator<[string, V]> { return this.entries(); }
+  [Symbol.iterator](): MapIterator<[string, V]> {
+    return this.entries();
+  }
 
   forEach(fn: (value: V, key: string, map: ReadonlyMap<string, V>) => void, thisArg?: unknown): void {
     for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);

@@ -40,17 +40,25 @@ export class AgentCapture {
     this.parser = format === 'text' ? undefined : createAgentStream(format, resumedUsage);
   }
 
-  get structured(): boolean { return this.parser !== undefined; }
+  get structured(): boolean {
+    return this.parser !== undefined;
+  }
 
   /** runProcess's onOutput. */
   readonly onOutput = (stream: OutputStream, text: string): void => {
     if (stream === 'stderr') {
       this.stderr = clip(this.stderr + text);
-      if (!this.parser) { this.ctx.onOutput(stream, text); return; }
+      if (!this.parser) {
+        this.ctx.onOutput(stream, text);
+        return;
+      }
       this.stderrLines(this.stderrFilter.push(text));
       return;
     }
-    if (!this.parser) { this.ctx.onOutput(stream, text); return; }
+    if (!this.parser) {
+      this.ctx.onOutput(stream, text);
+      return;
+    }
     this.raw?.write(text);
     if (text.length > 0) this.rawMidLine = !text.endsWith('\n');
     this.lines(this.parser.push(text));
@@ -67,10 +75,14 @@ export class AgentCapture {
   }
 
   /** The end of stderr, for rate-limit detection. */
-  get stderrTail(): string { return this.stderr; }
+  get stderrTail(): string {
+    return this.stderr;
+  }
 
   /** The end of the readable log: a structured agent's output when it gave no final answer. */
-  get readableTail(): string { return this.readable; }
+  get readableTail(): string {
+    return this.readable;
+  }
 
   // Readable stderr to the log and the output events; noise only to the raw stream, as JSON lines
   // of their own between the agent's events.
@@ -96,12 +108,13 @@ export class AgentCapture {
       activity = lines.filter((l) => l.kind !== 'info' && l.kind !== 'raw').pop()?.text;
     }
     const now: AgentProgress = { ...usageOf(s, this.pricing), ...(activity !== undefined ? { activity } : {}) };
-    const changed = activity !== undefined || (Object.keys(now) as (keyof AgentProgress)[]).some((k) => k !== 'activity' && now[k] !== this.sent[k]);
+    const changed =
+      activity !== undefined ||
+      (Object.keys(now) as (keyof AgentProgress)[]).some((k) => k !== 'activity' && now[k] !== this.sent[k]);
     if (!changed) return;
     this.sent = { ...this.sent, ...now };
     this.ctx.onAgent?.(now);
   }
 }
-
 
 const clip = (s: string) => (s.length > TAIL_CHARS ? s.slice(-TAIL_CHARS) : s);

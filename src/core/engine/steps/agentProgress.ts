@@ -5,7 +5,11 @@ import type { AttemptState, StepState } from '../scheduling/stepState';
 import type { AgentProgress, AgentUsage } from '../types';
 
 /** Folds a running attempt's progress in; `recorded`: a new session, `costChanged`: a new cost. */
-export function foldProgress(st: StepState, p: AgentProgress, costs: CostLedger): { recorded: boolean; costChanged: boolean } {
+export function foldProgress(
+  st: StepState,
+  p: AgentProgress,
+  costs: CostLedger,
+): { recorded: boolean; costChanged: boolean } {
   const recorded = p.sessionId !== undefined && p.sessionId !== st.sessionId;
   if (p.sessionId !== undefined) st.sessionId = p.sessionId;
   const a = st.current!; // progress comes only from a running attempt
@@ -27,7 +31,10 @@ export function foldUsage(st: StepState, usage: AgentUsage | undefined, costs: C
     foldTokens(st.current!, usage); // the attempt that just ended
   } else delete st.lastUsage;
   const cost = costs.end(st.id, usage?.costUsd, usage?.costSource);
-  if (cost !== undefined) { st.costUsd = cost; st.costSource = costs.stepSource(st.id); }
+  if (cost !== undefined) {
+    st.costUsd = cost;
+    st.costSource = costs.stepSource(st.id);
+  }
 }
 
 function foldTokens(a: AttemptState, u: AgentUsage): void {
@@ -37,6 +44,10 @@ function foldTokens(a: AttemptState, u: AgentUsage): void {
   if (u.cachedInputTokens !== undefined) a.cachedInputTokens = u.cachedInputTokens;
   if (u.outputTokens !== undefined) a.outputTokens = u.outputTokens;
   if (u.reasoningTokens !== undefined) a.reasoningTokens = u.reasoningTokens;
-  if (u.costUsd !== undefined) { a.costUsd = u.costUsd; a.costSource = u.costSource; delete a.costUnknown; }
+  if (u.costUsd !== undefined) {
+    a.costUsd = u.costUsd;
+    a.costSource = u.costSource;
+    delete a.costUnknown;
+  }
   if (u.costUnknown !== undefined) a.costUnknown = u.costUnknown;
 }

@@ -11,7 +11,10 @@ export class FailureTail {
 
   /** `next`, with every chunk also kept here. */
   wrap(next: (stream: OutputStream, text: string) => void): (stream: OutputStream, text: string) => void {
-    return (stream, text) => { this.push(text); next(stream, text); };
+    return (stream, text) => {
+      this.push(text);
+      next(stream, text);
+    };
   }
 
   push(text: string): void {
@@ -20,7 +23,9 @@ export class FailureTail {
   }
 
   /** Forget what came so far (the check starts: its output says why it failed). */
-  clear(): void { this.text = ''; }
+  clear(): void {
+    this.text = '';
+  }
 
   /** The attempt result's `failureOutput`, when anything was printed. */
   result(): { failureOutput?: string } {

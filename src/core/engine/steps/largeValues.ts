@@ -16,7 +16,10 @@ const entryBytes = (k: string, v: string): number => Buffer.byteLength(k) + Buff
  * kept. The variable is the shell's own, not exported: a child process would hit the same limit.
  */
 export function spillLargeValues(
-  script: string, env: Record<string, string>, movable: readonly string[], write: (name: string, value: string) => string,
+  script: string,
+  env: Record<string, string>,
+  movable: readonly string[],
+  write: (name: string, value: string) => string,
 ): { script: string; env: Record<string, string> } {
   let total = 0;
   for (const [k, v] of Object.entries(env)) total += entryBytes(k, v);

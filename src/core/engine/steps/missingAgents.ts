@@ -13,7 +13,9 @@ import type { StepStatus } from '../../status';
 // an executable or PATH holding it cannot be checked yet, and is left to the attempt.
 const UNKNOWN = '\u0000known-at-run-time\u0000';
 class Unknowns<V> extends Map<string, V> {
-  override get(): V { return UNKNOWN as V; }
+  override get(): V {
+    return UNKNOWN as V;
+  }
 }
 
 // Steps named in one message; a matrix of 50 names its first few.
@@ -32,10 +34,16 @@ export interface MissingAgent {
  * may exist by the time the step starts (a need builds it, a worktree holds it).
  */
 export function missingAgents(
-  graph: Graph, selected: ReadonlySet<string>, workspace: string, baseEnv: Readonly<Record<string, string | undefined>>,
+  graph: Graph,
+  selected: ReadonlySet<string>,
+  workspace: string,
+  baseEnv: Readonly<Record<string, string | undefined>>,
 ): Diagnostic[] {
   return missingAgentCommands(graph, selected, workspace, baseEnv).map(({ command, steps }) => ({
-    file: graph.plan.file, range: steps[0]!.range, severity: 'error', code: 'agent-missing',
+    file: graph.plan.file,
+    range: steps[0]!.range,
+    severity: 'error',
+    code: 'agent-missing',
     message: `${notInstalledMessage(command)}; needed by ${stepList(steps)}`,
   }));
 }
@@ -50,7 +58,10 @@ export function missingAgentDiagnostics(graph: Graph, text: string, missing: rea
   return missing.map(({ command, steps }) => {
     const first = steps[0]!;
     return {
-      file: graph.plan.file, range: agentLineRange(lines, first.range.start.line) ?? first.range, severity: 'warning', code: 'agent-missing',
+      file: graph.plan.file,
+      range: agentLineRange(lines, first.range.start.line) ?? first.range,
+      severity: 'warning',
+      code: 'agent-missing',
       message: `${command} is not installed on this machine; needed by ${stepList(steps)}${installHint(command)}`,
     };
   });
@@ -63,7 +74,10 @@ function installHint(command: string): string {
 
 /** The missing executables of `missingAgents`, as data (the editor places and words them its own way). */
 export function missingAgentCommands(
-  graph: Graph, selected: ReadonlySet<string>, workspace: string, baseEnv: Readonly<Record<string, string | undefined>>,
+  graph: Graph,
+  selected: ReadonlySet<string>,
+  workspace: string,
+  baseEnv: Readonly<Record<string, string | undefined>>,
 ): MissingAgent[] {
   const byCommand = new Map<string, GraphStep[]>();
   const looked = new Map<string, boolean>(); // command and PATH → missing; a matrix looks once
@@ -77,23 +91,37 @@ export function missingAgentCommands(
       const key = `${planned.command}\u0000${planned.path ?? ''}`;
       let missing = looked.get(key);
       if (missing === undefined) {
-        missing = !findExecutable(planned.command, planned.path, workspace) && treeIndependent(planned.command, planned.path, workspace);
+        missing =
+          !findExecutable(planned.command, planned.path, workspace) &&
+          treeIndependent(planned.command, planned.path, workspace);
         looked.set(key, missing);
       }
       if (!missing) continue;
       const steps = byCommand.get(planned.command);
       if (steps?.[steps.length - 1] === whole) continue; // two alternatives of one step on one agent
-      if (steps) steps.push(whole); else byCommand.set(planned.command, [whole]);
+      if (steps) steps.push(whole);
+      else byCommand.set(planned.command, [whole]);
     }
   }
   return [...byCommand].map(([command, steps]) => ({ command, steps }));
 }
 
 /** The executable and PATH the step's first attempt would use; undefined when only the run can tell. */
-function plannedCommand(graph: Graph, step: GraphStep, baseEnv: Readonly<Record<string, string | undefined>>): { command: string; path: string | undefined } | undefined {
+function plannedCommand(
+  graph: Graph,
+  step: GraphStep,
+  baseEnv: Readonly<Record<string, string | undefined>>,
+): { command: string; path: string | undefined } | undefined {
   let inv: ReturnType<typeof stepInvocation>;
   try {
-    inv = stepInvocation({ graph, step, runId: UNKNOWN, outputs: new Unknowns<string>(), statuses: new Unknowns<StepStatus>(), baseEnv });
+    inv = stepInvocation({
+      graph,
+      step,
+      runId: UNKNOWN,
+      outputs: new Unknowns<string>(),
+      statuses: new Unknowns<StepStatus>(),
+      baseEnv,
+    });
   } catch {
     return undefined; // a command that renders to nothing: the attempt says so
   }
@@ -118,7 +146,10 @@ function inside(root: string, file: string): boolean {
 }
 
 export function stepList(steps: readonly GraphStep[]): string {
-  const ids = steps.slice(0, NAMED_STEPS).map((s) => s.id).join(', ');
+  const ids = steps
+    .slice(0, NAMED_STEPS)
+    .map((s) => s.id)
+    .join(', ');
   const more = steps.length > NAMED_STEPS ? ` and ${steps.length - NAMED_STEPS} more` : '';
   return `${steps.length === 1 ? 'step' : 'steps'} ${ids}${more}`;
 }

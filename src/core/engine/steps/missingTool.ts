@@ -13,7 +13,9 @@ export class OutputTail {
   add(text: string): void {
     this.text = (this.text + text).slice(-TAIL);
   }
-  get value(): string { return this.text; }
+  get value(): string {
+    return this.text;
+  }
 }
 
 /**
@@ -21,11 +23,20 @@ export class OutputTail {
  * "X: not found", or the command's own words when it exited 127) that the workspace has under
  * node_modules/.bin and the worktree has not. Undefined when none.
  */
-export function nodeModulesHint(o: { workspace: string; tree: string; command: string; exitCode: number | null; output: string }): string | undefined {
+export function nodeModulesHint(o: {
+  workspace: string;
+  tree: string;
+  command: string;
+  exitCode: number | null;
+  output: string;
+}): string | undefined {
   if (o.tree === o.workspace || existsSync(join(o.tree, 'node_modules'))) return undefined;
   const named = new Set([...o.output.matchAll(NOT_FOUND)].map((m) => m[1]!));
-  if (o.exitCode === 127) for (const w of o.command.split(/[\s;&|()]+/)) if (/^[A-Za-z0-9@._+-]+$/.test(w)) named.add(w);
-  const tools = [...named].filter((t) => t !== '.' && t !== '..' && existsSync(join(o.workspace, 'node_modules', '.bin', t)));
+  if (o.exitCode === 127)
+    for (const w of o.command.split(/[\s;&|()]+/)) if (/^[A-Za-z0-9@._+-]+$/.test(w)) named.add(w);
+  const tools = [...named].filter(
+    (t) => t !== '.' && t !== '..' && existsSync(join(o.workspace, 'node_modules', '.bin', t)),
+  );
   if (tools.length === 0) return undefined;
   return `${tools.join(', ')} ${tools.length === 1 ? 'is' : 'are'} in the workspace's node_modules/.bin, which the worktree lacks: add \`symlink: [node_modules]\` to the step`;
 }

@@ -7,7 +7,14 @@ import { retryNote, withRetryNote } from '../../agents/retryPrompt';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
 import type { AgentDef, Graph, GraphStep } from '../../plan/types';
 import { ownValue } from '../../plan/dict';
-import { classifyRef, envNameFor, parseTemplates, renderTemplate, shellTemplate, type TemplateRef } from '../../plan/templates';
+import {
+  classifyRef,
+  envNameFor,
+  parseTemplates,
+  renderTemplate,
+  shellTemplate,
+  type TemplateRef,
+} from '../../plan/templates';
 import { MAX_ARG_BYTES, spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
 import type { PreviousAttempt } from '../types';
@@ -39,20 +46,35 @@ export interface Invocation {
 }
 
 /** The value of one template reference for this step. */
-export function lookupRef(scope: RenderScope, env: Readonly<Record<string, string | undefined>>, ref: TemplateRef): string {
+export function lookupRef(
+  scope: RenderScope,
+  env: Readonly<Record<string, string | undefined>>,
+  ref: TemplateRef,
+): string {
   const c = classifyRef(ref.path);
   switch (c?.kind) {
-    case 'context': return scope.graph.plan.context ?? '';
-    case 'matrix': return ownValue(scope.step.matrix?.values, c.key!) ?? '';
-    case 'env': return ownValue(env, c.key!) ?? '';
-    case 'step-output': return scope.outputs.get(c.key!) ?? '';
-    case 'step-status': return scope.statuses.get(c.key!) ?? '';
-    case 'plan-name': return scope.graph.plan.name;
-    case 'run-id': return scope.runId;
-    case 'attempt-reason': return scope.previous?.reason ?? '';
-    case 'attempt-output': return scope.previous?.output ?? '';
-    case 'alternative-index': return String(scope.step.alternative?.index ?? '');
-    default: throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
+    case 'context':
+      return scope.graph.plan.context ?? '';
+    case 'matrix':
+      return ownValue(scope.step.matrix?.values, c.key!) ?? '';
+    case 'env':
+      return ownValue(env, c.key!) ?? '';
+    case 'step-output':
+      return scope.outputs.get(c.key!) ?? '';
+    case 'step-status':
+      return scope.statuses.get(c.key!) ?? '';
+    case 'plan-name':
+      return scope.graph.plan.name;
+    case 'run-id':
+      return scope.runId;
+    case 'attempt-reason':
+      return scope.previous?.reason ?? '';
+    case 'attempt-output':
+      return scope.previous?.output ?? '';
+    case 'alternative-index':
+      return String(scope.step.alternative?.index ?? '');
+    default:
+      throw new Error(`unresolvable template ${ref.expr} in step ${scope.step.id} (validation should have caught it)`);
   }
 }
 
@@ -86,7 +108,10 @@ export function shellInvocation(scope: RenderScope, source: string, env: Record<
   }
   const taken = new Set(vars.map((v) => v.name));
   for (const need of scope.step.needs) {
-    for (const [name, value] of [[envNameFor(['steps', need, 'output']), scope.outputs.get(need)], [envNameFor(['steps', need, 'status']), scope.statuses.get(need)]] as const) {
+    for (const [name, value] of [
+      [envNameFor(['steps', need, 'output']), scope.outputs.get(need)],
+      [envNameFor(['steps', need, 'status']), scope.statuses.get(need)],
+    ] as const) {
       // Two needs that spell one name (`a-b`, `a_b`) leave it to the first; a template's own name wins.
       if (value === undefined || taken.has(name)) continue;
       taken.add(name);
@@ -133,7 +158,8 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string, said?
   const usesContext = kinds.includes('context');
   // The prompt as text, what a text agent gets and BRAID_PROMPT holds for any agent.
   let prompt = promptWithContext(agent, render(source), graph.plan.context, usesContext);
-  if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output')) prompt = withRetryNote(prompt, failed, step.isolation);
+  if (failed && !kinds.includes('attempt-reason') && !kinds.includes('attempt-output'))
+    prompt = withRetryNote(prompt, failed, step.isolation);
   if (said !== undefined) prompt = `${prompt}\n\n${said}`;
   if (!text) return withPrompt(scope, codeInvocation(scope, agent, source, prompt, env), prompt);
   const inv = agentInvocation(agent, render, prompt);
@@ -146,7 +172,13 @@ export function stepInvocation(scope: RenderScope, resumeSession?: string, said?
  * the environment, so a dependency's output holding `$(…)` stays data whatever reads it. Its own
  * env, cwd and `${{ prompt }}` in them are values (an environment is data).
  */
-function codeInvocation(scope: RenderScope, agent: AgentDef, source: string, prompt: string, env: Record<string, string>): Invocation {
+function codeInvocation(
+  scope: RenderScope,
+  agent: AgentDef,
+  source: string,
+  prompt: string,
+  env: Record<string, string>,
+): Invocation {
   const code = codeCommand(agent, source);
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
   const inv = agentSurroundings(agent, render, prompt);
@@ -155,7 +187,12 @@ function codeInvocation(scope: RenderScope, agent: AgentDef, source: string, pro
   if (code.command.length === 0 || code.command[0] === '') {
     throw new Error(`agent ${agent.name}: command renders to no executable (${JSON.stringify(agent.command)})`);
   }
-  return { argv: code.command, env: out, ...(code.stdin !== undefined ? { stdin: code.stdin } : {}), ...(inv.cwd !== undefined ? { cwd: inv.cwd } : {}) };
+  return {
+    argv: code.command,
+    env: out,
+    ...(code.stdin !== undefined ? { stdin: code.stdin } : {}),
+    ...(inv.cwd !== undefined ? { cwd: inv.cwd } : {}),
+  };
 }
 
 /** The prompt's text in the environment as BRAID_PROMPT; past one string's limit, in a file named by BRAID_PROMPT_FILE. */

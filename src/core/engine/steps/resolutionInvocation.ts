@@ -18,7 +18,9 @@ export function resolutionAgent(scope: RenderScope, resolving: Resolving): Agent
   const name = resolving.agent ?? scope.step.agent;
   const agent = name === undefined ? undefined : scope.graph.agents[name];
   if (!agent) return undefined;
-  return name === scope.step.agent && scope.step.kind === 'prompt' ? stepAgent(agent, stepAgentOptions(scope.step)) : agent;
+  return name === scope.step.agent && scope.step.kind === 'prompt'
+    ? stepAgent(agent, stepAgentOptions(scope.step))
+    : agent;
 }
 
 export function resolutionInvocation(scope: RenderScope, resolving: Resolving): Invocation {
@@ -29,11 +31,15 @@ export function resolutionInvocation(scope: RenderScope, resolving: Resolving): 
   // A command that may run its prompt (promptInput.ts) runs its step's own invocation again, with
   // the conflicted files in its environment: the note, made of file and step names, is never its source.
   if (!takesText(agent)) {
-    if (!own || scope.step.kind !== 'prompt') throw new Error(`step ${scope.step.id}: agent ${agent.name} takes no text and cannot resolve another step (resolveRequest.ts refuses it)`);
+    if (!own || scope.step.kind !== 'prompt')
+      throw new Error(
+        `step ${scope.step.id}: agent ${agent.name} takes no text and cannot resolve another step (resolveRequest.ts refuses it)`,
+      );
     const inv = stepInvocation(scope);
     // The note reaches it as a value: after its prompt in BRAID_PROMPT (`[bash, -c, 'mytool "$BRAID_PROMPT"']`).
     const note = conflictNote(resolving.files, resolving.changedBy);
-    const prompt: Record<string, string> = inv.env.BRAID_PROMPT !== undefined ? { BRAID_PROMPT: `${inv.env.BRAID_PROMPT.trimEnd()}\n\n${note}` } : {};
+    const prompt: Record<string, string> =
+      inv.env.BRAID_PROMPT !== undefined ? { BRAID_PROMPT: `${inv.env.BRAID_PROMPT.trimEnd()}\n\n${note}` } : {};
     return { ...inv, env: { ...inv.env, ...prompt, BRAID_CONFLICT_FILES: env.BRAID_CONFLICT_FILES } };
   }
   const render = (t: string) => renderTemplate(t, (r) => lookupRef(scope, env, r));
@@ -44,9 +50,10 @@ export function resolutionInvocation(scope: RenderScope, resolving: Resolving): 
     return { ...inv, env: { ...env, ...inv.env }, resumed: resolving.sessionId! };
   }
   // A new session does not know the task: the step's prompt first (a `run` step's command, for `--agent`).
-  const task = scope.step.kind === 'prompt'
-    ? promptWithContext(agent, render(scope.step.prompt ?? ''), scope.graph.plan.context, false)
-    : `The task was this shell command, run in this folder: ${scope.step.run ?? ''}`;
+  const task =
+    scope.step.kind === 'prompt'
+      ? promptWithContext(agent, render(scope.step.prompt ?? ''), scope.graph.plan.context, false)
+      : `The task was this shell command, run in this folder: ${scope.step.run ?? ''}`;
   const inv = agentInvocation(agent, render, `${task.trimEnd()}\n\n${note}`);
   return { ...inv, env: { ...env, ...inv.env } };
 }

@@ -59,7 +59,11 @@ export class Takeovers {
   /** A person steps into the running attempt of `stepId`. */
   request(stepId: string, t: Takeover): TakeoverAnswer {
     const take = this.live.get(stepId);
-    if (!take) return { ok: false, message: `${stepId} is not running an agent session now (a person may step into a running agent step that takes prose, not a shell step or a shell agent, one person at a time)` };
+    if (!take)
+      return {
+        ok: false,
+        message: `${stepId} is not running an agent session now (a person may step into a running agent step that takes prose, not a shell step or a shell agent, one person at a time)`,
+      };
     take(t);
     return { ok: true };
   }
@@ -70,13 +74,25 @@ export class Takeovers {
  * the stopped process had used; after a handover (`after` undefined), the stopped process's,
  * no longer an error (the person's session, not the stopped process, decides the attempt).
  */
-export function afterTakeover<T extends { sessionId?: string; turns?: number; inputTokens?: number; outputTokens?: number; costUsd?: number; isError?: boolean }>(
-  before: T | undefined, after: T | undefined,
-): T | undefined {
+export function afterTakeover<
+  T extends {
+    sessionId?: string;
+    turns?: number;
+    inputTokens?: number;
+    outputTokens?: number;
+    costUsd?: number;
+    isError?: boolean;
+  },
+>(before: T | undefined, after: T | undefined): T | undefined {
   if (after === undefined) return before ? { ...before, isError: false } : undefined;
   if (before === undefined) return after;
   const add = (a?: number, b?: number) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
-  const sum = { turns: add(before.turns, after.turns), inputTokens: add(before.inputTokens, after.inputTokens), outputTokens: add(before.outputTokens, after.outputTokens), costUsd: add(before.costUsd, after.costUsd) };
+  const sum = {
+    turns: add(before.turns, after.turns),
+    inputTokens: add(before.inputTokens, after.inputTokens),
+    outputTokens: add(before.outputTokens, after.outputTokens),
+    costUsd: add(before.costUsd, after.costUsd),
+  };
   const out = { ...after, sessionId: after.sessionId ?? before.sessionId };
   for (const [k, v] of Object.entries(sum)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
   return out;

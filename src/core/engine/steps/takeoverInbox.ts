@@ -19,8 +19,17 @@ const requestSchema = z.union([
 ]);
 export type TakeoverRequest = z.infer<typeof requestSchema>;
 
-const answerSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), message: z.string() })]);
-const openSchema = z.object({ cwd: z.string(), argv: z.array(z.string()).min(1), env: z.record(z.string(), z.string()), resumed: z.string().optional(), why: z.string().optional() });
+const answerSchema = z.union([
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+const openSchema = z.object({
+  cwd: z.string(),
+  argv: z.array(z.string()).min(1),
+  env: z.record(z.string(), z.string()),
+  resumed: z.string().optional(),
+  why: z.string().optional(),
+});
 
 /** The folder a run's process watches for takeovers. */
 export function takeoverDir(runDir: string): string {
@@ -33,7 +42,11 @@ async function writeAtomic(file: string, text: string): Promise<void> {
   await rename(tmp, file);
 }
 
-const exists = (file: string): Promise<boolean> => readFile(file).then(() => true, () => false);
+const exists = (file: string): Promise<boolean> =>
+  readFile(file).then(
+    () => true,
+    () => false,
+  );
 
 /** Waits until `ready()` (woken by the folder's changes, and every `everyMs` for what a watch misses). */
 function until(dir: string, ready: () => Promise<boolean>, signal?: AbortSignal, everyMs = 250): Promise<boolean> {
@@ -48,10 +61,22 @@ function until(dir: string, ready: () => Promise<boolean>, signal?: AbortSignal,
       signal?.removeEventListener('abort', onAbort);
       resolve(v);
     };
-    const look = (): void => { void ready().then((r) => { if (r) finish(true); }, () => undefined); };
+    const look = (): void => {
+      void ready().then(
+        (r) => {
+          if (r) finish(true);
+        },
+        () => undefined,
+      );
+    };
     const onAbort = (): void => finish(false);
     signal?.addEventListener('abort', onAbort, { once: true });
-    try { watcher = watch(dir, look); watcher.on('error', () => undefined); } catch { /* polled instead */ }
+    try {
+      watcher = watch(dir, look);
+      watcher.on('error', () => undefined);
+    } catch {
+      /* polled instead */
+    }
     const timer = setInterval(look, everyMs);
     if (signal?.aborted) finish(false);
     else look();
@@ -62,7 +87,11 @@ function until(dir: string, ready: () => Promise<boolean>, signal?: AbortSignal,
  * The run's side: each request is handed to `takeovers` and answered. `onSay` records a message
  * in the step's record once it was taken. `close` stops taking requests.
  */
-export async function openTakeoverInbox(runDir: string, takeovers: Takeovers, onSay: (step: string, message: string) => void): Promise<{ close(): void }> {
+export async function openTakeoverInbox(
+  runDir: string,
+  takeovers: Takeovers,
+  onSay: (step: string, message: string) => void,
+): Promise<{ close(): void }> {
   const dir = takeoverDir(runDir);
   await mkdir(dir, { recursive: true });
   const seen = new Set<string>();
@@ -105,7 +134,12 @@ export async function openTakeoverInbox(runDir: string, takeovers: Takeovers, on
   const watcher = watch(dir, (_e, name) => take(name));
   watcher.on('error', () => undefined);
   for (const name of await readdir(dir)) take(name);
-  return { close: () => { closed = true; watcher.close(); } };
+  return {
+    close: () => {
+      closed = true;
+      watcher.close();
+    },
+  };
 }
 
 export type Posted = { ok: true; open?: Handover & { done(): Promise<void> } } | { ok: false; message: string };
@@ -124,14 +158,14 @@ export async function postTakeover(runDir: string, req: TakeoverRequest, alive: 
   const text = answered ? await readFile(file('.answer.json'), 'utf8').catch(() => undefined) : undefined;
   if (text === undefined) {
     await unlink(file('.req.json')).catch(() => undefined);
-    return { ok: false, message: 'the run\'s process ended before it took the request' };
+    return { ok: false, message: "the run's process ended before it took the request" };
   }
   await unlink(file('.answer.json')).catch(() => undefined);
   const answer = answerSchema.parse(JSON.parse(text));
   if (!answer.ok || req.kind === 'say') return answer;
   await until(dir, async () => (await exists(file('.open.json'))) || !alive());
   const open = await readFile(file('.open.json'), 'utf8').catch(() => undefined);
-  if (open === undefined) return { ok: false, message: 'the run\'s process ended before it handed the step over' };
+  if (open === undefined) return { ok: false, message: "the run's process ended before it handed the step over" };
   await unlink(file('.open.json')).catch(() => undefined);
   const h = openSchema.parse(JSON.parse(open));
   return { ok: true, open: { ...h, done: () => writeAtomic(file('.done'), '') } };

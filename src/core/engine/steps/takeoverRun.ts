@@ -17,13 +17,26 @@ export function saidInvocation(scope: RenderScope, session: string | undefined, 
 }
 
 /** The CLI a person gets for the attempt in `cwd`: the step's agent, interactive, continuing `session`. */
-export function handoverOf(scope: RenderScope, named: AgentDef, session: string | undefined, cwd: string, soFar: string): Handover {
+export function handoverOf(
+  scope: RenderScope,
+  named: AgentDef,
+  session: string | undefined,
+  cwd: string,
+  soFar: string,
+): Handover {
   const agent = stepAgent(named, stepAgentOptions(scope.step));
   const fresh = freshPrompt(scope, soFar);
   const cmd = interactiveCommand(agent, session, fresh);
   // Only the definition's fixed values: a rendered one may hold a need's output.
   const env = Object.fromEntries(Object.entries(agent.env).filter(([, v]) => !v.includes('${{')));
-  if (cmd.argv !== undefined) return { cwd, env, argv: cmd.argv, ...(cmd.resumed !== undefined ? { resumed: cmd.resumed } : {}), ...(cmd.why !== undefined ? { why: cmd.why } : {}) };
+  if (cmd.argv !== undefined)
+    return {
+      cwd,
+      env,
+      argv: cmd.argv,
+      ...(cmd.resumed !== undefined ? { resumed: cmd.resumed } : {}),
+      ...(cmd.why !== undefined ? { why: cmd.why } : {}),
+    };
   // No interactive form Braid knows: the step's own command, with the fresh prompt.
   const inv = stepInvocation(scope, undefined, soFarNote(soFar));
   return { cwd, env, argv: inv.argv, why: cmd.why };

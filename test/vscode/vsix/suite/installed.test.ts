@@ -22,7 +22,9 @@ function processesWith(needle: string): string[][] {
     try {
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
       if (argv.some((a) => a.includes(needle))) found.push(argv);
-    } catch { /* gone meanwhile */ }
+    } catch {
+      /* gone meanwhile */
+    }
   }
   return found;
 }
@@ -47,11 +49,21 @@ describe('Braid installed from its .vsix', function () {
   it('runs a shell plan with braid.runPlan: a succeeded summary, a matching run record, an engine from the installed bundle', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     await braidApi();
-    const uri = await writePlan('packaged', [
-      'version: 1', 'name: Packaged', 'steps:',
-      '  one:', '    run: echo one', '  two:', '    run: echo two',
-      '  both:', '    needs: [one, two]', '    run: echo "after ${{ steps.one.output }}"',
-    ].join('\n'));
+    const uri = await writePlan(
+      'packaged',
+      [
+        'version: 1',
+        'name: Packaged',
+        'steps:',
+        '  one:',
+        '    run: echo one',
+        '  two:',
+        '    run: echo two',
+        '  both:',
+        '    needs: [one, two]',
+        '    run: echo "after ${{ steps.one.output }}"',
+      ].join('\n'),
+    );
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary | undefined;
     assert.ok(summary, 'braid.runPlan resolved undefined');
     assert.equal(summary.status, 'succeeded', JSON.stringify(summary.steps));
