@@ -26,17 +26,16 @@ describe('webhookNotifier', () => {
         env: { HOOK: url },
         notice: (m) => notices.push(m),
       };
-      const o = (await webhookNotifier({ extra: ['${{ env.HOOK }}'], timeoutMs: 300 })(start)) as RunObserver;
+      const o = (await webhookNotifier({ extra: ['${{ env.HOOK }}'], timeoutMs: 1000 })(start)) as RunObserver;
       const time = new Date().toISOString();
       o.onEvent({ type: 'step', id: 'a', status: 'review', attempt: 1, time, run: 'r1' });
       o.onEvent({ type: 'budget', spentUsd: 2, budgetUsd: 1, time, run: 'r1' });
       o.onEvent({ type: 'run', status: 'failed', plan: 'p', steps: 1, time, run: 'r1' });
-      const t = performance.now();
       await o.close();
-      assert.ok(performance.now() - t < 2000, 'one timeout, not three');
+      // The server holds every request it gets: one means the two later events never tried the hook.
       assert.equal(held.length, 1, 'the later events skipped the hung hook');
       assert.deepEqual(notices, [
-        'notify: the webhook ${{ env.HOOK }} failed (no answer within 300 ms); the run goes on, and later failures of it are not reported',
+        'notify: the webhook ${{ env.HOOK }} failed (no answer within 1 s); the run goes on, and later failures of it are not reported',
       ]);
     } finally {
       server.closeAllConnections();
