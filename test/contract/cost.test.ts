@@ -9,6 +9,7 @@ import { scenarios, type Usage } from './modelServer/scenario';
 import type { ModelServer, Provider, RecordedRequest } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
 import { costAt, priceOf } from '../../src/core/cost/prices';
+import { plan } from '../helpers/planText';
 
 const CLIS = { claude: 'anthropic', codex: 'openai', gemini: 'gemini' } as const satisfies Record<string, Provider>;
 // Big enough that a cent is a fine measure: about $0.52 a claude turn, $0.56 codex, $0.04 gemini.
@@ -51,7 +52,13 @@ describe('what each agent costs (contract)', function () {
       const ws = await makeWorkspace(home.dir, { git: false });
       const r = await runPlan(
         ws,
-        ['version: 1', 'steps:', '  work:', `    agent: ${cli}`, '    prompt: Write a.txt.'].join('\n') + '\n',
+        plan`
+          version: 1
+          steps:
+            work:
+              agent: ${cli}
+              prompt: Write a.txt.
+          `,
         home.env,
       );
       const s = stepOf(r, 'work');
@@ -84,26 +91,26 @@ describe('what each agent costs (contract)', function () {
     // claude ≈ $0.52, gemini ≈ $0.04 (0.56 so far), codex ≈ $0.56 streams past $1.00: stopped; claude2 never starts.
     const r = await runPlan(
       ws,
-      [
-        'version: 1',
-        'max-cost-usd: 1.00',
-        'steps:',
-        '  first:',
-        '    agent: claude',
-        '    prompt: One.',
-        '  second:',
-        '    agent: gemini',
-        '    needs: [first]',
-        '    prompt: Two.',
-        '  third:',
-        '    agent: codex',
-        '    needs: [second]',
-        '    prompt: Three.',
-        '  fourth:',
-        '    agent: claude',
-        '    needs: [third]',
-        '    prompt: Four.',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        max-cost-usd: 1.00
+        steps:
+          first:
+            agent: claude
+            prompt: One.
+          second:
+            agent: gemini
+            needs: [first]
+            prompt: Two.
+          third:
+            agent: codex
+            needs: [second]
+            prompt: Three.
+          fourth:
+            agent: claude
+            needs: [third]
+            prompt: Four.
+        `,
       home.env,
     );
     const out = `${r.stdout}\n${r.stderr}`;
@@ -135,14 +142,14 @@ describe('what each agent costs (contract)', function () {
     const ws = await makeWorkspace(home.dir, { git: false });
     const r = await runPlan(
       ws,
-      [
-        'version: 1',
-        'max-cost-usd: 1.00',
-        'steps:',
-        '  long:',
-        '    agent: claude',
-        '    prompt: Run the commands.',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        max-cost-usd: 1.00
+        steps:
+          long:
+            agent: claude
+            prompt: Run the commands.
+        `,
       home.env,
       ['--permission', 'full'],
     );

@@ -13,17 +13,17 @@ import { withModelAndHome } from './harness/suite';
 import type { AgentHome } from './harness/agentHome';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
+import { plan } from '../helpers/planText';
 
-const PLAN =
-  [
-    'version: 1',
-    'steps:',
-    '  hello:',
-    '    run: echo "hello from braid" > hello.txt; cat hello.txt',
-    '  after:',
-    '    needs: [hello]',
-    '    run: wc -c < hello.txt',
-  ].join('\n') + '\n';
+const PLAN = plan`
+    version: 1
+    steps:
+      hello:
+        run: echo "hello from braid" > hello.txt; cat hello.txt
+      after:
+        needs: [hello]
+        run: wc -c < hello.txt
+    `;
 
 const PROMPT = 'Run the Braid plan p.braid.yaml with the run_plan tool.';
 

@@ -11,24 +11,24 @@ import { braid, makeWorkspace } from './harness/braidRun';
 import type { Scenario } from './modelServer/scenario';
 import type { ModelServer, RecordedRequest } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
+import { plan } from '../helpers/planText';
 
 const WRITE_LINE = /^Write the plan to this file: (.+)$/m;
 
 /** A valid plan naming the draft it was written for, so the kept file says which one it was. */
 const planFor = (file: string): string =>
-  [
-    'version: 1',
-    `name: drafted into ${file}`,
-    'steps:',
-    '  lint:',
-    '    run: echo lint',
-    '  test:',
-    '    run: echo test',
-    '  build:',
-    '    needs: [lint, test]',
-    '    run: echo build',
-    '',
-  ].join('\n');
+  plan`
+    version: 1
+    name: drafted into ${file}
+    steps:
+      lint:
+        run: echo lint
+      test:
+        run: echo test
+      build:
+        needs: [lint, test]
+        run: echo build
+    `;
 
 /** Drafters write the file their prompt names; the judge picks draft 2. */
 function planning(req: RecordedRequest): Scenario {

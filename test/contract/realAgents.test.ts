@@ -8,6 +8,7 @@ import { makeWorkspace, runPlan, stepOf } from './harness/braidRun';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
+import { plan } from '../helpers/planText';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 
@@ -27,18 +28,18 @@ describe('real agent CLIs through braid run (contract)', function () {
       const ws = await makeWorkspace(home.dir, { git: true });
       const r = await runPlan(
         ws,
-        [
-          'version: 1',
-          'steps:',
-          '  write:',
-          `    agent: ${cli}`,
-          '    isolation: worktree',
-          '    prompt: Write hello.txt.',
-          '    writes: [hello.txt]',
-          '  after:',
-          '    needs: [write]',
-          '    run: \'echo "got: ${{ steps.write.output }}"\'',
-        ].join('\n') + '\n',
+        plan`
+          version: 1
+          steps:
+            write:
+              agent: ${cli}
+              isolation: worktree
+              prompt: Write hello.txt.
+              writes: [hello.txt]
+            after:
+              needs: [write]
+              run: 'echo "got: \${{ steps.write.output }}"'
+          `,
         home.env,
       );
       const w = stepOf(r, 'write');

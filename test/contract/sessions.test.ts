@@ -9,6 +9,7 @@ import { braid, makeWorkspace, runPlan, stepOf } from './harness/braidRun';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
+import { plan } from '../helpers/planText';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 
@@ -78,9 +79,14 @@ describe('sessions, tokens and budgets of the real agent CLIs (contract)', funct
     const ws = await makeWorkspace(home.dir, { git: false });
     const r = await runPlan(
       ws,
-      ['version: 1', 'steps:', '  spend:', '    agent: claude', '    prompt: Spend.', '    max-cost-usd: 0.0001'].join(
-        '\n',
-      ) + '\n',
+      plan`
+        version: 1
+        steps:
+          spend:
+            agent: claude
+            prompt: Spend.
+            max-cost-usd: 0.0001
+        `,
       home.env,
       ['--permission', 'full'],
     );

@@ -14,6 +14,7 @@ import { makeWorkspace, runPlan, stepOf, type RunResult } from './harness/braidR
 import { scenarios, type Scenario } from './modelServer/scenario';
 import type { ModelServer, RecordedRequest } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
+import { plan } from '../helpers/planText';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
 const q = (s: string) => JSON.stringify(s);
@@ -48,17 +49,17 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
       const from = server.requests.length;
       const r = await runPlan(
         ws,
-        [
-          'version: 1',
-          `env: { MARKER: ${q(join(ws.dir, '.failed-once'))} }`,
-          'steps:',
-          '  fix:',
-          `    agent: ${cli}`,
-          '    prompt: Make sum() right.',
-          '    check: sh check.sh',
-          '    retries: 1',
-          '    retry-delay: 100ms',
-        ].join('\n') + '\n',
+        plan`
+          version: 1
+          env: { MARKER: ${q(join(ws.dir, '.failed-once'))} }
+          steps:
+            fix:
+              agent: ${cli}
+              prompt: Make sum() right.
+              check: sh check.sh
+              retries: 1
+              retry-delay: 100ms
+          `,
         home.env,
       );
       const s = stepOf(r, 'fix');
@@ -97,14 +98,14 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
     const from = server.requests.length;
     const r = await runPlan(
       ws,
-      [
-        'version: 1',
-        'defaults: { isolation: shared }',
-        'steps:',
-        '  c: { agent: claude, prompt: "[c] hi", matrix: { m: [braid-model-a, braid-model-b] }, model: "${{ matrix.m }}" }',
-        '  x: { agent: codex, prompt: "[x] hi", model: braid-model-x }',
-        '  g: { agent: gemini, prompt: "[g] hi", model: braid-model-g }',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        defaults: { isolation: shared }
+        steps:
+          c: { agent: claude, prompt: "[c] hi", matrix: { m: [braid-model-a, braid-model-b] }, model: "\${{ matrix.m }}" }
+          x: { agent: codex, prompt: "[x] hi", model: braid-model-x }
+          g: { agent: gemini, prompt: "[g] hi", model: braid-model-g }
+        `,
       home.env,
     );
     for (const id of ['c-braid-model-a', 'c-braid-model-b', 'x', 'g'])
@@ -122,12 +123,12 @@ describe('what a step asks of the real agent CLIs (contract)', function () {
     const ws = await makeWorkspace(home.dir, { git: true });
     const r = await runPlan(
       ws,
-      [
-        'version: 1',
-        'steps:',
-        '  short: { agent: claude, isolation: shared, max-turns: 1, tools: ["Bash(echo:*)"], prompt: "Echo twice." }',
-        '  long: { agent: claude, isolation: shared, max-turns: 5, tools: ["Bash(echo:*)"], prompt: "Echo twice." }',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          short: { agent: claude, isolation: shared, max-turns: 1, tools: ["Bash(echo:*)"], prompt: "Echo twice." }
+          long: { agent: claude, isolation: shared, max-turns: 5, tools: ["Bash(echo:*)"], prompt: "Echo twice." }
+        `,
       home.env,
     );
     const short = stepOf(r, 'short');

@@ -14,6 +14,7 @@ import { openTerminal, type Terminal } from './harness/tmux';
 import { withModelAndHome } from './harness/suite';
 import { scenarios, type Scenario } from './modelServer/scenario';
 import type { ModelServer, RecordedRequest } from './modelServer/server';
+import { plan } from '../helpers/planText';
 
 /** Polls `get` until it returns something; throws `what` after `ms`. */
 async function until<T>(get: () => Promise<T | undefined> | T | undefined, what: string, ms = 90_000): Promise<T> {
@@ -73,17 +74,17 @@ function longRunUntil(word: string, then: Scenario, first = LONG): (q: RecordedR
 }
 
 const PLAN = (check: string) =>
-  [
-    'version: 1',
-    'steps:',
-    '  work:',
-    '    agent: claude',
-    '    prompt: FIRST PROMPT of the work step.',
-    `    check: ${check}`,
-    '  after:',
-    '    needs: [work]',
-    '    run: cp attached.txt after.txt',
-  ].join('\n') + '\n';
+  plan`
+    version: 1
+    steps:
+      work:
+        agent: claude
+        prompt: FIRST PROMPT of the work step.
+        check: ${check}
+      after:
+        needs: [work]
+        run: cp attached.txt after.txt
+    `;
 
 /**
  * Waits for claude's prompt box, answering the questions a first interactive start asks on the

@@ -10,6 +10,7 @@ import { RunStore } from '../../src/core/engine/records/runStore';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { isGone } from '../helpers/processes';
 import { assertNoLeftovers, runInRepo, userState } from '../helpers/runInRepo';
+import { plan } from '../helpers/planText';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -113,24 +114,23 @@ describe('best-of with real processes', function () {
   });
 
   it('pick check reads a score only from `score: N` or $BRAID_SCORE_FILE (the file first), never a test count printed last', async () => {
-    const plan =
-      [
-        'version: 1',
-        'steps:',
-        '  s:',
-        '    best-of: 3',
-        '    pick: check',
-        '    isolation: worktree',
-        '    writes: [a.txt]',
-        '    run: echo "$BRAID_ALTERNATIVE" > a.txt',
-        '    check: |',
-        '      case "$BRAID_ALTERNATIVE" in',
-        '        1) echo "score: 7" ;;',
-        '        2) echo "score: 1"; echo 40 > "$BRAID_SCORE_FILE" ;;',
-        '      esac',
-        '      echo "99 tests passed"',
-      ].join('\n') + '\n';
-    repo = makeRepo({ 'p.braid.yaml': plan });
+    const text = plan`
+        version: 1
+        steps:
+          s:
+            best-of: 3
+            pick: check
+            isolation: worktree
+            writes: [a.txt]
+            run: echo "$BRAID_ALTERNATIVE" > a.txt
+            check: |
+              case "$BRAID_ALTERNATIVE" in
+                1) echo "score: 7" ;;
+                2) echo "score: 1"; echo 40 > "$BRAID_SCORE_FILE" ;;
+              esac
+              echo "99 tests passed"
+        `;
+    repo = makeRepo({ 'p.braid.yaml': text });
     const { record } = await runInRepo(repo, join(repo.dir, 'p.braid.yaml'));
     const s = record.steps.s!;
     assert.deepEqual(
@@ -159,15 +159,14 @@ describe('best-of with real processes', function () {
 
   it('pick review: the step waits; `braid pick` from another terminal refuses a failed alternative and lands a passed one', async () => {
     repo = makeRepo({
-      'p.braid.yaml': [
-        'version: 1',
-        'steps:',
-        '  race:',
-        '    pick: review',
-        '    best-of: 3',
-        '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt; echo "alt $BRAID_ALTERNATIVE"; [ "$BRAID_ALTERNATIVE" != 2 ]',
-        '',
-      ].join('\n'),
+      'p.braid.yaml': plan`
+        version: 1
+        steps:
+          race:
+            pick: review
+            best-of: 3
+            run: echo "from $BRAID_ALTERNATIVE" > pick.txt; echo "alt $BRAID_ALTERNATIVE"; [ "$BRAID_ALTERNATIVE" != 2 ]
+        `,
     });
     let runId = '';
     const running = runInRepo(repo, join(repo.dir, 'p.braid.yaml'), {

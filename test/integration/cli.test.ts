@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { plan } from '../helpers/planText';
 
 // The bundle users run; built once before the suite (esbuild takes about a second).
 const ROOT = resolve(__dirname, '../..');
@@ -39,20 +40,20 @@ describe('braid CLI', function () {
 
   it('validate warns (stderr, exit 0) about overlapping writers and templates in single quotes', () => {
     const w = workspace(
-      [
-        'version: 1',
-        'steps:',
-        '  a:',
-        "    run: echo '${{ plan.name }}'",
-        '    writes: ["src/**"]',
-        '  b:',
-        '    run: echo',
-        '    writes: [src/a.ts]',
-        '  c:',
-        '    needs: [a]',
-        '    run: echo',
-        '    writes: [src/a.ts]',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo '\${{ plan.name }}'
+            writes: ["src/**"]
+          b:
+            run: echo
+            writes: [src/a.ts]
+          c:
+            needs: [a]
+            run: echo
+            writes: [src/a.ts]
+        `,
     );
     const r = braid(['validate', w.plan], w.dir);
     assert.equal(r.status, 0);
@@ -92,16 +93,16 @@ describe('braid CLI', function () {
 
   it('run --json: events in order, outputs flow to dependents as data, exit 0; status and logs read the record', () => {
     const w = workspace(
-      [
-        'version: 1',
-        'steps:',
-        '  a:',
-        '    run: |',
-        '      printf \'%s\' "x; touch pwned #"',
-        '  b:',
-        '    needs: [a]',
-        '    run: echo "got ${{ steps.a.output }}"',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          a:
+            run: |
+              printf '%s' "x; touch pwned #"
+          b:
+            needs: [a]
+            run: echo "got \${{ steps.a.output }}"
+        `,
     );
     const r = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(r.status, 0, r.stderr);
@@ -136,17 +137,17 @@ describe('braid CLI', function () {
 
   it('a failure exits 1 and skips dependents; retry re-runs what failed and keeps what succeeded', () => {
     const w = workspace(
-      [
-        'version: 1',
-        'steps:',
-        '  ok:',
-        '    run: echo fine',
-        '  gate:',
-        '    run: test -f fixed',
-        '  after:',
-        '    needs: [gate, ok]',
-        '    run: echo after',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          ok:
+            run: echo fine
+          gate:
+            run: test -f fixed
+          after:
+            needs: [gate, ok]
+            run: echo after
+        `,
     );
     const r = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(r.status, 1);
@@ -171,19 +172,19 @@ describe('braid CLI', function () {
 
   it('steps writing overlapping paths run one after the other and the wait is announced; disjoint ones overlap', () => {
     const w = workspace(
-      [
-        'version: 1',
-        'steps:',
-        '  wide:',
-        '    run: sleep 0.4',
-        '    writes: ["src/**"]',
-        '  narrow:',
-        '    run: sleep 0.4',
-        '    writes: [src/a.ts]',
-        '  docs:',
-        '    run: sleep 0.4',
-        '    writes: ["docs/**"]',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          wide:
+            run: sleep 0.4
+            writes: ["src/**"]
+          narrow:
+            run: sleep 0.4
+            writes: [src/a.ts]
+          docs:
+            run: sleep 0.4
+            writes: ["docs/**"]
+        `,
     );
     const r = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(r.status, 0, r.stderr);

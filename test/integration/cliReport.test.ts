@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { makeRepo } from '../helpers/gitRepo';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
@@ -35,17 +36,17 @@ describe('braid CLI: what a user is told', function () {
     dirs.push(repo.dir);
     writeFileSync(
       join(repo.dir, 'p.braid.yaml'),
-      [
-        'version: 1',
-        'steps:',
-        '  build:',
-        '    isolation: worktree',
-        '    writes: [src/**]',
-        '    run: |',
-        '      echo compiling',
-        '      echo "error: boom at line 3" >&2',
-        '      exit 1',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          build:
+            isolation: worktree
+            writes: [src/**]
+            run: |
+              echo compiling
+              echo "error: boom at line 3" >&2
+              exit 1
+        `,
     );
     const r = braid(['run', 'p.braid.yaml'], repo.dir);
     assert.equal(r.status, 1);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
 import { emulate } from '../helpers/actionsEmulator';
+import { plan } from '../helpers/planText';
 
 const ROOT = join(__dirname, '..', '..');
 const PWNED = '/tmp/braid-export-pwned';
@@ -85,30 +86,30 @@ describe('export github-actions: the workflow run', function () {
   });
 
   it('failures: continue-on-error, if: failure and skipped dependents as in Braid; a status is read as Braid names it; cwd and output', () => {
-    const text = [
-      'version: 1',
-      'name: Failures',
-      'steps:',
-      '  breaks:',
-      '    run: echo partial; exit 3',
-      '    continue-on-error: true',
-      '  after:',
-      '    needs: [breaks]',
-      '    run: echo "breaks was ${{ steps.breaks.status }}"',
-      '  fails:',
-      '    run: exit 1',
-      '  cleanup:',
-      '    needs: [fails]',
-      '    if: failure',
-      '    run: echo "cleaning up after ${{ steps.fails.status }}"',
-      '  never:',
-      '    needs: [fails]',
-      '    run: echo never',
-      '  files:',
-      '    cwd: docs',
-      "    run: printf 'from a file\\n\\n' > out.txt; echo not the output",
-      '    output: out.txt',
-    ].join('\n');
+    const text = plan`
+      version: 1
+      name: Failures
+      steps:
+        breaks:
+          run: echo partial; exit 3
+          continue-on-error: true
+        after:
+          needs: [breaks]
+          run: echo "breaks was \${{ steps.breaks.status }}"
+        fails:
+          run: exit 1
+        cleanup:
+          needs: [fails]
+          if: failure
+          run: echo "cleaning up after \${{ steps.fails.status }}"
+        never:
+          needs: [fails]
+          run: echo never
+        files:
+          cwd: docs
+          run: printf 'from a file\\n\\n' > out.txt; echo not the output
+          output: out.txt
+      `;
     const graph = compilePlan('failures.braid.yaml', text, { isGit: true }).graph!;
     const run = emulate(exportGithubActions(graph, { planPath: 'failures.braid.yaml' }).yaml, { origin: origin() });
     assert.deepEqual(
@@ -133,16 +134,16 @@ describe('export github-actions: the workflow run', function () {
   });
 
   it('timeout: each attempt is killed at its limit (the whole process group) and retried', () => {
-    const text = [
-      'version: 1',
-      'name: Slow',
-      'steps:',
-      '  slow:',
-      '    run: (sleep 30; echo late > late.txt) & sleep 30',
-      '    timeout: 1s',
-      '    retries: 1',
-      '    retry-delay: 100ms',
-    ].join('\n');
+    const text = plan`
+      version: 1
+      name: Slow
+      steps:
+        slow:
+          run: (sleep 30; echo late > late.txt) & sleep 30
+          timeout: 1s
+          retries: 1
+          retry-delay: 100ms
+      `;
     const graph = compilePlan('slow.braid.yaml', text, { isGit: true }).graph!;
     const started = Date.now();
     const run = emulate(exportGithubActions(graph, { planPath: 'slow.braid.yaml' }).yaml, { origin: origin() });

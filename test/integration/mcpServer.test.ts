@@ -9,22 +9,22 @@ import { join } from 'node:path';
 import { braid, buildCli } from '../helpers/cliRun';
 import { braidMcp, until, type BraidMcp } from '../helpers/mcpClient';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const { repo, cleanup } = throwaway('braid-mcp-');
 
-const REVIEWED =
-  [
-    'version: 1',
-    'steps:',
-    '  a:',
-    '    isolation: worktree',
-    '    review: true',
-    '    writes: [a.txt]',
-    '    run: printf "from a\\n" > a.txt',
-    '  b:',
-    '    needs: [a]',
-    '    run: cat a.txt; echo "b saw it"',
-  ].join('\n') + '\n';
+const REVIEWED = plan`
+    version: 1
+    steps:
+      a:
+        isolation: worktree
+        review: true
+        writes: [a.txt]
+        run: printf "from a\\n" > a.txt
+      b:
+        needs: [a]
+        run: cat a.txt; echo "b saw it"
+    `;
 
 const TOOLS = [
   'approve',
@@ -248,17 +248,16 @@ describe('braid mcp: an MCP server on stdio', function () {
   });
 
   it('pick lands the alternative named of a best-of step waiting on pick: review', async () => {
-    const plan =
-      [
-        'version: 1',
-        'steps:',
-        '  greet:',
-        '    best-of: 2',
-        '    pick: review',
-        '    writes: [g.txt]',
-        '    run: echo "alt $BRAID_ALTERNATIVE" > g.txt',
-      ].join('\n') + '\n';
-    const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': plan });
+    const text = plan`
+        version: 1
+        steps:
+          greet:
+            best-of: 2
+            pick: review
+            writes: [g.txt]
+            run: echo "alt $BRAID_ALTERNATIVE" > g.txt
+        `;
+    const r = repo({ 'README.md': 'hi\n', 'p.braid.yaml': text });
     const m = await start(r.dir);
     const run: string = (await m.call('run_plan', { file: 'p.braid.yaml' })).data.run;
     await until(

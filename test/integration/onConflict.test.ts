@@ -12,11 +12,12 @@ import { assertNoLeftovers, runInRepo as run } from '../helpers/runInRepo';
 import type { TestRepo } from '../helpers/gitRepo';
 import { main } from '../../src/cli/main';
 import { RunStore } from '../../src/core/engine/records/runStore';
+import { plan } from '../helpers/planText';
 
 const { repo, cleanup } = throwaway('braid-onconflict-');
 const RESOLVER = resolve(__dirname, '../fixtures/agents/resolver.mjs');
 
-function plan(
+function conflictPlan(
   r: TestRepo,
   mode: string,
   stepA: string[],
@@ -69,7 +70,7 @@ describe('on-conflict: the agent resolves its own conflict', function () {
 
   it("resolve: what b landed is merged into a's worktree with markers, the agent resolves, the check passes, both changes land", async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'both', ['    check: "! grep -q \'^<<<<<<<\' f.txt"'], []);
+    const { file, log } = conflictPlan(r, 'both', ['    check: "! grep -q \'^<<<<<<<\' f.txt"'], []);
     const { record, events } = await run(r, file);
     const a = record.steps.a!;
     assert.equal(a.status, 'succeeded', JSON.stringify(a));
@@ -104,7 +105,7 @@ describe('on-conflict: the agent resolves its own conflict', function () {
 
   it('a resolution that leaves markers ends conflict with the reason, its worktree kept, the workspace as b left it', async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'leave', [], []);
+    const { file, log } = conflictPlan(r, 'leave', [], []);
     const { record } = await run(r, file);
     const a = record.steps.a!;
     assert.equal(a.status, 'conflict');
@@ -122,7 +123,7 @@ describe('on-conflict: the agent resolves its own conflict', function () {
   it('a resolution whose check fails ends conflict, and resolve-attempts: 2 tries once more', async () => {
     const r = repo({ 'f.txt': numbered(4) });
     // Its check passes on a's own change and fails once b's is merged in: the resolution cannot pass.
-    const p2 = plan(r, 'both', ['    check: "! grep -q \'by b\' f.txt"', '    resolve-attempts: 2'], []);
+    const p2 = conflictPlan(r, 'both', ['    check: "! grep -q \'by b\' f.txt"', '    resolve-attempts: 2'], []);
     const second = await run(r, p2.file);
     const a2 = second.record.steps.a!;
     assert.equal(a2.status, 'conflict', JSON.stringify(a2));
@@ -134,7 +135,7 @@ describe('on-conflict: the agent resolves its own conflict', function () {
 
   it("on-conflict: stop keeps today's end: one attempt, conflict, no agent run on it", async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'both', ['    on-conflict: stop'], []);
+    const { file, log } = conflictPlan(r, 'both', ['    on-conflict: stop'], []);
     const { record } = await run(r, file);
     assert.equal(record.steps.a!.status, 'conflict');
     assert.equal(record.steps.a!.attempts.length, 1);
@@ -143,7 +144,7 @@ describe('on-conflict: the agent resolves its own conflict', function () {
 
   it("names the user when the conflicting edit is theirs, not a step's", async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'both', [], ['    if: always', '    needs: [a]'], 'by the user');
+    const { file, log } = conflictPlan(r, 'both', [], ['    if: always', '    needs: [a]'], 'by the user');
     const { record } = await run(r, file, {
       onEvent: (e) => {
         if (e.type === 'step' && e.id === 'a' && e.status === 'running' && e.attempt === 1)
@@ -167,21 +168,21 @@ describe('on-conflict: rerun', function () {
     const file = join(dir, 'p.braid.yaml');
     writeFileSync(
       file,
-      [
-        'version: 1',
-        'env:',
-        `  WS: ${JSON.stringify(r.dir)}`,
-        'steps:',
-        '  a:',
-        '    run: until grep -q "by b" "$WS/f.txt"; do sleep 0.02; done; sed -i "2s/$/ and a/" f.txt',
-        '    isolation: worktree',
-        '    writes: [f.txt]',
-        '    on-conflict: rerun',
-        '  b:',
-        '    run: sed -i "s/^line 2$/line 2 by b/" f.txt',
-        '    isolation: worktree',
-        '    writes: [f.txt]',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        env:
+          WS: ${JSON.stringify(r.dir)}
+        steps:
+          a:
+            run: until grep -q "by b" "$WS/f.txt"; do sleep 0.02; done; sed -i "2s/$/ and a/" f.txt
+            isolation: worktree
+            writes: [f.txt]
+            on-conflict: rerun
+          b:
+            run: sed -i "s/^line 2$/line 2 by b/" f.txt
+            isolation: worktree
+            writes: [f.txt]
+        `,
     );
     const { record } = await run(r, file);
     const a = record.steps.a!;
@@ -200,20 +201,20 @@ describe('on-conflict: rerun', function () {
     const file = join(dir, 'p.braid.yaml');
     writeFileSync(
       file,
-      [
-        'version: 1',
-        'env:',
-        `  WS: ${JSON.stringify(r.dir)}`,
-        'steps:',
-        '  a:',
-        '    run: until grep -q "by b" "$WS/f.txt"; do sleep 0.02; done; sed -i "2s/$/ and a/" f.txt',
-        '    isolation: worktree',
-        '    writes: [f.txt]',
-        '  b:',
-        '    run: sed -i "s/^line 2$/line 2 by b/" f.txt',
-        '    isolation: worktree',
-        '    writes: [f.txt]',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        env:
+          WS: ${JSON.stringify(r.dir)}
+        steps:
+          a:
+            run: until grep -q "by b" "$WS/f.txt"; do sleep 0.02; done; sed -i "2s/$/ and a/" f.txt
+            isolation: worktree
+            writes: [f.txt]
+          b:
+            run: sed -i "s/^line 2$/line 2 by b/" f.txt
+            isolation: worktree
+            writes: [f.txt]
+        `,
     );
     const { record } = await run(r, file);
     assert.equal(record.steps.a!.status, 'conflict');
@@ -243,7 +244,7 @@ describe('braid resolve RUN STEP', function () {
 
   it('resolves a conflict step of an ended run with its agent, lands it, and records the resolution as an attempt', async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'both', ['    on-conflict: stop'], []);
+    const { file, log } = conflictPlan(r, 'both', ['    on-conflict: stop'], []);
     const first = await run(r, file);
     assert.equal(first.record.steps.a!.status, 'conflict');
     const { code, stderr } = await quiet(['resolve', first.record.id, 'a', '--workspace', r.dir]);
@@ -264,7 +265,7 @@ describe('braid resolve RUN STEP', function () {
 
   it('resolves a run step with --agent, and refuses a step that is not conflict (exit 1, nothing run)', async () => {
     const r = repo({ 'f.txt': numbered(4) });
-    const { file, log } = plan(r, 'both', [], []);
+    const { file, log } = conflictPlan(r, 'both', [], []);
     // a as a run step: replace the agent step by one that conflicts the same way.
     writeFileSync(
       file,

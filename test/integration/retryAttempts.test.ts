@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPlan } from '../../src/core/engine/runPlan';
 import type { EngineEvent } from '../../src/core/engine/types';
+import { plan } from '../helpers/planText';
 
 describe('retry attempt numbers', () => {
   let dir: string;
@@ -16,20 +17,20 @@ describe('retry attempt numbers', () => {
 
   it('go on from the recorded attempts; retries apply again in the retry', async () => {
     const count = join(dir, 'count');
-    const plan = join(dir, 'p.braid.yaml');
+    const planFile = join(dir, 'p.braid.yaml');
     // Fails on its first three runs, then succeeds: run 1 spends attempts 1–2 (retries: 1), the retry 3–4.
     writeFileSync(
-      plan,
-      [
-        'version: 1',
-        'steps:',
-        '  shaky:',
-        '    retries: 1',
-        '    retry-delay: 10ms',
-        `    run: n=$(cat "${count}" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${count}"; echo "try $n"; [ $n -ge 4 ]`,
-      ].join('\n'),
+      planFile,
+      plan`
+        version: 1
+        steps:
+          shaky:
+            retries: 1
+            retry-delay: 10ms
+            run: n=$(cat "${count}" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "${count}"; echo "try $n"; [ $n -ge 4 ]
+        `,
     );
-    const first = await runPlan({ planFile: plan, workspace: dir });
+    const first = await runPlan({ planFile, workspace: dir });
     assert.ok(first.ok);
     assert.equal(first.record.steps.shaky?.status, 'failed');
     assert.deepEqual(
@@ -39,7 +40,7 @@ describe('retry attempt numbers', () => {
 
     const events: EngineEvent[] = [];
     const again = await runPlan({
-      planFile: plan,
+      planFile,
       workspace: dir,
       retry: { runId: first.runId },
       onEvent: (e) => events.push(e),

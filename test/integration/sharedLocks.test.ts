@@ -14,6 +14,7 @@ import { sharedLocks } from '../../src/core/engine/locks/sharedLocks';
 import { LockTable } from '../../src/core/engine/locks/lockTable';
 import type { GraphStep } from '../../src/core/plan/types';
 import { goneSoon } from '../helpers/processes';
+import { plan } from '../helpers/planText';
 
 const RUNNER = join(__dirname, '..', 'fixtures', 'locks', 'run.ts');
 const REPO = join(__dirname, '..', '..');
@@ -73,11 +74,17 @@ describe('shared locks across engine processes', function () {
   this.timeout(60_000);
   let ws: string;
   const children: Engine[] = [];
-  const plan = (name: string, step: string, writes: string, run: string): string => {
+  const lockPlan = (name: string, step: string, writes: string, run: string): string => {
     const file = join(ws, `${name}.braid.yaml`);
     writeFileSync(
       file,
-      ['version: 1', 'steps:', `  ${step}:`, `    run: '${run}'`, `    writes: ["${writes}"]`].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          ${step}:
+            run: '${run}'
+            writes: ["${writes}"]
+        `,
     );
     return file;
   };
@@ -99,10 +106,10 @@ describe('shared locks across engine processes', function () {
   });
 
   it('overlapping writes in two processes run one after the other; the waiter names the holder’s run and step', async () => {
-    const a = start(plan('a', 'wide', 'src/**', `touch a.started; ${waitFile('go')}`));
+    const a = start(lockPlan('a', 'wide', 'src/**', `touch a.started; ${waitFile('go')}`));
     const aRun = (await a.until((e) => e.type === 'run')).run;
     await a.until(isStep('wide', 'running'));
-    const b = start(plan('b', 'narrow', 'src/a.ts', 'echo narrow'));
+    const b = start(lockPlan('b', 'narrow', 'src/a.ts', 'echo narrow'));
     const lock = await b.until((e) => e.type === 'lock');
     assert.ok(lock.type === 'lock');
     assert.equal(lock.id, 'narrow');
@@ -121,8 +128,8 @@ describe('shared locks across engine processes', function () {
 
   it('disjoint writes in two processes run at the same time', async () => {
     // Each step finishes only once the other has started: they can only succeed side by side.
-    const a = start(plan('a', 'src', 'src/**', `touch a.started; ${waitFile('b.started')}`));
-    const b = start(plan('b', 'docs', 'docs/**', `touch b.started; ${waitFile('a.started')}`));
+    const a = start(lockPlan('a', 'src', 'src/**', `touch a.started; ${waitFile('b.started')}`));
+    const b = start(lockPlan('b', 'docs', 'docs/**', `touch b.started; ${waitFile('a.started')}`));
     assert.deepEqual(await Promise.all([a.exit, b.exit]), [0, 0]);
     const src = span(loadRun(ws, a.events[0]!.run), 'src');
     const docs = span(loadRun(ws, b.events[0]!.run), 'docs');
@@ -131,7 +138,7 @@ describe('shared locks across engine processes', function () {
   });
 
   it('a holder killed with -9 leaves a stale lock file that the next run breaks', async () => {
-    const a = start(plan('a', 'wide', 'src/**', 'echo $$ > a.pid; exec sleep 60'));
+    const a = start(lockPlan('a', 'wide', 'src/**', 'echo $$ > a.pid; exec sleep 60'));
     const aRun = (await a.until((e) => e.type === 'run')).run;
     await a.until(isStep('wide', 'running'));
     // Once its step's shell is up (so the engine is mid-run, not mid-spawn).
@@ -160,7 +167,7 @@ describe('shared locks across engine processes', function () {
 
     const events: EngineEvent[] = [];
     const outcome = await runPlan({
-      planFile: plan('b', 'narrow', 'src/a.ts', 'echo narrow'),
+      planFile: lockPlan('b', 'narrow', 'src/a.ts', 'echo narrow'),
       workspace: ws,
       onEvent: (e) => events.push(e),
     });

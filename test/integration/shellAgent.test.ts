@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
@@ -20,30 +21,30 @@ describe('shell agents and templates (no injection through the prompt)', functio
     const dir = mkdtempSync(join(tmpdir(), 'braid-shell-agent-'));
     writeFileSync(
       join(dir, 'p.braid.yaml'),
-      [
-        'version: 1',
-        'agents:',
-        '  bashc:',
-        '    command: [bash, -c, \'echo "custom: ${{ prompt }}"\']',
-        '  stdinsh:',
-        '    command: [sh]',
-        '    stdin: prompt',
-        'steps:',
-        '  src:',
-        "    run: printf '%s' '$(touch pwned1) `touch pwned2`'",
-        '  a:',
-        '    needs: [src]',
-        '    agent: shell',
-        '    prompt: echo ${{ steps.src.output }} "${{ plan.name }}"',
-        '  b:',
-        '    needs: [src]',
-        '    agent: bashc',
-        '    prompt: ${{ steps.src.output }}',
-        '  c:',
-        '    needs: [src]',
-        '    agent: stdinsh',
-        '    prompt: echo "${{ steps.src.output }}"',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        agents:
+          bashc:
+            command: [bash, -c, 'echo "custom: \${{ prompt }}"']
+          stdinsh:
+            command: [sh]
+            stdin: prompt
+        steps:
+          src:
+            run: printf '%s' '$(touch pwned1) \`touch pwned2\`'
+          a:
+            needs: [src]
+            agent: shell
+            prompt: echo \${{ steps.src.output }} "\${{ plan.name }}"
+          b:
+            needs: [src]
+            agent: bashc
+            prompt: \${{ steps.src.output }}
+          c:
+            needs: [src]
+            agent: stdinsh
+            prompt: echo "\${{ steps.src.output }}"
+        `,
     );
     const r = spawnSync(process.execPath, [MAIN, 'run', join(dir, 'p.braid.yaml'), '--json'], {
       cwd: dir,

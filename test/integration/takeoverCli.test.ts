@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { braid, buildCli, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const { repo, cleanup } = throwaway('braid-takeover-cli-');
 const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
@@ -16,22 +17,20 @@ const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cle
 // A prose agent Braid cannot resume: it prints its prompt and waits, unless the prompt holds GO,
 // then writes the prompt to said.txt. (`sh FILE`: the prompt is an argument, never script source.)
 const AGENT = 'printf "%s\\n" "$1"; case "$1" in *GO*) printf "%s" "$1" > said.txt ;; *) sleep 60 ;; esac\n';
-const PLAN =
-  [
-    'version: 1',
-    'agents:',
-    '  waiter:',
-    '    input: text',
-    '    command: [sh, agent.sh, "${{ prompt }}"]',
-    'steps:',
-    '  talk:',
-    '    agent: waiter',
-    '    prompt: Wait for a word.',
-    // Long enough to be running when it is asked; it ends the run by itself.
-    '  script:',
-    '    agent: shell',
-    '    prompt: sleep 8',
-  ].join('\n') + '\n';
+const PLAN = plan`
+    version: 1
+    agents:
+      waiter:
+        input: text
+        command: [sh, agent.sh, "\${{ prompt }}"]
+    steps:
+      talk:
+        agent: waiter
+        prompt: Wait for a word.
+      script:
+        agent: shell
+        prompt: sleep 8
+    `;
 
 describe('braid say | attach against a live run (real processes)', function () {
   this.timeout(60_000);

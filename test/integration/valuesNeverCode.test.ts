@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
@@ -54,20 +55,19 @@ describe('values never become code (issue 32)', function () {
   it('input: text gives the values to a command that reads them as text; BRAID_PROMPT holds the prompt for a shell to pass on', () => {
     const payload = '$(touch pwned-text) `touch pwned-text` "; touch pwned-text #';
     const r = run(
-      [
-        'version: 1',
-        'context: "Context $(touch pwned-context)"',
-        'agents:',
-        '  say: { command: [printf, "%s\\n", "${{ prompt }}"], input: text }',
-        '  viaenv: { command: [bash, -c, \'printf "%s\\n" "$BRAID_PROMPT"\'], input: code }',
-        '  code: { command: [sh, -c, "${{ prompt }}"], input: code }',
-        'steps:',
-        `  src: { run: "printf '%s' '${payload.replace(/'/g, "'\\''").replace(/"/g, '\\"')}'" }`,
-        '  a: { needs: [src], agent: say, prompt: "got ${{ steps.src.output }}" }',
-        '  b: { needs: [src], agent: viaenv, prompt: "got ${{ steps.src.output }}" }',
-        // The context is a value too: referenced, never prepended to code.
-        '  c: { needs: [src], agent: code, prompt: "echo ${{ context }}" }',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        context: "Context $(touch pwned-context)"
+        agents:
+          say: { command: [printf, "%s\\n", "\${{ prompt }}"], input: text }
+          viaenv: { command: [bash, -c, 'printf "%s\\n" "$BRAID_PROMPT"'], input: code }
+          code: { command: [sh, -c, "\${{ prompt }}"], input: code }
+        steps:
+          src: { run: "printf '%s' '${payload.replace(/'/g, "'\\''").replace(/"/g, '\\"')}'" }
+          a: { needs: [src], agent: say, prompt: "got \${{ steps.src.output }}" }
+          b: { needs: [src], agent: viaenv, prompt: "got \${{ steps.src.output }}" }
+          c: { needs: [src], agent: code, prompt: "echo \${{ context }}" }
+        `,
     );
     assert.equal(r.status, 0, r.stderr);
     assert.deepEqual(filesNamed(r.dir, 'pwned'), []);
@@ -81,15 +81,15 @@ describe('values never become code (issue 32)', function () {
     const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
     writeFileSync(
       join(dir, 'p.braid.yaml'),
-      [
-        'version: 1',
-        'agents:',
-        '  py:',
-        '    command: [python3, -c, "print(\'${{ prompt }}\')"]',
-        '    input: text',
-        'steps:',
-        '  a: { agent: py, prompt: hi }',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        agents:
+          py:
+            command: [python3, -c, "print('\${{ prompt }}')"]
+            input: text
+        steps:
+          a: { agent: py, prompt: hi }
+        `,
     );
     const r = spawnSync(process.execPath, [MAIN, 'validate', 'p.braid.yaml'], { cwd: dir, encoding: 'utf8' });
     assert.equal(r.status, 1);
@@ -109,15 +109,14 @@ describe('values never become code (issue 32)', function () {
       const dir = mkdtempSync(join(tmpdir(), 'braid-vectors-'));
       writeFileSync(
         join(dir, 'p.braid.yaml'),
-        [
-          'version: 1',
-          'agents:',
-          '  count: { command: [sh, -c, \'wc -c; test -z "$BRAID_PROMPT" && wc -c < "$BRAID_PROMPT_FILE"\'], stdin: prompt, input: text }',
-          'steps:',
-          // An output is at most 64 KiB: three of them make the prompt.
-          `  big: { run: "head -c ${64 * 1024} /dev/zero | tr '\\\\0' x" }`,
-          '  a: { needs: [big], agent: count, prompt: "${{ steps.big.output }}${{ steps.big.output }}${{ steps.big.output }}" }',
-        ].join('\n') + '\n',
+        plan`
+          version: 1
+          agents:
+            count: { command: [sh, -c, 'wc -c; test -z "$BRAID_PROMPT" && wc -c < "$BRAID_PROMPT_FILE"'], stdin: prompt, input: text }
+          steps:
+            big: { run: "head -c ${64 * 1024} /dev/zero | tr '\\\\0' x" }
+            a: { needs: [big], agent: count, prompt: "\${{ steps.big.output }}\${{ steps.big.output }}\${{ steps.big.output }}" }
+          `,
       );
       const r = spawnSync(process.execPath, [MAIN, 'run', 'p.braid.yaml', '--json'], { cwd: dir, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr + r.stdout.slice(-2000));

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
+import { plan } from '../helpers/planText';
 
 interface Step {
   run?: string;
@@ -18,19 +19,18 @@ const runStep = (yaml: string, job: string): Step =>
   (parse(yaml) as Workflow).jobs[job]!.steps.find((s) => s.run?.includes('braid_run'))!;
 
 describe('export github-actions: agents that may run their prompt (issue 32)', () => {
-  const text =
-    [
-      'version: 1',
-      'agents:',
-      '  wrapped: { command: [timeout, "600", sh, -c, "set -e; ${{ prompt }}"] }',
-      '  bashin: { command: [bash], stdin: prompt }',
-      'steps:',
-      '  fetch: { run: cat untrusted.txt }',
-      '  use: { needs: [fetch], agent: shell, prompt: "echo ${{ steps.fetch.output }}" }',
-      '  wrap: { needs: [fetch], agent: wrapped, prompt: "echo ${{ steps.fetch.output }}" }',
-      '  stdin: { needs: [fetch], agent: bashin, prompt: "echo ${{ steps.fetch.output }}" }',
-      '  ask: { needs: [fetch], agent: claude, prompt: "Review ${{ steps.fetch.output }}" }',
-    ].join('\n') + '\n';
+  const text = plan`
+      version: 1
+      agents:
+        wrapped: { command: [timeout, "600", sh, -c, "set -e; \${{ prompt }}"] }
+        bashin: { command: [bash], stdin: prompt }
+      steps:
+        fetch: { run: cat untrusted.txt }
+        use: { needs: [fetch], agent: shell, prompt: "echo \${{ steps.fetch.output }}" }
+        wrap: { needs: [fetch], agent: wrapped, prompt: "echo \${{ steps.fetch.output }}" }
+        stdin: { needs: [fetch], agent: bashin, prompt: "echo \${{ steps.fetch.output }}" }
+        ask: { needs: [fetch], agent: claude, prompt: "Review \${{ steps.fetch.output }}" }
+      `;
   const yaml = exportGithubActions(compilePlan('a.braid.yaml', text, { isGit: true }).graph!, {
     planPath: 'a.braid.yaml',
   }).yaml;

@@ -6,6 +6,7 @@ import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Graph } from '../../src/core/plan/types';
 import { actionlint, scriptsOf, workflowParserErrors } from '../helpers/exportLint';
+import { plan } from '../helpers/planText';
 
 const ROOT = join(__dirname, '..', '..');
 const plans = [
@@ -220,19 +221,18 @@ describe('export github-actions: agents', () => {
 
 describe('export github-actions: review and agents outside the repository (issue 31)', function () {
   this.timeout(60_000);
-  const text =
-    [
-      'version: 1',
-      'steps:',
-      '  a:',
-      '    isolation: worktree',
-      '    review: true',
-      '    writes: [f.txt]',
-      '    run: echo added >> f.txt',
-      '  b:',
-      '    needs: [a]',
-      '    run: echo b',
-    ].join('\n') + '\n';
+  const text = plan`
+      version: 1
+      steps:
+        a:
+          isolation: worktree
+          review: true
+          writes: [f.txt]
+          run: echo added >> f.txt
+        b:
+          needs: [a]
+          run: echo b
+      `;
   const graph = compilePlan('r.braid.yaml', text, { isGit: true }).graph!;
   const r = exportGithubActions(graph, { planPath: 'r.braid.yaml' });
   const wf = parse(r.yaml) as { jobs: Record<string, { environment?: string }> };

@@ -6,6 +6,7 @@ import { compilePlan } from '../../src/core/plan/compile';
 import { MAX_INSTANCE_ID } from '../../src/core/plan/expand';
 import type { Diagnostic } from '../../src/core/plan/types';
 import { PlanSource, concreteIds } from '../../src/core/language/planSnapshot';
+import { plan } from '../helpers/planText';
 
 const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
 const show = (ds: readonly Diagnostic[]) =>
@@ -126,17 +127,16 @@ describe('plan validation gaps', () => {
   it(`a long matrix value makes an id of at most ${MAX_INSTANCE_ID} characters, unique, and the editor names it alike`, () => {
     const long1 = `${'v'.repeat(300)}1`,
       long2 = `${'v'.repeat(300)}2`;
-    const text = [
-      'version: 1',
-      'steps:',
-      '  a:',
-      '    run: echo',
-      `    matrix: {k: [${long1}, ${long2}, short]}`,
-      '  b:',
-      '    run: echo',
-      '    needs: [a]',
-      '',
-    ].join('\n');
+    const text = plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+          matrix: {k: [${long1}, ${long2}, short]}
+        b:
+          run: echo
+          needs: [a]
+      `;
     const r = compilePlan('/ws/p.braid.yaml', text, { isGit: true });
     assert.deepEqual(r.diagnostics, []);
     const ids = r.graph!.order.filter((id) => id.startsWith('a-'));

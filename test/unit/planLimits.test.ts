@@ -15,6 +15,7 @@ import { MAX_VALUES, nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nest
 import { MAX_BUILT_DIAGNOSTICS, MAX_DIAGNOSTICS, reporter, tidy } from '../../src/core/plan/reporter';
 import type { Diagnostic } from '../../src/core/plan/types';
 import { docs } from '../helpers/planCursor';
+import { plan } from '../helpers/planText';
 
 const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
 const show = (ds: readonly Diagnostic[]) =>
@@ -177,16 +178,15 @@ describe('plan validation limits', () => {
       });
     }
     it('3,000 compact block lists (`- - - x`) closed by one dedent, and in the language service', () => {
-      const text = [
-        'version: 1',
-        'steps:',
-        '  a:',
-        '    run: echo',
-        `    name: ${'- '.repeat(3000)}x`,
-        '  b:',
-        '    run: echo',
-        '',
-      ].join('\n');
+      const text = plan`
+        version: 1
+        steps:
+          a:
+            run: echo
+            name: ${'- '.repeat(3000)}x
+          b:
+            run: echo
+        `;
       const r = compilePlan('/ws/p.braid.yaml', text, { isGit: true });
       assert.deepEqual(
         r.diagnostics.map((d) => d.code),

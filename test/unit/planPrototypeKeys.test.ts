@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Diagnostic } from '../../src/core/plan/types';
+import { plan } from '../helpers/planText';
 
 const NAMES = [
   'constructor',
@@ -140,16 +141,16 @@ describe('plan validation: keys named like Object.prototype members', () => {
   it('values keep their names: an env named constructor holds its value, a matrix key named toString its values', () => {
     const r = compilePlan(
       '/ws/p.braid.yaml',
-      [
-        'version: 1',
-        'env:',
-        '  constructor: c',
-        'steps:',
-        '  a:',
-        '    matrix:',
-        '      toString: [x, y]',
-        '    run: echo "${{ matrix.toString }}"',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        env:
+          constructor: c
+        steps:
+          a:
+            matrix:
+              toString: [x, y]
+            run: echo "\${{ matrix.toString }}"
+        `,
       { isGit: true },
     );
     assert.ok(r.graph, show(r.diagnostics));

@@ -7,6 +7,7 @@ import { comparisonTable, draftShape } from '../../src/core/planning/compareDraf
 import { draftFile } from '../../src/core/planning/draftFiles';
 import { agentFor } from '../../src/core/planning/draftRace';
 import { judgePrompt, parseVerdict } from '../../src/core/planning/judge';
+import { plan } from '../helpers/planText';
 
 const graphOf = (yaml: string) => {
   const r = compilePlan('/w/p.braid.yaml', yaml, { isGit: true });
@@ -35,17 +36,17 @@ describe('planning by competition (pure)', () => {
   it('a shape: steps, the longest chain in steps, the average width capped by the concurrency, the agents', () => {
     const s = draftShape(
       graphOf(
-        [
-          'version: 1',
-          'concurrency: 2',
-          'steps:',
-          '  a: { run: a }',
-          '  b: { run: b }',
-          '  c: { run: c }',
-          '  d: { run: d }',
-          '  e: { needs: [a, b, c, d], agent: codex, prompt: join, isolation: shared }',
-          '  f: { needs: [e], agent: claude, prompt: check, isolation: shared }',
-        ].join('\n'),
+        plan`
+          version: 1
+          concurrency: 2
+          steps:
+            a: { run: a }
+            b: { run: b }
+            c: { run: c }
+            d: { run: d }
+            e: { needs: [a, b, c, d], agent: codex, prompt: join, isolation: shared }
+            f: { needs: [e], agent: claude, prompt: check, isolation: shared }
+          `,
       ),
     );
     assert.deepEqual(s, { steps: 6, criticalPath: 3, parallelism: 2, agents: ['codex', 'claude'] });

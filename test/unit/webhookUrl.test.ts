@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { compilePlan } from '../../src/core/plan/compile';
 import { resolveWebhook, shownWebhook, webhookProblems } from '../../src/core/notify/webhookUrl';
+import { plan } from '../helpers/planText';
 
 const SLACK = 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdEFGH1234ijklMNOP5678';
 
@@ -30,15 +31,15 @@ describe('notify webhooks', () => {
   });
 
   it('validation reports them where they are written', () => {
-    const text = [
-      'version: 1',
-      'notify:',
-      `  - ${SLACK}`,
-      '  - ${{ env.HOOK }}',
-      'steps:',
-      '  a:',
-      '    run: echo',
-    ].join('\n');
+    const text = plan`
+      version: 1
+      notify:
+        - ${SLACK}
+        - \${{ env.HOOK }}
+      steps:
+        a:
+          run: echo
+      `;
     const r = compilePlan('/w/p.braid.yaml', text);
     assert.ok(r.graph, JSON.stringify(r.diagnostics));
     assert.deepEqual(r.graph.plan.notify, [SLACK, '${{ env.HOOK }}']);

@@ -14,6 +14,7 @@ import { runTests } from '@vscode/test-electron';
 import { makeFixtureWorkspace } from './fixtureWorkspace';
 import { ARTIFACTS_DIR, PROJECT_ROOT } from './paths';
 import type { SuiteResults } from './suite/index';
+import { plan } from '../helpers/planText';
 
 export interface ExtensionSuite {
   /** Names the run in the log and its results file (`vscode-results[-NAME].json`). */
@@ -119,14 +120,22 @@ export async function runExtensionSuite(suite: ExtensionSuite): Promise<SuiteOut
  * the trust suite can show that Retry Failed Steps refuses an existing run, not just a missing one.
  */
 function seedFailedRun(workspace: string): void {
-  const plan = join(workspace, 'plans', 'seeded.braid.yaml');
+  const planFile = join(workspace, 'plans', 'seeded.braid.yaml');
   mkdirSync(join(workspace, 'plans'), { recursive: true });
   writeFileSync(
-    plan,
-    ['version: 1', 'name: Seeded', 'steps:', '  bad:', '    run: exit 4', '  good:', '    run: echo ok', ''].join('\n'),
+    planFile,
+    plan`
+      version: 1
+      name: Seeded
+      steps:
+        bad:
+          run: exit 4
+        good:
+          run: echo ok
+      `,
   );
   try {
-    execFileSync(process.execPath, [join(PROJECT_ROOT, 'out', 'cli.js'), 'run', plan, '--workspace', workspace], {
+    execFileSync(process.execPath, [join(PROJECT_ROOT, 'out', 'cli.js'), 'run', planFile, '--workspace', workspace], {
       cwd: workspace,
       stdio: 'pipe',
     });

@@ -9,6 +9,7 @@ import { poll } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 describe('agent input in the editor', function () {
   let wb: Workbench;
@@ -19,28 +20,27 @@ describe('agent input in the editor', function () {
       prepare: (dir) => {
         writeFileSync(
           join(dir, 'tools.braid.yaml'),
-          [
-            'version: 1',
-            'name: Tools',
-            'agents:',
-            '  py:',
-            '    command: [python3, -c, "print(\'${{ prompt }}\')"]',
-            '    input: text',
-            '  wrapped:',
-            '    command: [timeout, "600", sh, -c, "${{ prompt }}"]',
-            'steps:',
-            '  fetch:',
-            '    run: cat notes.txt',
-            '  say:',
-            '    needs: [fetch]',
-            '    agent: py',
-            '    prompt: hello',
-            '  use:',
-            '    needs: [fetch]',
-            '    agent: wrapped',
-            '    prompt: echo ${{ steps.fetch.output }}',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Tools
+            agents:
+              py:
+                command: [python3, -c, "print('\${{ prompt }}')"]
+                input: text
+              wrapped:
+                command: [timeout, "600", sh, -c, "\${{ prompt }}"]
+            steps:
+              fetch:
+                run: cat notes.txt
+              say:
+                needs: [fetch]
+                agent: py
+                prompt: hello
+              use:
+                needs: [fetch]
+                agent: wrapped
+                prompt: echo \${{ steps.fetch.output }}
+            `,
         );
       },
     },

@@ -12,50 +12,49 @@ import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'best-of-e2e.braid.yaml';
 const LIVE_FILE = 'best-of-live.braid.yaml';
 
 /** Two alternatives that print while they wait at a gate, again once through it, then wait for `GATE.done`. */
 function livePlanText(gate: string): string {
-  return [
-    'version: 1',
-    'name: Best of live',
-    'steps:',
-    '  choose:',
-    '    best-of: 2',
-    '    pick: check',
-    `    env: { GATE: ${JSON.stringify(gate)} }`,
-    '    run: |',
-    '      echo "$BRAID_ALTERNATIVE waits at the gate"',
-    '      while [ ! -f "$GATE" ]; do sleep 0.05; done',
-    '      echo "$BRAID_ALTERNATIVE through the gate"',
-    '      while [ ! -f "$GATE.done" ]; do sleep 0.05; done',
-    '    check: \'echo "score: $BRAID_ALTERNATIVE"\'',
-    '',
-  ].join('\n');
+  return plan`
+    version: 1
+    name: Best of live
+    steps:
+      choose:
+        best-of: 2
+        pick: check
+        env: { GATE: ${JSON.stringify(gate)} }
+        run: |
+          echo "$BRAID_ALTERNATIVE waits at the gate"
+          while [ ! -f "$GATE" ]; do sleep 0.05; done
+          echo "$BRAID_ALTERNATIVE through the gate"
+          while [ ! -f "$GATE.done" ]; do sleep 0.05; done
+        check: 'echo "score: $BRAID_ALTERNATIVE"'
+    `;
 }
 
 /** pick: check over three shell alternatives: 3 fails at once, 1 passes, 2 passes once the gate opens and scores highest. */
 function planText(gate: string): string {
-  return [
-    'version: 1',
-    'name: Best of e2e',
-    'steps:',
-    '  choose:',
-    '    best-of: 3',
-    '    pick: check',
-    `    env: { GATE: ${JSON.stringify(gate)} }`,
-    '    run: |',
-    '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi',
-    '      if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi',
-    '      printf "answer from alternative %s\\n" "$BRAID_ALTERNATIVE" > best-of-answer.txt',
-    '    check: \'echo "score: $((BRAID_ALTERNATIVE * 10))"\'',
-    '  report:',
-    '    needs: [choose]',
-    '    run: cat best-of-answer.txt',
-    '',
-  ].join('\n');
+  return plan`
+    version: 1
+    name: Best of e2e
+    steps:
+      choose:
+        best-of: 3
+        pick: check
+        env: { GATE: ${JSON.stringify(gate)} }
+        run: |
+          if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi
+          if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi
+          printf "answer from alternative %s\\n" "$BRAID_ALTERNATIVE" > best-of-answer.txt
+        check: 'echo "score: $((BRAID_ALTERNATIVE * 10))"'
+      report:
+        needs: [choose]
+        run: cat best-of-answer.txt
+    `;
 }
 
 describe('a best-of step on the graph', function () {
@@ -238,16 +237,15 @@ describe('picking an alternative from their diffs', function () {
       prepare: (dir) => {
         writeFileSync(
           join(dir, 'best-of-pick.braid.yaml'),
-          [
-            'version: 1',
-            'name: Best of pick',
-            'steps:',
-            '  choose:',
-            '    best-of: 2',
-            '    pick: review',
-            '    run: printf "picked %s\\n" "$BRAID_ALTERNATIVE" > best-of-picked.txt',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Best of pick
+            steps:
+              choose:
+                best-of: 2
+                pick: review
+                run: printf "picked %s\\n" "$BRAID_ALTERNATIVE" > best-of-picked.txt
+            `,
         );
       },
     },

@@ -12,6 +12,7 @@ import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'cost-e2e.braid.yaml';
 const USAGE = { input: 100_000, cached: 40_000, output: 8_000, reasoning: 1_000 };
@@ -64,22 +65,21 @@ describe('costs in the workbench (real agent CLIs)', function () {
       prepare: (dir) => {
         writeFileSync(
           join(dir, PLAN_FILE),
-          [
-            'version: 1',
-            'name: Cost e2e',
-            'concurrency: 3',
-            'steps:',
-            '  codex-step:',
-            '    agent: codex',
-            '    prompt: Run the commands.',
-            '  gemini-step:',
-            '    agent: gemini',
-            '    prompt: Run the commands.',
-            '  claude-step:',
-            '    agent: claude',
-            '    prompt: Run the commands.',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Cost e2e
+            concurrency: 3
+            steps:
+              codex-step:
+                agent: codex
+                prompt: Run the commands.
+              gemini-step:
+                agent: gemini
+                prompt: Run the commands.
+              claude-step:
+                agent: claude
+                prompt: Run the commands.
+            `,
         );
       },
     },

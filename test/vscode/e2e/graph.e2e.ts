@@ -11,6 +11,7 @@ import { openFile, runCommand } from './palette';
 import { recordNotifications, seenNotifications } from './notifications';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'graph-e2e.braid.yaml';
 const HOSTILE = '<img src=x onerror=alert(1)>';
@@ -18,25 +19,24 @@ const STEPS = ['prepare', 'flaky', 'after', 'other'];
 
 /** `flaky` fails on its first attempt (it leaves a flag file) and succeeds on the next. */
 function planText(flag: string): string {
-  return [
-    'version: 1',
-    'name: Graph e2e',
-    'concurrency: 2',
-    'steps:',
-    '  prepare:',
-    '    run: echo preparing; sleep 2',
-    '  flaky:',
-    '    needs: [prepare]',
-    '    run: |',
-    `      if test -f "${flag}"; then echo second try works; else touch "${flag}"; echo "flaky output: first try fails"; exit 3; fi`,
-    '  after:',
-    '    needs: [flaky]',
-    '    run: echo after flaky',
-    '  other:',
-    `    name: "${HOSTILE}"`,
-    '    run: echo independent; sleep 1',
-    '',
-  ].join('\n');
+  return plan`
+    version: 1
+    name: Graph e2e
+    concurrency: 2
+    steps:
+      prepare:
+        run: echo preparing; sleep 2
+      flaky:
+        needs: [prepare]
+        run: |
+          if test -f "${flag}"; then echo second try works; else touch "${flag}"; echo "flaky output: first try fails"; exit 3; fi
+      after:
+        needs: [flaky]
+        run: echo after flaky
+      other:
+        name: "${HOSTILE}"
+        run: echo independent; sleep 1
+    `;
 }
 
 describe('graph panel in the workbench', function () {

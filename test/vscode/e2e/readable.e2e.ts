@@ -10,6 +10,7 @@ import { findGraphFrame, poll } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 /** Steps in layers of `width`; each needs one or two steps of the layer before. */
 function layeredPlan(name: string, layers: number, width: number): string {
@@ -76,41 +77,39 @@ describe('graph readability in the workbench', function () {
         for (const p of plans) writeFileSync(join(dir, p.file), p.text);
         writeFileSync(
           join(dir, 'looks.braid.yaml'),
-          [
-            'version: 1',
-            'name: Looks',
-            'concurrency: 4',
-            'steps:',
-            '  ok:',
-            '    name: fine step',
-            '    run: echo fine',
-            '  bad:',
-            '    name: broken step',
-            '    run: echo broken; exit 3',
-            '  dep:',
-            '    name: needs broken',
-            '    needs: [bad]',
-            '    run: echo never',
-            '  long:',
-            '    name: long step',
-            '    run: sleep 60',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Looks
+            concurrency: 4
+            steps:
+              ok:
+                name: fine step
+                run: echo fine
+              bad:
+                name: broken step
+                run: echo broken; exit 3
+              dep:
+                name: needs broken
+                needs: [bad]
+                run: echo never
+              long:
+                name: long step
+                run: sleep 60
+            `,
         );
         // Quick Open finds only files that were there when the workbench opened.
         writeFileSync(
           join(dir, 'broken.braid.yaml'),
-          [
-            'version: 1',
-            'name: Broken',
-            'steps:',
-            '  a:',
-            '    run: echo a',
-            '  b:',
-            '    nedds: [a]',
-            '    run: echo b',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Broken
+            steps:
+              a:
+                run: echo a
+              b:
+                nedds: [a]
+                run: echo b
+            `,
         );
       },
     },

@@ -10,19 +10,19 @@ import { findGraphFrame, poll, type GraphFrame } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'reload-e2e.braid.yaml';
-const PLAN = [
-  'version: 1',
-  'name: Reload e2e',
-  'steps:',
-  '  ticker:',
-  '    run: for i in $(seq 1 160); do echo "tick $i"; sleep 0.25; done',
-  '  after:',
-  '    needs: [ticker]',
-  '    run: echo after the reload',
-  '',
-].join('\n');
+const PLAN = plan`
+  version: 1
+  name: Reload e2e
+  steps:
+    ticker:
+      run: for i in $(seq 1 160); do echo "tick $i"; sleep 0.25; done
+    after:
+      needs: [ticker]
+      run: echo after the reload
+  `;
 
 /** The names on the terminal panel's tabs (the tab list is always shown: see the settings). */
 const terminalNames = (page: Page): Promise<string[]> =>

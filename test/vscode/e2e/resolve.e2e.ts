@@ -13,6 +13,7 @@ import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'resolve-e2e.braid.yaml';
 const FILE = 'shared.txt';
@@ -31,29 +32,28 @@ describe('Resolve with Agent in the workbench', function () {
         writeFileSync(join(dir, FILE), 'line 1\nline 2\nline 3\n');
         writeFileSync(
           join(dir, PLAN_FILE),
-          [
-            'version: 1',
-            'name: Resolve e2e',
-            'env:',
-            `  RESOLVER_WS: ${q(dir)}`,
-            `  RESOLVER_FILE: ${FILE}`,
-            'agents:',
-            '  resolver:',
-            '    input: text',
-            `    command: [${q(process.execPath)}, ${q(join(PROJECT_ROOT, 'test', 'fixtures', 'agents', 'resolver.mjs'))}, both, "\${{ prompt }}"]`,
-            'steps:',
-            '  mark:',
-            '    agent: resolver',
-            '    prompt: put your mark on line 2',
-            `    writes: [${FILE}]`,
-            '    on-conflict: stop',
-            '    env: { RESOLVER_WAIT: by other }',
-            '  other:',
-            `    run: sed -i "s/^line 2$/line 2 by other/" ${FILE}`,
-            '    isolation: worktree',
-            `    writes: [${FILE}]`,
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Resolve e2e
+            env:
+              RESOLVER_WS: ${q(dir)}
+              RESOLVER_FILE: ${FILE}
+            agents:
+              resolver:
+                input: text
+                command: [${q(process.execPath)}, ${q(join(PROJECT_ROOT, 'test', 'fixtures', 'agents', 'resolver.mjs'))}, both, "\${{ prompt }}"]
+            steps:
+              mark:
+                agent: resolver
+                prompt: put your mark on line 2
+                writes: [${FILE}]
+                on-conflict: stop
+                env: { RESOLVER_WAIT: by other }
+              other:
+                run: sed -i "s/^line 2$/line 2 by other/" ${FILE}
+                isolation: worktree
+                writes: [${FILE}]
+            `,
         );
         const git = (...args: string[]) =>
           execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], {

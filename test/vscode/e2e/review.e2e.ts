@@ -11,23 +11,23 @@ import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'review-e2e.braid.yaml';
-const PLAN = [
-  'version: 1',
-  'name: Review e2e',
-  'steps:',
-  '  write-notes:',
-  '    isolation: worktree',
-  '    review: true',
-  '    writes: [notes.md, src/greeting.txt]',
-  '    run: printf "# Notes\\n\\nwritten by a step\\n" > notes.md && mkdir -p src && printf "hello, reviewed world\\n" > src/greeting.txt',
-  '  publish:',
-  '    needs: [write-notes]',
-  '    writes: [published.md]',
-  '    run: cp notes.md published.md',
-  '',
-].join('\n');
+const PLAN = plan`
+  version: 1
+  name: Review e2e
+  steps:
+    write-notes:
+      isolation: worktree
+      review: true
+      writes: [notes.md, src/greeting.txt]
+      run: printf "# Notes\\n\\nwritten by a step\\n" > notes.md && mkdir -p src && printf "hello, reviewed world\\n" > src/greeting.txt
+    publish:
+      needs: [write-notes]
+      writes: [published.md]
+      run: cp notes.md published.md
+  `;
 
 describe('review in the workbench', function () {
   this.bail(true);

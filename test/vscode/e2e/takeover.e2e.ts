@@ -11,6 +11,7 @@ import { poll } from './graphFrame';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'takeover-e2e.braid.yaml';
 // Where the agent, once a person has it, says which folder it runs in.
@@ -37,19 +38,18 @@ describe('Continue in Terminal in the workbench', function () {
         writeFileSync(join(dir, 'agent.sh'), AGENT);
         writeFileSync(
           join(dir, PLAN_FILE),
-          [
-            'version: 1',
-            'name: Takeover e2e',
-            'agents:',
-            '  helper:',
-            '    input: text',
-            `    command: [sh, ${JSON.stringify(join(dir, 'agent.sh'))}, "\${{ prompt }}"]`,
-            'steps:',
-            '  fix-it:',
-            '    agent: helper',
-            '    prompt: Fix the thing.',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Takeover e2e
+            agents:
+              helper:
+                input: text
+                command: [sh, ${JSON.stringify(join(dir, 'agent.sh'))}, "\${{ prompt }}"]
+            steps:
+              fix-it:
+                agent: helper
+                prompt: Fix the thing.
+            `,
         );
       },
     },

@@ -9,44 +9,43 @@ import { recordNotifications, seenNotifications } from './notifications';
 import { openFile, runCommand } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const TOOLS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
 function matrixPlan(): string {
-  return [
-    'version: 1',
-    'name: Research',
-    'concurrency: 4',
-    'steps:',
-    '  plan:',
-    '    run: sleep 1.5; echo planned',
-    '  research:',
-    '    needs: [plan]',
-    '    matrix:',
-    `      tool: [${TOOLS.join(', ')}]`,
-    `    run: 'if [ "\${{ matrix.tool }}" = c ]; then echo "c broke" >&2; exit 2; fi; echo "\${{ matrix.tool }} done"'`,
-    '  report:',
-    '    needs: [research]',
-    '    run: echo report',
-    '',
-  ].join('\n');
+  return plan`
+    version: 1
+    name: Research
+    concurrency: 4
+    steps:
+      plan:
+        run: sleep 1.5; echo planned
+      research:
+        needs: [plan]
+        matrix:
+          tool: [${TOOLS.join(', ')}]
+        run: 'if [ "\${{ matrix.tool }}" = c ]; then echo "c broke" >&2; exit 2; fi; echo "\${{ matrix.tool }} done"'
+      report:
+        needs: [research]
+        run: echo report
+    `;
 }
 
 function bigMatrixPlan(): string {
   const items = Array.from({ length: 300 }, (_, i) => `i${i}`);
-  return [
-    'version: 1',
-    'name: Wide',
-    'steps:',
-    '  fan:',
-    '    matrix:',
-    `      item: [${items.join(', ')}]`,
-    '    run: "true"',
-    '  join:',
-    '    needs: [fan]',
-    '    run: "true"',
-    '',
-  ].join('\n');
+  return plan`
+    version: 1
+    name: Wide
+    steps:
+      fan:
+        matrix:
+          item: [${items.join(', ')}]
+        run: "true"
+      join:
+        needs: [fan]
+        run: "true"
+    `;
 }
 
 describe('the run as a user reads it', function () {
@@ -63,30 +62,28 @@ describe('the run as a user reads it', function () {
         writeFileSync(join(dir, 'wide.braid.yaml'), bigMatrixPlan());
         writeFileSync(
           join(dir, 'streams.braid.yaml'),
-          [
-            'version: 1',
-            'name: Streams',
-            'steps:',
-            '  talk:',
-            `    run: 'sleep 2; echo "start $(printf "x%.0s" $(seq 1 400)) END"; echo "bad thing" >&2; echo fine; sleep 1'`,
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Streams
+            steps:
+              talk:
+                run: 'sleep 2; echo "start $(printf "x%.0s" $(seq 1 400)) END"; echo "bad thing" >&2; echo fine; sleep 1'
+            `,
         );
         // claude is not installed on the machines this runs on (the test checks that first).
         writeFileSync(
           join(dir, 'agentless.braid.yaml'),
-          [
-            'version: 1',
-            'name: Agentless',
-            'steps:',
-            '  prep:',
-            '    run: echo prep',
-            '  draft:',
-            '    needs: [prep]',
-            '    prompt: write the draft',
-            '    agent: claude',
-            '',
-          ].join('\n'),
+          plan`
+            version: 1
+            name: Agentless
+            steps:
+              prep:
+                run: echo prep
+              draft:
+                needs: [prep]
+                prompt: write the draft
+                agent: claude
+            `,
         );
       },
     },

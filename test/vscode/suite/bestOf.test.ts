@@ -12,27 +12,28 @@ import type { RunSummary } from '../../../src/extension/commandIds';
 import type { StatusUpdate } from '../../../src/protocol/webview';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 import { requestScreenshot } from './screenshot';
+import { plan } from '../../helpers/planText';
 
 const FILE = 'bestof-choice.txt';
 
 /** Alternative 3 fails at once, 1 passes at once, 2 passes once the test opens its gate. */
-const plan = (gate: string) =>
-  [
-    'version: 1',
-    'name: Best of review',
-    'steps:',
-    '  choose:',
-    '    best-of: 3',
-    '    pick: review',
-    `    env: { GATE: ${JSON.stringify(gate)} }`,
-    '    run: |',
-    '      if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi',
-    '      if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi',
-    `      printf 'alt %s\\n' "$BRAID_ALTERNATIVE" > ${FILE}`,
-    '  after:',
-    '    needs: [choose]',
-    `    run: cat ${FILE}`,
-  ].join('\n');
+const gatedPlan = (gate: string) =>
+  plan`
+    version: 1
+    name: Best of review
+    steps:
+      choose:
+        best-of: 3
+        pick: review
+        env: { GATE: ${JSON.stringify(gate)} }
+        run: |
+          if [ "$BRAID_ALTERNATIVE" = 3 ]; then echo "three gives up"; exit 1; fi
+          if [ "$BRAID_ALTERNATIVE" = 2 ]; then while [ ! -f "$GATE" ]; do sleep 0.05; done; fi
+          printf 'alt %s\\n' "$BRAID_ALTERNATIVE" > ${FILE}
+      after:
+        needs: [choose]
+        run: cat ${FILE}
+    `;
 
 async function lensTitles(uri: vscode.Uri): Promise<string[]> {
   const ls =
@@ -54,7 +55,7 @@ describe('best-of in the workbench', function () {
   it("the tree and lens follow the race; each alternative's diff opens; picking one lands it", async () => {
     const api = await braidApi();
     const gate = join(gateDir, 'open');
-    const uri = await writePlan('best-of-review', plan(gate));
+    const uri = await writePlan('best-of-review', gatedPlan(gate));
     await vscode.window.showTextDocument(uri);
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const run = await waitFor('the run', () => api.runs.runs().find((r) => r.planName === 'Best of review'));

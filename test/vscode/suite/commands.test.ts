@@ -6,20 +6,21 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { braidApi, runRecord, waitFor, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
-const CHAIN = [
-  'version: 1',
-  'name: Chain',
-  'steps:',
-  '  a:',
-  '    run: echo step a ran',
-  '  b:',
-  '    needs: [a]',
-  '    run: echo step b ran',
-  '  c:',
-  '    needs: [b]',
-  '    run: echo step c ran',
-].join('\n');
+const CHAIN = plan`
+  version: 1
+  name: Chain
+  steps:
+    a:
+      run: echo step a ran
+    b:
+      needs: [a]
+      run: echo step b ran
+    c:
+      needs: [b]
+      run: echo step c ran
+  `;
 
 describe('commands', function () {
   this.timeout(60_000);
@@ -31,7 +32,13 @@ describe('commands', function () {
   it('bare Run Plan runs the plan in the active editor, without asking', async () => {
     const uri = await writePlan(
       'bare',
-      ['version: 1', 'name: Bare', 'steps:', '  only:', '    run: echo bare'].join('\n'),
+      plan`
+        version: 1
+        name: Bare
+        steps:
+          only:
+            run: echo bare
+        `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const summary = (await vscode.commands.executeCommand('braid.runPlan')) as RunSummary | undefined;
@@ -44,7 +51,13 @@ describe('commands', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'cancel-bare',
-      ['version: 1', 'name: Cancel bare', 'steps:', '  long:', '    run: sleep 30'].join('\n'),
+      plan`
+        version: 1
+        name: Cancel bare
+        steps:
+          long:
+            run: sleep 30
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     await waitFor('the long step to run', () =>

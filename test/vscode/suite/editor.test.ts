@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 async function lenses(uri: vscode.Uri): Promise<vscode.CodeLens[]> {
   return (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
@@ -20,16 +21,16 @@ describe('plan files in the editor', function () {
     await braidApi();
     const uri = await writePlan(
       'lenses',
-      [
-        'version: 1',
-        'name: Lenses',
-        'steps:',
-        '  one:',
-        '    run: echo 1',
-        '  two:',
-        '    needs: [one]',
-        '    run: echo 2',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Lenses
+        steps:
+          one:
+            run: echo 1
+          two:
+            needs: [one]
+            run: echo 2
+        `,
     );
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
@@ -50,7 +51,13 @@ describe('plan files in the editor', function () {
   it('code lenses follow an edit as the user types', async () => {
     const uri = await writePlan(
       'typing',
-      ['version: 1', 'name: Typing', 'steps:', '  one:', '    run: echo 1'].join('\n'),
+      plan`
+        version: 1
+        name: Typing
+        steps:
+          one:
+            run: echo 1
+        `,
     );
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     assert.equal((await lenses(uri)).filter((l) => l.command?.command === 'braid.runStep').length, 1);
@@ -68,7 +75,15 @@ describe('plan files in the editor', function () {
   it('after a run, each step lens shows its last status and duration, with Retry and Log on failure', async () => {
     const uri = await writePlan(
       'lastrun',
-      ['version: 1', 'name: Last run', 'steps:', '  good:', '    run: echo ok', '  bad:', '    run: exit 1'].join('\n'),
+      plan`
+        version: 1
+        name: Last run
+        steps:
+          good:
+            run: echo ok
+          bad:
+            run: exit 1
+        `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri)); // lenses are asked of open documents
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
@@ -92,16 +107,16 @@ describe('plan files in the editor', function () {
   it('Problems: each mistake of a broken plan is a diagnostic at its line, refreshed as the user types', async () => {
     const uri = await writePlan(
       'broken',
-      [
-        'version: 1',
-        'name: Broken',
-        'steps:',
-        '  a:',
-        '    run: echo a',
-        '    needs: [nope]',
-        '  b:',
-        '    rn: echo b',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Broken
+        steps:
+          a:
+            run: echo a
+            needs: [nope]
+          b:
+            rn: echo b
+        `,
     );
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const diags = await waitFor('diagnostics', () => {
@@ -156,17 +171,17 @@ describe('plan files in the editor', function () {
   it('braid.validatePlan returns the error count of a plan', async () => {
     const bad = await writePlan(
       'cycle',
-      [
-        'version: 1',
-        'name: Cycle',
-        'steps:',
-        '  x:',
-        '    needs: [y]',
-        '    run: echo x',
-        '  y:',
-        '    needs: [x]',
-        '    run: echo y',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Cycle
+        steps:
+          x:
+            needs: [y]
+            run: echo x
+          y:
+            needs: [x]
+            run: echo y
+        `,
     );
     assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
     const diag = vscode.languages.getDiagnostics(bad).find((d) => /cycle/i.test(d.message));
@@ -179,7 +194,14 @@ describe('plan files in the editor', function () {
     const before = api.runs.runs().length;
     const bad = await writePlan(
       'norun',
-      ['version: 1', 'name: No run', 'steps:', '  a:', '    needs: [ghost]', '    run: echo a'].join('\n'),
+      plan`
+        version: 1
+        name: No run
+        steps:
+          a:
+            needs: [ghost]
+            run: echo a
+        `,
     );
     assert.equal(await vscode.commands.executeCommand('braid.runPlan', bad), undefined);
     assert.equal(api.runs.runs().length, before);
@@ -224,17 +246,17 @@ describe('plan files in the editor', function () {
   it('Run Task lists a braid task for each plan and each of its steps', async () => {
     await writePlan(
       'tasks',
-      [
-        'version: 1',
-        'name: Tasks',
-        'steps:',
-        '  build:',
-        '    run: echo b',
-        '  test:',
-        '    matrix:',
-        '      n: [1, 2]',
-        '    run: echo t',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Tasks
+        steps:
+          build:
+            run: echo b
+          test:
+            matrix:
+              n: [1, 2]
+            run: echo t
+        `,
     );
     const tasks = await vscode.tasks.fetchTasks({ type: 'braid' });
     const mine = tasks.filter((t) => String(t.definition.plan).endsWith('tasks.braid.yaml'));

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 describe('landing truth', function () {
   this.timeout(90_000);
@@ -17,15 +18,15 @@ describe('landing truth', function () {
   it('a reverted step reads `reverted` in the Runs tree, not succeeded', async () => {
     const uri = await writePlan(
       'truth-revert',
-      [
-        'version: 1',
-        'name: Truth revert',
-        'steps:',
-        '  a:',
-        '    isolation: worktree',
-        '    writes: [reverted.txt]',
-        '    run: printf "from a\\n" > reverted.txt',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Truth revert
+        steps:
+          a:
+            isolation: worktree
+            writes: [reverted.txt]
+            run: printf "from a\\n" > reverted.txt
+        `,
     );
     const api = await braidApi();
     const summary = await (vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>);
@@ -60,19 +61,19 @@ describe('landing truth', function () {
     try {
       const uri = await writePlan(
         'truth-dependents',
-        [
-          'version: 1',
-          'name: Truth dependents',
-          'steps:',
-          '  s:',
-          '    isolation: worktree',
-          '    writes: [late.txt]',
-          `    run: printf "step\\n" > late.txt && touch ${join(gate, 'ran')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done`,
-          '  t:',
-          '    needs: [s]',
-          '    writes: [late.txt.copy]',
-          '    run: cat late.txt > late.txt.copy',
-        ].join('\n'),
+        plan`
+          version: 1
+          name: Truth dependents
+          steps:
+            s:
+              isolation: worktree
+              writes: [late.txt]
+              run: printf "step\\n" > late.txt && touch ${join(gate, 'ran')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done
+            t:
+              needs: [s]
+              writes: [late.txt.copy]
+              run: cat late.txt > late.txt.copy
+          `,
       );
       const api = await braidApi();
       const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;

@@ -4,27 +4,28 @@
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { braidApi, waitFor, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
-const PLAN = [
-  'version: 1',
-  'name: Language',
-  'steps:',
-  '  build:',
-  '    matrix:',
-  '      os: [linux, mac]',
-  '    run: make',
-  '  test:',
-  '    needs: build',
-  '    run: echo "${{ steps.build-linux.output }}"',
-  '  review:',
-  '    needs: [test]',
-  '    prompt: Review ${{ steps. }}',
-  '    agent: claude',
-  '  fix:',
-  '    needs: [tst]',
-  "    run: echo '${{ steps.test.output }}'",
-  '    isolaton: shared',
-].join('\n');
+const PLAN = plan`
+  version: 1
+  name: Language
+  steps:
+    build:
+      matrix:
+        os: [linux, mac]
+      run: make
+    test:
+      needs: build
+      run: echo "\${{ steps.build-linux.output }}"
+    review:
+      needs: [test]
+      prompt: Review \${{ steps. }}
+      agent: claude
+    fix:
+      needs: [tst]
+      run: echo '\${{ steps.test.output }}'
+      isolaton: shared
+  `;
 
 const labelOf = (i: vscode.CompletionItem): string => (typeof i.label === 'string' ? i.label : i.label.label);
 const hoverText = (hs: vscode.Hover[]): string =>
@@ -89,7 +90,13 @@ describe('the plan language service', function () {
   it("hovers a step with its last run's status and duration, read from the runs model", async () => {
     const ran = await writePlan(
       'language-ran',
-      ['version: 1', 'name: Ran', 'steps:', '  hello:', '    run: echo hi'].join('\n'),
+      plan`
+        version: 1
+        name: Ran
+        steps:
+          hello:
+            run: echo hi
+        `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(ran));
     const summary = (await vscode.commands.executeCommand('braid.runPlan', ran)) as { status: string };

@@ -12,6 +12,7 @@ import type { RunSummary } from '../../../src/extension/commandIds';
 import { stepDescription } from '../../../src/extension/treeText';
 import { braidApi, EXTENSION_ID, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 import { requestScreenshot } from './screenshot';
+import { plan } from '../../helpers/planText';
 
 describe('Resolve with Agent', function () {
   this.timeout(120_000);
@@ -49,30 +50,30 @@ describe('Resolve with Agent', function () {
       const q = JSON.stringify;
       const uri = await writePlan(
         'resolve-agent',
-        [
-          'version: 1',
-          'name: Resolve agent',
-          'env:',
-          `  RESOLVER_WS: ${q(root)}`,
-          `  RESOLVER_FILE: ${file}`,
-          `  RESOLVER_GATE: ${q(join(gate, 'go'))}`,
-          'agents:',
-          '  resolver:',
-          '    input: text',
-          `    command: [${q(process.execPath)}, ${q(resolver)}, both, "\${{ prompt }}"]`,
-          '    env: { ELECTRON_RUN_AS_NODE: "1" }',
-          'steps:',
-          '  a:',
-          '    agent: resolver',
-          '    prompt: put your mark on line 2',
-          `    writes: [${file}]`,
-          '    on-conflict: stop',
-          '    env: { RESOLVER_WAIT: by b }',
-          '  b:',
-          `    run: sed -i "s/^line 2$/line 2 by b/" ${file}`,
-          '    isolation: worktree',
-          `    writes: [${file}]`,
-        ].join('\n'),
+        plan`
+          version: 1
+          name: Resolve agent
+          env:
+            RESOLVER_WS: ${q(root)}
+            RESOLVER_FILE: ${file}
+            RESOLVER_GATE: ${q(join(gate, 'go'))}
+          agents:
+            resolver:
+              input: text
+              command: [${q(process.execPath)}, ${q(resolver)}, both, "\${{ prompt }}"]
+              env: { ELECTRON_RUN_AS_NODE: "1" }
+          steps:
+            a:
+              agent: resolver
+              prompt: put your mark on line 2
+              writes: [${file}]
+              on-conflict: stop
+              env: { RESOLVER_WAIT: by b }
+            b:
+              run: sed -i "s/^line 2$/line 2 by b/" ${file}
+              isolation: worktree
+              writes: [${file}]
+          `,
       );
       await vscode.commands.executeCommand('braid.steps.focus');
       const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;

@@ -8,20 +8,21 @@ import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { nodeUpdate } from '../../../src/extension/graphNodes';
 import { braidApi, runRecord, workspaceRoot, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
-const PLAN = [
-  'version: 1',
-  'name: Reuse chain',
-  'steps:',
-  '  a:',
-  '    run: echo x >> reuse-a.count; echo "from a"',
-  '  b:',
-  '    needs: [a]',
-  '    run: echo x >> reuse-b.count; echo "b saw ${{ steps.a.output }}"',
-  '  c:',
-  '    needs: [b]',
-  '    run: echo x >> reuse-c.count; echo "c saw ${{ steps.b.output }}"',
-].join('\n');
+const PLAN = plan`
+  version: 1
+  name: Reuse chain
+  steps:
+    a:
+      run: echo x >> reuse-a.count; echo "from a"
+    b:
+      needs: [a]
+      run: echo x >> reuse-b.count; echo "b saw \${{ steps.a.output }}"
+    c:
+      needs: [b]
+      run: echo x >> reuse-c.count; echo "c saw \${{ steps.b.output }}"
+  `;
 
 /** How many times a step ran: plans run in the workspace root, where the counters are. */
 const count = (id: string) => {

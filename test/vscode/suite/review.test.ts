@@ -9,22 +9,23 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/commandIds';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 const reviewed = (name: string, file: string) =>
-  [
-    'version: 1',
-    `name: ${name}`,
-    'steps:',
-    '  a:',
-    '    isolation: worktree',
-    '    review: true',
-    `    writes: [${file}]`,
-    `    run: printf "from a\\n" > ${file}`,
-    '  b:',
-    '    needs: [a]',
-    `    run: cat ${file} > ${file}.copy`,
-    `    writes: [${file}.copy]`,
-  ].join('\n');
+  plan`
+    version: 1
+    name: ${name}
+    steps:
+      a:
+        isolation: worktree
+        review: true
+        writes: [${file}]
+        run: printf "from a\\n" > ${file}
+      b:
+        needs: [a]
+        run: cat ${file} > ${file}.copy
+        writes: [${file}.copy]
+    `;
 
 describe('review', function () {
   this.timeout(90_000);
@@ -94,15 +95,15 @@ describe('review', function () {
     try {
       const uri = await writePlan(
         'review-clash',
-        [
-          'version: 1',
-          'name: Review clash',
-          'steps:',
-          '  s:',
-          '    isolation: worktree',
-          '    writes: [clash.txt]',
-          `    run: printf "step\\n" > clash.txt && echo ran >> ${join(gate, 'count')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done`,
-        ].join('\n'),
+        plan`
+          version: 1
+          name: Review clash
+          steps:
+            s:
+              isolation: worktree
+              writes: [clash.txt]
+              run: printf "step\\n" > clash.txt && echo ran >> ${join(gate, 'count')} && while [ ! -e ${join(gate, 'go')} ]; do sleep 0.05; done
+          `,
       );
       const api = await braidApi();
       const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;

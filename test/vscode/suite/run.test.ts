@@ -10,6 +10,7 @@ import { readSettings } from '../../../src/extension/config';
 import { notifies } from '../../../src/extension/runFeedback';
 import { requestScreenshot } from './screenshot';
 import { braidApi, runRecord, statusesOf, waitFor, workspaceRoot, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 describe('running plans', function () {
   this.timeout(90_000);
@@ -18,19 +19,19 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'fanout',
-      [
-        'version: 1',
-        'name: Fan-out',
-        'concurrency: 2',
-        'steps:',
-        '  a:',
-        '    run: echo alpha',
-        '  b:',
-        '    run: echo beta',
-        '  join:',
-        '    needs: [a, b]',
-        '    run: echo "joined ${{ steps.a.output }}"',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Fan-out
+        concurrency: 2
+        steps:
+          a:
+            run: echo alpha
+          b:
+            run: echo beta
+          join:
+            needs: [a, b]
+            run: echo "joined \${{ steps.a.output }}"
+        `,
     );
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     assert.equal(summary.status, 'succeeded');
@@ -65,16 +66,16 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'slow',
-      [
-        'version: 1',
-        'name: Slow',
-        'steps:',
-        '  first:',
-        '    name: First step',
-        '    run: echo started; sleep 4',
-        '  second:',
-        '    run: sleep 4',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Slow
+        steps:
+          first:
+            name: First step
+            run: echo started; sleep 4
+          second:
+            run: sleep 4
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const tasks = await waitFor('two braid tasks', () => {
@@ -138,18 +139,18 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'ahead',
-      [
-        'version: 1',
-        'name: Ahead',
-        'steps:',
-        '  a:',
-        '    name: Ahead a',
-        '    run: sleep 3',
-        '  b:',
-        '    name: Ahead b',
-        '    needs: [a]',
-        '    run: echo b ran',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Ahead
+        steps:
+          a:
+            name: Ahead a
+            run: sleep 3
+          b:
+            name: Ahead b
+            needs: [a]
+            run: echo b ran
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const ahead = () => vscode.window.terminals.filter((t) => t.name.startsWith('Ahead '));
@@ -183,18 +184,18 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'locked',
-      [
-        'version: 1',
-        'name: Locked',
-        'concurrency: 2',
-        'steps:',
-        '  holder:',
-        '    run: sleep 2',
-        '    writes: ["shared/**"]',
-        '  waiter:',
-        '    run: "true"',
-        '    writes: ["shared/a.txt"]',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Locked
+        concurrency: 2
+        steps:
+          holder:
+            run: sleep 2
+            writes: ["shared/**"]
+          waiter:
+            run: "true"
+            writes: ["shared/a.txt"]
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const line = await waitFor('the lock wait in the tree', () => {
@@ -213,18 +214,18 @@ describe('running plans', function () {
     const flag = join(workspaceRoot(), 'flaky.flag');
     const uri = await writePlan(
       'flaky',
-      [
-        'version: 1',
-        'name: Flaky',
-        'steps:',
-        '  shaky:',
-        `    run: test -f "${flag}" || { touch "${flag}"; echo first try fails; exit 3; }`,
-        '  after:',
-        '    needs: [shaky]',
-        '    run: echo after',
-        '  other:',
-        '    run: echo independent',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Flaky
+        steps:
+          shaky:
+            run: test -f "${flag}" || { touch "${flag}"; echo first try fails; exit 3; }
+          after:
+            needs: [shaky]
+            run: echo after
+          other:
+            run: echo independent
+        `,
     );
     const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     assert.equal(first.status, 'failed');
@@ -290,7 +291,13 @@ describe('running plans', function () {
   it('braid.retryStep re-runs one named step of an ended run', async () => {
     const uri = await writePlan(
       'single',
-      ['version: 1', 'name: Single', 'steps:', '  only:', '    run: echo once'].join('\n'),
+      plan`
+        version: 1
+        name: Single
+        steps:
+          only:
+            run: echo once
+        `,
     );
     const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
     const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'only')) as RunSummary;
@@ -302,7 +309,15 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'long',
-      ['version: 1', 'name: Long', 'steps:', '  nap:', '    run: sleep 60', '  doze:', '    run: sleep 60'].join('\n'),
+      plan`
+        version: 1
+        name: Long
+        steps:
+          nap:
+            run: sleep 60
+          doze:
+            run: sleep 60
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const run = await waitFor('both steps running', () =>
@@ -329,7 +344,14 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'closeme',
-      ['version: 1', 'name: Close me', 'steps:', '  sleeper:', '    name: Sleeper', '    run: sleep 60'].join('\n'),
+      plan`
+        version: 1
+        name: Close me
+        steps:
+          sleeper:
+            name: Sleeper
+            run: sleep 60
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
     const terminal = await waitFor('the step terminal', () =>
@@ -395,16 +417,16 @@ describe('running plans', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'survivor',
-      [
-        'version: 1',
-        'name: Survivor',
-        'steps:',
-        '  wait:',
-        '    run: sleep 2; echo woke',
-        '  next:',
-        '    needs: [wait]',
-        '    run: echo next',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Survivor
+        steps:
+          wait:
+            run: sleep 2; echo woke
+          next:
+            needs: [wait]
+            run: echo next
+        `,
     );
     const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary | undefined>;
     const run = await waitFor('the run to start', () =>
@@ -433,16 +455,16 @@ describe('runs whose engine died', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'orphan',
-      [
-        'version: 1',
-        'name: Orphan',
-        'steps:',
-        '  stuck:',
-        '    run: sleep 30',
-        '  later:',
-        '    needs: [stuck]',
-        '    run: echo later',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Orphan
+        steps:
+          stuck:
+            run: sleep 30
+          later:
+            needs: [stuck]
+            run: echo later
+        `,
     );
     // A CLI run stands in for an engine that dies: killed with SIGKILL, it records nothing more.
     const cli = join(vscode.extensions.getExtension('braid.braid')!.extensionPath, 'out', 'cli.js');
@@ -473,16 +495,16 @@ describe('runs whose engine died', function () {
     // Stop the orphaned sleep (its group lost its engine), then resume with a fixed plan.
     await writePlan(
       'orphan',
-      [
-        'version: 1',
-        'name: Orphan',
-        'steps:',
-        '  stuck:',
-        '    run: echo unstuck',
-        '  later:',
-        '    needs: [stuck]',
-        '    run: echo later',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Orphan
+        steps:
+          stuck:
+            run: echo unstuck
+          later:
+            needs: [stuck]
+            run: echo later
+        `,
     );
     const summary = (await vscode.commands.executeCommand('braid.resumeRun', runId)) as RunSummary;
     assert.equal(summary.runId, runId);

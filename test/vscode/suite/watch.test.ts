@@ -7,6 +7,7 @@ import type { RunSummary } from '../../../src/extension/commandIds';
 import { startOtlpReceiver } from '../../helpers/otlpReceiver';
 import { startWebhookReceiver } from '../../helpers/webhookReceiver';
 import { writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 describe('settings: traces and webhooks', function () {
   this.timeout(90_000);
@@ -21,16 +22,16 @@ describe('settings: traces and webhooks', function () {
     try {
       const uri = await writePlan(
         'watched',
-        [
-          'version: 1',
-          'name: Watched',
-          'steps:',
-          '  a:',
-          '    run: echo a',
-          '  b:',
-          '    needs: [a]',
-          '    run: echo b',
-        ].join('\n'),
+        plan`
+          version: 1
+          name: Watched
+          steps:
+            a:
+              run: echo a
+            b:
+              needs: [a]
+              run: echo b
+          `,
       );
       const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
       assert.equal(summary.status, 'succeeded');

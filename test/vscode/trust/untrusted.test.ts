@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { engineSocketPathFor } from '../../../src/core/engineSocket';
 import { PROTOCOL_VERSION } from '../../../src/protocol/engine';
 import { braidApi, EXTENSION_ID, runRecord, waitFor, workspaceRoot, writePlan } from '../suite/helpers';
+import { plan } from '../../helpers/planText';
 
 const runsDir = (): string => join(workspaceRoot(), '.braid', 'runs');
 const recordedRuns = (): string[] => (existsSync(runsDir()) ? readdirSync(runsDir()).sort() : []);
@@ -104,17 +105,17 @@ describe('an untrusted workspace', function () {
   it('braid.validatePlan still works: the error count, and the cycle in Problems', async () => {
     const bad = await writePlan(
       'cycle',
-      [
-        'version: 1',
-        'name: Cycle',
-        'steps:',
-        '  x:',
-        '    needs: [y]',
-        '    run: echo x',
-        '  y:',
-        '    needs: [x]',
-        '    run: echo y',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Cycle
+        steps:
+          x:
+            needs: [y]
+            run: echo x
+          y:
+            needs: [x]
+            run: echo y
+        `,
     );
     assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
     assert.ok(
@@ -127,16 +128,16 @@ describe('an untrusted workspace', function () {
   it('Problems appear for a broken plan opened in the editor, at the line of each mistake', async () => {
     const uri = await writePlan(
       'broken',
-      [
-        'version: 1',
-        'name: Broken',
-        'steps:',
-        '  a:',
-        '    run: echo a',
-        '    needs: [nope]',
-        '  b:',
-        '    rn: echo b',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Broken
+        steps:
+          a:
+            run: echo a
+            needs: [nope]
+          b:
+            rn: echo b
+        `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     const diags = await waitFor('diagnostics', () => {

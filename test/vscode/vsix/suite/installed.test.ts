@@ -7,6 +7,7 @@ import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../../src/extension/commandIds';
 import { braidApi, EXTENSION_ID, runRecord, statusesOf, waitFor, writePlan } from '../../suite/helpers';
+import { plan } from '../../../helpers/planText';
 
 function env(name: string): string {
   const v = process.env[name];
@@ -51,18 +52,18 @@ describe('Braid installed from its .vsix', function () {
     await braidApi();
     const uri = await writePlan(
       'packaged',
-      [
-        'version: 1',
-        'name: Packaged',
-        'steps:',
-        '  one:',
-        '    run: echo one',
-        '  two:',
-        '    run: echo two',
-        '  both:',
-        '    needs: [one, two]',
-        '    run: echo "after ${{ steps.one.output }}"',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Packaged
+        steps:
+          one:
+            run: echo one
+          two:
+            run: echo two
+          both:
+            needs: [one, two]
+            run: echo "after \${{ steps.one.output }}"
+        `,
     );
     const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary | undefined;
     assert.ok(summary, 'braid.runPlan resolved undefined');
