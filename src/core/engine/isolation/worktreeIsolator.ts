@@ -252,25 +252,17 @@ export class WorktreeIsolator implements Isolator {
         r = { ...r, message: r.message ? `${r.message}; ${note}` : note };
         await appendFile(this.o.log(step.id), `──── ${note} ────\n`).catch(() => {});
       }
-      const c = await commitWorktree({
-        worktree: tree.path,
-        message: `braid: ${step.id} (run ${this.o.runId})`,
-        force: extra.land,
-        summary: true,
-      });
-      const change = await recordChange({
-        root: this.o.root,
-        runId: this.o.runId,
-        stepId: step.id,
-        base: head,
-        commit: c.sha,
-        ...(c.files ? { files: c.files } : {}),
-      });
-      this.changes.set(step.id, change);
+      const { sha, change } = await this.commitChange(
+        step,
+        tree.path,
+        head,
+        `braid: ${step.id} (run ${this.o.runId})`,
+        extra.land,
+      );
       // An alternative of a best-of step lands only if it wins (alternatives.ts); a loser's tree goes.
       if (ctx.settle && !(await ctx.settle(r)))
         return await dropTree({ ...r, status: 'canceled', reason: 'canceled', message: 'another alternative won' });
-      const pending: PendingLanding = { step, result: r, base: head, commit: c.sha, path, attempt: ctx.attempt };
+      const pending: PendingLanding = { step, result: r, base: head, commit: sha, path, attempt: ctx.attempt };
       // Nothing changed: nothing to look at before it lands. (A best-of step's winner waits as its step.)
       if (step.review && change.files.length > 0) {
         this.pending.set(step.id, pending);
@@ -286,9 +278,15 @@ export class WorktreeIsolator implements Isolator {
 
   /** Commits an alternative's tree as its attempt left it and records that as its change. */
   private async recordUnfinished(step: GraphStep, tree: string, head: string): Promise<void> {
+    await this.commitChange(step, tree, head, `braid: ${step.id}, as it ended (run ${this.o.runId})`);
+  }
+
+  /** Commits `tree` over `head` and records that commit as the step's change (what review and revert see). */
+  private async commitChange(step: GraphStep, tree: string, head: string, message: string, force?: readonly string[]) {
     const c = await commitWorktree({
       worktree: tree,
-      message: `braid: ${step.id}, as it ended (run ${this.o.runId})`,
+      message,
+      ...(force !== undefined ? { force } : {}),
       summary: true,
     });
     const change = await recordChange({
@@ -300,6 +298,7 @@ export class WorktreeIsolator implements Isolator {
       ...(c.files ? { files: c.files } : {}),
     });
     this.changes.set(step.id, change);
+    return { sha: c.sha, change };
   }
 
   /** The change the step's last attempt committed (recorded before the attempt's result is returned). */
