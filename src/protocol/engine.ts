@@ -7,7 +7,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
 import type { EngineEvent } from '../core/engine/types';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
-import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';
+import { REVIEW_ACTIONS, reviewResultsSchema } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';
 
@@ -166,20 +166,7 @@ export const resultSchemas = {
   cancelRun: z.object({}),
   cancelStep: z.object({}),
   /** Each step's outcome: its status after, or (`ok: false`) why nothing was done to it. */
-  review: z.object({
-    results: z.array(
-      z.union([
-        z.object({
-          step: z.string(),
-          ok: z.literal(true),
-          status: z.string(),
-          message: z.string().optional(),
-          dependents: z.array(z.string()).optional(),
-        }),
-        z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
-      ]),
-    ),
-  }),
+  review: z.object({ results: reviewResultsSchema }),
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
   shutdown: z.object({}),
 } as const satisfies Record<RequestType, z.ZodType>;

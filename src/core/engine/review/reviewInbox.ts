@@ -38,21 +38,23 @@ const requestSchema = z.object({
   reason: z.string().max(2000).optional(),
   by: z.string().max(200).optional(),
 });
+/** Each step's outcome of a review request, as the inbox replies and the webview's protocol carries it. */
+export const reviewResultsSchema = z.array(
+  z.union([
+    z.object({
+      step: z.string(),
+      ok: z.literal(true),
+      status: z.string(),
+      message: z.string().optional(),
+      dependents: z.array(z.string()).optional(),
+    }),
+    z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
+  ]),
+);
 const replySchema = z.object({
   /** The whole request was refused (a step in the wrong state): nothing was done. */
   refused: z.string().optional(),
-  results: z.array(
-    z.union([
-      z.object({
-        step: z.string(),
-        ok: z.literal(true),
-        status: z.string(),
-        message: z.string().optional(),
-        dependents: z.array(z.string()).optional(),
-      }),
-      z.object({ step: z.string(), ok: z.literal(false), message: z.string() }),
-    ]),
-  ),
+  results: reviewResultsSchema,
 });
 
 const REQ = '.req.json';
