@@ -222,6 +222,13 @@ const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecord
 const eventBase = { time: z.string(), run: runId };
 const costSource = z.enum(['reported', 'estimated', 'mixed']);
 const count = z.number().int().nonnegative();
+/** The token counts an agent reports, each optional: on a step's usage, an alternative and an agent event. */
+const tokens = {
+  inputTokens: count.optional(),
+  cachedInputTokens: count.optional(),
+  outputTokens: count.optional(),
+  reasoningTokens: count.optional(),
+};
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase,
@@ -253,10 +260,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     usage: z
       .object({
         model: z.string().optional(),
-        inputTokens: count.optional(),
-        cachedInputTokens: count.optional(),
-        outputTokens: count.optional(),
-        reasoningTokens: count.optional(),
+        ...tokens,
         costUsd: cost.optional(),
         costSource: costSource.optional(),
         costUnknown: z.string().optional(),
@@ -271,10 +275,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
           attempts: z.number().int(),
           costUsd: cost.optional(),
           costSource: costSource.optional(),
-          inputTokens: count.optional(),
-          cachedInputTokens: count.optional(),
-          outputTokens: count.optional(),
-          reasoningTokens: count.optional(),
+          ...tokens,
           score: z.number().optional(),
           message: z.string().optional(),
         }),
@@ -296,10 +297,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     sessionId: z.string().optional(),
     model: z.string().optional(),
     turns: count.optional(),
-    inputTokens: count.optional(),
-    cachedInputTokens: count.optional(),
-    outputTokens: count.optional(),
-    reasoningTokens: count.optional(),
+    ...tokens,
     costUsd: cost.optional(),
     costSource: costSource.optional(),
     attemptCostUsd: cost.optional(),
