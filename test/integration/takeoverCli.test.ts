@@ -4,7 +4,7 @@
 // the message after its prompt, the message kept in the log and the record. The real CLIs'
 // sessions are test/contract/takeover.test.ts's.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { braid, buildCli, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
@@ -29,7 +29,7 @@ const PLAN = plan`
         prompt: Wait for a word.
       script:
         agent: shell
-        prompt: sleep 8
+        prompt: until [ -e release ]; do sleep 0.05; done
     `;
 
 describe('braid say | attach against a live run (real processes)', function () {
@@ -81,6 +81,7 @@ describe('braid say | attach against a live run (real processes)', function () {
     const late = braid(['say', runId, 'talk', 'again', '--workspace', r.dir], r.dir);
     assert.equal(late.status, 1);
     assert.match(late.stderr, /not running an agent session now/);
+    writeFileSync(join(r.dir, 'release'), ''); // the run may end now
     assert.equal(await run.exited, 0);
     const ended = braid(['say', runId, 'talk', 'hello', '--workspace', r.dir], r.dir);
     assert.equal(ended.status, 1);
