@@ -2,7 +2,8 @@
 // a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
 // the record's own fields, so a view shows the same thing live and after a reload. Pure: no
 // `vscode`, tested in plain mocha.
-import type { AlternativeSummary, CostSource, EngineEvent } from '../core/engine/types';
+import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
+import type { CostSource } from '../core/cost/agentUsage';
 import type { RunRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';

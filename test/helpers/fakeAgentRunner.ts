@@ -2,7 +2,8 @@
 // hit rate limits, or end with a session id, attempt by attempt.
 import type { Clock } from '../../src/core/engine/scheduling/clock';
 import { workOnClock, type FakeCosts } from './fakeWork';
-import type { AttemptContext, AttemptResult, CostSource, StepRunner } from '../../src/core/engine/types';
+import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
+import type { CostSource } from '../../src/core/cost/agentUsage';
 
 export interface AgentAttempt {
   durationMs?: number;

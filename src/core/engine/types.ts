@@ -1,5 +1,6 @@
 // What the engine's parts exchange: an attempt's context and result, a runner, the events. The
 // status vocabulary they use is src/core/status.ts.
+import type { AgentUsage, CostSource } from '../cost/agentUsage';
 import type { GraphStep } from '../plan/types';
 import type { ReasonCode, StepStatus } from '../status';
 
@@ -38,30 +39,6 @@ export interface PreviousAttempt {
   readonly output: string;
   /** Its agent session, which the next attempt continues where the CLI can. */
   readonly sessionId?: string;
-}
-
-/** Whether a cost is the agent's own figure (claude) or Braid's estimate from its tokens and a price table (cost/); `mixed`: a sum of both. */
-export type CostSource = 'reported' | 'estimated' | 'mixed';
-
-/**
- * An agent's session and spending as it reported them; a field is absent when it never said.
- * Tokens: `inputTokens` counts every input token (`cachedInputTokens` is the part served from a
- * cache), `outputTokens` every output token (`reasoningTokens` is the part spent thinking).
- */
-export interface AgentUsage {
-  readonly sessionId?: string;
-  /** The model that used the tokens (as the agent said, else the step's `model` or the CLI's configured one). */
-  readonly model?: string;
-  readonly turns?: number;
-  readonly inputTokens?: number;
-  readonly cachedInputTokens?: number;
-  readonly outputTokens?: number;
-  readonly reasoningTokens?: number;
-  readonly costUsd?: number;
-  /** With costUsd: `reported` by the agent, or `estimated` by Braid. */
-  readonly costSource?: CostSource;
-  /** Tokens but no cost: why ("cost unknown: no price for MODEL"). Never a cost of 0. */
-  readonly costUnknown?: string;
 }
 
 /** Progress of a running agent attempt: usage so far (this attempt only) and its last readable line. */

@@ -5,7 +5,7 @@ import { type AgentPermission } from '../agents/permission';
 import type { AgentDoc } from './schema';
 import { dict } from './dict';
 import { splitCommand } from './splitCommand';
-import type { AgentDef } from './types';
+import type { AgentDef } from '../agents/agentDef';
 
 export type AgentOverrides = Readonly<
   Record<string, { command?: readonly string[] | string; env?: Record<string, string> }>

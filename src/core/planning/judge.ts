@@ -4,7 +4,7 @@
 // The judge reads only; its words are printed, never run.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import type { ProcessResult, SpawnSpec } from '../exec/process';
 import type { ParsedLine } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';

@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import { didYouMean } from '../plan/didYouMean';
 import { splitCommand } from '../plan/splitCommand';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import { presetTable } from '../agents/presets';
 import { type AgentPermission } from '../agents/permission';
 import { findExecutable } from '../agents/which';

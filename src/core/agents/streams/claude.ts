@@ -16,7 +16,7 @@ import {
   textLines,
   type JsonObject,
 } from './lineStream';
-import type { TokenCounts } from '../../cost/prices';
+import type { TokenCounts } from './types';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 

@@ -1,6 +1,6 @@
 // The part every JSON-lines agent stream shares: splitting chunks into lines (a line may arrive
 // in pieces, or many in one chunk), telling events from noise, and the growing summary.
-import type { TokenCounts } from '../../cost/prices';
+import type { TokenCounts } from './types';
 import type { AgentStream, AgentSummary, ParsedLine } from './types';
 
 /** Longest line kept whole; past it the line is cut (a runaway tool output must not grow memory unbounded). */

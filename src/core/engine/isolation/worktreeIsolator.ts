@@ -22,7 +22,7 @@ import type { Isolator } from '../steps/executor';
 import { acquireWhenFree } from '../locks/lockGate';
 import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
-import { recordChange, type ChangeRecord } from './changeRecord';
+import { recordChange, type ChangeRecord } from '../records/changeRecord';
 import type { LockGate } from '../scheduling/schedulerOptions';
 import type { AttemptContext, AttemptResult } from '../types';
 import {

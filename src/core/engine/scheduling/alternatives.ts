@@ -3,19 +3,12 @@
 // chooses one winner; only the winner's change lands (the isolator asks through `settle`), the
 // others are canceled or dropped. The scheduler sees one attempt of the step, whose result is
 // the winner's, whose cost is every alternative's, and which reports the alternatives as they go.
-import { dict } from '../../plan/dict';
+import { alternativeStep } from '../../plan/alternativeStep';
 import type { AlternativeDef, GraphStep, PickPolicy } from '../../plan/types';
 import type { Clock } from './clock';
 import { previousAttempt } from './retry';
-import type {
-  AgentProgress,
-  AgentUsage,
-  AttemptContext,
-  AttemptResult,
-  CostSource,
-  PreviousAttempt,
-  StepRunner,
-} from '../types';
+import type { AgentProgress, AttemptContext, AttemptResult, PreviousAttempt, StepRunner } from '../types';
+import type { AgentUsage, CostSource } from '../../cost/agentUsage';
 import { joinSource } from './costLedger';
 
 export type AlternativeStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict';
@@ -55,23 +48,6 @@ export interface RaceOptions {
   /** `pick: review`: resolves to the index the user picked among `candidates`. */
   waitForPick?(stepId: string, candidates: readonly number[], signal: AbortSignal): Promise<number>;
 }
-
-/** The step an alternative runs as: the step with the alternative's agent, model, prompt and env. */
-export function alternativeStep(step: GraphStep, def: AlternativeDef): GraphStep {
-  const { bestOf: _bestOf, ...rest } = step;
-  return Object.freeze({
-    ...rest,
-    id: alternativeId(step.id, def.index),
-    name: `${step.name} · alternative ${def.index}`,
-    alternative: { of: step.id, index: def.index },
-    env: dict({ ...step.env, ...def.env }),
-    ...(def.agent !== undefined ? { agent: def.agent } : {}),
-    ...(def.prompt !== undefined ? { prompt: def.prompt } : {}),
-    ...(def.model !== undefined ? { model: def.model } : {}),
-  });
-}
-
-export const alternativeId = (stepId: string, index: number): string => `${stepId}.alt${index}`;
 
 /** The slots a best-of step takes: one an alternative, at most the cap (and its pool's). */
 export function alternativeSlots(step: GraphStep, cap: number, poolCap: number | undefined): number {

@@ -4,7 +4,7 @@
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
-import { foldUsage } from '../steps/agentProgress';
+import { foldUsage } from './agentProgress';
 import { raceBestOf, type BestOfHost } from './bestOfAttempt';
 import { Budgets } from './budgets';
 import { realClock, type Clock } from './clock';
@@ -24,7 +24,7 @@ import { FieldView } from './stateViews';
 import { decideReview, type ReviewDecision, type ReviewHost, type ReviewOutcome } from './reviewDecision';
 import { DEFAULT_CONCURRENCY, type LockGrant, type RunResult, type SchedulerOptions } from './schedulerOptions';
 import { SlotLedger } from './slotLedger';
-import { stepEvent, type EventBody } from '../stepEvents';
+import { stepEvent, type EventBody } from './stepEvents';
 import type { StepOutcome, StepState } from './stepState';
 import type { AttemptResult, EngineEvent, PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';

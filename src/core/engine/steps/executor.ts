@@ -27,7 +27,7 @@ import type { PriceTable } from '../../cost/prices';
 import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../types';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from '../records/changeRecord';
 import { afterTakeover, takesPeople, type Takeover, type Takeovers } from './takeover';
 import { handoverOf, saidInvocation } from './takeoverRun';
 import { LiveInput, liveArgv } from '../../agents/liveInput';

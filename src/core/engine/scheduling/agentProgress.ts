@@ -1,8 +1,9 @@
 // Folding what an agent reports into its step's state and the run's cost ledger: progress while
 // it runs, and the usage of an attempt that ended.
-import type { CostLedger } from '../scheduling/costLedger';
-import type { AttemptState, StepState } from '../scheduling/stepState';
-import type { AgentProgress, AgentUsage } from '../types';
+import type { CostLedger } from './costLedger';
+import type { AttemptState, StepState } from './stepState';
+import type { AgentProgress } from '../types';
+import type { AgentUsage } from '../../cost/agentUsage';
 
 /** Folds a running attempt's progress in; `recorded`: a new session, `costChanged`: a new cost. */
 export function foldProgress(
