@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AGENT_PERMISSIONS } from '../core/agents/permission';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
+import { engineEventSchema, RUN_ENDS } from '../core/engine/eventSchema';
 import type { EngineEvent } from '../core/engine/types';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';
@@ -232,119 +233,6 @@ const runRecordSchema = z.looseObject({
  */
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
-const eventBase = { time: z.string(), run: runId };
-const costSource = z.enum(['reported', 'estimated', 'mixed']);
-const count = z.number().int().nonnegative();
-export const engineEventSchema = z.discriminatedUnion('type', [
-  z.object({
-    ...eventBase,
-    type: z.literal('run'),
-    status: z.enum(['started', 'succeeded', 'failed', 'canceled']),
-    plan: z.string(),
-    steps: z.number().int(),
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    reason: z.literal('budget').optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('step'),
-    id: stepId,
-    status: stepStatus,
-    attempt: z.number().int(),
-    exitCode: z.number().int().nullable().optional(),
-    signal: z.string().nullable().optional(),
-    reason: z.enum(REASON_CODES).optional(),
-    message: z.string().optional(),
-    waitingFor: z
-      .object({ holder: z.string(), paths: z.array(z.string()).readonly() })
-      .readonly()
-      .optional(),
-    retryAt: z.string().optional(),
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    usage: z
-      .object({
-        model: z.string().optional(),
-        inputTokens: count.optional(),
-        cachedInputTokens: count.optional(),
-        outputTokens: count.optional(),
-        reasoningTokens: count.optional(),
-        costUsd: cost.optional(),
-        costSource: costSource.optional(),
-        costUnknown: z.string().optional(),
-      })
-      .readonly()
-      .optional(),
-    alternatives: z
-      .array(
-        z.object({
-          index: z.number().int(),
-          status: z.string(),
-          attempts: z.number().int(),
-          costUsd: cost.optional(),
-          costSource: costSource.optional(),
-          inputTokens: count.optional(),
-          cachedInputTokens: count.optional(),
-          outputTokens: count.optional(),
-          reasoningTokens: count.optional(),
-          score: z.number().optional(),
-          message: z.string().optional(),
-        }),
-      )
-      .readonly()
-      .optional(),
-    winner: z.number().int().optional(),
-    winnerWhy: z.string().optional(),
-    reused: z
-      .object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() })
-      .readonly()
-      .optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('agent'),
-    id: stepId,
-    attempt: z.number().int(),
-    sessionId: z.string().optional(),
-    model: z.string().optional(),
-    turns: count.optional(),
-    inputTokens: count.optional(),
-    cachedInputTokens: count.optional(),
-    outputTokens: count.optional(),
-    reasoningTokens: count.optional(),
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    attemptCostUsd: cost.optional(),
-    runCostUsd: cost.optional(),
-    costUnknown: z.string().optional(),
-    activity: z.string().optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('budget'),
-    spentUsd: cost,
-    budgetUsd: cost,
-    decision: budgetDecision.optional(),
-    pool: z.string().optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('output'),
-    id: stepId,
-    stream: z.enum(['stdout', 'stderr']),
-    text: z.string(),
-    skippedLines: count.optional(),
-    alternative: z.number().int().min(1).optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('lock'),
-    id: stepId,
-    waitingFor: z.string(),
-    paths: z.array(z.string()).readonly(),
-  }),
-]);
 /** engine → client: one engine event (the CLI's `--json` objects), to every client that said hello. */
 const event = z.object({ type: z.literal('event'), event: engineEventSchema });
 
@@ -352,7 +240,7 @@ const event = z.object({ type: z.literal('event'), event: engineEventSchema });
 const runEnded = z.object({
   type: z.literal('runEnded'),
   runId,
-  status: z.enum(['succeeded', 'failed', 'canceled']),
+  status: z.enum(RUN_ENDS),
   steps: z.record(z.string(), stepStatus),
 });
 
@@ -372,13 +260,12 @@ export type EventMessage = { type: 'event'; event: EngineEvent };
 export type EngineMessage = ReplyMessage | SnapshotMessage | EventMessage | RunEndedMessage;
 
 // The schemas and the core's types must describe the same objects; this fails to compile if not.
+// (EngineEvent is inferred from engineEventSchema itself: src/core/engine/eventSchema.ts.)
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const eventsAgree: Same<z.infer<typeof engineEventSchema>, EngineEvent> = true;
 const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
 const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
 const compileAgrees: [z.infer<typeof compileOptionsSchema>] extends [CompileOptions] ? true : false = true;
-void eventsAgree;
 void summariesAgree;
 void diagnosticsAgree;
 void decisionsAgree;

@@ -44,7 +44,7 @@ const CORE_ORDER = [
 // through the ports in schedulerOptions.ts), the records, then the parts that run a step, and
 // runPlan, which wires them.
 const ENGINE_ORDER = [
-  ['types.ts', 'events.ts'],
+  ['types.ts', 'eventSchema.ts', 'events.ts'],
   ['scheduling'],
   ['records'],
   ['locks', 'steps'],

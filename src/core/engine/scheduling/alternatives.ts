@@ -4,6 +4,7 @@
 // others are canceled or dropped. The scheduler sees one attempt of the step, whose result is
 // the winner's, whose cost is every alternative's, and which reports the alternatives as they go.
 import { alternativeStep } from '../../plan/alternativeStep';
+import type { StepStatus } from '../../status';
 import type { AlternativeDef, GraphStep, PickPolicy } from '../../plan/types';
 import type { Clock } from './clock';
 import { previousAttempt } from './retry';
@@ -11,7 +12,11 @@ import type { AgentProgress, AttemptContext, AttemptResult, PreviousAttempt, Ste
 import type { AgentUsage, CostSource } from '../../cost/agentUsage';
 import { joinSource } from './costLedger';
 
-export type AlternativeStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict';
+/** The states one alternative of a race takes: a step's, without review, skipped and interrupted. */
+export type AlternativeStatus = Extract<
+  StepStatus,
+  'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict'
+>;
 
 /** One alternative as the record keeps it (run.json: the step's `alternatives`). */
 export interface AlternativeState {
