@@ -230,7 +230,7 @@ export class RunFeedback implements vscode.Disposable {
           ? failed[0]
           : (
               await vscode.window.showQuickPick(
-                failed.map((id) => ({ label: id, description: end.steps[id] })),
+                failed.map((id) => ({ label: id, description: end.steps[id] ?? '' })),
                 { title: `Braid: ${name}: the log of which failed step?` },
               )
             )?.label;

@@ -96,7 +96,7 @@ export function viewOf(record: RunRecord): RunView {
     steps.set(id, {
       id,
       name: names.get(id) ?? id,
-      ...(needs.get(id)?.length ? { needs: needs.get(id) } : {}),
+      ...(needs.get(id)?.length ? { needs: needs.get(id)! } : {}),
       status: r?.status ?? 'pending',
       attempt: r?.attempts.length ?? 0,
       ...times,
@@ -209,7 +209,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       }
       if (e.activity) {
         step.activity = e.activity;
-        step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
+        set(step, 'lastLine', lastLineOf(e.activity) ?? step.lastLine);
       }
       return;
     case 'output': {

@@ -7,6 +7,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
 import { engineEventSchema, RUN_ENDS } from '../core/engine/eventSchema';
 import type { EngineEvent } from '../core/engine/types';
+import { exact, type Exact } from '../core/exact';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
@@ -140,7 +141,7 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   listRuns,
   shutdown,
 ]);
-export type ClientMessage = z.infer<typeof clientMessageSchema>;
+export type ClientMessage = Exact<z.infer<typeof clientMessageSchema>>;
 export type RequestType = ClientMessage['type'];
 export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
 /** What a caller passes for a request: the message without its framing fields. */
@@ -184,7 +185,7 @@ export const resultSchemas = {
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
   shutdown: z.object({}),
 } as const satisfies Record<RequestType, z.ZodType>;
-export type ResultOf<T extends RequestType> = z.infer<(typeof resultSchemas)[T]>;
+export type ResultOf<T extends RequestType> = Exact<z.infer<(typeof resultSchemas)[T]>>;
 
 // ── engine → client ──────────────────────────────────────────────────────────────────────────
 
@@ -245,9 +246,9 @@ const runEnded = z.object({
 });
 
 export const engineMessageSchema = z.union([reply, snapshot, event, runEnded]);
-type ParsedEngineMessage = z.infer<typeof engineMessageSchema>;
-export type ReplyMessage = z.infer<typeof reply>;
-export type RunEndedMessage = z.infer<typeof runEnded>;
+type ParsedEngineMessage = Exact<z.infer<typeof engineMessageSchema>>;
+export type ReplyMessage = Exact<z.infer<typeof reply>>;
+export type RunEndedMessage = Exact<z.infer<typeof runEnded>>;
 export type RunEnded = Omit<RunEndedMessage, 'type'>;
 /** An active run's record as the engine holds it in memory now (current with every event sent). */
 export type LiveRunRecord = RunRecord & {
@@ -262,10 +263,10 @@ export type EngineMessage = ReplyMessage | SnapshotMessage | EventMessage | RunE
 // The schemas and the core's types must describe the same objects; this fails to compile if not.
 // (EngineEvent is inferred from engineEventSchema itself: src/core/engine/eventSchema.ts.)
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
+const summariesAgree: Same<Exact<z.infer<typeof runSummarySchema>>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
 const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
-const compileAgrees: [z.infer<typeof compileOptionsSchema>] extends [CompileOptions] ? true : false = true;
+const compileAgrees: [Exact<z.infer<typeof compileOptionsSchema>>] extends [CompileOptions] ? true : false = true;
 void summariesAgree;
 void diagnosticsAgree;
 void decisionsAgree;
@@ -295,7 +296,7 @@ export function encodeMessage(message: ClientMessage | EngineMessage): string {
   return JSON.stringify(message) + '\n';
 }
 
-function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer<S>> {
+function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<Exact<z.infer<S>>> {
   let data: unknown;
   try {
     data = JSON.parse(line);
@@ -303,7 +304,7 @@ function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer
     return { ok: false, error: `not JSON: ${clip(line)}` };
   }
   const r = schema.safeParse(data);
-  return r.success ? { ok: true, message: r.data } : { ok: false, error: `${describe(r.error)}: ${clip(line)}` };
+  return r.success ? { ok: true, message: exact(r.data) } : { ok: false, error: `${describe(r.error)}: ${clip(line)}` };
 }
 
 function describe(e: z.ZodError): string {

@@ -77,11 +77,10 @@ export class FakeAgentRunner implements StepRunner {
     } finally {
       if (pool) this.inPool.set(pool, this.inPool.get(pool)! - 1);
     }
+    const spent = b.costUsd ?? cost;
     const agent = {
       ...(b.sessionId ? { sessionId: b.sessionId } : {}),
-      ...((b.costUsd ?? cost) !== undefined
-        ? { costUsd: b.costUsd ?? cost, ...(b.costSource ? { costSource: b.costSource } : {}) }
-        : {}),
+      ...(spent !== undefined ? { costUsd: spent, ...(b.costSource ? { costSource: b.costSource } : {}) } : {}),
     };
     const durationMs = this.clock.now() - start;
     if (b.limited) {

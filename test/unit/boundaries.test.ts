@@ -25,6 +25,7 @@ const CORE_ORDER = [
     'emitter.ts',
     'keyedChain.ts',
     'engineSocket.ts',
+    'exact.ts',
     'templates.ts',
     'exec',
     'paths',

@@ -146,14 +146,3 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     paths: z.array(z.string()).readonly(),
   }),
 ]);
-
-/**
- * A schema's output as Braid's types read it: readonly, and an optional field either present with
- * its value or absent, never present as `undefined` (zod writes `?: T | undefined`; JSON has no
- * undefined, and exactOptionalPropertyTypes holds the rest of the code to that).
- */
-export type Exact<T> = T extends readonly (infer U)[]
-  ? readonly Exact<U>[]
-  : T extends object
-    ? { readonly [K in keyof T]: Exact<Exclude<T[K], undefined>> }
-    : T;

@@ -4,7 +4,8 @@ import type { z } from 'zod';
 import type { AgentUsage } from '../cost/agentUsage';
 import type { GraphStep } from '../plan/types';
 import type { ReasonCode, StepStatus } from '../status';
-import type { alternativeSummarySchema, attemptUsageSchema, engineEventSchema, Exact } from './eventSchema';
+import type { Exact } from '../exact';
+import type { alternativeSummarySchema, attemptUsageSchema, engineEventSchema } from './eventSchema';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
 export interface AttemptResult {
@@ -122,7 +123,7 @@ export interface StepRunner {
 export type AttemptUsage = Exact<z.infer<typeof attemptUsageSchema>>;
 
 /** One alternative of a best-of step as events and run.json show it. */
-export type AlternativeSummary = Exact<z.infer<typeof alternativeSummarySchema>>;
+export type AlternativeSummary = Readonly<Exact<z.infer<typeof alternativeSummarySchema>>>;
 
 /** The engine's events, exactly the CLI's `--json` objects (cli.md): what eventSchema.ts declares. */
-export type EngineEvent = Exact<z.infer<typeof engineEventSchema>>;
+export type EngineEvent = Readonly<Exact<z.infer<typeof engineEventSchema>>>;

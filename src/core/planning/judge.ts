@@ -97,7 +97,7 @@ export function parseVerdict(answer: string, allowed: readonly number[]): Verdic
 /** The judge's agent definition, read-only for presets, or why it cannot judge (unknown, refused, not installed). */
 export function judgeAgent(
   spec: PlanningAgentSpec,
-  o: { readonly cwd: string; readonly envPath?: string; readonly lookUp?: boolean },
+  o: { readonly cwd: string; readonly envPath?: string | undefined; readonly lookUp?: boolean },
 ): { agent: AgentDef } | { error: string } {
   const choice = choosePlanningAgent(spec, {
     cwd: o.cwd,

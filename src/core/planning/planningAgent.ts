@@ -23,7 +23,7 @@ export interface ChoiceOptions {
   readonly permission?: AgentPermission;
   /** For telling a one-word custom command from a misspelt preset. */
   readonly cwd: string;
-  readonly envPath?: string;
+  readonly envPath?: string | undefined;
 }
 
 const INTERPRETERS = new Set(['node', 'python', 'python3', 'sh', 'bash', 'npx', 'deno', 'bun']);

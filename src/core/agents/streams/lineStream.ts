@@ -105,6 +105,15 @@ export function add(
   summary[key] = (summary[key] ?? 0) + n;
 }
 
+/** Sets what the agent just said of itself; a line that does not say keeps what an earlier one said. */
+export function note<K extends 'sessionId' | 'model' | 'costUsd'>(
+  summary: AgentSummary,
+  key: K,
+  value: Exclude<AgentSummary[K], undefined> | undefined,
+): void {
+  if (value !== undefined) summary[key] = value;
+}
+
 /** Adds one model's tokens to the summary: its totals and its line by model. */
 export function addModel(summary: AgentSummary, model: string, t: TokenCounts): void {
   add(summary, 'inputTokens', t.input);

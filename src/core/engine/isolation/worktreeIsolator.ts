@@ -154,7 +154,11 @@ export class WorktreeIsolator implements Isolator {
     const { step } = ctx;
     if (ctx.conflict?.mode === 'resolve') return resolveInWorktree(this.resolveHost, ctx, body);
     const started = Date.now();
-    const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult => ({
+    const end = (
+      status: AttemptResult['status'],
+      reason: NonNullable<AttemptResult['reason']>,
+      message: string,
+    ): AttemptResult => ({
       status,
       exitCode: null,
       signal: null,

@@ -148,7 +148,7 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
         ...answers,
       });
     }
-    rec.startedAt ??= iso(st.current?.startedAt);
+    if (st.current) rec.startedAt ??= new Date(st.current.startedAt).toISOString();
     delete rec.endedAt;
     delete rec.exitCode;
     delete rec.signal;

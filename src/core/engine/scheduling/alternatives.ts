@@ -73,7 +73,7 @@ interface Racer {
   /** When it passed, in order (1 first): `pick: check` ranks alternatives without a score by it. */
   passedOrder?: number;
   /** Passed (check included) and waiting to hear whether it lands. */
-  land?: (yes: boolean) => void;
+  land?: ((yes: boolean) => void) | undefined;
   passed?: boolean;
 }
 

@@ -185,7 +185,7 @@ export class StepExecutor implements StepRunner {
   async attempt(ctx: AttemptContext, root: string, resolving?: Resolving): Promise<AttemptResult> {
     const { step } = ctx;
     const started = Date.now();
-    const fail = (reason: AttemptResult['reason'], message: string): AttemptResult => ({
+    const fail = (reason: NonNullable<AttemptResult['reason']>, message: string): AttemptResult => ({
       status: 'failed',
       exitCode: null,
       signal: null,
