@@ -99,11 +99,7 @@ export function judgeAgent(
   spec: PlanningAgentSpec,
   o: { readonly cwd: string; readonly envPath?: string | undefined; readonly lookUp?: boolean },
 ): { agent: AgentDef } | { error: string } {
-  const choice = choosePlanningAgent(spec, {
-    cwd: o.cwd,
-    permission: 'read-only',
-    ...(o.envPath !== undefined ? { envPath: o.envPath } : {}),
-  });
+  const choice = choosePlanningAgent(spec, { cwd: o.cwd, permission: 'read-only', envPath: o.envPath });
   if ('error' in choice) return { error: `judge: ${choice.error}` };
   const exe = choice.agent.command[0]!;
   if (o.lookUp !== false && !findExecutable(exe, o.envPath, o.cwd))
