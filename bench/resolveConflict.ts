@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { changedBy, filesWithMarkers, mergeWorkspaceIn } from '../src/core/engine/isolation/conflictMerge';
-import { recordChange } from '../src/core/engine/isolation/changeRecord';
+import { recordChange } from '../src/core/engine/records/changeRecord';
 import { mergeBack } from '../src/core/engine/isolation/mergeBack';
 import {
   commitWorktree,

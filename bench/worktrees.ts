@@ -9,12 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { git, gitOk } from '../src/core/exec/git';
 import { mergeBack } from '../src/core/engine/isolation/mergeBack';
-import {
-  changedFiles,
-  dropChangeRefs,
-  recordChange,
-  type ChangedFile,
-} from '../src/core/engine/isolation/changeRecord';
+import { changedFiles, dropChangeRefs, recordChange, type ChangedFile } from '../src/core/engine/records/changeRecord';
 import { commitWorktree, createWorktree, removeWorktree, snapshotBase } from '../src/core/engine/isolation/worktree';
 import { envInt, envList, fixed, goal, median, ms, table, timed } from './stats';
 

@@ -3,8 +3,8 @@
 export interface Searchable {
   readonly stepId: string;
   readonly name: string;
-  readonly agent?: string;
-  readonly group?: string;
+  readonly agent?: string | undefined;
+  readonly group?: string | undefined;
 }
 
 /** Step ids matching `query` (case-insensitive), best first: exact, then prefix, then substring; ties in graph order. */

@@ -8,7 +8,7 @@ import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { CompileOptions } from '../core/plan/compile';
 import { LauncherPool } from '../core/exec/launcher';
 import { runPlan } from '../core/engine/runPlan';
-import { runWatchers } from '../core/engine/runWatchers';
+import { runWatchers } from './runWatchers';
 import type { Scheduler } from '../core/engine/scheduling/scheduler';
 import { DEFAULT_CONCURRENCY } from '../core/engine/scheduling/schedulerOptions';
 import { RunStore } from '../core/engine/records/runStore';

@@ -229,7 +229,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
     import('../core/exec/watchdog'),
     import('./view'),
     import('./jsonEvents'),
-    import('../core/engine/runWatchers'),
+    import('./runWatchers'),
   ]);
   const json = values.json;
   const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -363,7 +363,7 @@ async function dryRun(
   if (used.length > 0) out('agents:\n');
   for (const name of used) out(`  ${name}: ${g.agents[name]!.command.join(' ')}\n`);
   const [{ alternativeStep }, { stepAgent, stepAgentOptions }] = await Promise.all([
-    import('../core/engine/scheduling/alternatives'),
+    import('../core/plan/alternativeStep'),
     import('../core/agents/stepAgent'),
   ]);
   // And each step's own flags (model, max-turns, permission, tools) where it adds some.

@@ -7,7 +7,7 @@ import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
 import { endSentence, shownStatus } from '../core/status';
 import { costText, unknownCostText } from '../core/cost/costText';
-import type { CostSource } from '../core/engine/types';
+import type { CostSource } from '../core/cost/agentUsage';
 
 const SPIN = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const COLORS: Record<string, string> = {

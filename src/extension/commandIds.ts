@@ -1,7 +1,7 @@
 // Every command id in one place, with the arguments it takes from code (tests, other extensions,
 // code lenses, tree items). Run bare from the palette, each one asks with a picker instead.
 import type * as vscode from 'vscode';
-import type { StepStatus } from '../core/status';
+import type { RunStatus, StepStatus } from '../core/status';
 
 /** Options of the retry commands (a command's arguments live beside its id). */
 export interface RetryOptions {
@@ -79,7 +79,7 @@ export type CommandId = (typeof Command)[keyof typeof Command];
 /** What run commands resolve with when their run ends, so callers can drive Braid. */
 export interface RunSummary {
   readonly runId: string;
-  readonly status: 'succeeded' | 'failed' | 'canceled';
+  readonly status: Extract<RunStatus, 'succeeded' | 'failed' | 'canceled'>;
   readonly steps: Readonly<Record<string, StepStatus>>;
 }
 

@@ -6,6 +6,7 @@ import { createConnection, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import type { Disposable } from '../core/disposable';
 import { Emitter } from '../core/emitter';
+import { exact } from '../core/exact';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { EngineEvent } from '../core/engine/types';
 import type { Diagnostic } from '../core/plan/types';
@@ -314,7 +315,7 @@ class Client implements EngineClient {
     if (!socket) return Promise.reject(new Error('not connected to the engine'));
     const id = this.nextId++;
     // Our own messages are checked too: a malformed request is a bug here, better thrown than dropped there.
-    const message = clientMessageSchema.parse({ ...params, type, id });
+    const message = exact(clientMessageSchema.parse({ ...params, type, id }));
     return new Promise((resolve, reject) => {
       this.pending.set(id, { type, resolve: resolve as (r: unknown) => void, reject });
       socket.write(encodeMessage(message));

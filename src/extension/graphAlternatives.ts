@@ -1,7 +1,7 @@
 // A best-of step's alternatives on the graph panel: their nodes (drawn in the step's node while it
 // is collapsed, in a subgraph beside it once expanded; plan/mermaid.ts) and their statuses, a
 // projection of the runs model's step (its `alternatives` as they race, and the winner).
-import { alternativeId } from '../core/engine/scheduling/alternatives';
+import { alternativeId } from '../core/plan/alternativeStep';
 import type { Graph, GraphStep } from '../core/plan/types';
 import { STEP_STATUSES, type StepStatus } from '../core/status';
 import type { GraphNode, StatusUpdate, WebviewAction } from '../protocol/webview';

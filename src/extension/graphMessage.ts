@@ -5,7 +5,7 @@ import { lockPairs } from '../core/plan/lockPairs';
 import { toMermaid } from '../core/plan/mermaid';
 import type { Graph } from '../core/plan/types';
 import type { StepStatus } from '../core/status';
-import { alternativeId } from '../core/engine/scheduling/alternatives';
+import { alternativeId } from '../core/plan/alternativeStep';
 import type { HostMessage } from '../protocol/webview';
 import { alternativeNodes, bestOfSteps } from './graphAlternatives';
 import { runHeader } from './runHeader';

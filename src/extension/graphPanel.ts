@@ -8,7 +8,7 @@ import { LogLines } from '../core/engine/records/logLines';
 import { attemptHeader } from '../core/engine/records/stepLog';
 import { RunStore } from '../core/engine/records/runStore';
 import { graphFromSnapshot } from '../core/engine/records/snapshot';
-import { alternativeId } from '../core/engine/scheduling/alternatives';
+import { alternativeId } from '../core/plan/alternativeStep';
 import type { Diagnostic, Graph } from '../core/plan/types';
 import {
   MAX_PROBLEMS,

@@ -1,6 +1,6 @@
 // How the alternatives of a best-of step read where the user picks one, and which steps wait for
 // a pick: projections of the run's record, pure, tested in plain mocha.
-import type { ChangeRecord } from '../core/engine/isolation/changeRecord';
+import type { ChangeRecord } from '../core/engine/records/changeRecord';
 import type { AlternativeRecord, RunRecord } from '../core/engine/records/runRecord';
 import { formatUsd } from '../core/format';
 import { waitsForPick } from '../core/engine/records/pickRequest';

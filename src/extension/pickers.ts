@@ -86,7 +86,7 @@ export async function pickStep(
     steps.map((s) => ({
       label: s.name,
       description: STATUS_LABEL[s.status],
-      detail: s.id === s.name ? undefined : s.id,
+      ...(s.id === s.name ? {} : { detail: s.id }),
       id: s.id,
     })),
     { title: `Braid: ${title}` },

@@ -3,7 +3,7 @@
 // and decisions sent to the engine (which has the run's own process carry them out).
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { ChangeRecord } from '../core/engine/isolation/changeRecord';
+import type { ChangeRecord } from '../core/engine/records/changeRecord';
 import type { StepStatus } from '../core/status';
 import { RunStore } from '../core/engine/records/runStore';
 import type { RunRecord } from '../core/engine/records/runRecord';

@@ -5,7 +5,7 @@
 // every run "Review Changes").
 import { costText } from '../core/cost/costText';
 import { joinSource } from '../core/engine/scheduling/costLedger';
-import type { CostSource } from '../core/engine/types';
+import type { CostSource } from '../core/cost/agentUsage';
 import * as vscode from 'vscode';
 import { bestOfText } from './bestOfText';
 import { awaitsPick } from './pickText';
@@ -230,7 +230,7 @@ export class RunFeedback implements vscode.Disposable {
           ? failed[0]
           : (
               await vscode.window.showQuickPick(
-                failed.map((id) => ({ label: id, description: end.steps[id] })),
+                failed.map((id) => ({ label: id, description: end.steps[id] ?? '' })),
                 { title: `Braid: ${name}: the log of which failed step?` },
               )
             )?.label;

@@ -2,7 +2,8 @@
 // a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
 // the record's own fields, so a view shows the same thing live and after a reload. Pure: no
 // `vscode`, tested in plain mocha.
-import type { AlternativeSummary, CostSource, EngineEvent } from '../core/engine/types';
+import type { AlternativeSummary, EngineEvent } from '../core/engine/types';
+import type { CostSource } from '../core/cost/agentUsage';
 import type { RunRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../core/status';
@@ -95,7 +96,7 @@ export function viewOf(record: RunRecord): RunView {
     steps.set(id, {
       id,
       name: names.get(id) ?? id,
-      ...(needs.get(id)?.length ? { needs: needs.get(id) } : {}),
+      ...(needs.get(id)?.length ? { needs: needs.get(id)! } : {}),
       status: r?.status ?? 'pending',
       attempt: r?.attempts.length ?? 0,
       ...times,
@@ -208,7 +209,7 @@ export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
       }
       if (e.activity) {
         step.activity = e.activity;
-        step.lastLine = lastLineOf(e.activity) ?? step.lastLine;
+        set(step, 'lastLine', lastLineOf(e.activity) ?? step.lastLine);
       }
       return;
     case 'output': {

@@ -139,7 +139,8 @@ export class RunsModel implements vscode.Disposable {
         applyStepEvent(step, e, at);
         if (e.type === 'agent' && e.runCostUsd !== undefined) {
           run.costUsd = e.runCostUsd;
-          if (e.costSource !== undefined) run.costSource = joinSource(run.costSource, e.costSource);
+          const source = joinSource(run.costSource, e.costSource);
+          if (source !== undefined) run.costSource = source;
         }
         this.stepChanged.fire({ run, step, event: e });
       }
@@ -169,7 +170,7 @@ export class RunsModel implements vscode.Disposable {
     const rec = await new RunStore(workspace).load(runId);
     if (!wanted() || !rec || rec.status === 'running') return false;
     const view = viewOf(rec);
-    view.costUsd ??= costUsd;
+    if (costUsd !== undefined) view.costUsd ??= costUsd;
     this.byId.set(view.id, view);
     this.replaced.fire(view);
     this.changed.fire(view);

@@ -17,10 +17,10 @@ export function keepsTerminal(status: string, keep: KeepTerminals): boolean {
 
 export interface StepEnd {
   readonly status: string;
-  readonly exitCode?: number | null;
-  readonly signal?: string | null;
+  readonly exitCode?: number | null | undefined;
+  readonly signal?: string | null | undefined;
   /** The sentence for why it ended, when the engine gave one. */
-  readonly message?: string;
+  readonly message?: string | undefined;
 }
 
 /** The closing line a step's terminal ends with: the step's own outcome, never a guess. */

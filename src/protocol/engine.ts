@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { AGENT_PERMISSIONS } from '../core/agents/permission';
 import type { BudgetDecision } from '../core/engine/scheduling/budget';
 import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
+import { engineEventSchema, RUN_ENDS } from '../core/engine/eventSchema';
 import type { EngineEvent } from '../core/engine/types';
+import { exact, type Exact } from '../core/exact';
 import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS, reviewResultsSchema } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
@@ -139,7 +141,7 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   listRuns,
   shutdown,
 ]);
-export type ClientMessage = z.infer<typeof clientMessageSchema>;
+export type ClientMessage = Exact<z.infer<typeof clientMessageSchema>>;
 export type RequestType = ClientMessage['type'];
 export type RequestOf<T extends RequestType> = Extract<ClientMessage, { type: T }>;
 /** What a caller passes for a request: the message without its framing fields. */
@@ -170,7 +172,7 @@ export const resultSchemas = {
   listRuns: z.object({ active: z.array(runId), runs: z.array(runSummarySchema) }),
   shutdown: z.object({}),
 } as const satisfies Record<RequestType, z.ZodType>;
-export type ResultOf<T extends RequestType> = z.infer<(typeof resultSchemas)[T]>;
+export type ResultOf<T extends RequestType> = Exact<z.infer<(typeof resultSchemas)[T]>>;
 
 // ── engine → client ──────────────────────────────────────────────────────────────────────────
 
@@ -219,117 +221,6 @@ const runRecordSchema = z.looseObject({
  */
 const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecordSchema) });
 
-const eventBase = { time: z.string(), run: runId };
-const costSource = z.enum(['reported', 'estimated', 'mixed']);
-const count = z.number().int().nonnegative();
-/** The token counts an agent reports, each optional: on a step's usage, an alternative and an agent event. */
-const tokens = {
-  inputTokens: count.optional(),
-  cachedInputTokens: count.optional(),
-  outputTokens: count.optional(),
-  reasoningTokens: count.optional(),
-};
-export const engineEventSchema = z.discriminatedUnion('type', [
-  z.object({
-    ...eventBase,
-    type: z.literal('run'),
-    status: z.enum(['started', 'succeeded', 'failed', 'canceled']),
-    plan: z.string(),
-    steps: z.number().int(),
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    reason: z.literal('budget').optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('step'),
-    id: stepId,
-    status: stepStatus,
-    attempt: z.number().int(),
-    exitCode: z.number().int().nullable().optional(),
-    signal: z.string().nullable().optional(),
-    reason: z.enum(REASON_CODES).optional(),
-    message: z.string().optional(),
-    waitingFor: z
-      .object({ holder: z.string(), paths: z.array(z.string()).readonly() })
-      .readonly()
-      .optional(),
-    retryAt: z.string().optional(),
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    usage: z
-      .object({
-        model: z.string().optional(),
-        ...tokens,
-        costUsd: cost.optional(),
-        costSource: costSource.optional(),
-        costUnknown: z.string().optional(),
-      })
-      .readonly()
-      .optional(),
-    alternatives: z
-      .array(
-        z.object({
-          index: z.number().int(),
-          status: z.string(),
-          attempts: z.number().int(),
-          costUsd: cost.optional(),
-          costSource: costSource.optional(),
-          ...tokens,
-          score: z.number().optional(),
-          message: z.string().optional(),
-        }),
-      )
-      .readonly()
-      .optional(),
-    winner: z.number().int().optional(),
-    winnerWhy: z.string().optional(),
-    reused: z
-      .object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() })
-      .readonly()
-      .optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('agent'),
-    id: stepId,
-    attempt: z.number().int(),
-    sessionId: z.string().optional(),
-    model: z.string().optional(),
-    turns: count.optional(),
-    ...tokens,
-    costUsd: cost.optional(),
-    costSource: costSource.optional(),
-    attemptCostUsd: cost.optional(),
-    runCostUsd: cost.optional(),
-    costUnknown: z.string().optional(),
-    activity: z.string().optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('budget'),
-    spentUsd: cost,
-    budgetUsd: cost,
-    decision: budgetDecision.optional(),
-    pool: z.string().optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('output'),
-    id: stepId,
-    stream: z.enum(['stdout', 'stderr']),
-    text: z.string(),
-    skippedLines: count.optional(),
-    alternative: z.number().int().min(1).optional(),
-  }),
-  z.object({
-    ...eventBase,
-    type: z.literal('lock'),
-    id: stepId,
-    waitingFor: z.string(),
-    paths: z.array(z.string()).readonly(),
-  }),
-]);
 /** engine → client: one engine event (the CLI's `--json` objects), to every client that said hello. */
 const event = z.object({ type: z.literal('event'), event: engineEventSchema });
 
@@ -337,14 +228,14 @@ const event = z.object({ type: z.literal('event'), event: engineEventSchema });
 const runEnded = z.object({
   type: z.literal('runEnded'),
   runId,
-  status: z.enum(['succeeded', 'failed', 'canceled']),
+  status: z.enum(RUN_ENDS),
   steps: z.record(z.string(), stepStatus),
 });
 
 export const engineMessageSchema = z.union([reply, snapshot, event, runEnded]);
-type ParsedEngineMessage = z.infer<typeof engineMessageSchema>;
-export type ReplyMessage = z.infer<typeof reply>;
-export type RunEndedMessage = z.infer<typeof runEnded>;
+type ParsedEngineMessage = Exact<z.infer<typeof engineMessageSchema>>;
+export type ReplyMessage = Exact<z.infer<typeof reply>>;
+export type RunEndedMessage = Exact<z.infer<typeof runEnded>>;
 export type RunEnded = Omit<RunEndedMessage, 'type'>;
 /** An active run's record as the engine holds it in memory now (current with every event sent). */
 export type LiveRunRecord = RunRecord & {
@@ -357,13 +248,12 @@ export type EventMessage = { type: 'event'; event: EngineEvent };
 export type EngineMessage = ReplyMessage | SnapshotMessage | EventMessage | RunEndedMessage;
 
 // The schemas and the core's types must describe the same objects; this fails to compile if not.
+// (EngineEvent is inferred from engineEventSchema itself: src/core/engine/eventSchema.ts.)
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const eventsAgree: Same<z.infer<typeof engineEventSchema>, EngineEvent> = true;
-const summariesAgree: Same<z.infer<typeof runSummarySchema>, RunSummary> = true;
+const summariesAgree: Same<Exact<z.infer<typeof runSummarySchema>>, RunSummary> = true;
 const diagnosticsAgree: [Diagnostic] extends [z.infer<typeof diagnosticSchema>] ? true : false = true;
 const decisionsAgree: Same<z.infer<typeof budgetDecision>, BudgetDecision> = true;
-const compileAgrees: [z.infer<typeof compileOptionsSchema>] extends [CompileOptions] ? true : false = true;
-void eventsAgree;
+const compileAgrees: [Exact<z.infer<typeof compileOptionsSchema>>] extends [CompileOptions] ? true : false = true;
 void summariesAgree;
 void diagnosticsAgree;
 void decisionsAgree;
@@ -393,7 +283,7 @@ export function encodeMessage(message: ClientMessage | EngineMessage): string {
   return JSON.stringify(message) + '\n';
 }
 
-function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer<S>> {
+function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<Exact<z.infer<S>>> {
   let data: unknown;
   try {
     data = JSON.parse(line);
@@ -401,7 +291,7 @@ function parseWith<S extends z.ZodType>(schema: S, line: string): Parsed<z.infer
     return { ok: false, error: `not JSON: ${clip(line)}` };
   }
   const r = schema.safeParse(data);
-  return r.success ? { ok: true, message: r.data } : { ok: false, error: `${describe(r.error)}: ${clip(line)}` };
+  return r.success ? { ok: true, message: exact(r.data) } : { ok: false, error: `${describe(r.error)}: ${clip(line)}` };
 }
 
 function describe(e: z.ZodError): string {

@@ -2,7 +2,8 @@
 // hit rate limits, or end with a session id, attempt by attempt.
 import type { Clock } from '../../src/core/engine/scheduling/clock';
 import { workOnClock, type FakeCosts } from './fakeWork';
-import type { AttemptContext, AttemptResult, CostSource, StepRunner } from '../../src/core/engine/types';
+import type { AttemptContext, AttemptResult, StepRunner } from '../../src/core/engine/types';
+import type { CostSource } from '../../src/core/cost/agentUsage';
 
 export interface AgentAttempt {
   durationMs?: number;
@@ -76,11 +77,10 @@ export class FakeAgentRunner implements StepRunner {
     } finally {
       if (pool) this.inPool.set(pool, this.inPool.get(pool)! - 1);
     }
+    const spent = b.costUsd ?? cost;
     const agent = {
       ...(b.sessionId ? { sessionId: b.sessionId } : {}),
-      ...((b.costUsd ?? cost) !== undefined
-        ? { costUsd: b.costUsd ?? cost, ...(b.costSource ? { costSource: b.costSource } : {}) }
-        : {}),
+      ...(spent !== undefined ? { costUsd: spent, ...(b.costSource ? { costSource: b.costSource } : {}) } : {}),
     };
     const durationMs = this.clock.now() - start;
     if (b.limited) {

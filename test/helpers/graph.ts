@@ -1,6 +1,7 @@
 // Hand-built Graphs for tests that need a compiled plan without going through the loader.
 import { PRESETS } from '../../src/core/agents/presets';
-import type { AgentDef, Graph, GraphStep, PlanInfo } from '../../src/core/plan/types';
+import type { Graph, GraphStep, PlanInfo } from '../../src/core/plan/types';
+import type { AgentDef } from '../../src/core/agents/agentDef';
 
 export type StepSpec = Partial<GraphStep> & { id: string };
 

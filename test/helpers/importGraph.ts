@@ -154,3 +154,65 @@ function chainThrough(component: readonly string[], next: ReadonlyMap<string, re
   }
   return component.join(' → ');
 }
+
+/** The room of `file` in `folder`: the child folder it lies in, or the file itself when it lies loose in `folder`. */
+function roomOf(file: string, folder: string): string {
+  const rest = file.slice(folder.length + 1);
+  const slash = rest.indexOf('/');
+  return slash < 0 ? file : `${folder}/${rest.slice(0, slash)}`;
+}
+
+/**
+ * The import graph drawn at every scale under `top`: for each import between two files, an arrow
+ * between the two rooms (child folders, or loose files) of the deepest folder that holds both.
+ * A cycle among these is a loop at folder level even when no file imports itself round one.
+ */
+export function folderEdges(edges: readonly ImportEdge[], top: string): ImportEdge[] {
+  const seen = new Set<string>();
+  const out: ImportEdge[] = [];
+  for (const e of edges) {
+    if (!e.internal || !under(e.from, top) || !under(e.to, top)) continue;
+    const a = e.from.split('/');
+    const b = e.to.split('/');
+    let common = 0;
+    while (common < a.length - 1 && common < b.length - 1 && a[common] === b[common]) common += 1;
+    const folder = a.slice(0, common).join('/');
+    const from = roomOf(e.from, folder);
+    const to = roomOf(e.to, folder);
+    if (from === to || seen.has(`${from}\0${to}`)) continue;
+    seen.add(`${from}\0${to}`);
+    out.push({ from, to, internal: true });
+  }
+  return out;
+}
+
+/**
+ * Imports between the rooms of `folder` that point up its order: `tiers` lists every room, ground
+ * first; a room imports only rooms of its own tier or one below. A room the order does not name
+ * is reported too, so a new folder is placed on purpose.
+ */
+export function orderViolations(
+  edges: readonly ImportEdge[],
+  folder: string,
+  tiers: readonly (readonly string[])[],
+): string[] {
+  const rank = new Map<string, number>();
+  tiers.forEach((tier, i) => {
+    for (const name of tier) rank.set(`${folder}/${name}`, i);
+  });
+  const found = new Set<string>();
+  for (const e of edges) {
+    if (!e.internal || !under(e.from, folder)) continue;
+    const from = roomOf(e.from, folder);
+    for (const room of [from, ...(under(e.to, folder) ? [roomOf(e.to, folder)] : [])]) {
+      if (!rank.has(room)) found.add(`${room} is in no tier of ${folder}'s order`);
+    }
+    if (!under(e.to, folder)) continue;
+    const to = roomOf(e.to, folder);
+    const [rf, rt] = [rank.get(from), rank.get(to)];
+    if (rf !== undefined && rt !== undefined && rt > rf) {
+      found.add(`${e.from} imports ${e.to} (an arrow back up: ${from} is below ${to} in ${folder}'s order)`);
+    }
+  }
+  return [...found];
+}

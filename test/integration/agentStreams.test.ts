@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
 import type { AgentSummary, ParsedLine } from '../../src/core/agents/streams/types';
 import { runProcess } from '../../src/core/exec/process';
-import type { AgentDef } from '../../src/core/plan/types';
+import type { AgentDef } from '../../src/core/agents/agentDef';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 type Format = AgentDef['format'];

@@ -1,7 +1,7 @@
 // Every worktree step's change recorded: the commit under refs/braid/runs/<run>/<step>, its files
 // in run.json; against real git in throwaway repositories.
 import { strict as assert } from 'node:assert';
-import { changeRef, parseRawNumstat } from '../../src/core/engine/isolation/changeRecord';
+import { changeRef, parseRawNumstat } from '../../src/core/engine/records/changeRecord';
 import { cleanRun } from '../../src/core/engine/isolation/cleanRun';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { runInRepo as run } from '../helpers/runInRepo';

@@ -7,7 +7,7 @@ import { agentFamily, PRESETS, presetTable } from '../../src/core/agents/presets
 import { canResume, RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
 import { findExecutable, notInstalledMessage } from '../../src/core/agents/which';
 import { runProcess } from '../../src/core/exec/process';
-import type { AgentDef } from '../../src/core/plan/types';
+import type { AgentDef } from '../../src/core/agents/agentDef';
 
 const FIX = join(__dirname, '..', 'fixtures', 'proc');
 const ARGS = join(FIX, 'args.mjs');

@@ -9,7 +9,7 @@ import { runPlan } from '../../src/core/engine/runPlan';
 import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const { repo, planFile, cleanup } = throwaway('braid-iso-plan-');
 

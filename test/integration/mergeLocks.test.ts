@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { assertNoLeftovers, runInRepo as run, userState } from '../helpers/runInRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const cleanup: Array<() => void> = [];
 after(() => {

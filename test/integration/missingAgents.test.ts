@@ -13,7 +13,7 @@ import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { worktrees } from '../helpers/runInRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';

@@ -15,7 +15,7 @@ import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetu
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { makeGraph, type StepSpec } from '../helpers/graph';
 import { runInRepo as run } from '../helpers/runInRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const cleanup: Array<() => void> = [];
 after(() => {

@@ -12,7 +12,7 @@ import type { AttemptRecord, RunRecord, StepRecord } from '../../src/core/engine
 import type { StepStatus } from '../../src/core/status';
 import type { Graph } from '../../src/core/plan/types';
 import { makeGraph, matrixSteps } from '../helpers/graph';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 let root: string;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TemplateRef } from '../../src/core/plan/templates';
+import type { TemplateRef } from '../../src/core/templates';
 import {
   classifyRef,
   envNameFor,
@@ -11,7 +11,7 @@ import {
   renderTemplate,
   shellTemplate,
   singleQuotedRefs,
-} from '../../src/core/plan/templates';
+} from '../../src/core/templates';
 
 const exprs = (refs: readonly TemplateRef[]): string[] => refs.map((r) => r.expr);
 

@@ -30,7 +30,7 @@ import {
 import { mergeBack } from '../../src/core/engine/isolation/mergeBack';
 import { applyStaged } from '../../src/core/engine/isolation/applyChanges';
 import { makeRepo, treeSnapshot, workspaceState, type TestRepo } from '../helpers/gitRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string | Buffer> = {}): TestRepo {

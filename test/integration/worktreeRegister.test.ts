@@ -18,7 +18,7 @@ import { git } from '../../src/core/exec/git';
 import { createWorktree, removeWorktree, snapshotBase } from '../../src/core/engine/isolation/worktree';
 import { commonGitDir } from '../../src/core/engine/isolation/worktreeRegister';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
-import { worktreesRoot } from '../../src/core/engine/isolation/worktreeHome';
+import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
 
 const repos: TestRepo[] = [];
 function repo(files: Record<string, string>): TestRepo {

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import type { RunResult } from '../../src/core/engine/scheduling/schedulerOptions';
 import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { engineEventSchema } from '../../src/protocol/engine';
+import { engineEventSchema } from '../../src/core/engine/eventSchema';
 import { HumanView } from '../../src/cli/view';
 
 const base = { time: '2026-12-03T14:00:00.000Z', run: '20261203-140000-abcd' };

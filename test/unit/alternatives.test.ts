@@ -2,7 +2,7 @@
 // isolator): every pick policy, the slots alternatives take, and every way a race can fail.
 import { strict as assert } from 'node:assert';
 import { PRESETS } from '../../src/core/agents/presets';
-import { alternativeStep } from '../../src/core/engine/scheduling/alternatives';
+import { alternativeStep } from '../../src/core/plan/alternativeStep';
 import { scoreLine } from '../../src/core/engine/steps/checkScore';
 import { stepInvocation } from '../../src/core/engine/steps/render';
 import { SimClock } from '../../src/core/engine/scheduling/clock';

@@ -1,11 +1,59 @@
 // The layers of architecture.md, checked rather than written down: src/core knows nothing above it,
 // the webview talks only through src/protocol, the protocol runs in a browser, and no file imports
-// itself round a loop. A new violation fails here with the file and the rule.
+// itself round a loop, nor any folder round one; inside src/core each folder imports only those
+// below it in CORE_ORDER. A new violation fails here with the file and the rule.
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { importCycles, importEdges, layerViolations, type ImportEdge } from '../helpers/importGraph';
+import {
+  folderEdges,
+  importCycles,
+  importEdges,
+  layerViolations,
+  orderViolations,
+  type ImportEdge,
+} from '../helpers/importGraph';
 
 const ROOT = join(__dirname, '..', '..');
+
+// The floor plan of src/core, ground first (architecture.md draws it). A room is a child folder,
+// or a file lying loose beside them; it imports only rooms of its own tier or one below.
+const CORE_ORDER = [
+  // Ground: the status vocabulary, the template language, processes, paths, and what an agent is.
+  [
+    'status.ts',
+    'disposable.ts',
+    'emitter.ts',
+    'keyedChain.ts',
+    'engineSocket.ts',
+    'exact.ts',
+    'templates.ts',
+    'exec',
+    'paths',
+    'agents',
+  ],
+  // The plan compiler: text to a Graph of steps, checked against what the agents can do.
+  ['plan'],
+  // Diagnostics as text read plan's Diagnostic; a cost reads an agent's summary and formats dollars.
+  ['format.ts', 'cost'],
+  ['engine'],
+  // Observers of a run (engine/runObservers.ts); the CLI picks which a run gets (cli/runWatchers.ts).
+  ['notify', 'telemetry'],
+  // The faces' services over plans and runs.
+  ['language', 'export', 'planning'],
+];
+// Inside the engine: its vocabulary, a step's state and the scheduler (which takes its parts
+// through the ports in schedulerOptions.ts), the records, then the parts that run a step, and
+// runPlan, which wires them.
+const ENGINE_ORDER = [
+  ['types.ts', 'eventSchema.ts', 'events.ts'],
+  ['scheduling'],
+  ['records'],
+  ['locks', 'steps'],
+  ['isolation'],
+  ['review', 'reuse'],
+  ['runObservers.ts'],
+  ['runPlan.ts'],
+];
 
 describe('import boundaries', () => {
   const edges = importEdges(ROOT, ['src', 'webview']);
@@ -21,6 +69,16 @@ describe('import boundaries', () => {
 
   it('has no import cycle', () => {
     assert.deepEqual(importCycles(edges), []);
+  });
+
+  it('has no loop between folders, at any depth', () => {
+    assert.deepEqual(importCycles(folderEdges(edges, 'src')), []);
+    assert.deepEqual(importCycles(folderEdges(edges, 'webview')), []);
+  });
+
+  it('keeps src/core and its engine to their floor plans (no arrow back up)', () => {
+    assert.deepEqual(orderViolations(edges, 'src/core', CORE_ORDER), []);
+    assert.deepEqual(orderViolations(edges, 'src/core/engine', ENGINE_ORDER), []);
   });
 
   describe('the checks themselves', () => {
@@ -57,6 +115,38 @@ describe('import boundaries', () => {
         edge('src/c.ts', 'src/d.ts'),
       ]);
       assert.deepEqual(cycles, ['src/a.ts → src/b.ts → src/c.ts → src/a.ts']);
+    });
+    it('find a loop between folders that no file closes', () => {
+      const loops = importCycles(
+        folderEdges(
+          [
+            edge('src/core/plan/types.ts', 'src/core/agents/permission.ts'),
+            edge('src/core/agents/presets.ts', 'src/core/plan/agentDef.ts'),
+            edge('src/core/engine/runPlan.ts', 'src/core/engine/records/runStore.ts'),
+          ],
+          'src',
+        ),
+      );
+      assert.deepEqual(loops, ['src/core/agents → src/core/plan → src/core/agents']);
+    });
+    it('see a loose file as a room of its own', () => {
+      const rooms = folderEdges([edge('src/core/engine/scheduling/retry.ts', 'src/core/engine/types.ts')], 'src');
+      assert.deepEqual(rooms, [{ from: 'src/core/engine/scheduling', to: 'src/core/engine/types.ts', internal: true }]);
+    });
+    it('name an arrow back up and a room the order leaves out', () => {
+      const found = orderViolations(
+        [
+          edge('src/core/agents/presets.ts', 'src/core/plan/types.ts'),
+          edge('src/core/plan/expand.ts', 'src/core/agents/presets.ts'),
+          edge('src/core/newRoom/x.ts', 'src/core/status.ts'),
+        ],
+        'src/core',
+        [['status.ts', 'agents'], ['plan']],
+      );
+      assert.deepEqual(found, [
+        "src/core/agents/presets.ts imports src/core/plan/types.ts (an arrow back up: src/core/agents is below src/core/plan in src/core's order)",
+        "src/core/newRoom is in no tier of src/core's order",
+      ]);
     });
   });
 });

@@ -6,7 +6,7 @@ import { presetTable, PRESETS } from '../../src/core/agents/presets';
 import { resumeAgent } from '../../src/core/agents/resume';
 import { stepAgent, stepAgentProblems } from '../../src/core/agents/stepAgent';
 import { compilePlan } from '../../src/core/plan/compile';
-import type { AgentDef } from '../../src/core/plan/types';
+import type { AgentDef } from '../../src/core/agents/agentDef';
 
 const argv = (agent: AgentDef): string[] => agentInvocation(agent, (t) => t, 'PROMPT').argv;
 const P = '${{ prompt }}';

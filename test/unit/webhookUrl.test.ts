@@ -2,7 +2,7 @@
 // start, and shown without their secret part.
 import { strict as assert } from 'node:assert';
 import { compilePlan } from '../../src/core/plan/compile';
-import { resolveWebhook, shownWebhook, webhookProblems } from '../../src/core/notify/webhookUrl';
+import { resolveWebhook, shownWebhook, webhookProblems } from '../../src/core/plan/webhookUrl';
 import { plan } from '../helpers/planText';
 
 const SLACK = 'https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdEFGH1234ijklMNOP5678';

@@ -28,7 +28,7 @@ export interface WorkbenchPageOptions {
   onExit?: (code: number) => void;
   /** Each browser console line, with VS Code's `%c` styling removed. */
   onConsole?: (line: string, message: ConsoleMessage | undefined) => void;
-  viewport?: { width: number; height: number };
+  viewport?: { width: number; height: number } | undefined;
 }
 
 /** A page with `codeAutomationExit` exposed before anything loads, navigated to the workbench URL. */

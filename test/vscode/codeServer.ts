@@ -11,12 +11,12 @@ export interface CodeServerOptions {
   workspace: string;
   /** Keep workspace trust on (the workbench asks whether to trust the folder). Default: off. */
   trust?: boolean;
-  userDataDir?: string;
-  extensionsDir?: string;
+  userDataDir?: string | undefined;
+  extensionsDir?: string | undefined;
   /** Extra environment for code-server and so for its extension host. */
   env?: Record<string, string>;
   /** Merged over the quiet defaults in User/settings.json. */
-  settings?: Record<string, unknown>;
+  settings?: Record<string, unknown> | undefined;
   startTimeoutMs?: number;
   /** Echo code-server's own log lines to stdout as they come (BRAID_CODE_SERVER_LOG=1 does too). */
   echoLog?: boolean;

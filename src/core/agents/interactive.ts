@@ -3,7 +3,7 @@
 // `codex resume ID`, `gemini --resume ID`, the forms their `--help` gives), else a fresh session
 // told the step's prompt and what happened so far. The permission, model and tool flags the step
 // ran with stay, so the person's session may do what the step's could, no more.
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from './agentDef';
 import { agentFamily } from './presets';
 import { canResume } from './resume';
 

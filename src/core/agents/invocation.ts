@@ -1,7 +1,7 @@
 // How a prompt step becomes a process for an agent that takes its prompt as text (promptInput.ts):
 // the agent's argv template, rendered, with the prompt as one argv element (or on stdin). Nothing
 // here goes through a shell; a command that may run its prompt gets references instead.
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from './agentDef';
 
 // `${{ prompt }}` with any spacing, as the template parser trims expressions.
 const PROMPT = /\$\{\{\s*prompt\s*\}\}/g;

@@ -5,7 +5,7 @@
 // echoes each one it took (`--replay-user-messages`, `isReplay: true`); the channel closes when a
 // `result` arrives with every message taken, so the process still ends when its work is done.
 import type { Writable } from 'node:stream';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from './agentDef';
 import { agentFamily } from './presets';
 
 const PRINT = new Set(['-p', '--print']);

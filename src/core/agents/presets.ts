@@ -2,7 +2,7 @@
 // (test/contract/agentFlags.test.ts) checks every one against the real `--help` of the CLI versions
 // scripts/setup-agents.sh pins.
 import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from './permission';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from './agentDef';
 import { permissionArgs, permissionEnv } from './cliFlags'; // the permission flags, in the table of every CLI flag a step may ask for
 
 export interface PresetOptions {

@@ -5,8 +5,8 @@
 // -c`, `git -c alias.x=!…`: no list of them is ever complete), so there every template stays an
 // environment-variable reference, `${BRAID_…}`, with the value in the command's environment, as in
 // a `run` step. The prompt's text is always in the environment too, as BRAID_PROMPT.
-import type { AgentDef } from '../plan/types';
-import { parseTemplates, shellTemplate, type TemplateRef } from '../plan/templates';
+import type { AgentDef } from './agentDef';
+import { parseTemplates, shellTemplate, type TemplateRef } from '../templates';
 
 const PROMPT = /\$\{\{\s*prompt\s*\}\}/g;
 const ONLY_PROMPT = /^\$\{\{\s*prompt\s*\}\}$/;

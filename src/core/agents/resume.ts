@@ -3,7 +3,7 @@
 // `codex exec resume --help`) and `gemini --resume ID --prompt=PROMPT …`. Gemini's help names
 // "latest" or an index, but 0.61 takes a session id too; it finds sessions by folder, and a
 // retry of a step runs in the same folder (the same worktree path) as its first attempt.
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from './agentDef';
 import { agentFamily } from './presets';
 
 /** The prompt a resumed session gets when the caller has no better one. */

@@ -5,7 +5,7 @@
 import { CLI_FLAGS, type CliFlags, type CliOption, type FlagFamily, type StepAgentKey } from './cliFlags';
 import { agentFamily } from './presets';
 import { type AgentPermission } from './permission';
-import type { AgentDef, GraphStep } from '../plan/types';
+import type { AgentDef } from './agentDef';
 
 export interface StepAgentOptions {
   readonly model?: string;
@@ -29,8 +29,8 @@ const flagsOf = (agent: AgentDef): CliFlags | undefined => {
   return family === 'other' ? undefined : CLI_FLAGS[family satisfies FlagFamily];
 };
 
-/** What a compiled step asks of its agent's CLI. */
-export function stepAgentOptions(step: GraphStep): StepAgentOptions {
+/** What a compiled step (or anything with its four keys) asks of its agent's CLI: those keys alone. */
+export function stepAgentOptions(step: StepAgentOptions): StepAgentOptions {
   return {
     ...(step.model !== undefined ? { model: step.model } : {}),
     ...(step.maxTurns !== undefined ? { maxTurns: step.maxTurns } : {}),

@@ -2,9 +2,9 @@
 // came from. The agent's own figure (claude's) is kept as it reported it; otherwise the tokens are
 // priced (prices.ts) by the model that used them, as the agent said or, for an agent that does not
 // say (codex), the model the step asked for or the CLI is configured with (agentModel.ts).
-import type { AgentSummary } from '../agents/streams/types';
-import type { AgentUsage } from '../engine/types';
-import { estimate, type PriceTable, type TokenCounts } from './prices';
+import type { AgentSummary, TokenCounts } from '../agents/streams/types';
+import type { AgentUsage } from './agentUsage';
+import { estimate, type PriceTable } from './prices';
 
 /** What pricing an attempt needs: the user's tables (first wins) and the model when the agent does not name it. */
 export interface Pricing {

@@ -1,7 +1,7 @@
 // A cost as every face shows it: the amount, and "est." when Braid estimated it from tokens and a
 // price table (a provider's bill may differ), so a reported figure and an estimate never read alike.
 import { formatUsd } from '../format';
-import type { CostSource } from '../engine/types';
+import type { CostSource } from './agentUsage';
 
 /** `$0.5200` (reported), `$0.5600 est.`, `$1.08 part est.` (a sum of both). */
 export function costText(usd: number, source: CostSource | undefined): string {

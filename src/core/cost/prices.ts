@@ -1,15 +1,8 @@
 // From tokens to dollars: which price a model has (the user's tables first, then the pinned one),
 // and what an agent's tokens cost at it. A model without a price has no cost, never $0: the
 // sentence says which model lacks one, so the user can add it (`braid.prices`, a plan's `prices:`).
+import type { TokenCounts } from '../agents/streams/types';
 import { PINNED_PRICES, type ModelPrice } from './priceTable';
-
-/** Tokens one model used. `input` counts every input token, `cached` the part of it served from a cache; `output` includes `reasoning`. */
-export interface TokenCounts {
-  readonly input: number;
-  readonly cached: number;
-  readonly output: number;
-  readonly reasoning: number;
-}
 
 /** Prices by model id, USD per million tokens; a user's own (settings, plan). */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;

@@ -1,12 +1,16 @@
 // What the engine's parts exchange: an attempt's context and result, a runner, the events. The
 // status vocabulary they use is src/core/status.ts.
+import type { z } from 'zod';
+import type { AgentUsage } from '../cost/agentUsage';
 import type { GraphStep } from '../plan/types';
 import type { ReasonCode, StepStatus } from '../status';
+import type { Exact } from '../exact';
+import type { alternativeSummarySchema, attemptUsageSchema, engineEventSchema } from './eventSchema';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
 export interface AttemptResult {
   /** `review`: a `review: true` step succeeded and its change waits for `approve` or `reject`. */
-  readonly status: 'succeeded' | 'failed' | 'canceled' | 'conflict' | 'review';
+  readonly status: Extract<StepStatus, 'succeeded' | 'failed' | 'canceled' | 'conflict' | 'review'>;
   readonly exitCode: number | null;
   readonly signal: string | null;
   readonly reason?: ReasonCode;
@@ -38,30 +42,6 @@ export interface PreviousAttempt {
   readonly output: string;
   /** Its agent session, which the next attempt continues where the CLI can. */
   readonly sessionId?: string;
-}
-
-/** Whether a cost is the agent's own figure (claude) or Braid's estimate from its tokens and a price table (cost/); `mixed`: a sum of both. */
-export type CostSource = 'reported' | 'estimated' | 'mixed';
-
-/**
- * An agent's session and spending as it reported them; a field is absent when it never said.
- * Tokens: `inputTokens` counts every input token (`cachedInputTokens` is the part served from a
- * cache), `outputTokens` every output token (`reasoningTokens` is the part spent thinking).
- */
-export interface AgentUsage {
-  readonly sessionId?: string;
-  /** The model that used the tokens (as the agent said, else the step's `model` or the CLI's configured one). */
-  readonly model?: string;
-  readonly turns?: number;
-  readonly inputTokens?: number;
-  readonly cachedInputTokens?: number;
-  readonly outputTokens?: number;
-  readonly reasoningTokens?: number;
-  readonly costUsd?: number;
-  /** With costUsd: `reported` by the agent, or `estimated` by Braid. */
-  readonly costSource?: CostSource;
-  /** Tokens but no cost: why ("cost unknown: no price for MODEL"). Never a cost of 0. */
-  readonly costUnknown?: string;
 }
 
 /** Progress of a running agent attempt: usage so far (this attempt only) and its last readable line. */
@@ -140,122 +120,10 @@ export interface StepRunner {
 }
 
 /** One attempt's agent usage as a `step` event carries it once the attempt ended (AgentUsage says what each field counts). */
-export interface AttemptUsage {
-  readonly model?: string;
-  readonly inputTokens?: number;
-  readonly cachedInputTokens?: number;
-  readonly outputTokens?: number;
-  readonly reasoningTokens?: number;
-  readonly costUsd?: number;
-  readonly costSource?: CostSource;
-  readonly costUnknown?: string;
-}
+export type AttemptUsage = Exact<z.infer<typeof attemptUsageSchema>>;
 
 /** One alternative of a best-of step as events and run.json show it. */
-export interface AlternativeSummary {
-  readonly index: number;
-  readonly status: string;
-  readonly attempts: number;
-  readonly costUsd?: number;
-  readonly costSource?: CostSource;
-  readonly inputTokens?: number;
-  readonly cachedInputTokens?: number;
-  readonly outputTokens?: number;
-  readonly reasoningTokens?: number;
-  readonly score?: number;
-  readonly message?: string;
-}
+export type AlternativeSummary = Readonly<Exact<z.infer<typeof alternativeSummarySchema>>>;
 
-interface EventBase {
-  readonly time: string;
-  readonly run: string;
-}
-
-/** The engine's events, exactly the CLI's `--json` objects (cli.md). */
-export type EngineEvent =
-  | (EventBase & {
-      readonly type: 'run';
-      readonly status: 'started' | 'succeeded' | 'failed' | 'canceled';
-      readonly plan: string;
-      readonly steps: number;
-      /** At the end: what the run's agents spent (reported or estimated), when any said. */
-      readonly costUsd?: number;
-      readonly costSource?: CostSource;
-      /** At the end: `budget` when the run stopped at its `max-cost-usd`. */
-      readonly reason?: 'budget';
-    })
-  | (EventBase & {
-      readonly type: 'step';
-      readonly id: string;
-      readonly status: StepStatus;
-      readonly attempt: number;
-      readonly exitCode?: number | null;
-      readonly signal?: string | null;
-      /** The step record's own fields: `reason` the code, `message` the sentence (status.ts's `endSentence` reads them). */
-      readonly reason?: ReasonCode;
-      readonly message?: string;
-      /** While it waits for a lock: `waiting` before it starts, or `running` (a worktree step) before its merge-back; absent once granted. */
-      readonly waitingFor?: { readonly holder: string; readonly paths: readonly string[] };
-      /** `waiting` out a retry delay or a rate limit: when the next attempt starts (ISO-8601). */
-      readonly retryAt?: string;
-      /** Terminal events of agent steps: the step's cost in this run (every attempt), reported or estimated. */
-      readonly costUsd?: number;
-      readonly costSource?: CostSource;
-      /** Agent steps, once attempt `attempt` ended: its tokens and cost. */
-      readonly usage?: AttemptUsage;
-      /** Best-of steps: each alternative as it stands, on every change of one while they race and at the end; the winner's index once chosen. */
-      readonly alternatives?: readonly AlternativeSummary[];
-      readonly winner?: number;
-      /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */
-      readonly reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
-      /** Why it won: `first to pass`, `score 0.93`, `picked`. */
-      readonly winnerWhy?: string;
-    })
-  | (EventBase & {
-      /** A running agent step's progress (throttled like output). */
-      readonly type: 'agent';
-      readonly id: string;
-      readonly attempt: number;
-      readonly sessionId?: string;
-      readonly model?: string;
-      readonly turns?: number;
-      /** The running attempt's tokens so far (AgentUsage says what each counts). */
-      readonly inputTokens?: number;
-      readonly cachedInputTokens?: number;
-      readonly outputTokens?: number;
-      readonly reasoningTokens?: number;
-      /** The step's cost so far in this run (every attempt) and its source, the running attempt's, and the whole run's. */
-      readonly costUsd?: number;
-      readonly costSource?: CostSource;
-      readonly attemptCostUsd?: number;
-      readonly runCostUsd?: number;
-      /** Tokens but no price: "cost unknown: no price for MODEL". */
-      readonly costUnknown?: string;
-      /** The agent's last readable line (its words or a tool call). */
-      readonly activity?: string;
-    })
-  | (EventBase & {
-      /** The run's spending reached its `max-cost-usd`: no new step starts; then the decision. */
-      readonly type: 'budget';
-      readonly spentUsd: number;
-      readonly budgetUsd: number;
-      readonly decision?: 'continue' | 'stop';
-      /** A pool's `max-cost-usd` (its steps' spending), not the run's. */
-      readonly pool?: string;
-    })
-  | (EventBase & {
-      readonly type: 'output';
-      readonly id: string;
-      readonly stream: OutputStream;
-      readonly text: string;
-      /** Lines before `text` left out of the event (a step printing faster than views can show; the log has them). */
-      readonly skippedLines?: number;
-      /** A best-of step's output: the alternative that printed it (1…N). */
-      readonly alternative?: number;
-    })
-  | (EventBase & {
-      readonly type: 'lock';
-      readonly id: string;
-      readonly waitingFor: string;
-      readonly paths: readonly string[];
-    });
+/** The engine's events, exactly the CLI's `--json` objects (cli.md): what eventSchema.ts declares. */
+export type EngineEvent = Readonly<Exact<z.infer<typeof engineEventSchema>>>;

@@ -117,13 +117,15 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   return new Promise<ProcessResult>((resolve) => watch(child, spec, elapsed, resolve, spawnMs));
 }
 
+const withoutLauncher = ({ launcher: _launcher, ...spec }: SpawnSpec): SpawnSpec => spec;
+
 function startWarm(warm: WarmLauncher, spec: SpawnSpec, elapsed: () => number): Promise<ProcessResult> {
   const calledAt = performance.now();
   return new Promise<ProcessResult>((resolve) => {
     // A launcher that died just before it was taken (its exit not yet seen here): start the step
     // with spawn() instead, once the dead one's watch has ended.
     let dead = false;
-    const done = (r: ProcessResult): void => resolve(dead ? runProcess({ ...spec, launcher: undefined }) : r);
+    const done = (r: ProcessResult): void => resolve(dead ? runProcess(withoutLauncher(spec)) : r);
     // Watched before it is started, so not even an instant exit is missed.
     const watched = watch(warm.child, spec, elapsed, done, undefined);
     const pid = warm.child.pid!;
@@ -238,10 +240,10 @@ function watch(
       exitCode: failed ? null : exitCode,
       signal: failed ? null : exitSignal,
       reason: reason ?? 'exit',
-      message,
+      ...(message !== undefined ? { message } : {}),
       durationMs: elapsed(),
       stdoutTail: tail.text(),
-      ...(failed ? {} : { pid }),
+      ...(failed || pid === undefined ? {} : { pid }),
     });
   };
 

@@ -2,7 +2,7 @@
 // secrets. The npm versions are the ones scripts/setup-agents.sh pins (and the preset flag test
 // checks); a test keeps the two in step.
 import { agentFamily, type AgentFamily } from '../agents/presets';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import { ghExpr } from './ghText';
 
 export interface AgentSetup {

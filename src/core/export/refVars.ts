@@ -2,7 +2,7 @@
 // the needs' artifacts (outputs, statuses) or set in the job's env (matrix values, context),
 // never spliced into script text. Plan text around the references reaches the script through
 // env vars too, so every script Braid writes is made of its own words and variable names.
-import { classifyRef, envNameFor, parseTemplates, shellTemplate, type TemplateRef } from '../plan/templates';
+import { classifyRef, envNameFor, parseTemplates, shellTemplate, type TemplateRef } from '../templates';
 import { artifactName, ghLiteral } from './ghText';
 
 export type Part = { readonly literal: string } | { readonly ref: TemplateRef };

@@ -1,7 +1,7 @@
 // One plan step (or one matrix group) as one GitHub job: check out, merge the needs' work, set
 // up the agent, run the command in a bounded retry loop, check, hand the work on as an artifact.
 import type { AgentPermission } from '../agents/permission';
-import { envNameFor } from '../plan/templates';
+import { envNameFor } from '../templates';
 import type { Graph, GraphStep } from '../plan/types';
 import { agentCommand } from './agentCommand';
 import { ACTIONS, type AgentSetup } from './agentInstall';

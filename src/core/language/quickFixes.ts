@@ -3,7 +3,7 @@
 // inside single quotes is taken out of them (`'a ${{ x }} b'` → `'a '"${{ x }}"' b'`), which
 // leaves every other character of the shell source as it was.
 import { isScalar, visit, type Scalar } from 'yaml';
-import { singleQuotedRefs } from '../plan/templates';
+import { singleQuotedRefs } from '../templates';
 import type { Range } from '../plan/types';
 import type { Piece, PlanSnapshot } from './planSnapshot';
 import type { CodeAction, TextEdit } from './types';

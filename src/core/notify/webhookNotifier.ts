@@ -5,7 +5,7 @@
 import type { RunObserver, RunObserverFactory, RunStart } from '../engine/runObservers';
 import type { EngineEvent } from '../engine/types';
 import { noticeFor, type Notice, type NotifyContext } from './notifyText';
-import { resolveWebhook, shownWebhook } from './webhookUrl';
+import { resolveWebhook, shownWebhook } from '../plan/webhookUrl';
 
 export interface NotifyOptions extends Partial<NotifyContext> {
   /** Webhooks besides the plan's (the `braid.notify` setting), written as the plan's are. */

@@ -6,7 +6,7 @@ import { splicedMessage, splicedTemplates, takesText } from '../agents/promptInp
 import { ownValue } from './dict';
 import type { PlanModel } from './expand';
 import { fieldPath, type KeyPath, type Report } from './reporter';
-import { parseTemplates } from './templates';
+import { parseTemplates } from '../templates';
 
 /** Reports spliced templates in text agents' commands and plan agents whose `input` would matter unsaid. */
 export function checkAgentInputs(model: PlanModel, report: Report): void {

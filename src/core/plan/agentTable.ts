@@ -5,7 +5,7 @@ import { type AgentPermission } from '../agents/permission';
 import type { AgentDoc } from './schema';
 import { dict } from './dict';
 import { splitCommand } from './splitCommand';
-import type { AgentDef } from './types';
+import type { AgentDef } from '../agents/agentDef';
 
 export type AgentOverrides = Readonly<
   Record<string, { command?: readonly string[] | string; env?: Record<string, string> }>
@@ -85,15 +85,16 @@ export function agentTable(
   for (const [name, a] of Object.entries(planAgents)) {
     if (!a) continue;
     const base = agents[name];
+    const [cwd, stdin, pool] = [a.cwd ?? base?.cwd, a.stdin ?? base?.stdin, a.pool ?? base?.pool];
     const def: AgentDef = {
       name,
       command: a.command,
       env: dict({ ...(base?.env ?? {}), ...(a.env ?? {}) }),
       context: a.context ?? base?.context ?? true,
       format: formatFor(base, a.command),
-      ...((a.cwd ?? base?.cwd) ? { cwd: a.cwd ?? base?.cwd } : {}),
-      ...((a.stdin ?? base?.stdin) ? { stdin: a.stdin ?? base?.stdin } : {}),
-      ...((a.pool ?? base?.pool) ? { pool: a.pool ?? base?.pool } : {}),
+      ...(cwd ? { cwd } : {}),
+      ...(stdin ? { stdin } : {}),
+      ...(pool ? { pool } : {}),
       // Never inherited: a replaced command may be anything, so only the plan's word makes it text.
       ...(a.input ? { input: a.input } : {}),
     };

@@ -5,7 +5,7 @@
 // A warning, not an error: a plan that never reads those variables runs as written.
 import type { PlanModel } from './expand';
 import type { Report } from './reporter';
-import { envNameFor } from './templates';
+import { envNameFor } from '../templates';
 
 export function checkEnvNames(model: PlanModel, report: Report): void {
   const steps = new Map<string, string>();

@@ -9,7 +9,7 @@ import { compileGlob } from '../paths/glob';
 import { agentTable, type AgentOverrides, type AgentTable } from './agentTable';
 import { ownValue } from './dict';
 import { STEP_ID, type StepDoc } from './schema';
-import { classifyRef, parseTemplates } from './templates';
+import { classifyRef, parseTemplates } from '../templates';
 import type { CheckedPlan } from './schemaCheck';
 import type { Isolation, StepKind } from './types';
 

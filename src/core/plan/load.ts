@@ -167,9 +167,9 @@ interface Shape {
   /** Keys that are lists or mappings (yaml would stringify them). */
   readonly complexKeys: Span[];
   /** The first collection nested deeper than MAX_DEPTH. */
-  tooDeep?: Span;
+  tooDeep?: Span | undefined;
   /** The first alias in the text. */
-  firstAlias?: Span;
+  firstAlias?: Span | undefined;
 }
 
 /** One walk over the document, with a stack of its own (no recursion: the nesting is the user's). */

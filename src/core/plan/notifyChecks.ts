@@ -1,5 +1,5 @@
-// The plan's `notify:` webhooks, checked where they are written (notify/webhookUrl.ts says what is wrong).
-import { webhookProblems } from '../notify/webhookUrl';
+// The plan's `notify:` webhooks, checked where they are written (webhookUrl.ts says what is wrong).
+import { webhookProblems } from './webhookUrl';
 import type { Report } from './reporter';
 
 export function checkNotify(notify: readonly string[] | undefined, report: Report): void {

@@ -7,7 +7,7 @@ import { didYouMean } from './didYouMean';
 import { isBestOf, type Instance, type PlanModel } from './expand';
 import { fieldPath, type KeyPath, type Report } from './reporter';
 import type { Reach } from './reachability';
-import { classifyRef, parseTemplates, singleQuotedRefs, type TemplateRef } from './templates';
+import { classifyRef, parseTemplates, singleQuotedRefs, type TemplateRef } from '../templates';
 
 // Locating a problem inside a value searches the value's source; a few per value say enough.
 const MAX_FIELD_ERRORS = 10;

@@ -1,5 +1,6 @@
 // The shapes every layer shares once a plan is compiled. Positions are 0-based (the extension converts).
 import type { AgentPermission } from '../agents/permission';
+import type { AgentDef } from '../agents/agentDef';
 
 export interface Position {
   readonly line: number;
@@ -28,26 +29,6 @@ export interface Diagnostic {
 export type StepKind = 'run' | 'prompt';
 export type Isolation = 'shared' | 'worktree';
 export type IfCondition = 'always' | 'success' | 'failure';
-
-/** An agent definition after presets and plan `agents:` are merged. */
-export interface AgentDef {
-  readonly name: string;
-  /** argv template; elements may hold `${{ … }}` templates, never passed to a shell. */
-  readonly command: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd?: string;
-  readonly stdin?: 'prompt';
-  readonly context: boolean;
-  readonly pool?: string;
-  /**
-   * How the command takes its prompt: `text` (the agent CLI presets, or `input: text`): templates
-   * expand to their values; otherwise (`code`, the default) the command may run it, so every
-   * template stays a `${BRAID_…}` reference and the values are in its environment (promptInput.ts).
-   */
-  readonly input?: 'text' | 'code';
-  /** How the agent's stdout is read: plain text, or a structured event stream. */
-  readonly format: 'text' | 'claude-stream-json' | 'codex-json' | 'gemini-json';
-}
 
 export type PickPolicy = 'first' | 'check' | 'review';
 export type OnConflict = 'resolve' | 'rerun' | 'stop';

@@ -4,7 +4,7 @@
 // The judge reads only; its words are printed, never run.
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import type { ProcessResult, SpawnSpec } from '../exec/process';
 import type { ParsedLine } from '../agents/streams/types';
 import { findExecutable, notInstalledMessage } from '../agents/which';
@@ -97,13 +97,9 @@ export function parseVerdict(answer: string, allowed: readonly number[]): Verdic
 /** The judge's agent definition, read-only for presets, or why it cannot judge (unknown, refused, not installed). */
 export function judgeAgent(
   spec: PlanningAgentSpec,
-  o: { readonly cwd: string; readonly envPath?: string; readonly lookUp?: boolean },
+  o: { readonly cwd: string; readonly envPath?: string | undefined; readonly lookUp?: boolean },
 ): { agent: AgentDef } | { error: string } {
-  const choice = choosePlanningAgent(spec, {
-    cwd: o.cwd,
-    permission: 'read-only',
-    ...(o.envPath !== undefined ? { envPath: o.envPath } : {}),
-  });
+  const choice = choosePlanningAgent(spec, { cwd: o.cwd, permission: 'read-only', envPath: o.envPath });
   if ('error' in choice) return { error: `judge: ${choice.error}` };
   const exe = choice.agent.command[0]!;
   if (o.lookUp !== false && !findExecutable(exe, o.envPath, o.cwd))

@@ -4,7 +4,7 @@
 import { basename } from 'node:path';
 import { didYouMean } from '../plan/didYouMean';
 import { splitCommand } from '../plan/splitCommand';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import { presetTable } from '../agents/presets';
 import { type AgentPermission } from '../agents/permission';
 import { findExecutable } from '../agents/which';
@@ -23,7 +23,7 @@ export interface ChoiceOptions {
   readonly permission?: AgentPermission;
   /** For telling a one-word custom command from a misspelt preset. */
   readonly cwd: string;
-  readonly envPath?: string;
+  readonly envPath?: string | undefined;
 }
 
 const INTERPRETERS = new Set(['node', 'python', 'python3', 'sh', 'bash', 'npx', 'deno', 'bun']);

@@ -7,7 +7,7 @@ import { agentInvocation } from '../agents/invocation';
 import { createAgentStream } from '../agents/streams/createStream';
 import type { AgentSummary, ParsedLine } from '../agents/streams/types';
 import { runProcess, type ProcessResult, type SpawnSpec } from '../exec/process';
-import type { AgentDef } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 
 const DEFAULT_TIMEOUT_MS = 20 * 60_000;
 export const DEFAULT_HEARTBEAT_MS = 15_000;

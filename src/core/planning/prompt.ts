@@ -83,7 +83,7 @@ export interface RepairInput {
   /** The plan file's problems, one a line, as `FILE:LINE:COL: severity: message`. */
   readonly problems: readonly string[];
   /** What the file holds now; absent when the agent wrote nothing. */
-  readonly content?: string;
+  readonly content?: string | undefined;
 }
 
 /** The second and last prompt: the same task, with what was wrong with the first answer. */

@@ -17,7 +17,7 @@ import {
 
 interface OpenStep {
   readonly span: Span;
-  attempt?: { readonly n: number; readonly span: Span };
+  attempt?: { readonly n: number; readonly span: Span } | undefined;
   readonly alternatives: Map<number, Span | 'ended'>;
   ended: boolean;
 }

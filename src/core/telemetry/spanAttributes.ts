@@ -1,7 +1,8 @@
 // What a span says about a run, a step, an attempt or an alternative, read from the run's record
 // and the plan: Braid's own facts under `braid.*`, the exit code as `process.exit.code`, and the
 // GenAI semantic conventions (`gen_ai.*`) for agent attempts. Pure: no OpenTelemetry here.
-import type { AgentDef, Graph, GraphStep } from '../plan/types';
+import type { Graph, GraphStep } from '../plan/types';
+import type { AgentDef } from '../agents/agentDef';
 import type { AlternativeRecord, AttemptRecord, RunRecord, StepRecord } from '../engine/records/runRecord';
 
 export type SpanAttributes = Record<string, string | number | boolean | string[]>;

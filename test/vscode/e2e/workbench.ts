@@ -143,7 +143,7 @@ async function openCommandPalette(page: Page, attempts = 10): Promise<Locator> {
 /** For an e2e suite's afterEach: a failed test leaves a screenshot and the workbench's last console lines. */
 export async function reportFailure(
   wb: Workbench | undefined,
-  test: { state?: string; title: string } | undefined,
+  test: { state?: string | undefined; title: string } | undefined,
   prefix: string,
 ): Promise<void> {
   if (test?.state !== 'failed' || !wb) return;

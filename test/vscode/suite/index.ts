@@ -9,7 +9,7 @@ import Mocha from 'mocha';
 export interface TestRecord {
   title: string;
   state: 'passed' | 'failed' | 'pending';
-  durationMs?: number;
+  durationMs?: number | undefined;
   error?: string;
 }
 

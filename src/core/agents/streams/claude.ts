@@ -10,15 +10,15 @@ import {
   clearTokens,
   epochDate,
   LineStream,
+  note,
   num,
   obj,
   str,
   textLines,
   type JsonObject,
 } from './lineStream';
-import type { TokenCounts } from '../../cost/prices';
 import { oneLine, toolLine } from './toolLine';
-import type { ParsedLine } from './types';
+import type { ParsedLine, TokenCounts } from './types';
 
 export class ClaudeStream extends LineStream {
   private lastText: string | undefined;
@@ -32,11 +32,11 @@ export class ClaudeStream extends LineStream {
 
   protected event(e: JsonObject, out: ParsedLine[]): void {
     const s = this.summary;
-    s.sessionId = str(e.session_id) ?? s.sessionId;
+    note(s, 'sessionId', str(e.session_id));
     switch (e.type) {
       case 'system':
         if (e.subtype === 'init') {
-          s.model = str(e.model) ?? s.model;
+          note(s, 'model', str(e.model));
           out.push({ kind: 'info', text: `· session ${s.sessionId ?? '?'}${s.model ? ` · ${s.model}` : ''}` });
         } else if (e.subtype === 'api_retry') {
           const status = num(e.error_status);
@@ -103,7 +103,7 @@ export class ClaudeStream extends LineStream {
       }
     }
     if (texts.length > 0) this.lastText = texts.join('\n');
-    if (this.summary.model === undefined) this.summary.model = str(message.model);
+    if (this.summary.model === undefined) note(this.summary, 'model', str(message.model));
     this.liveUsage(message);
   }
 
@@ -131,7 +131,7 @@ export class ClaudeStream extends LineStream {
     const s = this.summary;
     this.sawResult = true;
     add(s, 'turns', num(e.num_turns));
-    s.costUsd = num(e.total_cost_usd) ?? num(e.cost_usd) ?? s.costUsd; // cost_usd: older releases
+    note(s, 'costUsd', num(e.total_cost_usd) ?? num(e.cost_usd)); // cost_usd: older releases
     const usage = obj(e.usage);
     const models = obj(e.modelUsage);
     if (usage || models) clearTokens(s); // the result's figures, not the sum of what the messages said

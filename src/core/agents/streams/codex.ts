@@ -4,7 +4,7 @@
 // `item.completed` with `item.type` one of agent_message, reasoning, command_execution,
 // file_change, mcp_tool_call, web_search, todo_list, error. The final answer is the last
 // agent_message. Codex reports tokens but no cost, nor the model (Braid estimates the cost: cost/).
-import { add, arr, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import { add, arr, LineStream, note, num, obj, str, textLines, type JsonObject } from './lineStream';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 
@@ -43,7 +43,7 @@ export class CodexStream extends LineStream {
     switch (e.type) {
       case 'thread.started':
       case 'thread.resumed':
-        s.sessionId = str(e.thread_id) ?? s.sessionId;
+        note(s, 'sessionId', str(e.thread_id));
         out.push({ kind: 'info', text: `· thread ${s.sessionId ?? '?'}` });
         return;
       case 'turn.completed': {

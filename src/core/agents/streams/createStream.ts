@@ -1,5 +1,5 @@
 // The parser for an agent's output format (AgentDef.format).
-import type { AgentDef } from '../../plan/types';
+import type { AgentDef } from '../agentDef';
 import { ClaudeStream } from './claude';
 import { CodexStream, type ThreadUsage } from './codex';
 import { GeminiStream } from './gemini';

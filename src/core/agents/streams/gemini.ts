@@ -4,7 +4,7 @@
 // (severity, message: warnings and API errors such as quota) and one `result` (status, error,
 // stats: total/input/output tokens, cached, duration_ms, tool_calls). Also reads the single
 // object of `--output-format json` (`response`, `stats`, `error`), printed over several lines.
-import { addModel, LineStream, num, obj, str, textLines, type JsonObject } from './lineStream';
+import { addModel, LineStream, note, num, obj, str, textLines, type JsonObject } from './lineStream';
 import { oneLine, toolLine } from './toolLine';
 import type { ParsedLine } from './types';
 
@@ -21,8 +21,8 @@ export class GeminiStream extends LineStream {
     const s = this.summary;
     switch (e.type) {
       case 'init':
-        s.sessionId = str(e.session_id) ?? s.sessionId;
-        s.model = str(e.model) ?? s.model;
+        note(s, 'sessionId', str(e.session_id));
+        note(s, 'model', str(e.model));
         out.push({ kind: 'info', text: `· session ${s.sessionId ?? '?'}${s.model ? ` · ${s.model}` : ''}` });
         return;
       case 'message':
@@ -91,7 +91,7 @@ export class GeminiStream extends LineStream {
 
   private single(e: JsonObject, out: ParsedLine[]): void {
     const s = this.summary;
-    s.sessionId = str(e.session_id) ?? s.sessionId;
+    note(s, 'sessionId', str(e.session_id));
     const response = str(e.response);
     if (response !== undefined) s.finalText = response;
     const err = obj(e.error);

@@ -1,6 +1,6 @@
 // The part every JSON-lines agent stream shares: splitting chunks into lines (a line may arrive
 // in pieces, or many in one chunk), telling events from noise, and the growing summary.
-import type { TokenCounts } from '../../cost/prices';
+import type { TokenCounts } from './types';
 import type { AgentStream, AgentSummary, ParsedLine } from './types';
 
 /** Longest line kept whole; past it the line is cut (a runaway tool output must not grow memory unbounded). */
@@ -103,6 +103,15 @@ export function add(
 ): void {
   if (n === undefined) return;
   summary[key] = (summary[key] ?? 0) + n;
+}
+
+/** Sets what the agent just said of itself; a line that does not say keeps what an earlier one said. */
+export function note<K extends 'sessionId' | 'model' | 'costUsd'>(
+  summary: AgentSummary,
+  key: K,
+  value: Exclude<AgentSummary[K], undefined> | undefined,
+): void {
+  if (value !== undefined) summary[key] = value;
 }
 
 /** Adds one model's tokens to the summary: its totals and its line by model. */

@@ -1,6 +1,13 @@
 // What an agent's stdout becomes while it runs: readable log lines now, and a summary (session,
 // turns, tokens, cost, final answer, errors) that grows as events arrive and is final after end().
-import type { TokenCounts } from '../../cost/prices';
+
+/** Tokens one model used. `input` counts every input token, `cached` the part of it served from a cache; `output` includes `reasoning`. */
+export interface TokenCounts {
+  readonly input: number;
+  readonly cached: number;
+  readonly output: number;
+  readonly reasoning: number;
+}
 
 /** One readable log line (never contains a newline). */
 export interface ParsedLine {

@@ -4,9 +4,9 @@ import { rm } from 'node:fs/promises';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
-import { worktreesRoot } from './worktreeHome';
+import { worktreesRoot } from '../records/worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
-import { dropChangeRefs } from './changeRecord';
+import { dropChangeRefs } from '../records/changeRecord';
 import { worktreesDir } from '../records/braidLayout';
 
 export type CleanResult = { ok: true; removed: string[] } | { ok: false; message: string };

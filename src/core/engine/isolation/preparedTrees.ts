@@ -3,7 +3,7 @@
 // run. An attempt adopts one only when it can still serve; otherwise it goes and the attempt makes
 // its own, as without preparing. Apart from worktreeIsolator.ts: a tree here is nobody's attempt yet.
 import { existsSync } from 'node:fs';
-import { classifyRef, parseTemplates } from '../../plan/templates';
+import { classifyRef, parseTemplates } from '../../templates';
 import type { Graph, GraphStep } from '../../plan/types';
 import { gitOk, splitZ } from '../../exec/git';
 import type { AttemptContext } from '../types';

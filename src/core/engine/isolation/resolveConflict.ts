@@ -8,7 +8,7 @@ import type { GraphStep } from '../../plan/types';
 import type { AttemptContext, AttemptResult, Resolving } from '../types';
 import { changedBy, filesWithMarkers, mergeWorkspaceIn } from './conflictMerge';
 import { commitWorktree, createWorktree, worktreePath } from './worktree';
-import { recordChange, type ChangeRecord } from './changeRecord';
+import { recordChange, type ChangeRecord } from '../records/changeRecord';
 
 /** A committed change waiting to land, and the attempt result it lands with. */
 export interface Landing {

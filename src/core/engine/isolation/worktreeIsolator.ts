@@ -22,7 +22,7 @@ import type { Isolator } from '../steps/executor';
 import { acquireWhenFree } from '../locks/lockGate';
 import { KeyedChain } from '../../keyedChain';
 import { mergeBack } from './mergeBack';
-import { recordChange, type ChangeRecord } from './changeRecord';
+import { recordChange, type ChangeRecord } from '../records/changeRecord';
 import type { LockGate } from '../scheduling/schedulerOptions';
 import type { AttemptContext, AttemptResult } from '../types';
 import {
@@ -154,7 +154,11 @@ export class WorktreeIsolator implements Isolator {
     const { step } = ctx;
     if (ctx.conflict?.mode === 'resolve') return resolveInWorktree(this.resolveHost, ctx, body);
     const started = Date.now();
-    const end = (status: AttemptResult['status'], reason: AttemptResult['reason'], message: string): AttemptResult => ({
+    const end = (
+      status: AttemptResult['status'],
+      reason: NonNullable<AttemptResult['reason']>,
+      message: string,
+    ): AttemptResult => ({
       status,
       exitCode: null,
       signal: null,

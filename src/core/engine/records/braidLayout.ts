@@ -2,7 +2,7 @@
 // worktrees, lock files, merge scratch space, the engine's log). Every module that reads or
 // writes there asks here, so the layout is written down once (docs/plan-format.md describes it).
 import { join } from 'node:path';
-import { worktreesRoot } from '../isolation/worktreeHome';
+import { worktreesRoot } from './worktreeHome';
 
 /** The folder's name, as workspace-relative paths and globs meet it. */
 export const BRAID_DIR = '.braid';
@@ -13,7 +13,7 @@ export const braidDir = (root: string): string => join(root, BRAID_DIR);
 export const braidGitignore = (root: string): string => join(root, BRAID_DIR, '.gitignore');
 /** One folder a run: its run.json, logs and outputs. */
 export const runsDir = (root: string): string => join(root, BRAID_DIR, 'runs');
-/** Worktrees of steps, one folder a run (a step's own is `<run>/<step>`). They live outside the workspace, in the user's cache (isolation/worktreeHome.ts says why). */
+/** Worktrees of steps, one folder a run (a step's own is `<run>/<step>`). They live outside the workspace, in the user's cache (worktreeHome.ts says why). */
 export const worktreesDir = (root: string, runId?: string): string =>
   runId === undefined ? worktreesRoot(root) : join(worktreesRoot(root), runId);
 /** The lock guarding git's worktree administration (`git worktree add/remove`). */

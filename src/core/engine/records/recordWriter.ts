@@ -16,10 +16,10 @@ interface Waiter {
 }
 /** One run's writes: at most one in flight, and only the newest record waiting behind it. */
 interface Lane {
-  next?: RunRecord;
+  next?: RunRecord | undefined;
   waiters: Waiter[];
   done: Promise<void>;
-  wake?: () => void;
+  wake?: (() => void) | undefined;
 }
 
 /**

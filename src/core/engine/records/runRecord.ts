@@ -1,9 +1,10 @@
 // A run's record as run.json holds it (plan-format.md), and the shape a record read from disk must
 // have: what every reader of runs shares, apart from how runStore.ts reads and writes the file.
 import { z } from 'zod';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from './changeRecord';
 import type { GraphSnapshot } from './snapshot';
-import type { AttemptResult, CostSource } from '../types';
+import type { AttemptResult } from '../types';
+import type { CostSource } from '../../cost/agentUsage';
 import {
   RUN_STATUSES,
   shownStatus,

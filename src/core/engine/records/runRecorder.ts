@@ -1,14 +1,14 @@
 // Keeps a run's record current at every state change of a step, for the run store to save. A
 // change costs O(that step's attempts) whatever the size of the plan; the run's cost is re-summed
 // only when a step's cost changed, and only over the steps that have one (agent steps).
-import { alternativeId } from '../scheduling/alternatives';
+import { alternativeId } from '../../plan/alternativeStep';
 import type { StepState } from '../scheduling/stepState';
 import type { RunRecord, StepRecord } from './runRecord';
 import { joinSource } from '../scheduling/costLedger';
-import { attemptUsage } from '../stepEvents';
-import type { CostSource } from '../types';
+import { attemptUsage } from '../scheduling/stepEvents';
+import type { CostSource } from '../../cost/agentUsage';
 import { TERMINAL } from '../../status';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from './changeRecord';
 
 export class RunRecorder {
   private readonly costs = new Map<string, number>();
@@ -148,7 +148,7 @@ export function toRecord(prev: StepRecord | undefined, st: Readonly<StepState>, 
         ...answers,
       });
     }
-    rec.startedAt ??= iso(st.current?.startedAt);
+    if (st.current) rec.startedAt ??= new Date(st.current.startedAt).toISOString();
     delete rec.endedAt;
     delete rec.exitCode;
     delete rec.signal;

@@ -1,6 +1,7 @@
 // The compiled plan as plain JSON, stored in run.json: a retry, `status` or the panel shows the
 // plan as it ran, even after the file has changed.
-import type { AgentDef, Graph, GraphStep, PlanInfo } from '../../plan/types';
+import type { Graph, GraphStep, PlanInfo } from '../../plan/types';
+import type { AgentDef } from '../../agents/agentDef';
 
 /** A Graph without the Map: steps listed in the graph's topological order. */
 export interface GraphSnapshot {

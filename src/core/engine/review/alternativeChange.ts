@@ -3,9 +3,9 @@
 // commit was kept under (`refs/braid/runs/<run>/<step>.alt<i>`, parent: the alternative's base),
 // which records written before alternatives kept their changes still have.
 import { git } from '../../exec/git';
-import { changedFiles, changeRef, type ChangeRecord } from '../isolation/changeRecord';
+import { changedFiles, changeRef, type ChangeRecord } from '../records/changeRecord';
 import type { RunRecord } from '../records/runRecord';
-import { alternativeId } from '../scheduling/alternatives';
+import { alternativeId } from '../../plan/alternativeStep';
 
 export type AlternativeChange = { ok: true; change: ChangeRecord } | { ok: false; message: string };
 

@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { pidAlive } from '../../exec/pidAlive';
 import { mergeBack } from '../isolation/mergeBack';
 import { recoverInterruptedMerges } from '../isolation/applyChanges';
-import { hasCommit, type ChangeRecord } from '../isolation/changeRecord';
+import { hasCommit, type ChangeRecord } from '../records/changeRecord';
 import { removeWorktree, worktreeBranch, worktreePath } from '../isolation/worktree';
 import { LockDir } from '../locks/lockDir';
 import type { RunRecord, StepRecord } from '../records/runRecord';

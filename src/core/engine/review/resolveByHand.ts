@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { gitBuffer } from '../../exec/git';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from '../records/changeRecord';
 import { ensureBraidDir } from '../isolation/worktreeSetup';
 import { tmpDir } from '../records/braidLayout';
 

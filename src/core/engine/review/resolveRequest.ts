@@ -5,7 +5,7 @@
 import type { Graph } from '../../plan/types';
 import { takesText } from '../../agents/promptInput';
 import type { RunRecord } from '../records/runRecord';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from '../records/changeRecord';
 import type { ConflictAttempt } from '../types';
 
 /** The resolution attempt for `req.step`, or why the record rules it out. */

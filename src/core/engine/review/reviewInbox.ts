@@ -7,6 +7,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { exact } from '../../exact';
 
 export const REVIEW_ACTIONS = ['approve', 'reject', 'merge', 'revert'] as const;
 export type ReviewAction = (typeof REVIEW_ACTIONS)[number];
@@ -112,7 +113,7 @@ export async function openInbox(
     if (!parsed?.success) reply = { results: [], refused: 'not a valid request' };
     else {
       try {
-        const h = await handle(parsed.data);
+        const h = await handle(exact(parsed.data));
         reply = Array.isArray(h) ? { results: h } : { results: [], refused: h.refused };
       } catch (e) {
         reply = { results: [], refused: `the run's process failed to do it: ${(e as Error).message}` };
@@ -171,7 +172,9 @@ export async function postToInbox(
     if (!parsed?.success)
       return { ok: false, reason: 'lost', message: "the run's process answered with something unreadable" };
     const { refused, results } = parsed.data;
-    return refused !== undefined ? { ok: false, reason: 'refused', message: refused } : { ok: true, results };
+    return refused !== undefined
+      ? { ok: false, reason: 'refused', message: refused }
+      : { ok: true, results: exact(results) };
   };
   return new Promise<Posted>((resolve) => {
     let done = false;

@@ -2,7 +2,7 @@
 // `review` and `conflict` steps alike, and for each alternative of a best-of step: the change commit
 // against its base, whatever the workspace holds.
 import { git } from '../../exec/git';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from '../records/changeRecord';
 import type { RunRecord, StepRecord } from '../records/runRecord';
 
 export type StepDiff = { step: string; ok: true; text: string } | { step: string; ok: false; message: string };

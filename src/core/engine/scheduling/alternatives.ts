@@ -3,22 +3,20 @@
 // chooses one winner; only the winner's change lands (the isolator asks through `settle`), the
 // others are canceled or dropped. The scheduler sees one attempt of the step, whose result is
 // the winner's, whose cost is every alternative's, and which reports the alternatives as they go.
-import { dict } from '../../plan/dict';
+import { alternativeStep } from '../../plan/alternativeStep';
+import type { StepStatus } from '../../status';
 import type { AlternativeDef, GraphStep, PickPolicy } from '../../plan/types';
 import type { Clock } from './clock';
 import { previousAttempt } from './retry';
-import type {
-  AgentProgress,
-  AgentUsage,
-  AttemptContext,
-  AttemptResult,
-  CostSource,
-  PreviousAttempt,
-  StepRunner,
-} from '../types';
+import type { AgentProgress, AttemptContext, AttemptResult, PreviousAttempt, StepRunner } from '../types';
+import type { AgentUsage, CostSource } from '../../cost/agentUsage';
 import { joinSource } from './costLedger';
 
-export type AlternativeStatus = 'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict';
+/** The states one alternative of a race takes: a step's, without review, skipped and interrupted. */
+export type AlternativeStatus = Extract<
+  StepStatus,
+  'pending' | 'running' | 'waiting' | 'succeeded' | 'failed' | 'canceled' | 'conflict'
+>;
 
 /** One alternative as the record keeps it (run.json: the step's `alternatives`). */
 export interface AlternativeState {
@@ -56,23 +54,6 @@ export interface RaceOptions {
   waitForPick?(stepId: string, candidates: readonly number[], signal: AbortSignal): Promise<number>;
 }
 
-/** The step an alternative runs as: the step with the alternative's agent, model, prompt and env. */
-export function alternativeStep(step: GraphStep, def: AlternativeDef): GraphStep {
-  const { bestOf: _bestOf, ...rest } = step;
-  return Object.freeze({
-    ...rest,
-    id: alternativeId(step.id, def.index),
-    name: `${step.name} · alternative ${def.index}`,
-    alternative: { of: step.id, index: def.index },
-    env: dict({ ...step.env, ...def.env }),
-    ...(def.agent !== undefined ? { agent: def.agent } : {}),
-    ...(def.prompt !== undefined ? { prompt: def.prompt } : {}),
-    ...(def.model !== undefined ? { model: def.model } : {}),
-  });
-}
-
-export const alternativeId = (stepId: string, index: number): string => `${stepId}.alt${index}`;
-
 /** The slots a best-of step takes: one an alternative, at most the cap (and its pool's). */
 export function alternativeSlots(step: GraphStep, cap: number, poolCap: number | undefined): number {
   if (!step.bestOf) return 1;
@@ -92,7 +73,7 @@ interface Racer {
   /** When it passed, in order (1 first): `pick: check` ranks alternatives without a score by it. */
   passedOrder?: number;
   /** Passed (check included) and waiting to hear whether it lands. */
-  land?: (yes: boolean) => void;
+  land?: ((yes: boolean) => void) | undefined;
   passed?: boolean;
 }
 

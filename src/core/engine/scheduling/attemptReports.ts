@@ -3,11 +3,11 @@
 // run's budgets. Apart from scheduler.ts because it is the hot path of a run's events and touches
 // no scheduling: it only reads which attempt of a step is the live one.
 import type { GraphStep } from '../../plan/types';
-import { foldProgress } from '../steps/agentProgress';
+import { foldProgress } from './agentProgress';
 import type { AttemptAbort, AttemptSink } from './attempt';
 import type { CostLedger } from './costLedger';
 import { ChangeBatcher, OutputBatcher } from '../events';
-import { agentEvent, type EventBody } from '../stepEvents';
+import { agentEvent, type EventBody } from './stepEvents';
 import type { StepState } from './stepState';
 import type { AgentProgress } from '../types';
 

@@ -87,7 +87,7 @@ async function waitForPick(
   host.dispatch();
   const n = await wait();
   st.status = 'running';
-  st.outcome = undefined;
+  delete st.outcome;
   host.changed(st);
   return n;
 }

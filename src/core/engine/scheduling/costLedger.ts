@@ -1,7 +1,7 @@
 // What a run's agents spent, step by step: the ended attempts' final costs plus the running
 // attempt's cost so far (an agent's figure for its attempt only grows), each reported by the agent
 // or estimated by Braid from its tokens (cost/); a sum of both kinds is `mixed`.
-import type { CostSource } from '../types';
+import type { CostSource } from '../../cost/agentUsage';
 
 /** The source of a sum of `a` and `b`. */
 export function joinSource(a: CostSource | undefined, b: CostSource | undefined): CostSource | undefined {

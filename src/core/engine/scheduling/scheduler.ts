@@ -4,7 +4,7 @@
 // No waves, no polling: only a completion, a lock release or an elapsed retry delay re-dispatches.
 import type { Disposable } from '../../disposable';
 import type { Graph, GraphStep } from '../../plan/types';
-import { foldUsage } from '../steps/agentProgress';
+import { foldUsage } from './agentProgress';
 import { raceBestOf, type BestOfHost } from './bestOfAttempt';
 import { Budgets } from './budgets';
 import { realClock, type Clock } from './clock';
@@ -24,7 +24,7 @@ import { FieldView } from './stateViews';
 import { decideReview, type ReviewDecision, type ReviewHost, type ReviewOutcome } from './reviewDecision';
 import { DEFAULT_CONCURRENCY, type LockGrant, type RunResult, type SchedulerOptions } from './schedulerOptions';
 import { SlotLedger } from './slotLedger';
-import { stepEvent, type EventBody } from '../stepEvents';
+import { stepEvent, type EventBody } from './stepEvents';
 import type { StepOutcome, StepState } from './stepState';
 import type { AttemptResult, EngineEvent, PreviousAttempt } from '../types';
 import type { StepStatus } from '../../status';
@@ -212,7 +212,7 @@ export class Scheduler {
     if (!st || st.status !== 'running') return;
     if (wait === undefined) {
       if (st.waitingFor === undefined) return;
-      st.waitingFor = undefined;
+      delete st.waitingFor;
       this.changed(st);
       return;
     }
@@ -331,7 +331,7 @@ export class Scheduler {
     this.budgets.track(step);
     st.attempt += 1;
     const answer = st.answer;
-    st.answer = undefined;
+    delete st.answer;
     const ctx = new RunningAttempt(
       this.o.runId,
       step,
@@ -349,8 +349,9 @@ export class Scheduler {
     // A new attempt: nothing of the last one, nor of how the step stood meanwhile, carries over.
     st.current = { number: st.attempt, startedAt: this.clock.now() };
     // An attempt that answers a conflict says so while it runs (conflictAnswer.ts).
-    st.outcome = answer ? { reason: 'conflict', message: conflictAnswerMessage(answer, answer.paths) } : undefined;
-    st.waitingFor = undefined;
+    if (answer) st.outcome = { reason: 'conflict', message: conflictAnswerMessage(answer, answer.paths) };
+    else delete st.outcome;
+    delete st.waitingFor;
     this.changed(st);
     // Slots are counted by `busy` and ready steps ordered by ReadyList: the attempt starts now
     // (a runner that throws at once fails the attempt as one that rejects does).
@@ -526,8 +527,8 @@ export class Scheduler {
     if (r.reason !== undefined) end.reason = r.reason;
     if (r.message !== undefined) end.message = r.message;
     st.outcome = end;
-    st.waitingFor = undefined;
-    if (st.current) st.current.activity = undefined;
+    delete st.waitingFor;
+    if (st.current) delete st.current.activity;
     if (r.output !== undefined) st.output = r.output;
     this.changed(st);
     this.unfinished--;

@@ -6,7 +6,8 @@ import type { RaceOptions } from './alternatives';
 import type { BudgetsAsk } from './budgets';
 import type { Clock } from './clock';
 import type { StepState } from './stepState';
-import type { ConflictAttempt, CostSource, EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { ConflictAttempt, EngineEvent, PreviousAttempt, StepRunner } from '../types';
+import type { CostSource } from '../../cost/agentUsage';
 import type { RunStatus, StepStatus } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */

@@ -2,7 +2,7 @@
 // far, its spending, how it stands outside an attempt) and its current attempt, made new at each
 // start so nothing of one attempt carries into the next. The run store folds both into the
 // step's record.
-import type { AgentUsage, CostSource } from '../types';
+import type { AgentUsage, CostSource } from '../../cost/agentUsage';
 import type { ReasonCode, StepStatus } from '../../status';
 import type { AlternativeState, Winner } from './alternatives';
 

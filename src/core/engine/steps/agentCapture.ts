@@ -10,7 +10,7 @@ import { StderrFilter } from '../../agents/streams/stderrFilter';
 import type { AgentStream, AgentSummary, ParsedLine } from '../../agents/streams/types';
 
 export { usageOf };
-import type { AgentDef } from '../../plan/types';
+import type { AgentDef } from '../../agents/agentDef';
 import { usageOf, type Pricing } from '../../cost/agentCost';
 import type { AgentProgress, AttemptContext, OutputStream } from '../types';
 

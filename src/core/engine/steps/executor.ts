@@ -27,7 +27,7 @@ import type { PriceTable } from '../../cost/prices';
 import { FailureTail } from './failureTail';
 import { appendLog, checkHeader, DirMaker, startStepLog, type StepLog } from '../records/stepLog';
 import type { AttemptContext, AttemptResult, Resolving, StepRunner } from '../types';
-import type { ChangeRecord } from '../isolation/changeRecord';
+import type { ChangeRecord } from '../records/changeRecord';
 import { afterTakeover, takesPeople, type Takeover, type Takeovers } from './takeover';
 import { handoverOf, saidInvocation } from './takeoverRun';
 import { LiveInput, liveArgv } from '../../agents/liveInput';
@@ -185,7 +185,7 @@ export class StepExecutor implements StepRunner {
   async attempt(ctx: AttemptContext, root: string, resolving?: Resolving): Promise<AttemptResult> {
     const { step } = ctx;
     const started = Date.now();
-    const fail = (reason: AttemptResult['reason'], message: string): AttemptResult => ({
+    const fail = (reason: NonNullable<AttemptResult['reason']>, message: string): AttemptResult => ({
       status: 'failed',
       exitCode: null,
       signal: null,

@@ -1,7 +1,7 @@
 // Before a run: the agent executables its steps will start, looked up as the executor looks them
 // up (the same rendering, PATH and which.ts), so a missing CLI is one sentence naming its install
 // command before anything is made, not a spawn failure a step and a retry after the worktrees.
-import { alternativeStep } from '../scheduling/alternatives';
+import { alternativeStep } from '../../plan/alternativeStep';
 import { delimiter, isAbsolute, relative, sep } from 'node:path';
 import { findExecutable, installCommand, notInstalledMessage } from '../../agents/which';
 import { agentLineRange } from '../../plan/agentLine';

@@ -5,7 +5,8 @@ import { codeCommand, PROMPT_ENV, takesText } from '../../agents/promptInput';
 import { RESUME_PROMPT, resumeAgent } from '../../agents/resume';
 import { retryNote, withRetryNote } from '../../agents/retryPrompt';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
-import type { AgentDef, Graph, GraphStep } from '../../plan/types';
+import type { Graph, GraphStep } from '../../plan/types';
+import type { AgentDef } from '../../agents/agentDef';
 import { ownValue } from '../../plan/dict';
 import {
   classifyRef,
@@ -14,7 +15,7 @@ import {
   renderTemplate,
   shellTemplate,
   type TemplateRef,
-} from '../../plan/templates';
+} from '../../templates';
 import { MAX_ARG_BYTES, spillLargeValues } from './largeValues';
 import { shellArgv } from '../../exec/process';
 import type { PreviousAttempt } from '../types';

@@ -8,8 +8,8 @@ import { conflictNote } from '../../agents/conflictPrompt';
 import { resumeAgent } from '../../agents/resume';
 import { takesText } from '../../agents/promptInput';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
-import type { AgentDef } from '../../plan/types';
-import { renderTemplate } from '../../plan/templates';
+import type { AgentDef } from '../../agents/agentDef';
+import { renderTemplate } from '../../templates';
 import type { Resolving } from '../types';
 import { lookupRef, stepEnv, stepInvocation, type Invocation, type RenderScope } from './render';
 

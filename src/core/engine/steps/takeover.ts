@@ -3,7 +3,7 @@
 // stays one attempt in the same folder: its agent process is stopped (its session kept), the
 // takeover runs there, and what the folder then holds goes through the step's check, review and
 // landing as any attempt's would. The executor asks `Takeovers` at each of these points.
-import type { AgentDef } from '../../plan/types';
+import type { AgentDef } from '../../agents/agentDef';
 import { takesText } from '../../agents/promptInput';
 
 /**

@@ -8,6 +8,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, readFile, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { exact } from '../../exact';
 import { pidAlive } from '../../exec/pidAlive';
 import type { Handover, TakeoverAnswer, Takeovers } from './takeover';
 
@@ -167,6 +168,6 @@ export async function postTakeover(runDir: string, req: TakeoverRequest, alive: 
   const open = await readFile(file('.open.json'), 'utf8').catch(() => undefined);
   if (open === undefined) return { ok: false, message: "the run's process ended before it handed the step over" };
   await unlink(file('.open.json')).catch(() => undefined);
-  const h = openSchema.parse(JSON.parse(open));
+  const h = exact(openSchema.parse(JSON.parse(open)));
   return { ok: true, open: { ...h, done: () => writeAtomic(file('.done'), '') } };
 }

@@ -3,8 +3,8 @@
 // a fresh session told the step's prompt and what happened so far.
 import { interactiveCommand } from '../../agents/interactive';
 import { stepAgent, stepAgentOptions } from '../../agents/stepAgent';
-import type { AgentDef } from '../../plan/types';
-import { renderTemplate } from '../../plan/templates';
+import type { AgentDef } from '../../agents/agentDef';
+import { renderTemplate } from '../../templates';
 import { lookupRef, stepEnv, stepInvocation, type Invocation, type RenderScope } from './render';
 import type { Handover } from './takeover';
 

@@ -1,10 +1,10 @@
 // The observers every run gets from where it is started (the CLI, the engine process): its trace
 // when an OTLP endpoint is set (loaded only then), and its webhooks when the plan or the settings
 // name some. One place, so `braid run` and VS Code observe a run alike.
-import { webhookNotifier } from '../notify/webhookNotifier';
-import type { TracingRequest } from '../telemetry/traceTarget';
-import { tracingObserver } from '../telemetry/tracing';
-import type { RunObserverFactory } from './runObservers';
+import { webhookNotifier } from '../core/notify/webhookNotifier';
+import type { TracingRequest } from '../core/telemetry/traceTarget';
+import { tracingObserver } from '../core/telemetry/tracing';
+import type { RunObserverFactory } from '../core/engine/runObservers';
 
 export interface WatchOptions {
   readonly otel?: TracingRequest;

@@ -1,8 +1,9 @@
 // Folding what an agent reports into its step's state and the run's cost ledger: progress while
 // it runs, and the usage of an attempt that ended.
-import type { CostLedger } from '../scheduling/costLedger';
-import type { AttemptState, StepState } from '../scheduling/stepState';
-import type { AgentProgress, AgentUsage } from '../types';
+import type { CostLedger } from './costLedger';
+import type { AttemptState, StepState } from './stepState';
+import type { AgentProgress } from '../types';
+import type { AgentUsage, CostSource } from '../../cost/agentUsage';
 
 /** Folds a running attempt's progress in; `recorded`: a new session, `costChanged`: a new cost. */
 export function foldProgress(
@@ -18,7 +19,7 @@ export function foldProgress(
   const costChanged = p.costUsd !== undefined && p.costUsd !== costs.attempt(st.id);
   if (p.costUsd !== undefined) {
     st.costUsd = costs.report(st.id, p.costUsd, p.costSource);
-    st.costSource = costs.stepSource(st.id);
+    setSource(st, costs.stepSource(st.id));
   }
   return { recorded, costChanged };
 }
@@ -33,7 +34,7 @@ export function foldUsage(st: StepState, usage: AgentUsage | undefined, costs: C
   const cost = costs.end(st.id, usage?.costUsd, usage?.costSource);
   if (cost !== undefined) {
     st.costUsd = cost;
-    st.costSource = costs.stepSource(st.id);
+    setSource(st, costs.stepSource(st.id));
   }
 }
 
@@ -46,8 +47,14 @@ function foldTokens(a: AttemptState, u: AgentUsage): void {
   if (u.reasoningTokens !== undefined) a.reasoningTokens = u.reasoningTokens;
   if (u.costUsd !== undefined) {
     a.costUsd = u.costUsd;
-    a.costSource = u.costSource;
+    setSource(a, u.costSource);
     delete a.costUnknown;
   }
   if (u.costUnknown !== undefined) a.costUnknown = u.costUnknown;
+}
+
+/** A cost's source goes with its amount: an amount of unknown source has none (not a stale one). */
+function setSource(o: { costSource?: CostSource }, source: CostSource | undefined): void {
+  if (source === undefined) delete o.costSource;
+  else o.costSource = source;
 }

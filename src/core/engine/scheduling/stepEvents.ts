@@ -1,7 +1,7 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
-import type { AttemptState, StepState } from './scheduling/stepState';
-import type { AttemptUsage, EngineEvent } from './types';
-import { TERMINAL } from '../status';
+import type { AttemptState, StepState } from './stepState';
+import type { AttemptUsage, EngineEvent } from '../types';
+import { TERMINAL } from '../../status';
 
 /** An event before the scheduler stamps its time and run. */
 export type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
