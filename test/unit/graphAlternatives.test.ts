@@ -7,8 +7,8 @@ import {
   bestOfAction,
   bestOfSteps,
   stepUpdates,
-} from '../../src/extension/graphAlternatives';
-import type { StepView } from '../../src/extension/runView';
+} from '../../src/extension/graph/graphAlternatives';
+import type { StepView } from '../../src/extension/runs/runView';
 import { makeGraph, matrixSteps } from '../helpers/graph';
 
 const bestOf = (n: number) => ({

@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
-import { stepDescription } from '../../../src/extension/treeText';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
+import { stepDescription } from '../../../src/extension/runs/treeText';
 import { braidApi, EXTENSION_ID, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 import { requestScreenshot } from './screenshot';
 

@@ -5,9 +5,9 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
-import { readSettings } from '../../../src/extension/config';
-import { notifies } from '../../../src/extension/runFeedback';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
+import { readSettings } from '../../../src/extension/common/config';
+import { notifies } from '../../../src/extension/runs/runFeedback';
 import { requestScreenshot } from './screenshot';
 import { braidApi, runRecord, statusesOf, waitFor, workspaceRoot, writePlan } from './helpers';
 
