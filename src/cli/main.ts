@@ -18,7 +18,7 @@ import type { StepRecord } from '../core/engine/records/runRecord';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { Diagnostic, GraphStep } from '../core/plan/types';
 import { MCP_HELP } from './mcp/mcpHelp';
-import type { ReviewIo } from './reviewCommands';
+import type { ReviewIo } from './commands/review';
 import type { HumanView } from './view';
 import { fsFailureMessage } from './fsFailure';
 import { isFoundGitTop, WorkspaceError, workspaceForCwd, workspaceForPlan } from './workspace';
@@ -26,10 +26,10 @@ import { isFoundGitTop, WorkspaceError, workspaceForCwd, workspaceForPlan } from
 /** The help text; its command groups' parts live with their commands, loaded only to print it. */
 async function help(): Promise<string> {
   const [{ REVIEW_HELP }, { TAKEOVER_HELP }, { PLAN_HELP }, { EXPORT_HELP }] = await Promise.all([
-    import('./reviewCommands'),
-    import('./takeoverCommands'),
-    import('./planCommand'),
-    import('./exportCommand'),
+    import('./commands/review'),
+    import('./commands/takeover'),
+    import('./commands/plan'),
+    import('./commands/export'),
   ]);
   return `braid — run a plan of agent and shell steps in parallel
 
@@ -570,10 +570,10 @@ export async function main(argv: string[]): Promise<number> {
         return await logs(rest);
       // Internal: the engine process the VS Code extension starts (not in the help).
       case 'serve':
-        return await (await import('./serve')).serve(rest);
+        return await (await import('./commands/serve')).serve(rest);
       case 'clean':
       case 'runs': {
-        const m = await import('./housekeeping');
+        const m = await import('./commands/housekeeping');
         groupUsage = m.HousekeepingUsage;
         return await (cmd === 'clean' ? m.cleanCommand : m.runsCommand)(rest, { out, err });
       }
@@ -585,7 +585,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'reject':
       case 'revert':
       case 'merge': {
-        const m = await import('./reviewCommands');
+        const m = await import('./commands/review');
         groupUsage = m.ReviewUsage;
         return await (cmd === 'diff'
           ? m.diffCommand(rest, reviewIo())
@@ -593,14 +593,14 @@ export async function main(argv: string[]): Promise<number> {
       }
       case 'attach':
       case 'say': {
-        const m = await import('./takeoverCommands');
+        const m = await import('./commands/takeover');
         groupUsage = m.TakeoverUsage;
         return await (cmd === 'attach' ? m.attachCommand : m.sayCommand)(rest, { out, err });
       }
       case 'plan':
-        return await (await import('./planCommand')).planCommand(rest);
+        return await (await import('./commands/plan')).planCommand(rest);
       case 'export':
-        return await (await import('./exportCommand')).exportCommand(rest);
+        return await (await import('./commands/export')).exportCommand(rest);
       case 'mcp':
         return await (await import('./mcp/mcpCommand')).mcpCommand(rest, cliFile ?? process.argv[1]!);
       case undefined:

@@ -1,14 +1,14 @@
 // `braid runs` (what runs there are, and the worktrees and braid/* branches they kept) and
 // `braid clean RUN-ID | --all | --older-than DURATION` (removes what runs kept).
-import { costText } from '../core/cost/costText';
+import { costText } from '../../core/cost/costText';
 import { parseArgs } from 'node:util';
-import { gitOk } from '../core/exec/git';
-import { cleanRun } from '../core/engine/isolation/cleanRun';
-import { isGitRepo, listBraidWorktrees } from '../core/engine/isolation/worktree';
-import { RunStore } from '../core/engine/records/runStore';
-import type { RunSummary } from '../core/engine/records/runRecord';
-import { parseDuration } from '../core/plan/duration';
-import { workspaceForCwd } from './workspace';
+import { gitOk } from '../../core/exec/git';
+import { cleanRun } from '../../core/engine/isolation/cleanRun';
+import { isGitRepo, listBraidWorktrees } from '../../core/engine/isolation/worktree';
+import { RunStore } from '../../core/engine/records/runStore';
+import type { RunSummary } from '../../core/engine/records/runRecord';
+import { parseDuration } from '../../core/plan/duration';
+import { workspaceForCwd } from '../workspace';
 
 export class HousekeepingUsage extends Error {}
 

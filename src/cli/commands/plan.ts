@@ -4,13 +4,13 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT } from '../core/agents/presets';
-import { DEFAULT_PLAN_FILE, draftPlan, type DraftProgress } from '../core/planning/draftPlan';
-import { MAX_DRAFTS, MIN_DRAFTS } from '../core/planning/draftRace';
-import { PLANNING_PRESETS } from '../core/planning/planningAgent';
-import { formatDiagnostic } from '../core/format';
+import { DEFAULT_AGENT } from '../../core/agents/presets';
+import { DEFAULT_PLAN_FILE, draftPlan, type DraftProgress } from '../../core/planning/draftPlan';
+import { MAX_DRAFTS, MIN_DRAFTS } from '../../core/planning/draftRace';
+import { PLANNING_PRESETS } from '../../core/planning/planningAgent';
+import { formatDiagnostic } from '../../core/format';
 import { keepFromDisk, planBestOf, shellWord, type BestOfIo } from './planBestOf';
-import { workspaceForCwd, workspaceForPlan } from './workspace';
+import { workspaceForCwd, workspaceForPlan } from '../workspace';
 
 export const PLAN_HELP = `  braid plan "GOAL" [options]                  an agent drafts a plan file for GOAL (nothing runs)
       --agent NAME      claude (default), codex, gemini, aider, or a command ("mytool --flag");

@@ -1,11 +1,11 @@
 // `braid diff | approve | reject | revert | merge` (cli.md): each step's recorded change, looked at,
 // landed or not, taken back, or merged again. The work is the core's (review/); this is the face.
 import { parseArgs } from 'node:util';
-import { RunStore } from '../core/engine/records/runStore';
-import type { ReviewAction } from '../core/engine/review/reviewInbox';
-import { reviewSteps } from '../core/engine/review/reviewSteps';
-import { stepDiff, stepsWithChanges } from '../core/engine/review/stepDiff';
-import { workspaceForCwd } from './workspace';
+import { RunStore } from '../../core/engine/records/runStore';
+import type { ReviewAction } from '../../core/engine/review/reviewInbox';
+import { reviewSteps } from '../../core/engine/review/reviewSteps';
+import { stepDiff, stepsWithChanges } from '../../core/engine/review/stepDiff';
+import { workspaceForCwd } from '../workspace';
 
 export const REVIEW_HELP = `  braid diff RUN-ID [STEP...] [--stat]         each step's recorded change (default: every step that made one)
   braid diff RUN-ID STEP --alternative N       the change alternative N of a best-of step made (a loser's too)

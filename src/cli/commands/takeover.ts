@@ -5,15 +5,15 @@
 // leaves it is the attempt's: its check, review and landing as any attempt's.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { personEnv } from '../core/agents/interactive';
-import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
-import { RunStore } from '../core/engine/records/runStore';
-import type { RunRecord } from '../core/engine/records/runRecord';
-import { runIsLive } from '../core/engine/review/landRecorded';
-import { runPlan } from '../core/engine/runPlan';
-import { takesPeople, type Handover } from '../core/engine/steps/takeover';
-import { postTakeover } from '../core/engine/steps/takeoverInbox';
-import { workspaceForCwd } from './workspace';
+import { personEnv } from '../../core/agents/interactive';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../../core/agents/permission';
+import { RunStore } from '../../core/engine/records/runStore';
+import type { RunRecord } from '../../core/engine/records/runRecord';
+import { runIsLive } from '../../core/engine/review/landRecorded';
+import { runPlan } from '../../core/engine/runPlan';
+import { takesPeople, type Handover } from '../../core/engine/steps/takeover';
+import { postTakeover } from '../../core/engine/steps/takeoverInbox';
+import { workspaceForCwd } from '../workspace';
 
 export const TAKEOVER_HELP = `  braid attach RUN-ID STEP [--permission P]    open an agent step's CLI here, in its worktree, continuing its
                                                session (a running step is stopped first, its session kept);

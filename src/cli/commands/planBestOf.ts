@@ -3,16 +3,16 @@
 // keeps one later (`braid plan --keep N`, no GOAL).
 import { unlink } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { formatDiagnostic } from '../core/format';
-import { compilePlanFile } from '../core/plan/compile';
-import { isGitWorkspace } from '../core/engine/runPlan';
-import { comparisonTable, draftShape, type ComparedDraft } from '../core/planning/compareDrafts';
-import { findDrafts, keepDraft } from '../core/planning/draftFiles';
-import type { DraftProgress } from '../core/planning/draftPlan';
-import { draftRace, type RaceDraft } from '../core/planning/draftRace';
-import { judgeAgent, judgeDrafts } from '../core/planning/judge';
-import type { PlanningAgentSpec } from '../core/planning/planningAgent';
-import { workspaceForPlan } from './workspace';
+import { formatDiagnostic } from '../../core/format';
+import { compilePlanFile } from '../../core/plan/compile';
+import { isGitWorkspace } from '../../core/engine/runPlan';
+import { comparisonTable, draftShape, type ComparedDraft } from '../../core/planning/compareDrafts';
+import { findDrafts, keepDraft } from '../../core/planning/draftFiles';
+import type { DraftProgress } from '../../core/planning/draftPlan';
+import { draftRace, type RaceDraft } from '../../core/planning/draftRace';
+import { judgeAgent, judgeDrafts } from '../../core/planning/judge';
+import type { PlanningAgentSpec } from '../../core/planning/planningAgent';
+import { workspaceForPlan } from '../workspace';
 
 export interface BestOfIo {
   readonly out: (s: string) => void;

@@ -3,10 +3,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
-import { AGENT_PERMISSIONS, type AgentPermission } from '../core/agents/permission';
-import { exportGithubActions } from '../core/export/githubActions';
-import { compilePlanFile } from '../core/plan/compile';
-import { workspaceForPlan } from './workspace';
+import { AGENT_PERMISSIONS, type AgentPermission } from '../../core/agents/permission';
+import { exportGithubActions } from '../../core/export/githubActions';
+import { compilePlanFile } from '../../core/plan/compile';
+import { workspaceForPlan } from '../workspace';
 
 export const EXPORT_HELP = `  braid export github-actions FILE [options]   the plan as a GitHub Actions workflow (one job a step)
       -o, --out FILE    write it there (e.g. .github/workflows/braid-NAME.yml); default: stdout

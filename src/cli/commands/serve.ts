@@ -6,14 +6,14 @@
 import { appendFileSync, mkdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:net';
 import { parseArgs } from 'node:util';
-import { RunStore } from '../core/engine/records/runStore';
-import { isGitRepo } from '../core/engine/isolation/worktree';
-import { engineSocketPathFor, realWorkspace } from '../core/engineSocket';
-import { PROTOCOL_VERSION } from '../protocol/engine';
-import { EngineHost } from './engineHost';
-import { listenExclusive } from './engineListen';
-import { isDir } from './workspace';
-import { braidDir, braidGitignore, engineLogFile } from '../core/engine/records/braidLayout';
+import { RunStore } from '../../core/engine/records/runStore';
+import { isGitRepo } from '../../core/engine/isolation/worktree';
+import { engineSocketPathFor, realWorkspace } from '../../core/engineSocket';
+import { PROTOCOL_VERSION } from '../../protocol/engine';
+import { EngineHost } from '../engineHost';
+import { listenExclusive } from '../engineListen';
+import { isDir } from '../workspace';
+import { braidDir, braidGitignore, engineLogFile } from '../../core/engine/records/braidLayout';
 
 const DEFAULT_IDLE_MS = 60_000;
 // Long enough to come back to the window; short enough that a forgotten run does not sit for hours.
