@@ -3,6 +3,7 @@
 // itself round a loop. A new violation fails here with the file and the rule.
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { roomViolations } from '../helpers/extensionRooms';
 import { importCycles, importEdges, layerViolations, type ImportEdge } from '../helpers/importGraph';
 
 const ROOT = join(__dirname, '..', '..');
@@ -57,6 +58,34 @@ describe('import boundaries', () => {
         edge('src/c.ts', 'src/d.ts'),
       ]);
       assert.deepEqual(cycles, ['src/a.ts → src/b.ts → src/c.ts → src/a.ts']);
+    });
+  });
+
+  describe("the extension's rooms", () => {
+    it('keeps every file in a room, each room with one registerX that extension.ts alone calls', () => {
+      assert.deepEqual(roomViolations(edges), []);
+    });
+
+    it('name each kind of violation', () => {
+      const edge = (from: string, to: string): ImportEdge => ({ from, to, internal: to !== 'vscode' });
+      const found = roomViolations([
+        edge('src/extension/extension.ts', 'src/extension/runs/registerRuns.ts'),
+        edge('src/extension/loose.ts', 'vscode'),
+        edge('src/extension/graph/registerGraph.ts', 'src/extension/runs/registerRuns.ts'),
+        edge('src/extension/graph/graphPanel.ts', 'src/extension/extension.ts'),
+        edge('src/extension/plans/plans.ts', 'vscode'),
+        edge('src/cli/mcp/context.ts', 'src/extension/engine/engineClient.ts'),
+        edge('src/extension/engine/engineClient.ts', 'src/extension/common/config.ts'),
+        edge('src/extension/common/config.ts', 'vscode'),
+      ]);
+      assert.deepEqual(found, [
+        'src/extension/loose.ts sits outside a room (src/extension/<feature>/)',
+        'src/extension/engine/ has no registerX (one a room)',
+        'src/extension/plans/ has no registerX (one a room)',
+        "src/extension/graph/registerGraph.ts imports src/extension/runs/registerRuns.ts (a room's registerX is called by extension.ts alone)",
+        'src/extension/graph/graphPanel.ts imports src/extension/extension.ts (nothing imports the wiring)',
+        'src/extension/common/config.ts imports vscode (bundled into the CLI: runs without VS Code)',
+      ]);
     });
   });
 });
