@@ -1,5 +1,5 @@
 // Braid's VS Code face: thin adapters over src/core. Plans are compiled here (pure, cheap); runs
-// execute in the engine process beside the window (src/cli/serve.ts), whose events feed the
+// execute in the engine process beside the window (src/cli/commands/serve.ts), whose events feed the
 // runs model that every view reads. This file is the wiring alone: the models every room reads,
 // each room's registerX, and what crosses between rooms (engine events to terminals and progress).
 import * as vscode from 'vscode';

@@ -1,4 +1,4 @@
-// A best-of step's race in one line (extension/bestOfText.ts), as the lens and the graph say it.
+// A best-of step's race in one line (extension/alternatives/bestOfText.ts), as the lens and the graph say it.
 import { strict as assert } from 'node:assert';
 import type { AlternativeSummary } from '../../src/core/engine/types';
 import { bestOfText } from '../../src/extension/alternatives/bestOfText';

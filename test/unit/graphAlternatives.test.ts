@@ -1,4 +1,4 @@
-// A best-of step's alternatives on the graph panel (extension/graphAlternatives.ts): which ids the
+// A best-of step's alternatives on the graph panel (extension/graph/graphAlternatives.ts): which ids the
 // host accepts from the page as alternatives, their nodes, and their status updates.
 import { strict as assert } from 'node:assert';
 import {
