@@ -154,7 +154,7 @@ async function child(mode: Mode, mb: number, steps: number, cliPath: string, wor
     const spawnCalls = await spawnSteps(steps);
     out = { ...base, ...w.end(), spawnCalls };
   } else {
-    const { connectEngine } = await import('../src/extension/engineClient');
+    const { connectEngine } = await import('../src/extension/engine/engineClient');
     const s = measure();
     const client = await connectEngine({
       workspace,

@@ -38,8 +38,8 @@ async function child(mb: number, cliPath: string, workspace: string): Promise<Me
   gc();
   const heapBeforeMb = process.memoryUsage().heapUsed / MiB;
   const rssBeforeMb = process.memoryUsage().rss / MiB;
-  const { connectEngine } = await import('../src/extension/engineClient');
-  const { LogFeed } = await import('../src/extension/logFeed');
+  const { connectEngine } = await import('../src/extension/engine/engineClient');
+  const { LogFeed } = await import('../src/extension/graph/logFeed');
   const client = await connectEngine({
     workspace,
     cliPath,

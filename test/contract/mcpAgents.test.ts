@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { connectEngine } from '../../src/extension/engineClient';
+import { connectEngine } from '../../src/extension/engine/engineClient';
 import { braid, buildCli, CLI, makeWorkspace, type StatusJson, type Workspace } from './harness/braidRun';
 import { withModelAndHome } from './harness/suite';
 import type { AgentHome } from './harness/agentHome';

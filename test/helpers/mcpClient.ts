@@ -4,7 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectEngine } from '../../src/extension/engineClient';
+import { connectEngine } from '../../src/extension/engine/engineClient';
 import { MAIN } from './cliRun';
 
 export interface ToolAnswer {

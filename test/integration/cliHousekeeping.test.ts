@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseAge } from '../../src/cli/housekeeping';
+import { parseAge } from '../../src/cli/commands/housekeeping';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 
 const ROOT = resolve(__dirname, '../..');

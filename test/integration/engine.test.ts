@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 import { MAX_OUTPUT_EVENT_CHARS } from '../../src/core/engine/events';
 import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
+import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engine/engineClient';
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/core/engineSocket';
 import { goneSoon, launchersOf } from '../helpers/processes';

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engineClient';
+import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engine/engineClient';
 import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
 
 const q = (s: string) => JSON.stringify(s);

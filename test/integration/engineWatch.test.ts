@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectEngine, type EngineClient } from '../../src/extension/engineClient';
+import { connectEngine, type EngineClient } from '../../src/extension/engine/engineClient';
 import { buildCli, MAIN } from '../helpers/cliRun';
 import { startOtlpReceiver } from '../helpers/otlpReceiver';
 import { startWebhookReceiver } from '../helpers/webhookReceiver';

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { planCommand } from '../../src/cli/planCommand';
+import { planCommand } from '../../src/cli/commands/plan';
 
 const PLANNER = resolve(__dirname, '../fixtures/agents/fake-planner.mjs');
 

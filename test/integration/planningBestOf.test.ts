@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { planCommand, type PlanIo } from '../../src/cli/planCommand';
+import { planCommand, type PlanIo } from '../../src/cli/commands/plan';
 import { draftRace } from '../../src/core/planning/draftRace';
 
 const PLANNER = resolve(__dirname, '../fixtures/agents/fake-planner.mjs');

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { AlternativeLines } from '../../src/extension/alternativeLines';
+import { AlternativeLines } from '../../src/extension/terminals/alternativeLines';
 
 const plain = (s: string): string => s.replace(/\x1b\[[0-9;]*m/g, '');
 

@@ -1,7 +1,7 @@
-// A best-of step's race in one line (extension/bestOfText.ts), as the lens and the graph say it.
+// A best-of step's race in one line (extension/alternatives/bestOfText.ts), as the lens and the graph say it.
 import { strict as assert } from 'node:assert';
 import type { AlternativeSummary } from '../../src/core/engine/types';
-import { bestOfText } from '../../src/extension/bestOfText';
+import { bestOfText } from '../../src/extension/alternatives/bestOfText';
 
 const alts = (...s: string[]): AlternativeSummary[] => s.map((status, i) => ({ index: i + 1, status, attempts: 1 }));
 
@@ -50,13 +50,13 @@ describe("a best-of step's line (bestOfText.ts)", () => {
 
 describe("the runs model follows a best-of step's race (runView.applyStepEvent)", () => {
   it("takes each running event's alternatives, the winner and why; a new attempt starts from none", async () => {
-    const { applyStepEvent } = await import('../../src/extension/runView');
+    const { applyStepEvent } = await import('../../src/extension/runs/runView');
     const step = {
       id: 'a',
       name: 'a',
       status: 'pending' as const,
       attempt: 0,
-    } as import('../../src/extension/runView').StepView;
+    } as import('../../src/extension/runs/runView').StepView;
     const ev = (status: 'running' | 'succeeded', attempt: number, extra: object = {}) => ({
       type: 'step' as const,
       id: 'a',

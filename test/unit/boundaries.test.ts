@@ -4,6 +4,7 @@
 // below it in CORE_ORDER. A new violation fails here with the file and the rule.
 import * as assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { roomViolations } from '../helpers/extensionRooms';
 import {
   folderEdges,
   importCycles,
@@ -146,6 +147,34 @@ describe('import boundaries', () => {
       assert.deepEqual(found, [
         "src/core/agents/presets.ts imports src/core/plan/types.ts (an arrow back up: src/core/agents is below src/core/plan in src/core's order)",
         "src/core/newRoom is in no tier of src/core's order",
+      ]);
+    });
+  });
+
+  describe("the extension's rooms", () => {
+    it('keeps every file in a room, each room with one registerX that extension.ts alone calls', () => {
+      assert.deepEqual(roomViolations(edges), []);
+    });
+
+    it('name each kind of violation', () => {
+      const edge = (from: string, to: string): ImportEdge => ({ from, to, internal: to !== 'vscode' });
+      const found = roomViolations([
+        edge('src/extension/extension.ts', 'src/extension/runs/registerRuns.ts'),
+        edge('src/extension/loose.ts', 'vscode'),
+        edge('src/extension/graph/registerGraph.ts', 'src/extension/runs/registerRuns.ts'),
+        edge('src/extension/graph/graphPanel.ts', 'src/extension/extension.ts'),
+        edge('src/extension/plans/plans.ts', 'vscode'),
+        edge('src/cli/mcp/context.ts', 'src/extension/engine/engineClient.ts'),
+        edge('src/extension/engine/engineClient.ts', 'src/extension/common/config.ts'),
+        edge('src/extension/common/config.ts', 'vscode'),
+      ]);
+      assert.deepEqual(found, [
+        'src/extension/loose.ts sits outside a room (src/extension/<feature>/)',
+        'src/extension/engine/ has no registerX (one a room)',
+        'src/extension/plans/ has no registerX (one a room)',
+        "src/extension/graph/registerGraph.ts imports src/extension/runs/registerRuns.ts (a room's registerX is called by extension.ts alone)",
+        'src/extension/graph/graphPanel.ts imports src/extension/extension.ts (nothing imports the wiring)',
+        'src/extension/common/config.ts imports vscode (bundled into the CLI: runs without VS Code)',
       ]);
     });
   });

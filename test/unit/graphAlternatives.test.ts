@@ -1,4 +1,4 @@
-// A best-of step's alternatives on the graph panel (extension/graphAlternatives.ts): which ids the
+// A best-of step's alternatives on the graph panel (extension/graph/graphAlternatives.ts): which ids the
 // host accepts from the page as alternatives, their nodes, and their status updates.
 import { strict as assert } from 'node:assert';
 import {
@@ -7,8 +7,8 @@ import {
   bestOfAction,
   bestOfSteps,
   stepUpdates,
-} from '../../src/extension/graphAlternatives';
-import type { StepView } from '../../src/extension/runView';
+} from '../../src/extension/graph/graphAlternatives';
+import type { StepView } from '../../src/extension/runs/runView';
 import { makeGraph, matrixSteps } from '../helpers/graph';
 
 const bestOf = (n: number) => ({

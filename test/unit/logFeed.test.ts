@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { LOG_TAIL, LogFeed } from '../../src/extension/logFeed';
+import { LOG_TAIL, LogFeed } from '../../src/extension/graph/logFeed';
 
 interface Sent {
   lines: string[];

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { StepStatus } from '../../src/core/status';
-import { nextTerminal, runningNeeds, type PlannedRun } from '../../src/extension/nextTerminal';
+import { nextTerminal, runningNeeds, type PlannedRun } from '../../src/extension/terminals/nextTerminal';
 
 /** A run from `id: status <- needs` entries, in plan order. */
 function run(steps: Record<string, [StepStatus, string[]?]>): PlannedRun {

@@ -7,9 +7,9 @@ import { resolutionInvocation } from '../../src/core/engine/steps/resolutionInvo
 import { conflictNote } from '../../src/core/agents/conflictPrompt';
 import { changedBy } from '../../src/core/engine/isolation/conflictMerge';
 import { toRecord } from '../../src/core/engine/records/runRecorder';
-import { stepDescription } from '../../src/extension/treeText';
-import { nodeUpdate } from '../../src/extension/graphNodes';
-import type { StepView } from '../../src/extension/runView';
+import { stepDescription } from '../../src/extension/runs/treeText';
+import { nodeUpdate } from '../../src/extension/graph/graphNodes';
+import type { StepView } from '../../src/extension/runs/runView';
 import type { AttemptResult } from '../../src/core/engine/types';
 import { makeGraph } from '../helpers/graph';
 import { PRESETS } from '../../src/core/agents/presets';

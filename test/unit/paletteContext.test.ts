@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { paletteContext, type RunLike } from '../../src/extension/paletteContext';
+import { paletteContext, type RunLike } from '../../src/extension/runs/paletteContext';
 
 const run = (status: string, steps: Record<string, string>, budget?: unknown): RunLike => ({
   status,

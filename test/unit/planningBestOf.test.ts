@@ -1,7 +1,7 @@
 // Planning by competition, the pure parts: scratch file names, a draft's shape from its graph,
 // the side-by-side table, the judge's prompt and the strict reading of its answer.
 import { strict as assert } from 'node:assert';
-import { agentList } from '../../src/cli/planCommand';
+import { agentList } from '../../src/cli/commands/plan';
 import { compilePlan } from '../../src/core/plan/compile';
 import { comparisonTable, draftShape } from '../../src/core/planning/compareDrafts';
 import { draftFile } from '../../src/core/planning/draftFiles';

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { endMessage } from '../../src/extension/runEndText';
+import { endMessage } from '../../src/extension/runs/runEndText';
 
 describe('the run-end notification', () => {
   it('names the failed steps, the first three and a count of the rest', () => {

@@ -17,10 +17,10 @@ import type { LockGate } from '../../src/core/engine/scheduling/schedulerOptions
 import type { AttemptContext, AttemptResult, EngineEvent, StepRunner } from '../../src/core/engine/types';
 import type { Graph } from '../../src/core/plan/types';
 import { endSentence } from '../../src/core/status';
-import { nodeUpdate } from '../../src/extension/graphNodes';
-import { RunsModel } from '../../src/extension/runsModel';
-import { applyStepEvent, viewOf, type StepView } from '../../src/extension/runView';
-import { lockNote, stepDescription } from '../../src/extension/treeText';
+import { nodeUpdate } from '../../src/extension/graph/graphNodes';
+import { RunsModel } from '../../src/extension/runs/runsModel';
+import { applyStepEvent, viewOf, type StepView } from '../../src/extension/runs/runView';
+import { lockNote, stepDescription } from '../../src/extension/runs/treeText';
 import { FakeAlternativeRunner } from '../helpers/fakeAlternativeRunner';
 import { makeGraph } from '../helpers/graph';
 

@@ -7,9 +7,9 @@ import { stepTimeText } from '../../src/core/format';
 import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
 import { snapshotGraph } from '../../src/core/engine/records/snapshot';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { nodeUpdate } from '../../src/extension/graphNodes';
-import { applyStepEvent, viewOf } from '../../src/extension/runView';
-import { stepDescription } from '../../src/extension/treeText';
+import { nodeUpdate } from '../../src/extension/graph/graphNodes';
+import { applyStepEvent, viewOf } from '../../src/extension/runs/runView';
+import { stepDescription } from '../../src/extension/runs/treeText';
 import { makeGraph } from '../helpers/graph';
 
 const T0 = Date.parse('2026-12-06T10:00:00.000Z');

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { closingLine, keepsTerminal, TerminalTranscript } from '../../src/extension/terminalPolicy';
+import { closingLine, keepsTerminal, TerminalTranscript } from '../../src/extension/terminals/terminalPolicy';
 
 describe('step terminals: what stays and how it ends', () => {
   it("keeps failed, conflicted and interrupted steps' terminals, closes the rest", () => {

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { graphHtml } from '../../src/extension/graphHtml';
+import { graphHtml } from '../../src/extension/graph/graphHtml';
 
 const opts = {
   cspSource: 'https://file+.vscode-resource.vscode-cdn.net',

@@ -6,7 +6,7 @@
 import { relative } from 'node:path';
 import { RunStore } from '../../core/engine/records/runStore';
 import { resolveInside } from '../../core/paths/containment';
-import { connectEngine, type EngineClient } from '../../extension/engineClient';
+import { connectEngine, type EngineClient } from '../../extension/engine/engineClient';
 
 export interface McpContext {
   /** The workspace's real path: runs are recorded under its `.braid/`, every path stays inside it. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { isGitWorkspace } from '../../core/engine/runPlan';
 import { compilePlan, compilePlanFile, type CompileResult } from '../../core/plan/compile';
 import type { Graph } from '../../core/plan/types';
-import { EngineRequestError } from '../../extension/engineClient';
+import { EngineRequestError } from '../../extension/engine/engineClient';
 import { ok, refuse, type Answer } from './answer';
 import type { McpContext } from './context';
 import { problemLines, problemOf, problemSchema, type Problem } from './problems';

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { runIsLive } from '../../core/engine/review/landRecorded';
 import type { RunRecord } from '../../core/engine/records/runRecord';
 import { endSentence, TERMINAL, type StepStatus } from '../../core/status';
-import { EngineRequestError } from '../../extension/engineClient';
+import { EngineRequestError } from '../../extension/engine/engineClient';
 import { bounded, ok, refuse, type Answer } from './answer';
 import type { McpContext } from './context';
 

@@ -7,8 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { BraidNode } from '../../../src/extension/stepsTree';
-import type { RunSummary } from '../../../src/extension/commandIds';
+import type { BraidNode } from '../../../src/extension/runs/stepsTree';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
 import type { StatusUpdate } from '../../../src/protocol/webview';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 import { requestScreenshot } from './screenshot';

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
 import { braidApi, runRecord, waitFor, writePlan } from './helpers';
 import { plan } from '../../helpers/planText';
 

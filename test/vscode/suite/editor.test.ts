@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
 import { braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
 import { plan } from '../../helpers/planText';
 

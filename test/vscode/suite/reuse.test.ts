@@ -5,8 +5,8 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
-import { nodeUpdate } from '../../../src/extension/graphNodes';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
+import { nodeUpdate } from '../../../src/extension/graph/graphNodes';
 import { braidApi, runRecord, workspaceRoot, writePlan } from './helpers';
 import { plan } from '../../helpers/planText';
 

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
 import { braidApi, runRecord, waitFor, workspaceRoot, writePlan } from './helpers';
 import { plan } from '../../helpers/planText';
 

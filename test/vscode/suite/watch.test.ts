@@ -3,7 +3,7 @@
 // process (the window passes the settings with the run request). Receivers on 127.0.0.1.
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../src/extension/commandIds';
+import type { RunSummary } from '../../../src/extension/common/commandIds';
 import { startOtlpReceiver } from '../../helpers/otlpReceiver';
 import { startWebhookReceiver } from '../../helpers/webhookReceiver';
 import { writePlan } from './helpers';

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../../../src/extension/commandIds';
+import type { RunSummary } from '../../../../src/extension/common/commandIds';
 import { braidApi, EXTENSION_ID, runRecord, statusesOf, waitFor, writePlan } from '../../suite/helpers';
 import { plan } from '../../../helpers/planText';
 

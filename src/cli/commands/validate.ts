@@ -1,0 +1,23 @@
+// `braid validate FILE...`: each plan's problems as FILE:LINE:COL: error: MESSAGE.
+import { formatDiagnostic } from '../../core/format';
+import { err, out } from '../output';
+import { Usage } from '../usage';
+import { isFoundGitTop, workspaceForPlan } from '../workspace';
+
+export async function validate(files: string[]): Promise<number> {
+  if (files.length === 0) throw new Usage('validate needs at least one FILE');
+  const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([
+    import('../../core/plan/compile'),
+    import('../../core/engine/isolation/gitWorkspace'),
+  ]);
+  let problems = 0;
+  for (const f of files) {
+    // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
+    const ws = workspaceForPlan(f);
+    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)) });
+    for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
+    problems += r.diagnostics.filter((d) => d.severity === 'error').length;
+  }
+  if (problems === 0) err(`${files.length} plan${files.length > 1 ? 's' : ''} valid\n`);
+  return problems > 0 ? 1 : 0;
+}

@@ -1,0 +1,432 @@
+// Each running step is a VS Code task of type `braid` ({ plan, step }) whose CustomExecution
+// pseudoterminal shows the step's live output; closing that terminal cancels the step. Output is
+// pushed from engine events and nothing polls; only a step adopted after a reload reads its log
+// once, for what it printed before this window attached.
+// A task's terminal closes with its step (presentation `close`), so a big plan leaves no pile of
+// terminals and VS Code prints no exit-code line of its own that could contradict the step; a step
+// that went wrong gets a plain terminal in its place, showing the same output and Braid's one
+// closing line, until the user closes it or the step runs again.
+// Opening a task's terminal takes VS Code 200–300 ms, so one terminal is opened ahead, for the
+// pending step most likely to start next (nextTerminal.ts): it says what it waits for, and becomes
+// the step's terminal when the step starts, so the step's first output shows at once. It closes
+// if the step ends without running (skipped, canceled) or the run ends.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { RunStore } from '../../core/engine/records/runStore';
+import type { EngineEvent } from '../../core/engine/types';
+import { endSentence, TERMINAL } from '../../core/status';
+import type { LiveRunRecord } from '../../protocol/engine';
+import { AlternativeLines } from './alternativeLines';
+import { nextTerminal, runningNeeds } from './nextTerminal';
+import type { RunsModel } from '../runs/runsModel';
+import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
+
+export const TASK_TYPE = 'braid';
+export interface BraidTaskDefinition extends vscode.TaskDefinition {
+  readonly type: typeof TASK_TYPE;
+  /** The plan file, relative to its workspace folder. */
+  readonly plan: string;
+  readonly step?: string;
+  /**
+   * The run a shown step belongs to. Without it a step's terminal task would have the same
+   * definition, so the same task id, as the provider's task that *launches* that step: the
+   * extension host keeps one custom execution an id, and a fetch of the provider's tasks (Run
+   * Task) would swap ours for the launcher, so showing a step started a second run of it.
+   */
+  readonly run?: string;
+}
+
+/** Terminal text: LF → CRLF (a pseudoterminal is raw). */
+export function toTerminalText(text: string): string {
+  return text.replace(/\r?\n/g, '\r\n');
+}
+
+/** A pseudoterminal fed by engine events; buffers until VS Code opens it. */
+export class StepPty implements vscode.Pseudoterminal {
+  private readonly write = new vscode.EventEmitter<string>();
+  private readonly done = new vscode.EventEmitter<number>();
+  readonly onDidWrite = this.write.event;
+  readonly onDidClose = this.done.event;
+  private pending: string[] | undefined = [];
+  private ended = false;
+  /** What it showed, for the terminal that replaces it if the step goes wrong. */
+  readonly transcript = new TerminalTranscript();
+  /** An exit that came before VS Code opened the terminal: fired on open, or the task never ends. */
+  private exitBeforeOpen: number | undefined;
+
+  constructor(private readonly onUserClose: () => void) {}
+
+  open(): void {
+    for (const chunk of this.pending ?? []) this.write.fire(chunk);
+    this.pending = undefined;
+    if (this.exitBeforeOpen !== undefined) {
+      const code = this.exitBeforeOpen;
+      setTimeout(() => this.done.fire(code), 0);
+    }
+  }
+
+  /** The user closed the terminal (or VS Code disposed it): cancel the step unless it is over. */
+  close(): void {
+    if (!this.ended) {
+      this.ended = true;
+      this.onUserClose();
+    }
+  }
+
+  print(text: string): void {
+    const t = toTerminalText(text);
+    this.transcript.add(t);
+    if (this.pending) this.pending.push(t);
+    else this.write.fire(t);
+  }
+
+  finish(code: number): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.pending) this.exitBeforeOpen = code;
+    else this.done.fire(code);
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+}
+
+export interface StepTerminalDeps {
+  readonly runs: RunsModel;
+  readonly cancelStep: (runId: string, stepId: string) => void;
+  readonly log: (line: string) => void;
+  /** The `braid.keepTerminals` setting, read when a step ends. */
+  readonly keep: () => KeepTerminals;
+}
+
+/** A finished step's terminal: what it showed, ending with its closing line; closing it does nothing else. */
+class KeptPty implements vscode.Pseudoterminal {
+  private readonly write = new vscode.EventEmitter<string>();
+  readonly onDidWrite = this.write.event;
+  constructor(readonly text: string) {}
+  open(): void {
+    this.write.fire(this.text);
+  }
+  close(): void {
+    this.write.dispose();
+  }
+}
+
+/**
+ * How long a closed terminal waits before it cancels its step. A window that reloads or closes
+ * closes every terminal too (before the extension host goes), and that must not cancel the run
+ * the engine keeps going: those closes say `Shutdown`, and any such close in this time, or the
+ * extension's own shutdown, drops the pending cancels.
+ */
+const CLOSE_GRACE_MS = 400;
+
+export class StepTerminals implements vscode.Disposable {
+  private readonly ptys = new Map<string, StepPty>();
+  private readonly attempts = new Map<string, number>();
+  private readonly executions = new Map<string, vscode.TaskExecution>();
+  /** Terminals kept after their step went wrong, by `run/step`. */
+  private readonly kept = new Map<string, { readonly terminal: vscode.Terminal; readonly pty: KeptPty }>();
+  private readonly sub: vscode.Disposable;
+  private readonly closeSub: vscode.Disposable;
+  private shuttingDown = false;
+  private readonly pendingCancels = new Set<ReturnType<typeof setTimeout>>();
+  /** The one terminal opened ahead of its step's start, and its task's execution once VS Code gives it. */
+  private ahead:
+    { readonly runId: string; readonly stepId: string; readonly pty: StepPty; exec?: vscode.TaskExecution } | undefined;
+  private readonly marks = new Map<string, AlternativeLines>();
+  /** Steps whose terminal opened ahead was closed by the user: not opened ahead again. */
+  private readonly declined = new Set<string>();
+
+  constructor(private readonly deps: StepTerminalDeps) {
+    this.closeSub = vscode.window.onDidCloseTerminal((t) => {
+      if (t.exitStatus?.reason === vscode.TerminalExitReason.Shutdown) this.stopCancels();
+      for (const [key, k] of this.kept) if (k.terminal === t) this.kept.delete(key);
+    });
+    // A task ended by the workbench (its terminal closed, "Terminate Task") while its step runs:
+    // the user means the step. Not every workbench calls the pseudoterminal's close() for it.
+    this.sub = vscode.tasks.onDidEndTask((e) => {
+      for (const [key, exec] of this.executions) {
+        if (exec !== e.execution) continue;
+        const pty = this.ptys.get(key);
+        if (pty && !pty.isEnded) pty.close();
+      }
+    });
+  }
+
+  /** Feed one engine event: a step that starts gets a task; its output and end go to its terminal. */
+  handle(e: EngineEvent): void {
+    if (e.type === 'run') {
+      this.openAhead(e.run);
+      return;
+    }
+    if (e.type !== 'step' && e.type !== 'output') return;
+    if (e.type === 'step') {
+      this.onStep(e);
+      this.openAhead(e.run);
+      return;
+    }
+    const key = `${e.run}/${e.id}`;
+    if (e.type === 'output') {
+      const pty = this.ptys.get(key);
+      if (e.skippedLines !== undefined)
+        pty?.print(
+          `\n\x1b[2m── ${e.skippedLines.toLocaleString('en-US')} lines not shown: the step prints faster than a terminal can (Show Log has them) ──\x1b[0m\n`,
+        );
+      // A best-of step's alternatives share its terminal: each line says whose it is.
+      pty?.print(e.alternative !== undefined ? this.alternativeLines(key).mark(e.alternative, e.text) : e.text);
+    }
+  }
+
+  /** The marker of a best-of step's alternatives' lines, one a step (lines continue per alternative). */
+  private alternativeLines(key: string): AlternativeLines {
+    let m = this.marks.get(key);
+    if (!m) this.marks.set(key, (m = new AlternativeLines()));
+    return m;
+  }
+
+  private onStep(e: Extract<EngineEvent, { type: 'step' }>): void {
+    const key = `${e.run}/${e.id}`;
+    if (e.status === 'running') {
+      this.unkeep(key);
+      const existing = this.ptys.get(key);
+      if (existing && !existing.isEnded) {
+        // The running attempt reported again (a merge-back's lock wait and grant) is not a new one.
+        if (this.attempts.get(key) !== e.attempt) existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`);
+        this.attempts.set(key, e.attempt);
+        return;
+      }
+      this.attempts.set(key, e.attempt);
+      void this.start(e.run, e.id, e.attempt);
+      return;
+    }
+    if (TERMINAL.has(e.status)) {
+      const pty = this.ptys.get(key);
+      if (!pty) {
+        // It ended without running (skipped, canceled): its terminal opened ahead says so and closes.
+        if (this.ahead?.runId === e.run && this.ahead.stepId === e.id)
+          this.closeAhead(closingLine({ status: e.status, message: endSentence(e) }));
+        return;
+      }
+      pty.print(
+        `\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`,
+      );
+      if (keepsTerminal(e.status, this.deps.keep()))
+        this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
+      // Always 0: the task's own exit code would make VS Code print a line of its own, and the
+      // step's outcome is already said above (a failure is not "failed to launch").
+      pty.finish(0);
+      this.ptys.delete(key);
+      this.executions.delete(key);
+      this.attempts.delete(key);
+    }
+  }
+
+  /**
+   * A run that was already going when this window connected (a reload, a second window): each
+   * running step gets its terminal back, opened with the tail of its log. Steps that already have
+   * a live terminal are left alone, so every snapshot can be adopted.
+   */
+  adopt(record: LiveRunRecord): void {
+    if (record.status !== 'running') return;
+    const paths = new RunStore(record.workspace).paths(record.id);
+    for (const [id, st] of Object.entries(record.steps)) {
+      if (st.status !== 'running' || this.ptys.get(`${record.id}/${id}`)?.isEnded === false) continue;
+      const earlier = readTail(paths.log(id), ADOPT_TAIL_BYTES);
+      this.attempts.set(`${record.id}/${id}`, Math.max(1, st.attempts.length));
+      void this.start(record.id, id, Math.max(1, st.attempts.length), earlier);
+    }
+  }
+
+  /** The terminals kept after their steps went wrong: the step, the terminal's name and what it shows. */
+  keptTerminals(): { readonly run: string; readonly step: string; readonly name: string; readonly text: string }[] {
+    return [...this.kept].map(([key, k]) => {
+      const slash = key.indexOf('/');
+      return { run: key.slice(0, slash), step: key.slice(slash + 1), name: k.terminal.name, text: k.pty.text };
+    });
+  }
+
+  private keepTerminal(key: string, runId: string, stepId: string, status: string, text: string): void {
+    this.unkeep(key);
+    const name = `${this.deps.runs.get(runId)?.steps.get(stepId)?.name ?? stepId} (${status})`;
+    const pty = new KeptPty(text);
+    const failed = status !== 'succeeded';
+    const terminal = vscode.window.createTerminal({
+      name,
+      pty,
+      isTransient: true,
+      iconPath: new vscode.ThemeIcon(failed ? 'error' : 'pass'),
+      ...(failed ? { color: new vscode.ThemeColor('terminal.ansiRed') } : {}),
+    });
+    this.kept.set(key, { terminal, pty });
+  }
+
+  private unkeep(key: string): void {
+    this.kept.get(key)?.terminal.dispose();
+    this.kept.delete(key);
+  }
+
+  /** The task execution showing a step now, if any (tests and "show terminal"). */
+  execution(runId: string, stepId: string): vscode.TaskExecution | undefined {
+    return this.executions.get(`${runId}/${stepId}`);
+  }
+
+  /**
+   * Keeps the one terminal opened ahead on the step most likely to start next: it stays with its
+   * step while that step can still start, and closes when it cannot or its run ended. The run that
+   * just changed takes it from another run's step (a run held at a pick or a budget would keep it
+   * from every other run otherwise).
+   */
+  private openAhead(runId: string): void {
+    if (this.shuttingDown) return;
+    const a = this.ahead;
+    const aRun = a && this.deps.runs.get(a.runId);
+    const holds = a !== undefined && aRun?.status === 'running' && nextTerminal(aRun, a.stepId) === a.stepId;
+    if (holds && a.runId === runId) return;
+    const run = this.deps.runs.get(runId);
+    const stepId = run?.status === 'running' ? nextTerminal(run) : undefined;
+    const wanted =
+      run !== undefined &&
+      stepId !== undefined &&
+      !this.declined.has(`${runId}/${stepId}`) &&
+      !this.ptys.has(`${runId}/${stepId}`);
+    if (holds && !wanted) return;
+    this.closeAhead();
+    if (!wanted) return;
+    const pty = new StepPty(() => (this.ahead?.pty === pty ? this.declineAhead() : this.closed(runId, stepId)));
+    const needs = runningNeeds(run, stepId).map((n) => run.steps.get(n)?.name ?? n);
+    pty.print(`\x1b[2mwaiting for ${needs.join(', ')}…\x1b[0m\n`);
+    const ahead: NonNullable<StepTerminals['ahead']> = { runId, stepId, pty };
+    this.ahead = ahead;
+    void this.execute(runId, stepId, pty).then((exec) => {
+      if (!exec) return;
+      ahead.exec = exec;
+      // It started meanwhile: its execution is the step's now.
+      if (this.ahead !== ahead && this.ptys.get(`${runId}/${stepId}`) === pty)
+        this.executions.set(`${runId}/${stepId}`, exec);
+    });
+  }
+
+  /** Closes the terminal opened ahead, after `line` if given (its step ended without running). */
+  private closeAhead(line?: string): void {
+    const a = this.ahead;
+    if (!a) return;
+    this.ahead = undefined;
+    if (line) a.pty.print(`\r\n\x1b[2m${line}\x1b[0m\r\n`);
+    a.pty.finish(0);
+  }
+
+  /** The user closed the terminal opened ahead: the step has not started, so nothing to cancel. */
+  private declineAhead(): void {
+    if (!this.ahead) return;
+    this.declined.add(`${this.ahead.runId}/${this.ahead.stepId}`);
+    this.ahead = undefined;
+  }
+
+  private async start(runId: string, stepId: string, attempt: number, earlier?: string): Promise<void> {
+    const key = `${runId}/${stepId}`;
+    const a = this.ahead;
+    if (a && a.runId === runId && a.stepId === stepId && earlier === undefined && !a.pty.isEnded) {
+      // Its terminal is open already (or opening): the step's output goes there.
+      this.ahead = undefined;
+      this.ptys.set(key, a.pty);
+      if (attempt > 1) a.pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+      if (a.exec) this.executions.set(key, a.exec);
+      return;
+    }
+    const pty = new StepPty(() => this.closed(runId, stepId));
+    this.ptys.set(key, pty);
+    if (earlier !== undefined)
+      pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
+    else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
+    const exec = await this.execute(runId, stepId, pty);
+    if (exec) this.executions.set(key, exec);
+  }
+
+  /** Starts the task whose terminal shows `pty`: named after the step, as the run's. */
+  private async execute(runId: string, stepId: string, pty: StepPty): Promise<vscode.TaskExecution | undefined> {
+    const run = this.deps.runs.get(runId);
+    const planUri = run ? vscode.Uri.file(run.planFile) : undefined;
+    const folder = planUri ? vscode.workspace.getWorkspaceFolder(planUri) : undefined;
+    const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
+    const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId, run: runId };
+    const name = run?.steps.get(stepId)?.name ?? stepId;
+    const task = new vscode.Task(
+      def,
+      folder ?? vscode.TaskScope.Workspace,
+      name,
+      'braid',
+      new vscode.CustomExecution(async () => pty),
+    );
+    task.presentationOptions = {
+      reveal: vscode.TaskRevealKind.Silent,
+      focus: false,
+      panel: vscode.TaskPanelKind.Dedicated,
+      echo: false,
+      clear: true,
+      close: true,
+    };
+    task.isBackground = false;
+    try {
+      return await vscode.tasks.executeTask(task);
+    } catch (err) {
+      // A workbench that refuses tasks (e.g. untrusted) still runs the step: only the view is lost.
+      console.warn(`braid: could not show step ${stepId} as a task: ${(err as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** The user closed a step's terminal (or ended its task): they mean the step, unless the window is going. */
+  private closed(runId: string, stepId: string): void {
+    if (this.shuttingDown) return;
+    const timer = setTimeout(() => {
+      this.pendingCancels.delete(timer);
+      if (this.shuttingDown) return;
+      const now = this.deps.runs.get(runId)?.steps.get(stepId)?.status;
+      this.deps.log(`terminal of ${runId}/${stepId} closed while ${now ?? 'unknown'}`);
+      if (now && !TERMINAL.has(now)) this.deps.cancelStep(runId, stepId);
+    }, CLOSE_GRACE_MS);
+    this.pendingCancels.add(timer);
+  }
+
+  private stopCancels(): void {
+    this.shuttingDown = true;
+    for (const t of this.pendingCancels) clearTimeout(t);
+    this.pendingCancels.clear();
+  }
+
+  dispose(): void {
+    this.stopCancels();
+    this.closeSub.dispose();
+    this.sub.dispose();
+    for (const pty of this.ptys.values()) pty.finish(0);
+    this.ptys.clear();
+    this.closeAhead();
+    for (const k of this.kept.values()) k.terminal.dispose();
+    this.kept.clear();
+  }
+}
+
+/** What a reattached terminal shows of the output before it: enough to see where the step is. */
+const ADOPT_TAIL_BYTES = 64 * 1024;
+
+/** The last `max` bytes of a file ('' if it is missing), from a line start where one is near. */
+function readTail(file: string, max: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    const n = Math.min(size, max);
+    const buf = Buffer.alloc(n);
+    readSync(fd, buf, 0, n, size - n);
+    const text = buf.toString('utf8');
+    if (n === size) return text;
+    const nl = text.indexOf('\n');
+    return nl >= 0 ? text.slice(nl + 1) : text;
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
