@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as vscode from 'vscode';
-import { atLeast, MCP_PROVIDER_ID, registerMcpServers, type McpVscodeApi } from '../../../src/extension/engine/mcpServers';
+import {
+  atLeast,
+  MCP_PROVIDER_ID,
+  registerMcpServers,
+  type McpVscodeApi,
+} from '../../../src/extension/engine/mcpServers';
 import { requestScreenshot } from './screenshot';
 import { EXTENSION_ID, braidApi, waitFor, workspaceRoot, writePlan } from './helpers';
 
