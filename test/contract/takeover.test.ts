@@ -145,7 +145,18 @@ describe('taking over a step: braid attach and braid say with the real claude, g
     run = undefined;
   });
 
-  const env = (): Record<string, string> => ({ ...home.env, ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}) });
+  // The CI markers of the suite's own process go on to braid (CI runs it with CI=true, as a CI job
+  // would run braid): the CLI handed to a person must not see them (agents/interactive.ts personEnv).
+  const ci = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => /^(?:CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS)$/.test(e[0]) && e[1] !== undefined,
+    ),
+  );
+  const env = (): Record<string, string> => ({
+    ...home.env,
+    ...ci,
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+  });
 
   /** Starts `braid run` in the background and waits until step `work`'s agent runs its long command. */
   async function runningStep(
