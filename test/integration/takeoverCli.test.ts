@@ -87,4 +87,34 @@ describe('braid say | attach against a live run (real processes)', function () {
     assert.equal(ended.status, 1);
     assert.match(ended.stderr, /is not running: say reaches a running step/);
   });
+
+  it('attach to a step a live run is done with (failed) says it continues once the run has ended, and opens nothing', async () => {
+    const r = repo({
+      'agent.sh': AGENT,
+      'p.braid.yaml': [
+        'version: 1',
+        'agents:',
+        '  waiter:',
+        '    input: text',
+        '    command: [sh, agent.sh, "${{ prompt }}"]',
+        'steps:',
+        '  broken:',
+        '    agent: waiter',
+        '    prompt: GO and fail the check',
+        "    check: 'false'",
+        '  slow:',
+        '    agent: shell',
+        '    prompt: sleep 8',
+        '',
+      ].join('\n'),
+    });
+    const run = runInBackground(r, join(r.dir, 'p.braid.yaml'));
+    const ev = await run.when((e) => e.type === 'step' && e.id === 'broken' && e.status === 'failed');
+    const runId = String(ev.run);
+    const attach = braid(['attach', runId, 'broken', '--workspace', r.dir], r.dir);
+    assert.equal(attach.status, 1);
+    assert.match(attach.stderr, /broken is failed in run \S+, which is still going: .*once the run has ended/);
+    assert.doesNotMatch(attach.stderr, /continuing session|a fresh session/, 'no CLI was opened');
+    assert.equal(await run.exited, 1);
+  });
 });
