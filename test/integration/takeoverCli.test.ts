@@ -4,7 +4,8 @@
 // the message after its prompt, the message kept in the log and the record. The real CLIs'
 // sessions are test/contract/takeover.test.ts's.
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { braid, buildCli, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
@@ -16,7 +17,21 @@ const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cle
 // A prose agent Braid cannot resume: it prints its prompt and waits, unless the prompt holds GO,
 // then writes the prompt to said.txt. (`sh FILE`: the prompt is an argument, never script source.)
 const AGENT = 'printf "%s\\n" "$1"; case "$1" in *GO*) printf "%s" "$1" > said.txt ;; *) sleep 60 ;; esac\n';
-const PLAN =
+// A shell step that keeps the run going until the test opens its gate (a fixed sleep ended the
+// run before the last request on a loaded machine).
+const GATES = mkdtempSync(join(tmpdir(), 'braid-takeover-gate-'));
+cleanup.push(() => rmSync(GATES, { recursive: true, force: true }));
+let gates = 0;
+function gate(): { file: string; script: string; open(): void } {
+  const file = join(GATES, `gate-${++gates}`);
+  return {
+    file,
+    script: `while [ ! -e ${JSON.stringify(file)} ]; do sleep 0.2; done`,
+    open: () => writeFileSync(file, ''),
+  };
+}
+
+const PLAN = (holdOpen: string): string =>
   [
     'version: 1',
     'agents:',
@@ -27,10 +42,10 @@ const PLAN =
     '  talk:',
     '    agent: waiter',
     '    prompt: Wait for a word.',
-    // Long enough to be running when it is asked; it ends the run by itself.
+    // Running when it is asked, until the test lets the run end.
     '  script:',
     '    agent: shell',
-    '    prompt: sleep 8',
+    `    prompt: ${JSON.stringify(holdOpen)}`,
   ].join('\n') + '\n';
 
 describe('braid say | attach against a live run (real processes)', function () {
@@ -40,7 +55,8 @@ describe('braid say | attach against a live run (real processes)', function () {
   });
 
   it('say to an agent that cannot resume: it is stopped and runs again with the message after its prompt; the log and record keep it', async () => {
-    const r = repo({ 'agent.sh': AGENT, 'p.braid.yaml': PLAN });
+    const hold = gate();
+    const r = repo({ 'agent.sh': AGENT, 'p.braid.yaml': PLAN(hold.script) });
     const run = runInBackground(r, join(r.dir, 'p.braid.yaml'));
     const ev = await run.when(
       (e) => e.type === 'output' && e.id === 'talk' && String(e.text).includes('Wait for a word.'),
@@ -82,6 +98,7 @@ describe('braid say | attach against a live run (real processes)', function () {
     const late = braid(['say', runId, 'talk', 'again', '--workspace', r.dir], r.dir);
     assert.equal(late.status, 1);
     assert.match(late.stderr, /not running an agent session now/);
+    hold.open();
     assert.equal(await run.exited, 0);
     const ended = braid(['say', runId, 'talk', 'hello', '--workspace', r.dir], r.dir);
     assert.equal(ended.status, 1);
@@ -89,6 +106,7 @@ describe('braid say | attach against a live run (real processes)', function () {
   });
 
   it('attach to a step a live run is done with (failed) says it continues once the run has ended, and opens nothing', async () => {
+    const hold = gate();
     const r = repo({
       'agent.sh': AGENT,
       'p.braid.yaml': [
@@ -104,7 +122,7 @@ describe('braid say | attach against a live run (real processes)', function () {
         "    check: 'false'",
         '  slow:',
         '    agent: shell',
-        '    prompt: sleep 8',
+        `    prompt: ${JSON.stringify(hold.script)}`,
         '',
       ].join('\n'),
     });
@@ -115,6 +133,7 @@ describe('braid say | attach against a live run (real processes)', function () {
     assert.equal(attach.status, 1);
     assert.match(attach.stderr, /broken is failed in run \S+, which is still going: .*once the run has ended/);
     assert.doesNotMatch(attach.stderr, /continuing session|a fresh session/, 'no CLI was opened');
+    hold.open();
     assert.equal(await run.exited, 1);
   });
 });
