@@ -1,8 +1,9 @@
-// Taking over an agent step with the real claude CLI (issue 34): `braid attach` stops a running
-// step, opens `claude --resume SESSION` in the step's worktree on a terminal (tmux, typed into as a
-// person would), and what the person's session writes there lands as the step's attempt, its
-// check run and its dependent going on; `braid say` reaches a running step as the user's next turn
-// of its session, seen by the loopback model, and is kept in the step's log and record.
+// Taking over an agent step with the real claude CLI (issue 34; gemini and codex on an ended run):
+// `braid attach` stops a running step, opens `claude --resume SESSION` in the step's worktree on a
+// terminal (tmux, typed into as a person would), and what the person's session writes there lands
+// as the step's attempt, its check run and its dependent going on; `braid say` reaches a running
+// step as the user's next turn of its session, seen by the loopback model, and is kept in the
+// step's log and record.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
