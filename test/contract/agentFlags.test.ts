@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentInvocation } from '../../src/core/agents/invocation';
+import { interactiveCommand } from '../../src/core/agents/interactive';
 import { presetTable } from '../../src/core/agents/presets';
 import { AGENT_PERMISSIONS } from '../../src/core/agents/permission';
 import { RESUME_PROMPT, resumeAgent } from '../../src/core/agents/resume';
@@ -81,6 +82,7 @@ describe('agent presets against the real CLIs (--help)', function () {
     helps.codex = help('codex');
     helps.codexExec = help('codex', 'exec');
     helps.codexResume = help('codex', 'exec', 'resume');
+    helps.codexTuiResume = help('codex', 'resume');
     helps.gemini = help('gemini');
   });
 
@@ -127,6 +129,22 @@ describe('agent presets against the real CLIs (--help)', function () {
       assert.deepEqual(codex.slice(0, 3), ['codex', 'exec', 'resume']);
       assertFlags(codex.slice(3), helps.codexResume!, `codex resume ${permission}`);
       assert.match(helps.codexResume!, /Usage: codex exec resume \[OPTIONS\] \[SESSION_ID\] \[PROMPT\]/);
+    });
+  }
+
+  for (const permission of AGENT_PERMISSIONS) {
+    it(`attaching (${permission}): the interactive claude --resume, codex resume and gemini --resume take the flags we pass`, () => {
+      const table = presetTable({ permission });
+      const id = '0199a213-81c0-7800-8aa1-bbab2a035a53';
+      const at = (name: string, session?: string): string[] =>
+        interactiveCommand(table[name]!, session, 'PROMPT').argv!;
+      assertFlags(at('claude', id), helps.claude!, `claude attach ${permission}`);
+      assertFlags(at('gemini', id), helps.gemini!, `gemini attach ${permission}`);
+      const codex = at('codex', id);
+      assert.deepEqual(codex.slice(0, 3), ['codex', 'resume', '--no-daemon']);
+      assertFlags(codex.slice(2), helps.codexTuiResume!, `codex attach ${permission}`);
+      assert.match(helps.codexTuiResume!, /Usage: codex resume \[OPTIONS\] \[SESSION_ID\]/);
+      assertFlags(at('codex').slice(1), helps.codex!, `codex fresh attach ${permission}`);
     });
   }
 

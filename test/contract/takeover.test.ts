@@ -1,8 +1,9 @@
-// Taking over an agent step with the real claude CLI (issue 34): `braid attach` stops a running
-// step, opens `claude --resume SESSION` in the step's worktree on a terminal (tmux, typed into as a
-// person would), and what the person's session writes there lands as the step's attempt, its
-// check run and its dependent going on; `braid say` reaches a running step as the user's next turn
-// of its session, seen by the loopback model, and is kept in the step's log and record.
+// Taking over an agent step with the real claude CLI (issue 34; gemini and codex on an ended run):
+// `braid attach` stops a running step, opens `claude --resume SESSION` in the step's worktree on a
+// terminal (tmux, typed into as a person would), and what the person's session writes there lands
+// as the step's attempt, its check run and its dependent going on; `braid say` reaches a running
+// step as the user's next turn of its session, seen by the loopback model, and is kept in the
+// step's log and record.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
@@ -37,6 +38,24 @@ const procs = (dir: string): string =>
       try {
         return readlinkSync(`/proc/${n}/cwd`).endsWith(dir)
           ? `${n} ${readlinkSync(`/proc/${n}/cwd`)}: ${readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0').join(' ')}`
+          : '';
+      } catch {
+        return '';
+      }
+    })
+    .filter(Boolean)
+    .join('\n');
+
+/** Processes started from a program in the agents' home (codex installs its background server there) or working in `tree`. */
+const leftOver = (home: string, tree: string): string =>
+  readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map((n) => {
+      try {
+        const argv = readFileSync(`/proc/${n}/cmdline`, 'utf8').split('\0');
+        const cwd = readlinkSync(`/proc/${n}/cwd`);
+        return argv[0]!.startsWith(`${home}/`) || cwd === tree || cwd.startsWith(`${tree}/`)
+          ? `${n} ${cwd}: ${argv.join(' ')}`
           : '';
       } catch {
         return '';
@@ -110,7 +129,7 @@ async function claudeReady(term: Terminal): Promise<void> {
   }, "claude's prompt box");
 }
 
-describe('taking over a step: braid attach and braid say with the real claude and gemini CLIs (contract)', function () {
+describe('taking over a step: braid attach and braid say with the real claude, gemini and codex CLIs (contract)', function () {
   this.timeout(240_000);
   let server: ModelServer;
   let home: AgentHome;
@@ -128,7 +147,18 @@ describe('taking over a step: braid attach and braid say with the real claude an
     run = undefined;
   });
 
-  const env = (): Record<string, string> => ({ ...home.env, ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}) });
+  // The CI markers of the suite's own process go on to braid (CI runs it with CI=true, as a CI job
+  // would run braid): the CLI handed to a person must not see them (agents/interactive.ts personEnv).
+  const ci = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (e): e is [string, string] => /^(?:CI|CONTINUOUS_INTEGRATION|GITHUB_ACTIONS)$/.test(e[0]) && e[1] !== undefined,
+    ),
+  );
+  const env = (): Record<string, string> => ({
+    ...home.env,
+    ...ci,
+    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
+  });
 
   /** Starts `braid run` in the background and waits until step `work`'s agent runs its long command. */
   async function runningStep(
@@ -367,12 +397,13 @@ describe('taking over a step: braid attach and braid say with the real claude an
     );
   });
 
-  // Gemini: the same hand-over on an ended run, its own resume form and prompt box. (Codex's TUI,
-  // resumed the same way, stops at a model-upgrade question after its box is up, which this test
-  // does not get past yet: codex's `codex resume … -- ID` form is checked by test/unit/interactive.test.ts.)
-  const OTHERS = {
+  // Gemini and codex: the same hand-over on an ended run, each with its own resume form, prompt
+  // box and quit command. Codex asks once whether to trust the repository the worktree belongs to
+  // (as it would a person in a repository it had never opened), answered as a person would.
+  const OTHERS: Record<string, { ready: RegExp; quit: string; asks?: { question: RegExp; keys: string[] } }> = {
     gemini: { ready: /Type your message/, quit: '/quit' },
-  } as const;
+    codex: { ready: /\? for shortcuts/, quit: '/quit', asks: { question: /Trust this folder\?/, keys: ['Enter'] } },
+  };
   for (const [cli, how] of Object.entries(OTHERS)) {
     it(`attach on an ended run with ${cli}: its session continues in the kept worktree and what it writes lands`, async () => {
       server.serve(
@@ -406,18 +437,39 @@ describe('taking over a step: braid attach and braid say with the real claude an
       const [, shownSession, cwd] = /continuing session (\S+) in (\S+);/.exec(opened)!;
       assert.equal(shownSession, failed.sessionId);
       assert.equal(cwd, failed.worktree as string);
-      await term.until((s) => how.ready.test(s), `${cli}'s prompt box`);
+      // The question is answered once it shows (again if a key came before the CLI read keys);
+      // the box counts only with no question on the screen.
+      let pressed = 0;
+      await term.until((s) => {
+        const last = s.trimEnd().split('\n').slice(-30).join('\n');
+        if (how.asks?.question.test(last)) {
+          if (Date.now() - pressed > 3000) {
+            pressed = Date.now();
+            for (const key of how.asks.keys) term!.press(key);
+          }
+          return false;
+        }
+        return how.ready.test(last) && (!how.asks || pressed > 0);
+      }, `${cli}'s prompt box`);
       await term.type('TAKE OVER NOW and write attached.txt');
       await term.until((s) => /Done by hand/.test(s), "the model's answer", 90_000);
       await term.type(how.quit);
       const screen = await term.until((s) => /\[exit \d+\]/.test(s), 'braid attach to end', 90_000);
       assert.match(screen, /work: succeeded; run \S+ succeeded/, screen);
-      assert.equal(await ws.read('after.txt'), `fixed by hand in ${cli}\n`, 'landed, and the dependent ran on it');
+      // (codex's apply_patch ends the file with one more newline)
+      assert.equal(
+        (await ws.read('after.txt')).trimEnd(),
+        `fixed by hand in ${cli}`,
+        'landed, and the dependent ran on it',
+      );
       const typed = server.requests.find((q) => q.userTexts.some((t) => t.includes('TAKE OVER NOW')))!;
       assert.ok(
         typed.userTexts.some((t) => t.includes('FIRST PROMPT of the work step')),
         `${cli} resumed the step's conversation`,
       );
+      // Leaving the CLI ended its session: nothing of it (codex's shared background server, were
+      // it used) goes on working in the worktree after the hand-back.
+      assert.equal(leftOver(home.dir, failed.worktree as string), '', 'no process of the session is left');
     });
   }
 });

@@ -19,9 +19,11 @@ describe('interactiveCommand', () => {
     assert.equal((c as { resumed?: string }).resumed, ID);
   });
 
-  it('codex: `codex resume [OPTIONS] -- ID` with its sandbox, no exec or --json', () => {
+  it('codex: `codex resume --no-daemon [OPTIONS] -- ID` with its sandbox, no exec or --json', () => {
     const c = interactiveCommand(edit.codex!, ID, 'p');
-    assert.deepEqual(c.argv, ['codex', 'resume', '--sandbox', 'workspace-write', '--', ID]);
+    assert.deepEqual(c.argv, ['codex', 'resume', '--no-daemon', '--sandbox', 'workspace-write', '--', ID]);
+    // A fresh codex session, too, is the CLI's own process: leaving it ends its work.
+    assert.deepEqual(interactiveCommand(edit.codex!, undefined, '-p').argv!.slice(-3), ['--no-daemon', '--', '-p']);
   });
 
   it('gemini: --resume ID, its approval mode and --skip-trust kept, the headless prompt gone', () => {

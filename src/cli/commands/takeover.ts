@@ -105,6 +105,17 @@ export async function attachCommand(args: string[], io: TakeoverIo): Promise<num
     io.err(`braid: ${problem}\n`);
     return 1;
   }
+  if (runIsLive(rec) && rec.steps[id]!.status !== 'running') {
+    // A live run's process takes over a step only while its agent runs; a step it has done with
+    // (failed, conflict, in review) is retried once the run has ended, as `braid retry` would.
+    const status = rec.steps[id]!.status;
+    io.err(
+      ATTACHABLE.has(status)
+        ? `braid: ${id} is ${status} in run ${runId}, which is still going: a live run's step is taken over while it runs; attach continues this one once the run has ended${status === 'review' ? ` (meanwhile braid reject ${runId} ${id} ends it failed, its worktree kept)` : ''}\n`
+        : `braid: ${id} is ${status}: attach takes a running, failed, conflict or review step\n`,
+    );
+    return 1;
+  }
   if (runIsLive(rec)) {
     const live = (): boolean => runIsLive(rec);
     const posted = await postTakeover(store.paths(runId).dir, { kind: 'attach', step: id, pid: process.pid }, live);

@@ -3,6 +3,11 @@
 // `codex resume ID`, `gemini --resume ID`, the forms their `--help` gives), else a fresh session
 // told the step's prompt and what happened so far. The permission, model and tool flags the step
 // ran with stay, so the person's session may do what the step's could, no more.
+//
+// Codex's TUI (0.16x on) is by default a client of a shared background server that keeps a turn
+// running after the person quits ("Any running work continues"): the worktree would go on changing
+// after Braid took it as the attempt. `--no-daemon` runs the session in the CLI's own process, so
+// leaving the CLI ends its work.
 import type { AgentDef } from './agentDef';
 import { agentFamily } from './presets';
 import { canResume } from './resume';
@@ -18,6 +23,7 @@ export interface InteractiveCommand {
 // Same shape as resume.ts's: one argv element, never a flag, never a template.
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const PROMPT = /\$\{\{\s*prompt\s*\}\}/;
+const NO_DAEMON = '--no-daemon';
 
 // Headless-only options of each CLI, with whether each takes a value.
 const HEADLESS: Readonly<Record<'claude' | 'codex' | 'gemini', Readonly<Record<string, boolean>>>> = {
@@ -81,7 +87,7 @@ export function interactiveCommand(
   const resumable = sessionId !== undefined && SESSION_ID.test(sessionId) && (family !== 'codex' || canResume(agent));
   if (resumable) {
     if (family === 'codex')
-      return { argv: [kept[0]!, 'resume', ...kept.slice(1), '--', sessionId], resumed: sessionId };
+      return { argv: [kept[0]!, 'resume', NO_DAEMON, ...kept.slice(1), '--', sessionId], resumed: sessionId };
     return { argv: [...kept, '--resume', sessionId], resumed: sessionId };
   }
   const why =
@@ -90,6 +96,7 @@ export function interactiveCommand(
       : `the step's session id ${JSON.stringify(sessionId)} cannot be passed on: a fresh session starts with the step's prompt and what happened so far`;
   // The prompt as one element after `--` (claude, codex) or glued to its flag (gemini): never read as an option.
   if (family === 'gemini') return { argv: [...kept, `--prompt-interactive=${freshPrompt}`], why };
+  if (family === 'codex') return { argv: [...kept, NO_DAEMON, '--', freshPrompt], why };
   return { argv: [...kept, '--', freshPrompt], why };
 }
 

@@ -32,6 +32,14 @@ export class TakeoverCommands {
     const found = await this.agentStep(arg, stepArg, ATTACHABLE, 'Continue in Terminal');
     if (!found) return undefined;
     const { run, stepId, worktree } = found;
+    // A live run's process takes over a step only while it runs (as `braid attach` says).
+    const status = run.steps.get(stepId)!.status;
+    if (status !== 'running' && (await this.live(run))) {
+      void vscode.window.showInformationMessage(
+        `Braid: ${stepId} is ${status} in run ${run.id}, which is still going: Continue in Terminal takes it once the run has ended.`,
+      );
+      return undefined;
+    }
     const cwd = worktree && existsSync(worktree) ? worktree : run.workspace;
     const terminal = vscode.window.createTerminal({
       name: `Braid: ${stepId}`,
@@ -61,12 +69,7 @@ export class TakeoverCommands {
       }));
     if (message === undefined || message.trim() === '') return false;
     const store = new RunStore(run.workspace);
-    const live = async (): Promise<boolean> => {
-      const r = await store.load(run.id);
-      return r !== undefined && runIsLive(r);
-    };
-    const alive = await live();
-    if (!alive) {
+    if (!(await this.live(run))) {
       void vscode.window.showWarningMessage(`Braid: run ${run.id} is not running.`);
       return false;
     }
@@ -79,6 +82,11 @@ export class TakeoverCommands {
     }
     void vscode.window.showInformationMessage(`Braid: sent to ${stepId}.`);
     return true;
+  }
+
+  private async live(run: RunView): Promise<boolean> {
+    const r = await new RunStore(run.workspace).load(run.id);
+    return r !== undefined && runIsLive(r);
   }
 
   /** The run, an agent step of it in one of `statuses`, and where its worktree is (kept, or the running attempt's). */

@@ -57,6 +57,12 @@ export async function agentHome(modelUrl: string, options: AgentHomeOptions = {}
       `model_provider = "${CODEX_PROVIDER}"`,
       'check_for_update_on_startup = false',
       '',
+      // The pinned codex's catalog offers gpt-5.5 users its successor once, in the TUI ("Try new
+      // model / Use existing model"), and writes the answer here; a person who had used codex
+      // before `braid attach` has answered it already (`codex exec` never asks).
+      '[notice.model_migrations]',
+      `"${CODEX_MODEL}" = "gpt-6-sol"`,
+      '',
       '[analytics]',
       'enabled = false',
       '',

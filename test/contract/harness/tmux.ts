@@ -22,8 +22,10 @@ export interface Terminal {
 const tmux = (...args: string[]): string => execFileSync('tmux', args, { encoding: 'utf8' });
 
 /**
- * Starts `argv` in `cwd` with exactly `env`, in a tmux session of its own (a 160×50 pane). The
- * command is written to a script (values single-quoted), so nothing of it is parsed by a shell.
+ * Starts `argv` in `cwd` with exactly `env` (and the pane's TERM), in a tmux session of its own (a
+ * 160×50 pane): not the tmux server's environment, which is whichever process started the server
+ * first. The command is written to a script (values single-quoted), so nothing of it is parsed by
+ * a shell.
  */
 export function openTerminal(
   name: string,
@@ -38,10 +40,10 @@ export function openTerminal(
     script,
     [
       '#!/bin/sh',
-      'unset TMUX',
-      ...Object.entries(env).map(([k, v]) => `export ${k}=${q(v)}`),
       `cd ${q(cwd)}`,
-      `${argv.map(q).join(' ')}`,
+      `env -i TERM="$TERM" ${Object.entries(env)
+        .map(([k, v]) => q(`${k}=${v}`))
+        .join(' ')} ${argv.map(q).join(' ')}`,
       `echo "[exit $?]"`,
       'sleep 3600',
       '',
