@@ -235,6 +235,27 @@ const snapshot = z.object({ type: z.literal('snapshot'), runs: z.array(runRecord
 const eventBase = { time: z.string(), run: runId };
 const costSource = z.enum(['reported', 'estimated', 'mixed']);
 const count = z.number().int().nonnegative();
+// A step's change as run.json keeps it (isolation/changeRecord.ts).
+const changeRecord = z
+  .object({
+    commit: z.string(),
+    base: z.string(),
+    files: z
+      .array(
+        z
+          .object({
+            path: z.string(),
+            status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+            from: z.string().optional(),
+            added: count,
+            removed: count,
+            binary: z.literal(true).optional(),
+          })
+          .readonly(),
+      )
+      .readonly(),
+  })
+  .readonly();
 export const engineEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...eventBase,
@@ -266,6 +287,8 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     usage: z
       .object({
         model: z.string().optional(),
+        turns: count.optional(),
+        sessionId: z.string().optional(),
         inputTokens: count.optional(),
         cachedInputTokens: count.optional(),
         outputTokens: count.optional(),
@@ -290,12 +313,16 @@ export const engineEventSchema = z.discriminatedUnion('type', [
           reasoningTokens: count.optional(),
           score: z.number().optional(),
           message: z.string().optional(),
+          worktree: z.string().optional(),
+          changes: changeRecord.optional(),
         }),
       )
       .readonly()
       .optional(),
     winner: z.number().int().optional(),
     winnerWhy: z.string().optional(),
+    worktree: z.string().optional(),
+    changes: changeRecord.optional(),
     reused: z
       .object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() })
       .readonly()
@@ -316,6 +343,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     costUsd: cost.optional(),
     costSource: costSource.optional(),
     attemptCostUsd: cost.optional(),
+    attemptCostSource: costSource.optional(),
     runCostUsd: cost.optional(),
     costUnknown: z.string().optional(),
     activity: z.string().optional(),

@@ -1,6 +1,7 @@
 // What the engine's parts exchange: an attempt's context and result, a runner, the events. The
 // status vocabulary they use is src/core/status.ts.
 import type { GraphStep } from '../plan/types';
+import type { ChangeRecord } from './isolation/changeRecord';
 import type { ReasonCode, StepStatus } from '../status';
 
 /** The outcome of one attempt of one step, as a runner reports it. */
@@ -142,6 +143,9 @@ export interface StepRunner {
 /** One attempt's agent usage as a `step` event carries it once the attempt ended (AgentUsage says what each field counts). */
 export interface AttemptUsage {
   readonly model?: string;
+  /** From the attempt's final report: its turns and its session. */
+  readonly turns?: number;
+  readonly sessionId?: string;
   readonly inputTokens?: number;
   readonly cachedInputTokens?: number;
   readonly outputTokens?: number;
@@ -164,6 +168,9 @@ export interface AlternativeSummary {
   readonly reasoningTokens?: number;
   readonly score?: number;
   readonly message?: string;
+  /** Once the step ended: where its worktree is kept (a failed one's), and its change (a commit, or its tree as it ended). */
+  readonly worktree?: string;
+  readonly changes?: ChangeRecord;
 }
 
 interface EventBase {
@@ -210,6 +217,9 @@ export type EngineEvent =
       readonly reused?: { readonly run: string; readonly endedAt?: string; readonly durationMs?: number };
       /** Why it won: `first to pass`, `score 0.93`, `picked`. */
       readonly winnerWhy?: string;
+      /** Ended or in `review`: where its worktree is kept for the user, and the change its last attempt committed (a best-of step's: its winner's). */
+      readonly worktree?: string;
+      readonly changes?: ChangeRecord;
     })
   | (EventBase & {
       /** A running agent step's progress (throttled like output). */
@@ -228,6 +238,7 @@ export type EngineEvent =
       readonly costUsd?: number;
       readonly costSource?: CostSource;
       readonly attemptCostUsd?: number;
+      readonly attemptCostSource?: CostSource;
       readonly runCostUsd?: number;
       /** Tokens but no price: "cost unknown: no price for MODEL". */
       readonly costUnknown?: string;
