@@ -2,6 +2,7 @@
 // and a summary table at the end.
 import { formatDuration, formatUsd, stepTimeText } from '../core/format';
 import type { RunRecord, StepRecord } from '../core/engine/records/runRecord';
+import { foldStep, startedAttempt } from '../core/engine/records/stepFold';
 import { timeFactsOf } from '../core/engine/records/timeFacts';
 import type { RunResult } from '../core/engine/scheduling/schedulerOptions';
 import type { EngineEvent } from '../core/engine/types';
@@ -27,6 +28,8 @@ export class HumanView {
     string,
     { attempt: number; since: number; last: string; costUsd?: number; costSource?: CostSource }
   >();
+  /** Each step's record folded from the events as run.json's is: it says when an attempt starts. */
+  private readonly records = new Map<string, StepRecord>();
   private drawn = 0;
   private timer: NodeJS.Timeout | undefined;
   private frame = 0;
@@ -88,9 +91,12 @@ export class HumanView {
       if (e.status === 'started') this.print(`braid: run ${e.run} · ${e.plan} · ${e.steps} steps`);
       return;
     }
+    const prev = this.records.get(e.id);
+    const next = foldStep(prev, e);
+    this.records.set(e.id, next);
     if (e.status === 'running') {
       // The running attempt reported again (its merge-back waited for a lock, then got it): the `lock` line said so.
-      if (this.live.get(e.id)?.attempt === e.attempt) return;
+      if (!startedAttempt(prev, next) && this.live.has(e.id)) return;
       this.live.set(e.id, { attempt: e.attempt, since: Date.now(), last: '' });
       if (!this.fancy) this.print(`running   ${e.id}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
       return;

@@ -1,7 +1,7 @@
 // A best-of step's race in one line (extension/alternatives/bestOfText.ts), as the lens and the graph say it.
 import { strict as assert } from 'node:assert';
 import type { AlternativeSummary } from '../../src/core/engine/types';
-import { bestOfText } from '../../src/extension/alternatives/bestOfText';
+import { bestOfText } from '../../src/extension/runs/bestOfText';
 
 const alts = (...s: string[]): AlternativeSummary[] => s.map((status, i) => ({ index: i + 1, status, attempts: 1 }));
 
@@ -66,22 +66,20 @@ describe("the runs model follows a best-of step's race (runView.applyStepEvent)"
       run: 'r',
       ...extra,
     });
-    applyStepEvent(step, ev('running', 1), 0);
+    applyStepEvent(step, ev('running', 1));
     assert.equal(step.alternatives, undefined);
-    applyStepEvent(step, ev('running', 1, { alternatives: alts('running', 'running') }), 1);
+    applyStepEvent(step, ev('running', 1, { alternatives: alts('running', 'running') }));
     assert.equal(bestOfText(step), 'alternatives 0/2 ✓ · 2 ▶');
     applyStepEvent(
       step,
       ev('running', 1, { alternatives: alts('succeeded', 'canceled'), winner: 1, winnerWhy: 'first to pass' }),
-      2,
     );
     assert.equal(bestOfText(step), 'alternative 1 of 2 won (first to pass)');
     applyStepEvent(
       step,
       ev('succeeded', 1, { alternatives: alts('succeeded', 'canceled'), winner: 1, winnerWhy: 'first to pass' }),
-      3,
     );
-    applyStepEvent(step, ev('running', 2), 4);
+    applyStepEvent(step, ev('running', 2));
     assert.deepEqual([step.alternatives, step.winner, step.winnerWhy], [undefined, undefined, undefined]);
   });
 });

@@ -6,7 +6,7 @@ import { conflictAnswer, conflictAnswerMessage } from '../../src/core/engine/sch
 import { resolutionInvocation } from '../../src/core/engine/steps/resolutionInvocation';
 import { conflictNote } from '../../src/core/agents/conflictPrompt';
 import { changedBy } from '../../src/core/engine/isolation/conflictMerge';
-import { toRecord } from '../../src/core/engine/records/runRecorder';
+import { foldStep } from '../../src/core/engine/records/stepFold';
 import { stepDescription } from '../../src/extension/runs/treeText';
 import { nodeUpdate } from '../../src/extension/graph/graphNodes';
 import type { StepView } from '../../src/extension/runs/runView';
@@ -162,23 +162,27 @@ describe('on-conflict', () => {
   });
 
   it('records the conflicted attempt as conflict, and the resolution as an attempt of its own with reason conflict', () => {
-    const waiting = toRecord(
+    const at = { run: '20261206-100000-abcd', type: 'step' as const, id: 'a' };
+    const waiting = foldStep(
       { id: 'a', status: 'running', attempts: [{ attempt: 1, startedAt: new Date(0).toISOString() }] },
-      { id: 'a', status: 'waiting', attempt: 1, outcome: { reason: 'conflict', message: 'f.txt does not merge' } },
-      0,
+      {
+        ...at,
+        time: new Date(0).toISOString(),
+        status: 'waiting',
+        attempt: 1,
+        reason: 'conflict',
+        message: 'f.txt does not merge',
+      },
     );
     assert.equal(waiting.attempts[0]!.status, 'conflict');
-    const running = toRecord(
-      waiting,
-      {
-        id: 'a',
-        status: 'running',
-        attempt: 2,
-        current: { number: 2, startedAt: 1 },
-        outcome: { reason: 'conflict', message: 'resolving the conflict in f.txt with its agent' },
-      },
-      0,
-    );
+    const running = foldStep(waiting, {
+      ...at,
+      time: new Date(1).toISOString(),
+      status: 'running',
+      attempt: 2,
+      reason: 'conflict',
+      message: 'resolving the conflict in f.txt with its agent',
+    });
     assert.deepEqual(
       [running.attempts[1]!.reason, running.attempts[1]!.message],
       ['conflict', 'resolving the conflict in f.txt with its agent'],

@@ -1,7 +1,7 @@
 // Which alternatives the user may pick, and how each reads in the pick list (extension/alternatives/pickText.ts).
 import { strict as assert } from 'node:assert';
 import type { RunRecord, StepRecord } from '../../src/core/engine/records/runRecord';
-import { pickable, pickItemText, waitingForPick } from '../../src/extension/alternatives/pickText';
+import { pickable, pickItemText, waitingForPick } from '../../src/extension/runs/pickText';
 
 const waits = 'passed; waiting for the pick';
 const step = (id: string, over: Partial<StepRecord>): StepRecord => ({ id, status: 'running', attempts: [], ...over });

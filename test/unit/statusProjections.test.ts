@@ -187,7 +187,15 @@ describe('status projections: events fold the model forward', () => {
       'an agent reports',
       [
         { ...base, type: 'step', id: 'a', status: 'running', attempt: 1 },
-        { ...base, type: 'agent', id: 'a', attempt: 1, costUsd: 0.0123, activity: 'Edit a.ts' },
+        {
+          ...base,
+          type: 'agent',
+          id: 'a',
+          attempt: 1,
+          costUsd: 0.0123,
+          attemptCostUsd: 0.0123,
+          activity: 'Edit a.ts',
+        },
       ],
       'running',
       '5.0s · $0.0123 · Edit a.ts',
@@ -277,7 +285,7 @@ describe('status projections: events fold the model forward', () => {
   for (const [name, events, status, row, detail] of rows) {
     it(name, () => {
       const step = fresh();
-      for (const e of events) if (e.type !== 'run' && e.type !== 'budget') applyStepEvent(step, e, Date.parse(e.time));
+      for (const e of events) if (e.type !== 'run' && e.type !== 'budget') applyStepEvent(step, e);
       assert.equal(step.status, status);
       assert.equal(stepDescription(step, T0 + 5000), row);
       assert.equal(nodeUpdate(step, T0 + 5000).detail, detail);
@@ -344,12 +352,7 @@ describe('status projections: one model, live or reloaded', () => {
     const clock = new SimClock();
     const table = new LockTable();
     const record = recordOf(graph, {});
-    const recorder = new RunRecorder(
-      record,
-      () => {},
-      new Map(),
-      () => undefined,
-    );
+    const recorder = new RunRecorder(record, () => {});
     const live = viewOf(structuredClone(record));
     const runner = new MergeBackRunner(clock, table);
     const seen: string[] = [];
@@ -366,15 +369,15 @@ describe('status projections: one model, live or reloaded', () => {
       outputIntervalMs: 0,
       locks: gate,
       takesLocks: () => false,
-      onState: (st) => recorder.onState(st),
       onEvent: (e) => {
+        recorder.on(e);
         if (e.type === 'run' || e.type === 'budget') return;
         const step = live.steps.get(e.id)!;
-        applyStepEvent(step, e, Date.parse(e.time));
+        applyStepEvent(step, e);
         if (e.type !== 'step') return;
         const reloaded = viewOf(structuredClone(record)).steps.get(e.id)!;
-        // Events are stamped by the wall clock, states by the run's: each model is read at its own now.
-        const [now, simNow] = [Date.now(), clock.now()];
+        // Events are stamped by the run's clock, as the record's times are: both are read at its now.
+        const [now, simNow] = [clock.now(), clock.now()];
         const facts = (s: StepView, at: number) => ({
           status: s.status,
           attempt: s.attempt,
@@ -427,12 +430,7 @@ describe('status projections of a best-of race', () => {
     ]);
     const clock = new SimClock();
     const record = recordOf(graph, {});
-    const recorder = new RunRecorder(
-      record,
-      () => {},
-      new Map(),
-      () => undefined,
-    );
+    const recorder = new RunRecorder(record, () => {});
     const live = viewOf(structuredClone(record));
     const seen: string[] = [];
     let startedAt: number | undefined;
@@ -444,11 +442,11 @@ describe('status projections of a best-of race', () => {
       random: () => 0,
       outputIntervalMs: 0,
       waitForPick: () => clock.sleep(100).then(() => 2),
-      onState: (st) => recorder.onState(st),
       onEvent: (e) => {
+        recorder.on(e);
         if (e.type !== 'step') return;
         const step = live.steps.get(e.id)!;
-        applyStepEvent(step, e, T0 + clock.now());
+        applyStepEvent(step, e);
         const reloaded = viewOf(structuredClone(record)).steps.get(e.id)!;
         // Events are stamped T0 + the run's clock, the record by the run's clock: each read at its own now.
         const facts = (s: StepView, at: number) => ({

@@ -19,6 +19,27 @@ const tokens = {
 };
 const costSource = z.enum(COST_SOURCES);
 const eventBase = { time: z.string(), run: runId };
+/** A step's change as run.json keeps it (records/changeRecord.ts). */
+const changeRecord = z
+  .object({
+    commit: z.string(),
+    base: z.string(),
+    files: z
+      .array(
+        z
+          .object({
+            path: z.string(),
+            status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+            from: z.string().optional(),
+            added: count,
+            removed: count,
+            binary: z.literal(true).optional(),
+          })
+          .readonly(),
+      )
+      .readonly(),
+  })
+  .readonly();
 
 /** How a run ends (`interrupted` is only ever read from a record whose process died). */
 export const RUN_ENDS = ['succeeded', 'failed', 'canceled'] as const satisfies readonly RunStatus[];
@@ -27,6 +48,9 @@ export const RUN_ENDS = ['succeeded', 'failed', 'canceled'] as const satisfies r
 export const attemptUsageSchema = z
   .object({
     model: z.string().optional(),
+    /** From the attempt's final report: its turns and its session. */
+    turns: count.optional(),
+    sessionId: z.string().optional(),
     ...tokens,
     costUsd: cost.optional(),
     costSource: costSource.optional(),
@@ -44,6 +68,9 @@ export const alternativeSummarySchema = z.object({
   ...tokens,
   score: z.number().optional(),
   message: z.string().optional(),
+  /** Once the step ended: where its worktree is kept (a failed one's), and its change (a commit, or its tree as it ended). */
+  worktree: z.string().optional(),
+  changes: changeRecord.optional(),
 });
 
 /** The engine's events, exactly the CLI's `--json` objects (cli.md). */
@@ -88,6 +115,9 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     winner: z.number().int().optional(),
     /** Why it won: `first to pass`, `score 0.93`, `picked`. */
     winnerWhy: z.string().optional(),
+    /** Ended or in `review`: where its worktree is kept for the user, and the change its last attempt committed (a best-of step's: its winner's). */
+    worktree: z.string().optional(),
+    changes: changeRecord.optional(),
     /** A need `--only` did not run: the run that ran it (with the same content) and the time it spent running there. */
     reused: z
       .object({ run: runId, endedAt: z.string().optional(), durationMs: z.number().nonnegative().optional() })
@@ -109,6 +139,7 @@ export const engineEventSchema = z.discriminatedUnion('type', [
     costUsd: cost.optional(),
     costSource: costSource.optional(),
     attemptCostUsd: cost.optional(),
+    attemptCostSource: costSource.optional(),
     runCostUsd: cost.optional(),
     /** Tokens but no price: "cost unknown: no price for MODEL". */
     costUnknown: z.string().optional(),

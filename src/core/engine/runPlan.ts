@@ -282,15 +282,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     };
     delete record.endedAt;
     delete record.reason;
-    // Attempts already recorded (a retry): the scheduler counts this run's from 1.
+    // Attempts already recorded (a retry): the scheduler numbers this run's on from them.
     const recordedAttempts = new Map(Object.values(steps).map((s) => [s.id, s.attempts.length] as const));
-    const recorder = new RunRecorder(
-      record,
-      (r) => void store.save(r),
-      recordedAttempts,
-      (id) => isolator?.keptWorktree?.(id),
-      (id) => isolator?.changeOf?.(id),
-    );
+    // The record is the engine's events folded, as every live view folds them.
+    const recorder = new RunRecorder(record, (r) => void store.save(r));
     if (req.retry) await store.save(record);
     else {
       await store.create(record);
@@ -305,6 +300,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
     // Events go to the bus (worktrees prepared ahead listen) and the caller.
     const bus = new Emitter<EngineEvent>();
     emit = (e: EngineEvent) => {
+      recorder.on(e);
       bus.fire(e);
       req.onEvent?.(e);
       observers?.fire(e);
@@ -397,7 +393,10 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       onEvent: emit,
       ...(req.onBudget ? { onBudget: req.onBudget } : {}),
       ...(req.maxCostUsd !== undefined ? { budgetUsd: req.maxCostUsd } : {}),
-      onState: (st) => recorder.onState(st),
+      isolation: {
+        keptWorktree: (id) => isolator?.keptWorktree?.(id),
+        changeOf: (id) => isolator?.changeOf?.(id),
+      },
       waitForPick: (stepId, candidates, signal) => waitForPick(paths.dir, stepId, candidates, signal),
     });
     if (req.observers && req.observers.length > 0) {

@@ -13,7 +13,7 @@ import type { AlternativeRef, StepRef } from '../common/commandIds';
 import { pickRun } from '../common/pickers';
 import type { RunsModel } from '../runs/runsModel';
 import { isActive } from '../runs/runView';
-import { pickItemText, waitingForPick } from './pickText';
+import { pickItemText, waitingForPick } from '../runs/pickText';
 
 interface AlternativeItem extends vscode.QuickPickItem {
   readonly index: number;

@@ -7,7 +7,7 @@ import { STEP_STATUSES, type StepStatus } from '../../core/status';
 import type { GraphNode, StatusUpdate, WebviewAction } from '../../protocol/webview';
 import { Command } from '../common/commandIds';
 import { nodeUpdate } from './graphNodes';
-import { awaitsPick, pickable } from '../alternatives/pickText';
+import { awaitsPick, pickable } from '../runs/pickText';
 import type { StepView } from '../runs/runView';
 import { alternativeFacts } from '../runs/treeText';
 

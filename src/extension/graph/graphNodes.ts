@@ -6,7 +6,7 @@ import { endSentence } from '../../core/status';
 import type { StatusUpdate } from '../../protocol/webview';
 import type { StepView } from '../runs/runView';
 import { lockNote } from '../runs/treeText';
-import { bestOfText } from '../alternatives/bestOfText';
+import { bestOfText } from '../runs/bestOfText';
 
 /** The node's status update: a lock wait, a running agent's cost and activity, or how the step ended. */
 export function nodeUpdate(step: StepView, now = Date.now()): StatusUpdate {

@@ -14,8 +14,8 @@ import { RETRYABLE } from '../../core/status';
 import { formatDuration, runningMs, stepTimeText } from '../../core/format';
 import { costText } from '../../core/cost/costText';
 import { STATUS_LABEL } from '../common/statusText';
-import { bestOfText } from '../alternatives/bestOfText';
-import { pickable } from '../alternatives/pickText';
+import { bestOfText } from '../runs/bestOfText';
+import { pickable } from '../runs/pickText';
 
 /** What *Run step* does with the needs, and where the other way is. */
 const RUN_STEP_TIP =

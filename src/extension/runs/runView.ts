@@ -1,10 +1,12 @@
 // The views' model of a run, and the two ways it changes: made from a run's record (recent runs,
-// a reload, a snapshot, a run's end) and folded forward by the engine's events (live). Both carry
-// the record's own fields, so a view shows the same thing live and after a reload. Pure: no
-// `vscode`, tested in plain mocha.
+// a reload, a snapshot, a run's end) and folded forward by the engine's events (live). A step's
+// view is its record projected (`stepFieldsOf`), and live its record is folded by the recorder's
+// own fold (core stepFold.ts), so a view shows the same thing live and after a reload by
+// construction. Pure: no `vscode`, tested in plain mocha.
 import type { AlternativeSummary, EngineEvent } from '../../core/engine/types';
 import type { CostSource } from '../../core/cost/agentUsage';
-import type { RunRecord } from '../../core/engine/records/runRecord';
+import type { RunRecord, StepRecord } from '../../core/engine/records/runRecord';
+import { foldStep, pendingStep, startedAttempt } from '../../core/engine/records/stepFold';
 import { timeFactsOf } from '../../core/engine/records/timeFacts';
 import { TERMINAL, type ReasonCode, type RunStatus, type StepStatus } from '../../core/status';
 
@@ -48,7 +50,12 @@ export interface StepView {
   winnerWhy?: string;
   /** When `braid revert` (Revert Change) took its landed change back out: the views say `reverted`. */
   revertedAt?: string;
+  /** The step's record as run.json has it (or will): what the fields above are projected from (absent: a pending step). */
+  record?: StepRecord;
 }
+
+/** The fields of a step's view that its record says (everything but its name, its needs and its live last line). */
+type RecordFields = Omit<StepView, 'id' | 'name' | 'needs' | 'lastLine' | 'activity' | 'record'>;
 
 export interface RunView {
   readonly id: string;
@@ -91,31 +98,13 @@ export function viewOf(record: RunRecord): RunView {
   const order = record.graph.steps.map((s) => s.id);
   const steps = new Map<string, StepView>();
   for (const id of order) {
-    const r = record.steps[id];
-    const { status: _s, ...times } = r ? timeFactsOf(r) : { status: 'pending' };
+    const r = record.steps[id] ?? pendingStep(id);
     steps.set(id, {
       id,
       name: names.get(id) ?? id,
       ...(needs.get(id)?.length ? { needs: needs.get(id)! } : {}),
-      status: r?.status ?? 'pending',
-      attempt: r?.attempts.length ?? 0,
-      ...times,
-      ...(r?.reused ? { reused: r.reused } : {}),
-      ...(r?.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
-      ...(r?.signal !== undefined ? { signal: r.signal } : {}),
-      ...(r?.reason ? { reason: r.reason } : {}),
-      ...(r?.message ? { message: r.message } : {}),
-      ...(r?.waitingFor ? { waitingFor: r.waitingFor } : {}),
-      ...(r?.worktree ? { worktree: r.worktree } : {}),
-      ...(r?.revertedAt ? { revertedAt: r.revertedAt } : {}),
-      ...(r?.costUsd !== undefined
-        ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) }
-        : {}),
-      ...(r?.sessionId ? { sessionId: r.sessionId } : {}),
-      ...(r?.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
-      ...(r?.alternatives ? { alternatives: r.alternatives } : {}),
-      ...(r?.winner !== undefined ? { winner: r.winner } : {}),
-      ...(r?.winnerWhy !== undefined ? { winnerWhy: r.winnerWhy } : {}),
+      ...stepFieldsOf(r),
+      record: r,
     });
   }
   const costs = [...steps.values()].map((s) => s.costUsd).filter((c): c is number => c !== undefined);
@@ -135,91 +124,85 @@ export function viewOf(record: RunRecord): RunView {
   };
 }
 
+/** What a step's record says, as its view's fields. */
+export function stepFieldsOf(r: StepRecord): RecordFields {
+  const { status: _s, ...times } = timeFactsOf(r);
+  return {
+    status: r.status,
+    attempt: r.attempts.length,
+    ...times,
+    ...(r.reused ? { reused: r.reused } : {}),
+    ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
+    ...(r.signal !== undefined ? { signal: r.signal } : {}),
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.message ? { message: r.message } : {}),
+    ...(r.waitingFor ? { waitingFor: r.waitingFor } : {}),
+    ...(r.worktree ? { worktree: r.worktree } : {}),
+    ...(r.revertedAt ? { revertedAt: r.revertedAt } : {}),
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd, ...(r.costSource ? { costSource: r.costSource } : {}) } : {}),
+    ...(r.sessionId ? { sessionId: r.sessionId } : {}),
+    ...(r.retryAt ? { retryAt: Date.parse(r.retryAt) } : {}),
+    ...(r.alternatives ? { alternatives: r.alternatives } : {}),
+    ...(r.winner !== undefined ? { winner: r.winner } : {}),
+    ...(r.winnerWhy !== undefined ? { winnerWhy: r.winnerWhy } : {}),
+  };
+}
+
 /** The events about one step. */
 export type StepEvent = Extract<EngineEvent, { type: 'step' | 'agent' | 'output' | 'lock' }>;
 
 /**
- * What one step event changes in a step's view. A `step` event carries the step's record fields
- * as they are now: absent means cleared. `lock` events change nothing here (the `step` event
- * before each one carries `waitingFor`); they are for the CLI's lines.
+ * What one step event changes in a step's view: `step` and `agent` events fold its record with
+ * the recorder's fold, and the view is that record projected; output and agent activity are the
+ * live last line. `lock` events change nothing here (the `step` event before each one carries
+ * `waitingFor`); they are for the CLI's lines.
  */
-export function applyStepEvent(step: StepView, e: StepEvent, at: number): void {
-  switch (e.type) {
-    case 'step': {
-      // A new attempt, not another report of the running one (a merge-back's lock wait and grant,
-      // a best-of step going on to land once picked).
-      const resumes = step.status === 'running' || (step.status === 'waiting' && step.reason === 'pick');
-      const starts = e.status === 'running' && (!resumes || e.attempt !== step.attempt);
-      // The running attempt ended (a retry's next one, a wait, review, the end): its time is spent.
-      // Waiting for a pick is the middle of the attempt, as the record has it (runRecorder.ts).
-      const pauses = e.status === 'waiting' && e.reason === 'pick';
-      if (
-        step.status === 'running' &&
-        (starts || (e.status !== 'running' && !pauses)) &&
-        step.attemptStartedAt !== undefined
-      ) {
-        step.ranMs = (step.ranMs ?? 0) + Math.max(0, at - step.attemptStartedAt);
-        delete step.attemptStartedAt;
-      }
-      step.status = e.status;
-      step.attempt = Math.max(step.attempt, e.attempt);
-      if (starts) {
-        step.startedAt ??= at;
-        step.attemptStartedAt = at;
-        delete step.endedAt;
-        delete step.lastLine;
-        delete step.activity;
-        delete step.alternatives;
-        delete step.winner;
-        delete step.winnerWhy;
-        delete step.reused;
-      }
-      set(step, 'exitCode', e.exitCode);
-      set(step, 'signal', e.signal);
-      set(step, 'reason', e.reason);
-      set(step, 'message', e.message);
-      set(step, 'waitingFor', e.waitingFor);
-      set(step, 'retryAt', e.retryAt !== undefined ? Date.parse(e.retryAt) : undefined);
-      if (e.costUsd !== undefined) {
-        step.costUsd = e.costUsd;
-        set(step, 'costSource', e.costSource);
-      }
-      // A best-of step's events carry its alternatives on every change of its race (stepEvents.ts).
-      if (e.alternatives) step.alternatives = e.alternatives;
-      if (e.winner !== undefined) step.winner = e.winner;
-      if (e.winnerWhy !== undefined) step.winnerWhy = e.winnerWhy;
-      if (e.reused) {
-        // Not run here: the time it spent running where it ran.
-        step.reused = e.reused;
-        if (e.reused.durationMs !== undefined) step.ranMs = e.reused.durationMs;
-      }
-      if (TERMINAL.has(e.status)) {
-        step.endedAt = at;
-        delete step.activity;
-      }
-      return;
-    }
-    case 'lock':
-      return;
-    case 'agent':
-      if (e.sessionId) step.sessionId = e.sessionId;
-      if (e.costUsd !== undefined) {
-        step.costUsd = e.costUsd;
-        set(step, 'costSource', e.costSource);
-      }
-      if (e.activity) {
-        step.activity = e.activity;
-        set(step, 'lastLine', lastLineOf(e.activity) ?? step.lastLine);
-      }
-      return;
-    case 'output': {
-      const line = lastLineOf(e.text);
-      if (line) step.lastLine = line;
-    }
+export function applyStepEvent(step: StepView, e: StepEvent): void {
+  if (e.type === 'lock') return;
+  if (e.type === 'output') {
+    const line = lastLineOf(e.text);
+    if (line) step.lastLine = line;
+    return;
+  }
+  const prev = step.record;
+  const next = foldStep(prev, e);
+  step.record = next;
+  const fields = stepFieldsOf(next) as Record<string, unknown>;
+  const view = step as unknown as Record<string, unknown>;
+  for (const k of RECORD_KEYS) {
+    if (fields[k] === undefined) delete view[k];
+    else view[k] = fields[k];
+  }
+  if (startedAttempt(prev, next) || TERMINAL.has(next.status)) delete step.activity;
+  if (startedAttempt(prev, next)) delete step.lastLine;
+  if (e.type === 'agent' && e.activity) {
+    step.activity = e.activity;
+    const line = lastLineOf(e.activity);
+    if (line !== undefined) step.lastLine = line;
   }
 }
 
-function set<K extends keyof StepView>(step: StepView, key: K, value: StepView[K] | undefined): void {
-  if (value === undefined) delete step[key];
-  else step[key] = value;
-}
+/** Every field `stepFieldsOf` may set: absent from a record means cleared in the view. */
+const RECORD_KEYS: readonly (keyof RecordFields)[] = [
+  'status',
+  'attempt',
+  'startedAt',
+  'endedAt',
+  'ranMs',
+  'attemptStartedAt',
+  'reused',
+  'exitCode',
+  'signal',
+  'reason',
+  'message',
+  'waitingFor',
+  'worktree',
+  'costUsd',
+  'costSource',
+  'sessionId',
+  'retryAt',
+  'alternatives',
+  'winner',
+  'winnerWhy',
+  'revertedAt',
+];

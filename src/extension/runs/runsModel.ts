@@ -136,7 +136,7 @@ export class RunsModel implements vscode.Disposable {
       default: {
         const step = run.steps.get(e.id);
         if (!step) return;
-        applyStepEvent(step, e, at);
+        applyStepEvent(step, e);
         if (e.type === 'agent' && e.runCostUsd !== undefined) {
           run.costUsd = e.runCostUsd;
           const source = joinSource(run.costSource, e.costSource);

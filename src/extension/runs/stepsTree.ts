@@ -10,7 +10,7 @@ import { isActive, type RunView, type StepView } from './runView';
 import { statusIcon } from '../common/statusText';
 import { alternativeDescription, runDescription, stepDescription } from './treeText';
 import { shownStatus, STEP_STATUSES, type StepStatus } from '../../core/status';
-import { pickable } from '../alternatives/pickText';
+import { pickable } from './pickText';
 import { groupCounts, groupCountsText } from '../../core/plan/groupCounts';
 import { RunGroups } from './runGroups';
 

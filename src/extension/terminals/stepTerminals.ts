@@ -13,7 +13,9 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { StepRecord } from '../../core/engine/records/runRecord';
 import { RunStore } from '../../core/engine/records/runStore';
+import { foldStep, startedAttempt } from '../../core/engine/records/stepFold';
 import type { EngineEvent } from '../../core/engine/types';
 import { endSentence, TERMINAL } from '../../core/status';
 import type { LiveRunRecord } from '../../protocol/engine';
@@ -124,7 +126,8 @@ const CLOSE_GRACE_MS = 400;
 
 export class StepTerminals implements vscode.Disposable {
   private readonly ptys = new Map<string, StepPty>();
-  private readonly attempts = new Map<string, number>();
+  /** Each shown step's record, folded from its events as run.json's is: it says when an attempt starts. */
+  private readonly records = new Map<string, StepRecord>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
   /** Terminals kept after their step went wrong, by `run/step`. */
   private readonly kept = new Map<string, { readonly terminal: vscode.Terminal; readonly pty: KeptPty }>();
@@ -188,20 +191,22 @@ export class StepTerminals implements vscode.Disposable {
 
   private onStep(e: Extract<EngineEvent, { type: 'step' }>): void {
     const key = `${e.run}/${e.id}`;
+    const prev = this.records.get(key);
+    const next = foldStep(prev, e);
+    this.records.set(key, next);
     if (e.status === 'running') {
       this.unkeep(key);
       const existing = this.ptys.get(key);
       if (existing && !existing.isEnded) {
         // The running attempt reported again (a merge-back's lock wait and grant) is not a new one.
-        if (this.attempts.get(key) !== e.attempt) existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`);
-        this.attempts.set(key, e.attempt);
+        if (startedAttempt(prev, next)) existing.print(`\r\n\x1b[2m── attempt ${e.attempt} ──\x1b[0m\r\n`);
         return;
       }
-      this.attempts.set(key, e.attempt);
       void this.start(e.run, e.id, e.attempt);
       return;
     }
     if (TERMINAL.has(e.status)) {
+      this.records.delete(key);
       const pty = this.ptys.get(key);
       if (!pty) {
         // It ended without running (skipped, canceled): its terminal opened ahead says so and closes.
@@ -219,7 +224,6 @@ export class StepTerminals implements vscode.Disposable {
       pty.finish(0);
       this.ptys.delete(key);
       this.executions.delete(key);
-      this.attempts.delete(key);
     }
   }
 
@@ -234,7 +238,8 @@ export class StepTerminals implements vscode.Disposable {
     for (const [id, st] of Object.entries(record.steps)) {
       if (st.status !== 'running' || this.ptys.get(`${record.id}/${id}`)?.isEnded === false) continue;
       const earlier = readTail(paths.log(id), ADOPT_TAIL_BYTES);
-      this.attempts.set(`${record.id}/${id}`, Math.max(1, st.attempts.length));
+      // Its record as the engine holds it: the events that follow fold onto it.
+      this.records.set(`${record.id}/${id}`, st);
       void this.start(record.id, id, Math.max(1, st.attempts.length), earlier);
     }
   }

@@ -17,8 +17,6 @@ export interface ReportsHost {
   /** The abort of the step's running attempt; undefined when none runs. */
   running(id: string): AttemptAbort | undefined;
   readonly costs: CostLedger;
-  /** Called after a progress changed the step's state (the run store listens). */
-  readonly onState: ((state: Readonly<StepState>) => void) | undefined;
   emit(e: EventBody): void;
   /** A cost changed: the run's budget may be reached. */
   checkBudget(): void;
@@ -78,8 +76,7 @@ export class AttemptReports {
   private onProgress(step: GraphStep, attempt: number, ctl: AttemptAbort, p: AgentProgress): void {
     const st = this.host.state(step.id);
     if (this.host.running(step.id) !== ctl || st.attempt !== attempt) return; // a late report of an ended attempt
-    const { recorded, costChanged } = foldProgress(st, p, this.host.costs);
-    if (recorded || costChanged) this.host.onState?.(st);
+    const { costChanged } = foldProgress(st, p, this.host.costs);
     this.progress.mark(step.id);
     if (costChanged) {
       if (step.maxCostUsd !== undefined && st.costUsd! > step.maxCostUsd && !ctl.aborted) ctl.abort('budget');

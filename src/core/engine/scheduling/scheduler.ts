@@ -90,7 +90,6 @@ export class Scheduler {
         state: (id) => this.states.get(id)!,
         running: (id) => this.running.get(id),
         costs: this.costs,
-        onState: o.onState,
         emit: (e) => this.emit(e),
         checkBudget: () => this.budgets.check(),
         overrun: (step) => this.budgets.overrun(step),
@@ -579,9 +578,8 @@ export class Scheduler {
   }
 
   private changed(st: StepState): void {
-    this.o.onState?.(st);
     if (!this.o.onEvent) return; // nobody listens: build no event
-    const ev = stepEvent(st);
+    const ev = stepEvent(st, this.o.isolation);
     if (ev) this.emit(ev);
   }
 
@@ -590,7 +588,8 @@ export class Scheduler {
     if (!on) return;
     // Every body is a fresh object made for this one event: stamping it spares a copy of it.
     const ev = e as EventBody & { time?: string; run?: string };
-    ev.time = new Date().toISOString();
+    // The run's time: what a record folded from the events (records/stepFold.ts) says a step's times were.
+    ev.time = new Date(this.clock.now()).toISOString();
     ev.run = this.o.runId;
     on(ev as EngineEvent);
   }

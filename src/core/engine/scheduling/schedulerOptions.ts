@@ -8,6 +8,7 @@ import type { Clock } from './clock';
 import type { StepState } from './stepState';
 import type { ConflictAttempt, EngineEvent, PreviousAttempt, StepRunner } from '../types';
 import type { CostSource } from '../../cost/agentUsage';
+import type { IsolationFacts } from './stepEvents';
 import type { RunStatus, StepStatus } from '../../status';
 
 /** Steps at once when neither the caller nor the plan says. */
@@ -54,8 +55,8 @@ export interface SchedulerOptions {
   readonly answers?: ReadonlyMap<string, ConflictAttempt>;
   readonly random?: () => number;
   readonly onEvent?: (event: EngineEvent) => void;
-  /** Called after every state change of a step (the run store listens). */
-  readonly onState?: (state: Readonly<StepState>) => void;
+  /** What the isolator kept of each step (its worktree, its change), which its step events carry. */
+  readonly isolation?: IsolationFacts;
   readonly outputIntervalMs?: number;
   /** The run's budget; default the plan's `max-cost-usd`. */
   readonly budgetUsd?: number;

@@ -1,13 +1,25 @@
 // The events a step's state becomes: lifecycle (`step`) and a running agent's progress (`agent`).
+// They carry everything a step's record is folded from (records/stepFold.ts): run.json is these
+// events folded, and so is every live view.
+import { alternativeId } from '../../plan/alternativeStep';
 import type { AttemptState, StepState } from './stepState';
 import type { AttemptUsage, EngineEvent } from '../types';
 import { TERMINAL } from '../../status';
+
+/** A step's change as its events carry it (the records' ChangeRecord has this shape). */
+type EventChange = NonNullable<Extract<EngineEvent, { type: 'step' }>['changes']>;
+
+/** What the isolator kept of a step (or of an alternative, by its id `<step>.alt<i>`): its worktree, its change. */
+export interface IsolationFacts {
+  keptWorktree(stepId: string): string | undefined;
+  changeOf(stepId: string): EventChange | undefined;
+}
 
 /** An event before the scheduler stamps its time and run. */
 export type EventBody = EngineEvent extends infer E ? (E extends EngineEvent ? Omit<E, 'time' | 'run'> : never) : never;
 
 /** The `step` event of a state change; undefined for `pending`, which is never announced. */
-export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
+export function stepEvent(st: Readonly<StepState>, facts?: IsolationFacts): EventBody | undefined {
   if (st.status === 'pending') return undefined;
   // Fields assigned in the order the spread form had (it is the `--json` key order), without
   // the throwaway object each conditional spread made.
@@ -26,18 +38,39 @@ export function stepEvent(st: Readonly<StepState>): EventBody | undefined {
   }
   if (st.waitingFor !== undefined) ev.waitingFor = { holder: st.waitingFor.holder, paths: [...st.waitingFor.paths] };
   if (st.status === 'waiting' && o?.retryAt !== undefined) ev.retryAt = new Date(o.retryAt).toISOString();
-  if (TERMINAL.has(st.status) && st.costUsd !== undefined) {
+  const ended = TERMINAL.has(st.status);
+  if (ended && st.costUsd !== undefined) {
     ev.costUsd = st.costUsd;
     if (st.costSource !== undefined) ev.costSource = st.costSource;
   }
   const a = st.current;
   if (a?.endedAt !== undefined && st.status !== 'running') {
     const usage = attemptUsage(a);
-    if (usage) ev.usage = usage;
+    // What only the attempt's final report says: its turns and its session.
+    const last = st.lastUsage;
+    const full = usage || last?.turns !== undefined || last?.sessionId !== undefined ? { ...usage } : undefined;
+    if (full && last?.turns !== undefined) full.turns = last.turns;
+    if (full && last?.sessionId !== undefined) full.sessionId = last.sessionId;
+    if (full) ev.usage = full;
+  }
+  if (facts && (ended || st.status === 'review')) {
+    // A best-of step's winner waiting in `review` (or conflicted) keeps its tree, and its change, as the step's.
+    const winner = st.winner ? alternativeId(st.id, st.winner.index) : undefined;
+    const kept =
+      facts.keptWorktree(st.id) ??
+      (winner !== undefined && st.status !== 'succeeded' ? facts.keptWorktree(winner) : undefined);
+    if (kept !== undefined) ev.worktree = kept;
+    const change = facts.changeOf(st.id) ?? (winner !== undefined ? facts.changeOf(winner) : undefined);
+    if (change) ev.changes = change;
   }
   // A best-of step's alternatives as they race (every change: views follow it live), and at its end.
   if (st.alternatives) {
-    ev.alternatives = st.alternatives.map((a) => ({ ...a }));
+    ev.alternatives = st.alternatives.map((alt) => {
+      const id = alternativeId(st.id, alt.index);
+      const kept = ended ? facts?.keptWorktree(id) : undefined;
+      const changes = facts?.changeOf(id);
+      return { ...alt, ...(kept !== undefined ? { worktree: kept } : {}), ...(changes ? { changes } : {}) };
+    });
     if (st.winner) {
       ev.winner = st.winner.index;
       ev.winnerWhy = st.winner.why;
@@ -65,7 +98,9 @@ export function agentEvent(st: Readonly<StepState>, runCostUsd: number): EventBo
     ...(st.costUsd !== undefined
       ? { costUsd: st.costUsd, ...(st.costSource !== undefined ? { costSource: st.costSource } : {}), runCostUsd }
       : {}),
-    ...(a?.costUsd !== undefined ? { attemptCostUsd: a.costUsd } : {}),
+    ...(a?.costUsd !== undefined
+      ? { attemptCostUsd: a.costUsd, ...(a.costSource !== undefined ? { attemptCostSource: a.costSource } : {}) }
+      : {}),
     ...(a?.costUnknown !== undefined ? { costUnknown: a.costUnknown } : {}),
     ...(a?.activity !== undefined ? { activity: a.activity } : {}),
   };

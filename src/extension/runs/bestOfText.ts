@@ -4,7 +4,7 @@
 import { groupCounts, groupCountsText } from '../../core/plan/groupCounts';
 import { STEP_STATUSES, type StepStatus } from '../../core/status';
 import { awaitsPick, pickable } from './pickText';
-import type { StepView } from '../runs/runView';
+import type { StepView } from './runView';
 
 const asStatus = (s: string): StepStatus =>
   (STEP_STATUSES as readonly string[]).includes(s) ? (s as StepStatus) : 'pending';
