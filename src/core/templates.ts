@@ -178,6 +178,8 @@ export function shellTemplate(text: string): { script: string; vars: { name: str
  * comments well enough that a `'` inside "…" or a comment opens nothing.
  */
 export function singleQuotedRefs(shell: string): TemplateRef[] {
+  // Most commands hold no template: no need to read their quoting (a 10,000-step plan's worth).
+  if (!shell.includes('${{')) return [];
   const literal = literalRegions(shell);
   return parseTemplates(shell).refs.filter((r) => literal.some(([s, e]) => r.start >= s && r.start < e));
 }

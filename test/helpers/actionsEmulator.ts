@@ -81,6 +81,20 @@ function git(cwd: string, ...args: string[]): string {
   return r.stdout.trim();
 }
 
+/** A bare origin with one commit (a README and an empty `docs/`), for `emulate`'s checkouts. */
+export function bareOrigin(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'braid-origin-'));
+  const src = join(dir, 'src');
+  mkdirSync(join(src, 'docs'), { recursive: true });
+  git(src, 'init', '-q', '-b', 'main');
+  writeFileSync(join(src, 'README.md'), '# repo\n');
+  writeFileSync(join(src, 'docs', '.keep'), '');
+  git(src, 'add', '-A');
+  git(src, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
+  git(dir, 'clone', '-q', '--bare', src, 'origin.git');
+  return join(dir, 'origin.git');
+}
+
 /** Runs `yaml` against `o.origin`; returns each job's result. */
 export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
   const wf = parse(yaml) as Workflow;

@@ -19,25 +19,30 @@ export interface Vector {
 
 const q = (s: string): string => JSON.stringify(s);
 
+// Commands whose last element is the prompt, run by what stands before it: [id, those elements].
+const BEFORE_PROMPT: readonly (readonly [string, string])[] = [
+  ['timeout', 'timeout, "600", sh, -c'],
+  ['nice', 'nice, sh, -c'],
+  ['nohup', 'nohup, sh, -c'],
+  ['setsid', 'setsid, -w, sh, -c'],
+  ['stdbuf', 'stdbuf, -oL, sh, -c'],
+  ['flock', 'flock, .braid-vector.lock, -c'],
+  ['envi', 'env, -i, "PATH=/usr/bin:/bin", sh, -c'],
+  ['shopt', 'sh, -o, errexit, -c'],
+  ['bashO', 'bash, -O, extglob, -c'],
+  ['lc', 'bash, -lc'],
+  ['dash', 'dash, -c'],
+];
+
 export const VECTORS: readonly Vector[] = [
   { id: 'shell', lang: 'sh' },
-  { id: 'timeout', agent: '[timeout, "600", sh, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'nice', agent: '[nice, sh, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'nohup', agent: '[nohup, sh, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'setsid', agent: '[setsid, -w, sh, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'stdbuf', agent: '[stdbuf, -oL, sh, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'flock', agent: '[flock, .braid-vector.lock, -c, "${{ prompt }}"]', lang: 'sh' },
+  ...BEFORE_PROMPT.map(([id, before]): Vector => ({ id, agent: `[${before}, "\${{ prompt }}"]`, lang: 'sh' })),
   { id: 'xargs', agent: '{ command: [xargs, "-0", sh, -c], stdin: prompt }', lang: 'sh' },
-  { id: 'envi', agent: '[env, -i, "PATH=/usr/bin:/bin", sh, -c, "${{ prompt }}"]', lang: 'sh' },
   { id: 'envs', agent: `[env, -S, "sh -c '\${{ prompt }}'"]`, lang: 'sh' },
   { id: 'find', agent: '[find, ., -maxdepth, "0", -exec, sh, -c, "${{ prompt }}", ";"]', lang: 'sh' },
   { id: 'su', agent: '[su, -c, "${{ prompt }}", root]', lang: 'sh' },
   { id: 'script', agent: '[script, -qc, "${{ prompt }}", /dev/null]', lang: 'sh' },
   { id: 'gitalias', agent: '[git, -c, "alias.braidx=!${{ prompt }}", braidx]', lang: 'sh' },
-  { id: 'shopt', agent: '[sh, -o, errexit, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'bashO', agent: '[bash, -O, extglob, -c, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'lc', agent: '[bash, -lc, "${{ prompt }}"]', lang: 'sh' },
-  { id: 'dash', agent: '[dash, -c, "${{ prompt }}"]', lang: 'sh' },
   { id: 'stdin', agent: '{ command: [bash], stdin: prompt }', lang: 'sh' },
   { id: 'onestring', agent: q('bash -c "${{ prompt }}"'), lang: 'sh' },
   { id: 'inside', agent: `[bash, -c, 'echo start; \${{ prompt }}']`, lang: 'sh' },

@@ -3,12 +3,12 @@
 // vars, hostile values never run, retries retry, and the last job pushes one branch.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
-import { emulate } from '../helpers/actionsEmulator';
+import { bareOrigin as origin, emulate } from '../helpers/actionsEmulator';
 import { plan } from '../helpers/planText';
 
 const ROOT = join(__dirname, '..', '..');
@@ -18,21 +18,6 @@ function git(cwd: string, ...args: string[]): string {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
   assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
-}
-
-/** A bare origin with one commit. */
-function origin(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-origin-'));
-  const src = join(dir, 'src');
-  mkdirSync(src);
-  git(src, 'init', '-q', '-b', 'main');
-  writeFileSync(join(src, 'README.md'), '# repo\n');
-  mkdirSync(join(src, 'docs'));
-  writeFileSync(join(src, 'docs', '.keep'), '');
-  git(src, 'add', '-A');
-  git(src, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
-  git(dir, 'clone', '-q', '--bare', src, 'origin.git');
-  return join(dir, 'origin.git');
 }
 
 function exported(rel: string): string {

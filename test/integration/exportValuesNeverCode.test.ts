@@ -2,31 +2,12 @@
 // (test/helpers/actionsEmulator.ts): a value reaches a command that may run it only as a variable
 // reference, exactly as locally, so the payloads create nothing while the control steps' code runs.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
-import { emulate } from '../helpers/actionsEmulator';
+import { bareOrigin as origin, emulate } from '../helpers/actionsEmulator';
 import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
-
-function git(cwd: string, ...args: string[]): void {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
-  assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-}
-
-function origin(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-origin-'));
-  const src = join(dir, 'src');
-  mkdirSync(src);
-  git(src, 'init', '-q', '-b', 'main');
-  writeFileSync(join(src, 'README.md'), '# repo\n');
-  git(src, 'add', '-A');
-  git(src, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '-m', 'init');
-  git(dir, 'clone', '-q', '--bare', src, 'origin.git');
-  return join(dir, 'origin.git');
-}
+import { PAYLOADS, payloadOutputs, payloadPlan } from '../helpers/valuePayloads';
 
 describe('export github-actions: values never become code (issue 32)', function () {
   this.timeout(300_000);
@@ -47,5 +28,15 @@ describe('export github-actions: values never become code (issue 32)', function 
     // Where a shell reads it, the value arrives whole, as data.
     assert.match(run.logs['val-shell']!, /^\$\(touch pwned-shell-out\)$/m);
     assert.match(run.logs['val-timeout']!, /^\$\(touch pwned-timeout-out\)$/m);
+  });
+
+  it(`${PAYLOADS.length} payloads through run, setup, check, env and agents, as outputs and matrix values: exported jobs create nothing, each value arrives whole`, () => {
+    const r = compilePlan('payloads.braid.yaml', payloadPlan(), { isGit: true });
+    assert.ok(r.graph, r.diagnostics.map((d) => d.message).join('; '));
+    const run = emulate(exportGithubActions(r.graph, { planPath: 'payloads.braid.yaml' }).yaml, { origin: origin() });
+    assert.deepEqual(filesNamed(dirname(run.artifacts), 'pwned'), [], 'a value ran as code');
+    for (const [job, result] of Object.entries(run.results))
+      if (!job.startsWith('envs-')) assert.equal(result, 'success', `${job}: ${run.logs[job]}`);
+    for (const [id, want] of payloadOutputs()) assert.ok(run.logs[id]?.includes(want), `${id}: ${run.logs[id]}`);
   });
 });

@@ -26,7 +26,7 @@ describe(`plan fuzz corpus: ${FUZZ_COUNT} generated plans through braid validate
 
   // #32: each of these crashed (exit 70) or built hundreds of thousands of problems; time and
   // memory against the goals are the bench's (BRAID_BENCH_ONLY=fuzz), these are the behaviours.
-  it('the inputs that starved validation: no crash, every problem located, at most the listed problems and one more line', async () => {
+  it('the inputs that starved validation: no crash, every problem located, at most the listed problems, how many more, and where reading stopped', async () => {
     const failures: string[] = [];
     for (const plan of starvingPlans(0.1)) {
       const file = join(dir, plan.name);
@@ -35,7 +35,7 @@ describe(`plan fuzz corpus: ${FUZZ_COUNT} generated plans through braid validate
       for (const p of validateOutputProblems(file, plan.text, r.code, r.stdout, r.stderr))
         failures.push(`${plan.name}: ${p}`);
       const lines = `${r.stdout}${r.stderr}`.split('\n').filter((l) => l.startsWith(file));
-      if (lines.length > MAX_DIAGNOSTICS + 1) failures.push(`${plan.name}: ${lines.length} problems printed`);
+      if (lines.length > MAX_DIAGNOSTICS + 2) failures.push(`${plan.name}: ${lines.length} problems printed`);
       const expected = plan.name.includes('valid-large') ? 0 : 1;
       if (r.code !== expected) failures.push(`${plan.name}: exit ${r.code}, expected ${expected}: ${lines[0] ?? ''}`);
       if (plan.name.includes('over-cap') && !/a plan file may be at most 5\.0 MB/.test(lines[0] ?? ''))

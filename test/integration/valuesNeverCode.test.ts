@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
+import { PAYLOADS, payloadOutputs, payloadPlan, spliced } from '../helpers/valuePayloads';
 import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
@@ -50,6 +51,23 @@ describe('values never become code (issue 32)', function () {
     assert.equal(out.get('val-shell'), '$(touch pwned-shell-out)\n');
     assert.equal(out.get('val-timeout'), '$(touch pwned-timeout-out)\n');
     assert.equal(out.get('val-xargs'), '$(touch pwned-xargs-out)\n');
+  });
+
+  it(`${PAYLOADS.length} payloads ($(…), backticks, quotes, newlines, \${IFS}, ;, |, &&, globs, a leading -) through run, setup, check, env, agent: shell, a wrapper, env -S and a text agent, as outputs and matrix values: nothing created, each arrives whole`, () => {
+    // The control: spliced into a script as text, each payload but the glob and the dash is code.
+    const control = mkdtempSync(join(tmpdir(), 'braid-payloads-'));
+    for (const [, value] of PAYLOADS)
+      for (const script of spliced(value)) spawnSync('sh', ['-c', script], { cwd: control });
+    const live = PAYLOADS.filter(([key]) => key !== 'glob' && key !== 'dash').map(([key]) => `pwned-${key}`);
+    assert.deepEqual(filesNamed(control, 'pwned'), live.sort());
+    const r = run(payloadPlan());
+    assert.equal(r.status, 0, r.stderr + r.stdout.slice(-3000));
+    assert.deepEqual(filesNamed(r.dir, 'pwned'), [], 'a value ran as code');
+    const out = outputs(r.stdout);
+    for (const [id, want] of payloadOutputs()) assert.equal(out.get(id), want, id);
+    // The matrix instances print every value whole, in some order.
+    const printed = [...out].filter(([id]) => id.startsWith('mx')).map(([, text]) => text);
+    for (const [, value] of PAYLOADS) assert.equal(printed.filter((t) => t === `${value}\n`).length, 2, value);
   });
 
   it('input: text gives the values to a command that reads them as text; BRAID_PROMPT holds the prompt for a shell to pass on', () => {

@@ -12,9 +12,9 @@ import {
   type Pair,
   type YAMLMap,
 } from 'yaml';
-import { MAX_VALUES, prescan } from './nesting';
+import { MAX_VALUES } from './nesting';
 import { parseCapped } from './cappedParse';
-import { countUnbuilt, MAX_BUILT_DIAGNOSTICS, overCap } from './problemCap';
+import { countUnbuilt, MAX_BUILT_DIAGNOSTICS, overCap, UNREAD } from './problemCap';
 import type { Diagnostic, Range, Severity } from './types';
 
 export interface LoadedPlan {
@@ -67,11 +67,32 @@ export function offsetsToRange(lc: LineStarts, start: number, end: number): Rang
 /** Parses plan text; syntax problems come back as diagnostics, never as exceptions. */
 export function loadPlan(file: string, text: string): LoadedPlan {
   const lineCounter = new LineStarts(text);
-  const { tooDeep, tooMany } = prescan(text);
+  // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
+  // 10,000-step plan); duplicateKeys below does the same check with one set per mapping.
+  // logLevel 'error': yaml's warnings would go to process.emitWarning (a raw Node warning on the
+  // CLI's stderr); what they warn about is reported below as a located problem instead.
+  // yaml makes an Error for each syntax problem, and a stack trace costs more than the rest of the
+  // error: on text that is all mistakes (2 MB of `]`) the traces were most of the time and memory.
+  const traces = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let parsed: ReturnType<typeof parseCapped>;
+  try {
+    // Past the cap yaml's errors are counted, not built, and past the first of those the text is
+    // not read (parseCapped): the list would drop them anyway.
+    parsed = parseCapped(text, MAX_BUILT_DIAGNOSTICS, {
+      prettyErrors: false,
+      uniqueKeys: false,
+      keepSourceTokens: false,
+      logLevel: 'error',
+    });
+  } finally {
+    Error.stackTraceLimit = traces;
+  }
+  const { tooDeep, tooMany } = parsed.refused ?? {};
   const refused = tooDeep ?? tooMany;
   if (refused !== undefined) {
     // Parsing this would overflow the stack inside yaml, or hold more memory than validation may
-    // take (#32: ≤ 300 MB for any file up to 5 MB): the text is not parsed at all.
+    // take (#32: ≤ 300 MB for any file up to 5 MB): the parse stopped at the token that crossed the limit.
     const diagnostics: Diagnostic[] = [
       {
         file,
@@ -86,26 +107,6 @@ export function loadPlan(file: string, text: string): LoadedPlan {
       },
     ];
     return { file, text, doc: parseDocument(''), lineCounter, value: undefined, diagnostics };
-  }
-  // The parser's own `uniqueKeys` compares each key with every earlier one (quadratic: 1.2 s for a
-  // 10,000-step plan); duplicateKeys below does the same check with one set per mapping.
-  // logLevel 'error': yaml's warnings would go to process.emitWarning (a raw Node warning on the
-  // CLI's stderr); what they warn about is reported below as a located problem instead.
-  // yaml makes an Error for each syntax problem, and a stack trace costs more than the rest of the
-  // error: on text that is all mistakes (2 MB of `]`) the traces were most of the time and memory.
-  const traces = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  let parsed: ReturnType<typeof parseCapped>;
-  try {
-    // Past the cap yaml's errors are counted, not built (parseCapped): the list would drop them anyway.
-    parsed = parseCapped(text, MAX_BUILT_DIAGNOSTICS, {
-      prettyErrors: false,
-      uniqueKeys: false,
-      keepSourceTokens: false,
-      logLevel: 'error',
-    });
-  } finally {
-    Error.stackTraceLimit = traces;
   }
   const { doc } = parsed;
   const diagnostics: Diagnostic[] = [];
@@ -140,6 +141,15 @@ export function loadPlan(file: string, text: string): LoadedPlan {
     push('error', { pos, code: 'COMPLEX_KEY', message: 'a key must be a plain name, not a list or a mapping' });
   if (shape.tooDeep)
     push('error', { pos: shape.tooDeep, code: 'DEPTH', message: `nested more than ${MAX_DEPTH} levels deep` });
+  // Past the cap, not counted against it: the one problem that says where reading stopped.
+  if (parsed.stoppedAt !== undefined)
+    diagnostics.push({
+      file,
+      severity: 'error',
+      range: offsetsToRange(lineCounter, parsed.stoppedAt, parsed.stoppedAt),
+      message: `YAML: more than ${MAX_BUILT_DIAGNOSTICS.toLocaleString('en-US')} syntax errors; from here on the text is not read`,
+      code: UNREAD,
+    });
   let value: unknown;
   if (!diagnostics.some((d) => d.severity === 'error')) {
     try {

@@ -1,7 +1,9 @@
-// How deep a plan's text nests, read from yaml's lexer before anything is parsed. yaml's parser
-// and composer recurse once per level (a generator frame per open collection when a dedent
-// closes many at once), so ~3,000 levels overflow the stack inside yaml, where no caller can
-// catch it cleanly. The lexer is a loop: it costs a fraction of the parse and cannot overflow.
+// How deep a plan's text nests and how many values it holds, read token by token from yaml's
+// lexer as the tokens go to the parser (cappedParse.ts), so the text is lexed once. yaml's parser
+// and composer recurse once per level (a generator frame per open collection when a dedent closes
+// many at once), so ~3,000 levels overflow the stack inside yaml, where no caller can catch it
+// cleanly: the scan refuses the token that opens a level too deep, before the dedent that would
+// close them all has reached the parser.
 import { CST, Lexer } from 'yaml';
 
 /**
@@ -34,70 +36,90 @@ export interface Prescan {
   tooMany?: number;
 }
 
-/** One pass of yaml's lexer: where the text nests too deep, and where it holds too many values. */
-export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VALUES): Prescan {
-  const columns: number[] = [];
-  let values = 0;
-  let flow = 0,
-    offset = 0,
-    col = 0,
-    contentCol = 0;
-  const block = (c: number): number | undefined => {
-    while (columns.length > 0 && columns[columns.length - 1]! > c) columns.pop();
-    if (columns.length === 0 || columns[columns.length - 1]! < c) columns.push(c);
-    return columns.length + flow > limit ? offset : undefined;
-  };
-  for (const token of new Lexer().lex(text)) {
+/** The lexer's tokens, one at a time: where the text nests too deep, and where it holds too many values. */
+export class Prescanner {
+  private readonly columns: number[] = [];
+  private values = 0;
+  private flow = 0;
+  private offset = 0;
+  private col = 0;
+  private contentCol = 0;
+
+  constructor(
+    private readonly limit = PRESCAN_DEPTH,
+    private readonly maxValues = MAX_VALUES,
+  ) {}
+
+  /** Reads the next lexer token; a refusal at it, else undefined. */
+  feed(token: string): Prescan | undefined {
     let past: number | undefined;
     switch (CST.tokenType(token)) {
       // Markers the lexer adds: no width in the text.
       case 'doc-mode':
       case 'scalar':
       case 'flow-error-end':
-        if (token === CST.FLOW_END) flow = 0;
+        if (token === CST.FLOW_END) this.flow = 0;
         if (token === CST.SCALAR) {
-          contentCol = col;
-          if (++values > maxValues) return { tooMany: offset };
+          this.contentCol = this.col;
+          if (++this.values > this.maxValues) return { tooMany: this.offset };
         }
-        continue;
+        return undefined;
       case 'doc-start':
-        columns.length = 0;
-        flow = 0;
+        this.columns.length = 0;
+        this.flow = 0;
         break;
       case 'flow-map-start':
       case 'flow-seq-start':
-        if (flow === 0) contentCol = col;
-        flow++;
-        if (columns.length + flow > limit) past = offset;
+        if (this.flow === 0) this.contentCol = this.col;
+        this.flow++;
+        if (this.columns.length + this.flow > this.limit) past = this.offset;
         break;
       case 'flow-map-end':
       case 'flow-seq-end':
-        flow = Math.max(0, flow - 1);
+        this.flow = Math.max(0, this.flow - 1);
         break;
       case 'seq-item-ind':
       case 'explicit-key-ind':
-        if (flow === 0) past = block(col);
+        if (this.flow === 0) past = this.block(this.col);
         break;
       case 'map-value-ind':
-        if (flow === 0) past = block(contentCol);
+        if (this.flow === 0) past = this.block(this.contentCol);
         break;
       case 'single-quoted-scalar':
       case 'double-quoted-scalar':
-        if (++values > maxValues) return { tooMany: offset };
-        if (flow === 0) contentCol = col;
+        if (++this.values > this.maxValues) return { tooMany: this.offset };
+        if (this.flow === 0) this.contentCol = this.col;
         break;
       case 'alias':
       case 'anchor':
       case 'tag':
-        if (flow === 0) contentCol = col;
+        if (this.flow === 0) this.contentCol = this.col;
         break;
       default:
         break;
     }
     if (past !== undefined) return { tooDeep: past };
-    offset += token.length;
+    this.offset += token.length;
     const nl = token.lastIndexOf('\n');
-    col = nl < 0 ? col + token.length : token.length - nl - 1;
+    this.col = nl < 0 ? this.col + token.length : token.length - nl - 1;
+    return undefined;
+  }
+
+  /** A block collection's indicator or key at column `c`: closes the deeper ones, opens one if new. */
+  private block(c: number): number | undefined {
+    const columns = this.columns;
+    while (columns.length > 0 && columns[columns.length - 1]! > c) columns.pop();
+    if (columns.length === 0 || columns[columns.length - 1]! < c) columns.push(c);
+    return columns.length + this.flow > this.limit ? this.offset : undefined;
+  }
+}
+
+/** One pass of yaml's lexer over the whole text through a Prescanner. */
+export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VALUES): Prescan {
+  const scan = new Prescanner(limit, maxValues);
+  for (const token of new Lexer().lex(text)) {
+    const refused = scan.feed(token);
+    if (refused) return refused;
   }
   return {};
 }

@@ -10,6 +10,12 @@ import type { Diagnostic, Severity } from './types';
  */
 export const MAX_BUILT_DIAGNOSTICS = 2_000;
 
+/**
+ * The code of the problem at the place where the parse stopped reading (past MAX_BUILT_DIAGNOSTICS
+ * syntax errors): listed last whatever the cut, since it says why the list ends there.
+ */
+export const UNREAD = 'yaml-unread';
+
 export interface Unbuilt {
   errors: number;
   total: number;

@@ -2,7 +2,7 @@
 // key path it is about, and the range is that node's (or its nearest existing parent's).
 import { rangeAt, rangeWithin, type LoadedPlan } from './load';
 import type { StepDoc } from './schema';
-import { MAX_BUILT_DIAGNOSTICS, overCap, unbuilt } from './problemCap';
+import { MAX_BUILT_DIAGNOSTICS, overCap, unbuilt, UNREAD } from './problemCap';
 import type { Diagnostic, Severity } from './types';
 
 export { joinDiagnostics, MAX_BUILT_DIAGNOSTICS } from './problemCap';
@@ -81,7 +81,10 @@ const visible = (message: string): string =>
  */
 export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
+  // Where reading stopped is shown after the rest, even when the rest is cut.
+  const unread = diags.filter((d) => d.code === UNREAD);
   const kept = diags.filter((d) => {
+    if (d.code === UNREAD) return false;
     const k = `${d.severity}|${d.range.start.line}:${d.range.start.column}|${d.message}`;
     if (seen.has(k)) return false;
     seen.add(k);
@@ -106,5 +109,5 @@ export function tidy(diags: readonly Diagnostic[]): Diagnostic[] {
       message: `and ${what}, not listed`,
     });
   }
-  return shown;
+  return [...shown, ...unread];
 }
