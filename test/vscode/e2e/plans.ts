@@ -1,0 +1,13 @@
+// Plans of any size for the graph's e2e tests and the workbench bench: steps in `layers` layers of
+// `width`; each needs one or two steps of the layer before, so every layer is one rank.
+
+export function layeredPlan(name: string, layers: number, width: number): string {
+  const lines = ['version: 1', `name: ${name}`, 'steps:'];
+  for (let l = 0; l < layers; l++) {
+    for (let i = 0; i < width; i++) {
+      lines.push(`  s${l}_${i}:`, `    name: step ${l}.${i} build`, '    run: "true"');
+      if (l > 0) lines.push(`    needs: [s${l - 1}_${i}${width > 1 ? `, s${l - 1}_${(i + 1) % width}` : ''}]`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
