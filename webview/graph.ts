@@ -16,7 +16,7 @@ import {
 import { el } from './dom';
 import { Overview, type OverviewNode } from './overview';
 import { PanZoom } from './panZoom';
-import { drawRanked, type NodeLabel } from './rankedDrawing';
+import { drawRanked, type GroupFrame, type NodeLabel } from './rankedDrawing';
 import { mermaidEdges, rankedLayout, type Layout } from './rankedLayout';
 import { statusIcon } from './statusIcons';
 import { addHalo, labelFontPx, nodeIdOf, parseSvg, scrub, unpaint } from './svgNodes';
@@ -94,6 +94,8 @@ export class GraphView {
   /** The ranked layout drawn, when the graph is big (else mermaid's). */
   private layout: Layout | undefined;
   private readonly overview: Overview;
+  /** A ranked drawing still in progress: told where the view is, so it draws there next. */
+  private drawing: { focus: (cx: number, cy: number) => void } | undefined;
 
   constructor(
     private readonly viewport: HTMLElement,
@@ -106,7 +108,10 @@ export class GraphView {
     this.panZoom = new PanZoom(viewport, this.content);
     this.overview = new Overview((cx, cy) => this.panZoom.centre(cx, cy));
     viewport.append(this.overview.root);
-    this.panZoom.onChange = (t) => this.overview.view(t, viewport.clientWidth, viewport.clientHeight);
+    this.panZoom.onChange = (t) => {
+      this.overview.view(t, viewport.clientWidth, viewport.clientHeight);
+      this.drawing?.focus((viewport.clientWidth / 2 - t.x) / t.scale, (viewport.clientHeight / 2 - t.y) / t.scale);
+    };
     initMermaid(this.theme);
     viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
@@ -343,26 +348,60 @@ export class GraphView {
     );
     this.overview.view(t, this.viewport.clientWidth, this.viewport.clientHeight);
     const total = this.members.size;
-    const { root, done } = drawRanked(layout, cx, cy, {
-      label: (nodeId) => this.labelOf(nodeId),
-      drawn: (nodeId, g) => {
-        this.elements.set(nodeId, g);
-        addHalo(g);
-        this.decorateNode(nodeId, g);
+    const { root, done, focus } = drawRanked(
+      layout,
+      cx,
+      cy,
+      {
+        label: (nodeId) => this.labelOf(nodeId),
+        drawn: (nodeId, g) => {
+          this.elements.set(nodeId, g);
+          addHalo(g);
+          this.decorateNode(nodeId, g);
+        },
+        progress: (n) =>
+          this.progress.replaceChildren(
+            el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+            `Drawing ${n.toLocaleString()} of ${total.toLocaleString()} steps…`,
+          ),
+        stale: () => this.wanted?.key !== key,
       },
-      progress: (n) =>
-        this.progress.replaceChildren(
-          el('span', { class: 'spinner', 'aria-hidden': 'true' }),
-          `Drawing ${n.toLocaleString()} of ${total.toLocaleString()} steps…`,
-        ),
-      stale: () => this.wanted?.key !== key,
-    });
+      this.groupFrames(layout),
+    );
     this.content.replaceChildren(root);
+    for (const c of Array.from(root.querySelectorAll<SVGGElement>('g.cluster')))
+      this.clusters.set(c.getAttribute('data-id') ?? '', c);
+    this.decorate();
     this.error.hidden = true;
     this.error.textContent = '';
-    await done;
+    this.drawing = { focus };
+    try {
+      await done;
+    } finally {
+      this.drawing = undefined;
+    }
     document.body.setAttribute('data-graph-state', 'rendered');
     return true;
+  }
+
+  /** A frame around each expanded group's nodes in the ranked layout, with room for its name above them. */
+  private groupFrames(layout: Layout): GroupFrame[] {
+    const { nodeWidth: w, nodeHeight: h } = layout.options;
+    const frames: GroupFrame[] = [];
+    for (const group of this.groups.values()) {
+      if (group.collapsed || group.clusterId === undefined) continue;
+      const placed = this.nodes
+        .filter((n) => n.group === group.group && n.stepId !== group.group)
+        .map((n) => layout.byId.get(n.nodeId))
+        .filter((p) => p !== undefined);
+      if (placed.length === 0) continue;
+      const x = Math.min(...placed.map((p) => p.x)) - 6;
+      const y = Math.min(...placed.map((p) => p.y)) - 20;
+      const width = Math.max(...placed.map((p) => p.x + w)) + 6 - x;
+      const height = Math.max(...placed.map((p) => p.y + h)) + 6 - y;
+      frames.push({ clusterId: group.clusterId, label: group.group, x, y, width, height });
+    }
+    return frames;
   }
 
   /** The status a node shows (a collapsed group's: what most needs attention). */

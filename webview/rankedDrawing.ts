@@ -53,6 +53,29 @@ export function nodeElement(p: Placed, label: NodeLabel, w: number, h: number): 
   return g;
 }
 
+/** An expanded group's frame around its nodes, which a click folds again (as mermaid's subgraph). */
+export interface GroupFrame {
+  readonly clusterId: string;
+  readonly label: string;
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** The frames, in one <svg> under the tiles: few elements, drawn at once. */
+function framesSvg(layout: Layout, frames: readonly GroupFrame[]): SVGSVGElement {
+  const svg = svgEl('svg', { class: 'braid-ranked braid-frames', width: layout.width, height: layout.height });
+  for (const f of frames) {
+    const g = svgEl('g', { class: 'cluster', 'data-id': f.clusterId });
+    const label = svgEl('text', { class: 'cluster-label', x: f.x + 8, y: f.y + 14 });
+    label.textContent = clip(f.label, 60);
+    g.append(svgEl('rect', { x: f.x, y: f.y, width: f.width, height: f.height, rx: 6 }), label);
+    svg.append(g);
+  }
+  return svg;
+}
+
 export interface DrawingHooks {
   readonly label: (nodeId: string) => NodeLabel;
   /** Each node once it is in the page (to register, style and select it). */
@@ -79,12 +102,14 @@ export function drawRanked(
   cx: number,
   cy: number,
   hooks: DrawingHooks,
-): { root: HTMLElement; done: Promise<boolean> } {
+  frames: readonly GroupFrame[] = [],
+): { root: HTMLElement; done: Promise<boolean>; focus: (cx: number, cy: number) => void } {
   const { nodeWidth: w, nodeHeight: h } = layout.options;
   const root = document.createElement('div');
   root.className = 'braid-ranked-tiles';
   root.style.width = `${layout.width}px`;
   root.style.height = `${layout.height}px`;
+  if (frames.length > 0) root.append(framesSvg(layout, frames));
   const tiles: { edges: SVGGElement; nodes: SVGGElement }[] = [];
   const tileOf = (p: Placed): { edges: SVGGElement; nodes: SVGGElement } => {
     const i = Math.floor(p.x / TILE_PX);
@@ -109,11 +134,20 @@ export function drawRanked(
   };
   const incoming = new Map<string, (readonly [string, string])[]>();
   for (const e of layout.edges) (incoming.get(e[1]) ?? incoming.set(e[1], []).get(e[1])!).push(e);
-  const order: Placed[] = nearestFirst(layout, cx, cy);
+  let order: Placed[] = nearestFirst(layout, cx, cy);
+  let i = 0;
+  // The view moved (a search followed a step, the overview was pressed): what is left is drawn
+  // nearest the new view first, from the next slice on.
+  let refocus: { cx: number; cy: number } | undefined;
   const done = (async (): Promise<boolean> => {
-    let i = 0;
     while (i < order.length) {
       if (hooks.stale()) return false;
+      if (refocus) {
+        const rest = nearestFirst({ ...layout, nodes: order.slice(i) }, refocus.cx, refocus.cy);
+        order = rest;
+        i = 0;
+        refocus = undefined;
+      }
       const start = performance.now();
       const batches = new Map<{ edges: SVGGElement; nodes: SVGGElement }, (readonly [string, string])[]>();
       const made: [string, SVGGElement][] = [];
@@ -130,10 +164,10 @@ export function drawRanked(
       for (const [t, batch] of batches)
         if (batch.length > 0) t.edges.append(svgEl('path', { class: 'flowchart-link', d: edgePath(layout, batch) }));
       for (const [id, g] of made) hooks.drawn(id, g);
-      hooks.progress(i, order.length);
+      hooks.progress(layout.nodes.length - (order.length - i), layout.nodes.length);
       if (i < order.length) await yieldToPage();
     }
     return true;
   })();
-  return { root, done };
+  return { root, done, focus: (x, y) => void (refocus = { cx: x, cy: y }) };
 }

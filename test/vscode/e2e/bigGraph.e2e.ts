@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from 'playwright-core';
 import { findGraphFrame, poll } from './graphFrame';
-import { openFile, runCommand } from './palette';
-import { layeredPlan } from './plans';
+import { runCommand } from './palette';
+import { layeredPlan, openFromExplorer } from './plans';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
 
@@ -43,7 +43,7 @@ const inView = (f: Frame, stepId: string): Promise<boolean> =>
 
 async function openGraph(wb: Workbench, file: string): Promise<void> {
   await runCommand(wb, 'View: Close All Editors');
-  await openFile(wb, file);
+  await openFromExplorer(wb, file);
   await runCommand(wb, 'Braid: Show Graph');
 }
 
@@ -157,7 +157,7 @@ describe('big graphs in the workbench', function () {
     assert.match(during.progress, /Drawing [\d,]+ of 10,000 steps/);
     await f
       .locator('g.node[data-step-id="s990_7"][data-selected="true"]')
-      .waitFor({ state: 'attached', timeout: 120_000 });
+      .waitFor({ state: 'attached', timeout: 240_000 });
     await poll('the found step in view', () => inView(f, 's990_7'), 30_000);
     await f.locator('body[data-graph-state="rendered"]').waitFor({ state: 'attached', timeout: 240_000 });
     assert.equal(await f.locator('g.node[data-step-id]').count(), 10_000);
