@@ -44,6 +44,11 @@ const inView = (f: Frame, stepId: string): Promise<boolean> =>
 async function openGraph(wb: Workbench, file: string): Promise<void> {
   await runCommand(wb, 'View: Close All Editors');
   await openFromExplorer(wb, file);
+  // The plan's lenses show once the extension is active and has read the plan: its commands answer then.
+  await wb.page
+    .locator('.codelens-decoration', { hasText: 'Show graph' })
+    .first()
+    .waitFor({ state: 'visible', timeout: 120_000 });
   await runCommand(wb, 'Braid: Show Graph');
 }
 
