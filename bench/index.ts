@@ -1,6 +1,7 @@
 // `npm run bench`: every part prints its tables, measured in this run, goals beside the figures.
 // BRAID_BENCH_ONLY=makespan,locks runs some parts (many: 1,000 and 10,000 `true` steps through out/cli.js beside make -j4; export: a 1,000-step plan to GitHub Actions; bestof: best-of pick first with real processes; tracing: a 1,000-step run traced and not); BRAID_BENCH_WORKTREES=0 skips the git part.
-// `webview` needs a build (out/webview) and Chromium; `workbench` a build and code-server
+// `webview` needs a build (out/webview) and Chromium; `workbench` and `graphopen` (the graph opened from the
+// palette beside the Markdown preview, 12 to 5,000 steps) a build and code-server
 // (scripts/setup-vscode.sh); `host` builds its own CLI bundle.
 import { cpus } from 'node:os';
 import { benchBestOf } from './bestOf';
@@ -25,6 +26,7 @@ import { benchResolveConflict } from './resolveConflict';
 import { benchTracing } from './tracing';
 import { webviewBench } from './webview';
 import { workbenchLatencyBench } from './workbenchLatency';
+import { graphOpenBench } from './graphOpen';
 import { benchWorktrees } from './worktrees';
 import { benchDecisions, benchLandingSnapshot } from './landing';
 
@@ -57,6 +59,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['tracing', benchTracing],
   ['webview', printed(webviewBench)],
   ['workbench', printed(workbenchLatencyBench)],
+  ['graphopen', printed(graphOpenBench)],
   ['host', printed(hostBlockBench)],
   ['hostlog', printed(hostLogBench)],
 ];

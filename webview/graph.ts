@@ -14,7 +14,10 @@ import {
   type StepStatus,
 } from '../src/protocol/webview';
 import { el } from './dom';
+import { Overview, type OverviewNode } from './overview';
 import { PanZoom } from './panZoom';
+import { drawRanked, type GroupFrame, type NodeLabel } from './rankedDrawing';
+import { mermaidEdges, rankedLayout, type Layout } from './rankedLayout';
 import { statusIcon } from './statusIcons';
 import { addHalo, labelFontPx, nodeIdOf, parseSvg, scrub, unpaint } from './svgNodes';
 
@@ -61,6 +64,14 @@ export interface GraphViewOptions {
 /** Laying out taking longer than this shows progress over the canvas. */
 const PROGRESS_AFTER_MS = 300;
 
+/**
+ * From this many nodes the graph is drawn by Braid's own ranked layout (rankedLayout.ts), in
+ * slices, instead of mermaid's: mermaid's layout holds the page for its whole run (0.5 s at 300
+ * steps, ~25 s at 5,000 on the bench's machine) and draws its first node only at its end. Below
+ * it mermaid's curves and clusters read best and its layout is quick (see bench/graphOpen.ts).
+ */
+export const RANKED_FROM_NODES = 150;
+
 export class GraphView {
   readonly panZoom: PanZoom;
   private readonly content: HTMLElement;
@@ -79,6 +90,12 @@ export class GraphView {
   private members = new Map<string, string[]>();
   private elements = new Map<string, SVGGElement>();
   private selected: string | undefined;
+  private matches: ReadonlySet<string> = new Set();
+  /** The ranked layout drawn, when the graph is big (else mermaid's). */
+  private layout: Layout | undefined;
+  private readonly overview: Overview;
+  /** A ranked drawing still in progress: told where the view is, so it draws there next. */
+  private drawing: { focus: (cx: number, cy: number) => void } | undefined;
 
   constructor(
     private readonly viewport: HTMLElement,
@@ -89,6 +106,12 @@ export class GraphView {
     this.progress = el('div', { class: 'graph-progress', role: 'status', hidden: true });
     viewport.append(this.content, this.error, this.progress);
     this.panZoom = new PanZoom(viewport, this.content);
+    this.overview = new Overview((cx, cy) => this.panZoom.centre(cx, cy));
+    viewport.append(this.overview.root);
+    this.panZoom.onChange = (t) => {
+      this.overview.view(t, viewport.clientWidth, viewport.clientHeight);
+      this.drawing?.focus((viewport.clientWidth / 2 - t.x) / t.scale, (viewport.clientHeight / 2 - t.y) / t.scale);
+    };
     initMermaid(this.theme);
     viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
@@ -159,30 +182,44 @@ export class GraphView {
     });
     const g = this.elements.get(n.nodeId);
     if (g) this.styleNode(g, n.nodeId);
+    if (n.status !== status) this.overview.redraw();
     return true;
   }
 
   select(stepId: string | undefined): void {
     this.selected = stepId;
-    for (const [nodeId, g] of this.elements) {
-      const on = stepId !== undefined && (this.members.get(nodeId) ?? []).includes(stepId);
-      if (on) g.setAttribute('data-selected', 'true');
-      else g.removeAttribute('data-selected');
-      g.setAttribute('aria-pressed', String(on));
-    }
+    for (const [nodeId, g] of this.elements) this.markSelected(nodeId, g);
   }
 
-  /** Marks search matches (and clears the rest). */
+  private markSelected(nodeId: string, g: SVGGElement): void {
+    const on = this.selected !== undefined && (this.members.get(nodeId) ?? []).includes(this.selected);
+    if (on) g.setAttribute('data-selected', 'true');
+    else g.removeAttribute('data-selected');
+    g.setAttribute('aria-pressed', String(on));
+  }
+
+  /** Marks search matches (and clears the rest); nodes drawn later are marked as they come. */
   highlight(stepIds: ReadonlySet<string>): void {
-    for (const [nodeId, g] of this.elements) {
-      if ((this.members.get(nodeId) ?? []).some((s) => stepIds.has(s))) g.setAttribute('data-match', 'true');
-      else g.removeAttribute('data-match');
-    }
+    this.matches = stepIds;
+    for (const [nodeId, g] of this.elements) this.markMatch(nodeId, g);
   }
 
-  /** Scrolls the step's node to the middle of the view and gives it keyboard focus. */
+  private markMatch(nodeId: string, g: SVGGElement): void {
+    if ((this.members.get(nodeId) ?? []).some((s) => this.matches.has(s))) g.setAttribute('data-match', 'true');
+    else g.removeAttribute('data-match');
+  }
+
+  /** Scrolls the step's node to the middle of the view and gives it keyboard focus (if it is drawn yet). */
   reveal(stepId: string): void {
     const n = this.steps.get(stepId);
+    // A ranked graph knows every node's place before it is drawn: follow it even then.
+    const p = n && this.layout?.byId.get(n.nodeId);
+    if (p) {
+      const { nodeWidth: w, nodeHeight: h } = this.layout!.options;
+      this.panZoom.centre(p.x + w / 2, p.y + h / 2);
+      this.elements.get(n.nodeId)?.focus({ preventScroll: true });
+      return;
+    }
     const g = n && this.elements.get(n.nodeId);
     if (!g) return;
     const r = g.getBoundingClientRect();
@@ -249,6 +286,16 @@ export class GraphView {
       setTimeout(resolve, 50); // no frames come while the page is not shown
     });
     const started = performance.now();
+    if (this.members.size >= RANKED_FROM_NODES) {
+      try {
+        return await this.renderRanked(text);
+      } catch (e) {
+        return this.failed(e);
+      } finally {
+        this.progress.hidden = true;
+        document.body.setAttribute('data-layout-ms', String(Math.round(performance.now() - started)));
+      }
+    }
     try {
       // No separate mermaid.parse first: render parses anyway and throws the same errors, and a
       // second parse cost ~0.4 s of a 1,000-step graph's 7 s.
@@ -260,17 +307,145 @@ export class GraphView {
       document.body.setAttribute('data-graph-state', 'rendered');
       return true;
     } catch (e) {
-      // Shown inline; the last good diagram stays beneath the message.
-      this.error.textContent = `The graph could not be drawn: ${e instanceof Error ? e.message : String(e)}`;
-      this.error.hidden = false;
-      document.body.setAttribute('data-graph-state', 'error');
-      return false;
+      return this.failed(e);
     } finally {
       // mermaid leaves its scratch container behind when rendering throws.
       document.getElementById(`d${id}`)?.remove();
       this.progress.hidden = true;
       document.body.setAttribute('data-layout-ms', String(Math.round(performance.now() - started)));
     }
+  }
+
+  private failed(e: unknown): false {
+    // Shown inline; the last good diagram stays beneath the message.
+    this.error.textContent = `The graph could not be drawn: ${e instanceof Error ? e.message : String(e)}`;
+    this.error.hidden = false;
+    document.body.setAttribute('data-graph-state', 'error');
+    return false;
+  }
+
+  /**
+   * A big graph: Braid's ranked layout, drawn a slice at a time nearest the first view first, with
+   * the count drawn as progress. The view is set before any node is drawn, on what matters.
+   */
+  private async renderRanked(text: string): Promise<boolean> {
+    const key = this.wanted?.key;
+    const layout = rankedLayout([...this.members.keys()], mermaidEdges(text));
+    const first = this.size.width === 0;
+    this.layout = layout;
+    this.size = { width: layout.width, height: layout.height };
+    this.elements = new Map();
+    this.clusters = new Map();
+    this.panZoom.setContentSize(layout.width, layout.height);
+    this.panZoom.minReadableScale = READABLE_LABEL_PX / RANKED_LABEL_PX;
+    if (first) this.openOnWhatMatters();
+    const t = this.panZoom.transform;
+    const cx = (this.viewport.clientWidth / 2 - t.x) / t.scale;
+    const cy = (this.viewport.clientHeight / 2 - t.y) / t.scale;
+    const { nodeWidth: w, nodeHeight: h } = layout.options;
+    this.overview.setGraph(layout.width, layout.height, () =>
+      layout.nodes.map((p) => ({ x: p.x, y: p.y, w, h, status: this.statusOf(p.id) })),
+    );
+    this.overview.view(t, this.viewport.clientWidth, this.viewport.clientHeight);
+    const total = this.members.size;
+    const { root, done, focus } = drawRanked(
+      layout,
+      cx,
+      cy,
+      {
+        label: (nodeId) => this.labelOf(nodeId),
+        drawn: (nodeId, g) => {
+          this.elements.set(nodeId, g);
+          addHalo(g);
+          this.decorateNode(nodeId, g);
+        },
+        progress: (n) =>
+          this.progress.replaceChildren(
+            el('span', { class: 'spinner', 'aria-hidden': 'true' }),
+            `Drawing ${n.toLocaleString()} of ${total.toLocaleString()} steps…`,
+          ),
+        stale: () => this.wanted?.key !== key,
+      },
+      this.groupFrames(layout),
+    );
+    this.content.replaceChildren(root);
+    for (const c of Array.from(root.querySelectorAll<SVGGElement>('g.cluster')))
+      this.clusters.set(c.getAttribute('data-id') ?? '', c);
+    this.decorate();
+    this.error.hidden = true;
+    this.error.textContent = '';
+    this.drawing = { focus };
+    try {
+      await done;
+    } finally {
+      this.drawing = undefined;
+    }
+    document.body.setAttribute('data-graph-state', 'rendered');
+    return true;
+  }
+
+  /** A frame around each expanded group's nodes in the ranked layout, with room for its name above them. */
+  private groupFrames(layout: Layout): GroupFrame[] {
+    const { nodeWidth: w, nodeHeight: h } = layout.options;
+    const frames: GroupFrame[] = [];
+    for (const group of this.groups.values()) {
+      if (group.collapsed || group.clusterId === undefined) continue;
+      const placed = this.nodes
+        .filter((n) => n.group === group.group && n.stepId !== group.group)
+        .map((n) => layout.byId.get(n.nodeId))
+        .filter((p) => p !== undefined);
+      if (placed.length === 0) continue;
+      const x = Math.min(...placed.map((p) => p.x)) - 6;
+      const y = Math.min(...placed.map((p) => p.y)) - 20;
+      const width = Math.max(...placed.map((p) => p.x + w)) + 6 - x;
+      const height = Math.max(...placed.map((p) => p.y + h)) + 6 - y;
+      frames.push({ clusterId: group.clusterId, label: group.group, x, y, width, height });
+    }
+    return frames;
+  }
+
+  /** The status a node shows (a collapsed group's: what most needs attention). */
+  private statusOf(nodeId: string): StepStatus {
+    return nodeStatus((this.members.get(nodeId) ?? []).map((id) => this.steps.get(id)?.status ?? 'pending'));
+  }
+
+  /** What a ranked node says: as toMermaid labels it (a collapsed group by its name, with its counts). */
+  private labelOf(nodeId: string): NodeLabel {
+    const first = this.steps.get(this.members.get(nodeId)?.[0] ?? '');
+    if (!first) return { title: nodeId };
+    const group = first.group !== undefined ? this.groups.get(first.group) : undefined;
+    if (group?.collapsed === true)
+      return { title: group.alternatives === true ? first.name : group.group, counts: true };
+    return { title: first.name, ...(first.agent !== undefined ? { sub: first.agent } : {}) };
+  }
+
+  /**
+   * The first view opens on what matters: the first failed step, else the first running, waiting
+   * or in-review one, centred at a readable scale; with none, the readable view of the start.
+   */
+  private openOnWhatMatters(): void {
+    this.panZoom.showReadable();
+    const order: readonly StepStatus[] = ['failed', 'conflict', 'running', 'review', 'waiting'];
+    for (const status of order) {
+      const n = this.nodes.find((s) => s.status === status && s.alternative === undefined);
+      if (!n) continue;
+      const at = this.centreOf(n.nodeId);
+      if (at) this.panZoom.centre(at.x, at.y);
+      return;
+    }
+  }
+
+  /** A node's centre in content px: from the ranked layout, or from mermaid's drawing. */
+  private centreOf(nodeId: string): { x: number; y: number } | undefined {
+    const p = this.layout?.byId.get(nodeId);
+    if (p && this.layout)
+      return { x: p.x + this.layout.options.nodeWidth / 2, y: p.y + this.layout.options.nodeHeight / 2 };
+    const g = this.elements.get(nodeId);
+    if (!g) return undefined;
+    const r = g.getBoundingClientRect();
+    const c = this.content.getBoundingClientRect();
+    const k = this.panZoom.transform.scale;
+    return { x: (r.left + r.width / 2 - c.left) / k, y: (r.top + r.height / 2 - c.top) / k };
   }
 
   private install(svg: SVGSVGElement): void {
@@ -285,6 +460,7 @@ export class GraphView {
     svg.setAttribute('height', String(height));
     const first = this.size.width === 0;
     this.size = { width, height };
+    this.layout = undefined;
     this.content.replaceChildren(svg);
     this.elements = new Map();
     for (const g of Array.from(this.content.querySelectorAll<SVGGElement>('g.node'))) {
@@ -302,7 +478,19 @@ export class GraphView {
     this.decorate();
     this.panZoom.setContentSize(width, height);
     this.panZoom.minReadableScale = READABLE_LABEL_PX / labelFontPx(this.content);
-    if (first) this.panZoom.showReadable();
+    if (first) this.openOnWhatMatters();
+    // mermaid's nodes, where it put them (a translate to their centre), for the overview.
+    const placed: { x: number; y: number; w: number; h: number; nodeId: string }[] = [];
+    const c = this.content.getBoundingClientRect();
+    const k = this.panZoom.transform.scale;
+    for (const [nodeId, g] of this.elements) {
+      const r = g.getBoundingClientRect();
+      placed.push({ x: (r.left - c.left) / k, y: (r.top - c.top) / k, w: r.width / k, h: r.height / k, nodeId });
+    }
+    this.overview.setGraph(width, height, (): OverviewNode[] =>
+      placed.map((p) => ({ ...p, status: this.statusOf(p.nodeId) })),
+    );
+    this.overview.view(this.panZoom.transform, this.viewport.clientWidth, this.viewport.clientHeight);
   }
 
   // Everything a node carries for keyboard, screen readers and tests; cheap, so it runs on every graph message.
@@ -318,23 +506,26 @@ export class GraphView {
       c.setAttribute('aria-label', `${group.group}: collapse into one node`);
       c.setAttribute('aria-expanded', 'true');
     }
-    for (const [nodeId, g] of this.elements) {
-      const ids = this.members.get(nodeId) ?? [];
-      g.setAttribute('data-step-id', ids[0] ?? '');
-      const group = this.steps.get(ids[0] ?? '')?.group;
-      if (group !== undefined && this.groups.get(group)?.collapsed === true) {
-        g.setAttribute('data-group', group);
-        g.setAttribute('data-step-count', String(ids.length));
-        g.setAttribute('aria-expanded', 'false');
-      } else {
-        g.removeAttribute('data-group');
-        g.removeAttribute('aria-expanded');
-      }
-      g.setAttribute('tabindex', '0');
-      g.setAttribute('role', 'button');
-      this.styleNode(g, nodeId);
+    for (const [nodeId, g] of this.elements) this.decorateNode(nodeId, g);
+  }
+
+  private decorateNode(nodeId: string, g: SVGGElement): void {
+    const ids = this.members.get(nodeId) ?? [];
+    g.setAttribute('data-step-id', ids[0] ?? '');
+    const group = this.steps.get(ids[0] ?? '')?.group;
+    if (group !== undefined && this.groups.get(group)?.collapsed === true) {
+      g.setAttribute('data-group', group);
+      g.setAttribute('data-step-count', String(ids.length));
+      g.setAttribute('aria-expanded', 'false');
+    } else {
+      g.removeAttribute('data-group');
+      g.removeAttribute('aria-expanded');
     }
-    this.select(this.selected);
+    g.setAttribute('tabindex', '0');
+    g.setAttribute('role', 'button');
+    this.styleNode(g, nodeId);
+    this.markSelected(nodeId, g);
+    this.markMatch(nodeId, g);
   }
 
   private styleNode(g: SVGGElement, nodeId: string): void {
@@ -379,3 +570,5 @@ export class GraphView {
 
 /** The smallest label a user can read comfortably, in CSS px at the view's scale. */
 export const READABLE_LABEL_PX = 11.5;
+/** The ranked drawing's label size (media/graph.css), in content px. */
+const RANKED_LABEL_PX = 14;

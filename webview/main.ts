@@ -17,6 +17,7 @@ import { el } from './dom';
 import { GraphView } from './graph';
 import { LogModel } from './logModel';
 import { LogPane } from './logPane';
+import { recordLongTasks } from './longTasks';
 import { ProblemsView } from './problems';
 import { RunBar } from './runBar';
 import { findSteps, nextMatch } from './search';
@@ -342,5 +343,6 @@ class App {
 
 const logKey = (runId: string, stepId: string): string => `${runId}\u0000${stepId}`;
 
+recordLongTasks();
 const root = document.getElementById('app') ?? document.body;
 new App(root).start();

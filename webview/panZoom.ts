@@ -105,6 +105,8 @@ export class PanZoom {
   private drag: { id: number; x: number; y: number; t: Transform; moved: boolean } | undefined;
   /** True right after a drag ended, so the click it fires does not select a node. */
   suppressClick = false;
+  /** Called after every move of the view (the overview's window follows it). */
+  onChange: ((t: Transform) => void) | undefined;
 
   constructor(
     private readonly viewport: HTMLElement,
@@ -166,6 +168,7 @@ export class PanZoom {
   set(t: Transform): void {
     this.t = t;
     this.content.style.transform = `translate(${t.x}px, ${t.y}px) scale(${t.scale})`;
+    this.onChange?.(t);
   }
 
   /** The diagram's size in content px, as drawn. */
@@ -207,6 +210,7 @@ export class PanZoom {
   /** Scrolls the content point (cx, cy) to the middle of the view. */
   centre(cx: number, cy: number): void {
     this.mode = 'manual';
-    this.set(centreOn(this.t, cx, cy, this.viewport.clientWidth, this.viewport.clientHeight));
+    // Kept inside the content's edges: a node near the end shows with the end, not beside empty space.
+    this.set(this.clamped(centreOn(this.t, cx, cy, this.viewport.clientWidth, this.viewport.clientHeight)));
   }
 }
