@@ -87,7 +87,8 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
   }
   const resident =
     spec.launcher && spec.stdin === undefined && spec.input === undefined ? spec.launcher.resident : undefined;
-  if (resident && residentLaunchable(spec.argv, spec.cwd, spec.env)) return startResident(resident, spec, elapsed);
+  if (resident?.open && residentLaunchable(spec.argv, spec.cwd, spec.env))
+    return startResident(resident, spec, elapsed);
   const warm =
     spec.launcher && spec.stdin === undefined && spec.input === undefined && launchable(spec.argv, spec.cwd, spec.env)
       ? spec.launcher.take()

@@ -27,6 +27,9 @@ import { RESIDENT_SCRIPT } from './residentScript';
 const PERL = ['/usr/bin/perl', '/bin/perl'].find((p) => existsSync(p));
 const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n as number, name]));
 const MAX_RESTARTS = 5;
+// perl's select(2) takes fds below 1024 (FD_SETSIZE), two a step: past this many at once, steps
+// start the other way (process.ts).
+const MAX_RUNNING = 400;
 
 type Env = Readonly<Record<string, string>>;
 export type ResidentStart =
@@ -152,6 +155,11 @@ export class Resident {
 
   get alive(): boolean {
     return !this.dead;
+  }
+
+  /** Whether it can take one more step now. */
+  get open(): boolean {
+    return !this.dead && this.pending.size + this.running.size < MAX_RUNNING;
   }
 
   get pid(): number {
