@@ -159,6 +159,24 @@ describe('exec/resident launcher', function () {
     assert.equal(Number(next.stdoutTail), p.resident!.pid, 'a new resident forked the next step');
   });
 
+  it('a process that made and closed many pools still gets a resident launcher in the next one', async () => {
+    for (let i = 0; i < 8; i++) {
+      const p = LauncherPool.create(1, process.env, 'resident')!;
+      const pid = p.resident?.pid;
+      assert.ok(pid !== undefined, `pool ${i + 1} has its resident`);
+      p.close();
+      assert.ok(await goneSoon(pid), `resident ${pid} ended with its pool`);
+    }
+    const p = pool();
+    const r = await runProcess({
+      argv: ['/bin/sh', '-c', 'echo $PPID'],
+      cwd: tmpdir(),
+      env: { PATH: process.env.PATH! },
+      launcher: p,
+    });
+    assert.equal(Number(r.stdoutTail), p.resident!.pid);
+  });
+
   it('kill -9 of the engine and its watchdog together: the resident alone ends the TERM-ignoring steps', async () => {
     // An engine that starts two TERM-ignoring steps from its resident and prints its watchdog's,
     // its resident's and the steps' pids.

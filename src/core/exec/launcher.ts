@@ -210,6 +210,7 @@ export class LauncherPool {
   }
 
   private res: Resident | undefined;
+  private residents = 0;
   /**
    * The resident launcher (resident.ts) steps start from, made on first use and again if it was
    * killed; undefined without perl, or once it could not be kept alive: then warm bash launchers.
@@ -217,7 +218,8 @@ export class LauncherPool {
   get resident(): Resident | undefined {
     if (!this.useResident || this.closed) return undefined;
     if (this.res?.alive) return this.res;
-    this.res = Resident.create();
+    // One that keeps dying (killed from outside) is replaced a few times, then the bash launchers take over.
+    this.res = this.residents++ <= 5 ? Resident.create() : undefined;
     if (!this.res) {
       this.useResident = false;
       this.refill();

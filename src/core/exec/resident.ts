@@ -26,7 +26,6 @@ import { RESIDENT_SCRIPT } from './residentScript';
 
 const PERL = ['/usr/bin/perl', '/bin/perl'].find((p) => existsSync(p));
 const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n as number, name]));
-const MAX_RESTARTS = 5;
 // perl's select(2) takes fds below 1024 (FD_SETSIZE), two a step: past this many at once, steps
 // start the other way (process.ts).
 const MAX_RUNNING = 400;
@@ -122,11 +121,10 @@ export class Resident {
   private readonly running = new Map<number, ResidentChild>();
   private dead = false;
   private corked = false;
-  private static restarts = 0;
 
   /** A resident where the platform has perl (and the user did not ask for another launcher). */
   static create(): Resident | undefined {
-    if (process.platform === 'win32' || PERL === undefined || Resident.restarts > MAX_RESTARTS) return undefined;
+    if (process.platform === 'win32' || PERL === undefined) return undefined;
     try {
       return new Resident(PERL);
     } catch {
@@ -250,7 +248,6 @@ export class Resident {
   private died(): void {
     if (this.dead) return;
     this.dead = true;
-    Resident.restarts++;
     for (const child of this.running.values()) {
       signalGroup(child.pid, 'SIGKILL');
       for (const s of [child.stdout, child.stderr]) if (!s.destroyed && !s.readableEnded) s.push(null);
