@@ -19,7 +19,7 @@ export async function survivors(pids: readonly number[], ms: number): Promise<nu
   return alive;
 }
 
-/** A step that ignores TERM, printing its pid; `spawned`: with an environment launchers refuse. */
+/** A step that ignores TERM, printing its pid; `spawned`: with an environment the bash launchers refuse (the resident launcher, where perl is, starts both kinds). */
 const stepYaml = (id: string, spawned: boolean): string[] => [
   `  ${id}:`,
   `    run: sh -c 'trap "" TERM; echo "pid $$"; exec sleep 60'`,

@@ -25,16 +25,15 @@ export async function goneSoon(pid: number): Promise<boolean> {
   return isGone(pid);
 }
 
-/** A process's warm launchers (bash processes named braid-launcher, its children), from /proc. */
-export function launchersOf(parent: number): number[] {
+/** A process's warm launchers (bash processes named braid-launcher, its children; or its braid-resident), from /proc. */
+export function launchersOf(parent: number, name: 'braid-launcher' | 'braid-resident' = 'braid-launcher'): number[] {
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('braid-launcher'))
-        found.push(Number(entry));
+      if (ppid === parent && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(name)) found.push(Number(entry));
     } catch {
       /* gone */
     }

@@ -31,19 +31,6 @@ const alive = (pid: number) => {
   }
 };
 
-/**
- * A launcher's bash is blocked in read(2) for the engine's `go` (`read -r go <&3` reads through fd 0,
- * a copy of fd 3 for the builtin): it has reported that it is up. Root reads /proc/PID/syscall.
- */
-function waitsOnGo(pid: number): boolean {
-  try {
-    const [nr, fd] = readFileSync(`/proc/${pid}/syscall`, 'utf8').split(' ');
-    return nr === '0' && (fd === '0x0' || fd === '0x3');
-  } catch {
-    return false;
-  }
-}
-
 /** Polls until `pred` holds; the bail-out only turns a hang into a readable failure. */
 async function until(pred: () => boolean, what: string, limitMs = 15_000): Promise<void> {
   for (const end = Date.now() + limitMs; !pred();) {
@@ -429,29 +416,22 @@ describe('engine process and client', function () {
     assert.match(engineLog(w.dir), /stopping: idle/);
   });
 
-  it('keeps warm launchers between runs: a later run’s step is one made before that run; they end with the engine', async () => {
-    const w = workspace(plan(['  a:', '    run: echo "pid $$"']));
+  it('keeps its resident launcher between runs: a later run’s step is forked by the one made before; it ends with the engine', async () => {
+    const w = workspace(plan(['  a:', '    run: echo "ppid $PPID"']));
     const c = await connect(w.dir);
-    const pidOf = async (): Promise<number> => {
+    const parentOf = async (): Promise<number> => {
       const events = collect(c);
       const { runId } = await c.run({ planFile: w.plan });
       assert.equal((await c.whenEnded(runId)).status, 'succeeded');
       const text = events.flatMap((e) => (e.type === 'output' && e.id === 'a' ? [e.text] : [])).join('');
-      return Number(/pid (\d+)/.exec(text)?.[1]);
+      return Number(/ppid (\d+)/.exec(text)?.[1]);
     };
-    await pidOf();
-    // The engine keeps a launcher a slot of its default concurrency (4), and one more.
-    await until(() => launchersOf(c.pid).length === 5, 'the engine’s launchers to be made');
-    // And each is ready: its bash blocks reading the engine's `go` (launcher.ts), which it reaches
-    // only after reporting that it is up.
-    await until(() => launchersOf(c.pid).every(waitsOnGo), 'the launchers to wait for work');
-    const idle = launchersOf(c.pid);
-    const second = await pidOf();
-    assert.ok(idle.includes(second), `step pid ${second} among the launchers made before the run: ${idle.join(', ')}`);
-    const left = launchersOf(c.pid);
-    assert.ok(left.length > 0);
+    const first = await parentOf();
+    // The engine keeps one resident launcher (resident.ts), which forked the first run's step.
+    assert.deepEqual(launchersOf(c.pid, 'braid-resident'), [first]);
+    assert.equal(await parentOf(), first, 'the second run’s step came from the same resident');
     await c.shutdown();
-    for (const pid of left) assert.ok(await goneSoon(pid), `launcher ${pid} ended with the engine`);
+    assert.ok(await goneSoon(first), `resident ${first} ended with the engine`);
   });
 
   it('replaces a stale socket left by a dead engine', async () => {

@@ -28,7 +28,7 @@ describe('engine/launcher', function () {
   const pools: LauncherPool[] = [];
   const dirs: string[] = [];
   const pool = (size: number): LauncherPool => {
-    const p = LauncherPool.create(size);
+    const p = LauncherPool.create(size, process.env, 'bash');
     assert.ok(p, 'bash is on this machine');
     pools.push(p);
     return p;
@@ -98,7 +98,7 @@ describe('engine/launcher', function () {
       PWD: '/engine/dir',
       DROPPED: 'engine only',
     };
-    const p = LauncherPool.create(1, base)!;
+    const p = LauncherPool.create(1, base, 'bash')!;
     pools.push(p);
     const [launcherPid] = await ready(p, 1);
     const { DROPPED: _dropped, ...kept } = base;
@@ -211,7 +211,7 @@ describe('engine/launcher', function () {
     assert.equal(existsSync(p.folder), false, 'its folder is removed');
     // A program that makes a pool, lets it fill, and forgets it still exits, and leaves no folder.
     const script = `const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/exec/launcher.ts'))});
-      const p = LauncherPool.create(2); setTimeout(() => console.log(p.idlePids().length + ' ' + p.folder), 500);`;
+      const p = LauncherPool.create(2, process.env, 'bash'); setTimeout(() => console.log(p.idlePids().length + ' ' + p.folder), 500);`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     assert.equal(child.status, 0, child.stderr);
     const [idle, folder] = child.stdout.trim().split(' ');
@@ -220,14 +220,14 @@ describe('engine/launcher', function () {
     assert.equal(existsSync(folder!), false, 'and leaves no folder');
   });
 
-  it('a run whose preparation fails still ends the launchers it made for itself', async () => {
+  it('a run whose preparation fails still ends the resident launcher it made for itself', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'braid-launch-run-'));
     dirs.push(dir);
     writeFileSync(
       join(dir, 'p.braid.yaml'),
       'version: 1\nname: p\nsteps:\n  a:\n    run: "true"\n  b:\n    run: "true"\n',
     );
-    const before = new Set(launchersOf(process.pid));
+    const before = new Set(launchersOf(process.pid, 'braid-resident'));
     let made: number[] = [];
     // The isolator factory runs after the run's record is written, well after its launchers were
     // made: the ones made by then are this run's.
@@ -236,12 +236,12 @@ describe('engine/launcher', function () {
       workspace: dir,
       compile: { isGit: false },
       isolator: () => {
-        made = launchersOf(process.pid).filter((p) => !before.has(p));
+        made = launchersOf(process.pid, 'braid-resident').filter((p) => !before.has(p));
         throw new Error('no isolator today');
       },
     });
     await assert.rejects(failing, /no isolator today/);
-    assert.ok(made.length > 0, 'the run had made launchers before it failed');
+    assert.equal(made.length, 1, 'the run had made its resident launcher before it failed');
     for (const pid of made) assert.ok(await goneSoon(pid), `launcher ${pid} ended with its run`);
   });
 
@@ -250,7 +250,7 @@ describe('engine/launcher', function () {
     const script = `const { readdirSync } = require('node:fs'); const { tmpdir } = require('node:os');
       const { LauncherPool } = require(${JSON.stringify(join(__dirname, '../../src/core/exec/launcher.ts'))});
       const list = () => readdirSync(tmpdir()).filter((d) => d.startsWith('braid-launch-'));
-      const before = new Set(list()); const p = LauncherPool.create(2);
+      const before = new Set(list()); const p = LauncherPool.create(2, process.env, 'bash');
       const wait = () => p.idlePids().length < 2 ? setTimeout(wait, 10) : console.log(list().find((d) => !before.has(d)) + ' ' + p.idlePids().join(' '));
       wait(); setInterval(() => undefined, 1000);`;
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pendingKills } from '../../src/core/exec/killTree';
+import { LauncherPool } from '../../src/core/exec/launcher';
 import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/exec/process';
 import { goneSoon } from '../helpers/processes';
 import { openStepLog } from '../../src/core/engine/records/stepLog';
@@ -13,8 +14,10 @@ const FIX = join(__dirname, '..', 'fixtures', 'proc');
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
 const sh = (fixture: string, ...args: string[]): string[] => ['/bin/sh', join(FIX, fixture), ...args];
+// Each behaviour is checked twice: spawned by the engine, and forked by the resident launcher (resident.ts).
+let launcher: LauncherPool | undefined;
 const run = (argv: string[], more: Partial<SpawnSpec> = {}) =>
-  runProcess({ argv, cwd: FIX, env: ENV, graceMs: 200, ...more });
+  runProcess({ argv, cwd: FIX, env: ENV, graceMs: 200, ...(launcher ? { launcher } : {}), ...more });
 
 function collect(): {
   spec: Pick<SpawnSpec, 'onOutput' | 'log'>;
@@ -44,232 +47,241 @@ function collect(): {
   };
 }
 
-describe('runProcess', function () {
-  this.timeout(10_000);
-  after(() => pendingKills());
+for (const via of ['spawned', 'from the resident launcher'] as const)
+  describe(`runProcess (${via})`, function () {
+    this.timeout(10_000);
+    before(() => {
+      launcher = via === 'spawned' ? undefined : LauncherPool.create(2, process.env, 'resident');
+      if (via !== 'spawned') assert.ok(launcher?.resident, 'perl is on this machine');
+    });
+    after(() => {
+      launcher?.close();
+      launcher = undefined;
+      return pendingKills();
+    });
 
-  it('reports exit code 0 and the tail of stdout', async () => {
-    const r = await run(sh('exit-code.sh', '0'));
-    assert.equal(r.reason, 'exit');
-    assert.equal(r.exitCode, 0);
-    assert.equal(r.signal, null);
-    assert.equal(r.stdoutTail, 'exiting 0\n');
-    assert.equal(typeof r.pid, 'number');
-    assert.equal(r.message, undefined);
-  });
-
-  it('reports a non-zero exit code as a result', async () => {
-    const r = await run(sh('exit-code.sh', '3'));
-    assert.equal(r.reason, 'exit');
-    assert.equal(r.exitCode, 3);
-    assert.equal(r.signal, null);
-  });
-
-  it('records a death by signal as signal SIGKILL and exitCode null', async () => {
-    const r = await run(sh('self-kill.sh'));
-    assert.equal(r.reason, 'exit');
-    assert.equal(r.exitCode, null);
-    assert.equal(r.signal, 'SIGKILL');
-    assert.equal(r.stdoutTail, 'before\n');
-  });
-
-  it('streams stdout and stderr to onOutput and interleaves both into the log in arrival order', async () => {
-    const c = collect();
-    const r = await run(sh('interleave.sh'), c.spec);
-    assert.equal(r.exitCode, 0);
-    assert.deepEqual(c.out.join(''), 'out1\nout2\n');
-    assert.deepEqual(c.err.join(''), 'err1\n');
-    assert.deepEqual(
-      c.chunks.map(([s]) => s),
-      ['stdout', 'stderr', 'stdout'],
-    );
-    assert.equal(c.log(), 'out1\nerr1\nout2\n');
-    assert.equal(r.stdoutTail, 'out1\nout2\n', 'the tail is stdout only');
-  });
-
-  it('decodes a multi-byte character split across chunks whole, on both streams', async () => {
-    const c = collect();
-    await run(sh('split-utf8.sh'), c.spec);
-    assert.equal(c.out.join(''), '€\n');
-    assert.equal(c.err.join(''), '€\n');
-    for (const [, text] of c.chunks)
-      assert.ok(!text.includes('\uFFFD'), `chunk ${JSON.stringify(text)} holds a replacement character`);
-    assert.equal(c.log(), '€\n€\n');
-  });
-
-  it('keeps only the last tailBytes of stdout', async () => {
-    const r = await run(sh('count.sh', '5000'), { tailBytes: 100 });
-    let all = '';
-    for (let i = 0; i < 5000; i++) all += `line ${i}\n`;
-    assert.equal(r.stdoutTail, all.slice(-100));
-    const none = await run(sh('count.sh', '10'), { tailBytes: 0 });
-    assert.equal(none.stdoutTail, '');
-  });
-
-  it('delivers stdin, then closes it; without stdin the child reads end-of-file at once', async () => {
-    const text = 'hello\nwörld "$(rm -rf /)"\n';
-    const r = await run(['cat'], { stdin: text });
-    assert.equal(r.stdoutTail, text);
-    const empty = await run(['cat']);
-    assert.equal(empty.exitCode, 0);
-    assert.equal(empty.stdoutTail, '');
-  });
-
-  it('passes exactly the given environment', async () => {
-    process.env.BRAID_TEST_LEAK = 'leaked';
-    try {
-      const r = await run(shellArgv('echo "FOO=$FOO LEAK=${BRAID_TEST_LEAK-unset}"'), {
-        env: { ...ENV, FOO: 'bar baz' },
-      });
-      assert.equal(r.stdoutTail, 'FOO=bar baz LEAK=unset\n');
-    } finally {
-      delete process.env.BRAID_TEST_LEAK;
-    }
-  });
-
-  it('on timeout kills the whole tree, grandchild included', async () => {
-    const r = await run(sh('tree.sh'), { timeoutMs: 300 });
-    assert.equal(r.reason, 'timeout');
-    assert.equal(r.message, 'timed out after 300ms');
-    assert.equal(r.exitCode, null);
-    assert.equal(r.signal, 'SIGTERM');
-    const grandchild = Number(r.stdoutTail.trim());
-    assert.ok(grandchild > 0, `fixture printed ${JSON.stringify(r.stdoutTail)}`);
-    assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} still alive`);
-  });
-
-  it('KILLs a grandchild that ignores TERM, after the grace period', async () => {
-    const r = await run(sh('tree-ignore-term.sh'), { timeoutMs: 200, graceMs: 200 });
-    assert.equal(r.reason, 'timeout');
-    const grandchild = Number(r.stdoutTail.trim());
-    assert.ok(grandchild > 0);
-    // It held our stdout, so the result came only once the KILL closed the pipe.
-    assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} survived the KILL`);
-  });
-
-  it('KILLs a child that traps TERM, after the grace period', async () => {
-    const c = collect();
-    const r = await run(sh('trap-term.sh'), { timeoutMs: 200, ...c.spec });
-    assert.equal(r.reason, 'timeout');
-    assert.equal(r.signal, 'SIGKILL');
-    assert.equal(r.exitCode, null);
-    assert.match(c.out.join(''), /^ready\n(term\n)+$/, 'the child saw TERM and lived on');
-  });
-
-  it('on a normal exit still ends background jobs left in the group', async () => {
-    const r = await run(sh('leftover.sh'));
-    assert.equal(r.reason, 'exit');
-    assert.equal(r.exitCode, 0);
-    const leftover = Number(r.stdoutTail.trim());
-    assert.ok(leftover > 0);
-    // The group gets TERM when the main process exits; delivery is asynchronous, so allow it a
-    // bounded moment (a liveness bound, not a timing claim).
-    assert.ok(await goneSoon(leftover), `leftover ${leftover} still alive`);
-  });
-
-  it('does not hang on a pipe held open by a process that left the group', async () => {
-    const r = await run(['node', join(FIX, 'escape.mjs')]);
-    const escaped = Number(r.stdoutTail.trim());
-    try {
+    it('reports exit code 0 and the tail of stdout', async () => {
+      const r = await run(sh('exit-code.sh', '0'));
       assert.equal(r.reason, 'exit');
       assert.equal(r.exitCode, 0);
-      assert.ok(escaped > 0);
-    } finally {
-      if (escaped > 0) process.kill(escaped, 'SIGKILL');
-    }
-  });
-
-  it('idle-timeout fires for a silent process', async () => {
-    const r = await run(sh('silent.sh'), { idleTimeoutMs: 200 });
-    assert.equal(r.reason, 'idle-timeout');
-    assert.equal(r.message, 'no output for 200ms');
-    assert.equal(r.signal, 'SIGTERM');
-    assert.equal(r.stdoutTail, 'ready\n');
-  });
-
-  it('idle-timeout does not fire for a process printing steadily past the idle limit', async () => {
-    const r = await run(sh('steady.sh'), { idleTimeoutMs: 300 });
-    assert.equal(r.reason, 'exit');
-    assert.equal(r.exitCode, 0);
-    assert.equal(r.stdoutTail, 'tick\n'.repeat(20));
-  });
-
-  it('an abort cancels the tree: reason canceled', async () => {
-    const ac = new AbortController();
-    const r = await run(sh('tree.sh'), { signal: ac.signal, onOutput: () => ac.abort() });
-    assert.equal(r.reason, 'canceled');
-    assert.equal(r.message, 'canceled');
-    assert.equal(r.signal, 'SIGTERM');
-    const grandchild = Number(r.stdoutTail.trim());
-    assert.ok(grandchild > 0);
-    assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} still alive`);
-  });
-
-  it('an already aborted signal spawns nothing', async () => {
-    const ac = new AbortController();
-    ac.abort();
-    const r = await run(sh('exit-code.sh', '0'), { signal: ac.signal });
-    assert.equal(r.reason, 'canceled');
-    assert.equal(r.pid, undefined);
-    assert.equal(r.stdoutTail, '');
-  });
-
-  it('the first reason wins: a timeout then an abort stays a timeout', async () => {
-    const ac = new AbortController();
-    // The child answers TERM on stdout; the abort comes only after that, during the grace period.
-    const r = await run(sh('trap-term.sh'), {
-      timeoutMs: 150,
-      signal: ac.signal,
-      onOutput: (_s, t) => {
-        if (t.includes('term')) ac.abort();
-      },
+      assert.equal(r.signal, null);
+      assert.equal(r.stdoutTail, 'exiting 0\n');
+      assert.equal(typeof r.pid, 'number');
+      assert.equal(r.message, undefined);
     });
-    assert.ok(ac.signal.aborted, 'the abort happened');
-    assert.equal(r.reason, 'timeout');
-    assert.equal(r.message, 'timed out after 150ms');
-    assert.equal(r.signal, 'SIGKILL');
-  });
 
-  it('a command that does not exist is a spawn-failed result', async () => {
-    const r = await run(['braid-no-such-command-xyz', 'arg']);
-    assert.equal(r.reason, 'spawn-failed');
-    assert.equal(r.exitCode, null);
-    assert.equal(r.pid, undefined);
-    assert.equal(r.message, 'spawn braid-no-such-command-xyz ENOENT');
-  });
+    it('reports a non-zero exit code as a result', async () => {
+      const r = await run(sh('exit-code.sh', '3'));
+      assert.equal(r.reason, 'exit');
+      assert.equal(r.exitCode, 3);
+      assert.equal(r.signal, null);
+    });
 
-  it('a file that is not executable is a spawn-failed result', async () => {
-    const r = await run([join(FIX, 'exit-code.sh')]);
-    assert.equal(r.reason, 'spawn-failed');
-    assert.match(r.message ?? '', /EACCES/);
-  });
+    it('records a death by signal as signal SIGKILL and exitCode null', async () => {
+      const r = await run(sh('self-kill.sh'));
+      assert.equal(r.reason, 'exit');
+      assert.equal(r.exitCode, null);
+      assert.equal(r.signal, 'SIGKILL');
+      assert.equal(r.stdoutTail, 'before\n');
+    });
 
-  it('a missing cwd, or a cwd that is a file, is a spawn-failed result naming the cwd', async () => {
-    const missing = join(FIX, 'no-such-dir');
-    const r = await run(shellArgv('true'), { cwd: missing });
-    assert.equal(r.reason, 'spawn-failed');
-    assert.ok(r.message?.startsWith(`cwd ${missing} is not a directory`), r.message);
-    const file = join(FIX, 'count.sh');
-    const f = await run(shellArgv('true'), { cwd: file });
-    assert.equal(f.reason, 'spawn-failed');
-    assert.ok(f.message?.startsWith(`cwd ${file} is not a directory`), f.message);
-  });
+    it('streams stdout and stderr to onOutput and interleaves both into the log in arrival order', async () => {
+      const c = collect();
+      const r = await run(sh('interleave.sh'), c.spec);
+      assert.equal(r.exitCode, 0);
+      assert.deepEqual(c.out.join(''), 'out1\nout2\n');
+      assert.deepEqual(c.err.join(''), 'err1\n');
+      assert.deepEqual(
+        c.chunks.map(([s]) => s),
+        ['stdout', 'stderr', 'stdout'],
+      );
+      assert.equal(c.log(), 'out1\nerr1\nout2\n');
+      assert.equal(r.stdoutTail, 'out1\nout2\n', 'the tail is stdout only');
+    });
 
-  it('rejects malformed options eagerly with the received value', () => {
-    assert.throws(() => runProcess({ argv: [], cwd: FIX, env: ENV }), /argv must start with an executable, got \[\]/);
-    assert.throws(
-      () => runProcess({ argv: ['true'], cwd: FIX, env: ENV, timeoutMs: -1 }),
-      /timeoutMs must be a positive number, got -1/,
-    );
-    assert.throws(() => runProcess({ argv: ['true'], cwd: FIX, env: ENV, graceMs: Number.NaN }), /graceMs/);
-  });
+    it('decodes a multi-byte character split across chunks whole, on both streams', async () => {
+      const c = collect();
+      await run(sh('split-utf8.sh'), c.spec);
+      assert.equal(c.out.join(''), '€\n');
+      assert.equal(c.err.join(''), '€\n');
+      for (const [, text] of c.chunks)
+        assert.ok(!text.includes('\uFFFD'), `chunk ${JSON.stringify(text)} holds a replacement character`);
+      assert.equal(c.log(), '€\n€\n');
+    });
 
-  it('shellArgv runs a script through /bin/sh -c', async () => {
-    assert.deepEqual(shellArgv('echo hi'), ['/bin/sh', '-c', 'echo hi']);
-    const r = await run(shellArgv('echo "$((1 + 2))"'));
-    assert.equal(r.stdoutTail, '3\n');
+    it('keeps only the last tailBytes of stdout', async () => {
+      const r = await run(sh('count.sh', '5000'), { tailBytes: 100 });
+      let all = '';
+      for (let i = 0; i < 5000; i++) all += `line ${i}\n`;
+      assert.equal(r.stdoutTail, all.slice(-100));
+      const none = await run(sh('count.sh', '10'), { tailBytes: 0 });
+      assert.equal(none.stdoutTail, '');
+    });
+
+    it('delivers stdin, then closes it; without stdin the child reads end-of-file at once', async () => {
+      const text = 'hello\nwörld "$(rm -rf /)"\n';
+      const r = await run(['cat'], { stdin: text });
+      assert.equal(r.stdoutTail, text);
+      const empty = await run(['cat']);
+      assert.equal(empty.exitCode, 0);
+      assert.equal(empty.stdoutTail, '');
+    });
+
+    it('passes exactly the given environment', async () => {
+      process.env.BRAID_TEST_LEAK = 'leaked';
+      try {
+        const r = await run(shellArgv('echo "FOO=$FOO LEAK=${BRAID_TEST_LEAK-unset}"'), {
+          env: { ...ENV, FOO: 'bar baz' },
+        });
+        assert.equal(r.stdoutTail, 'FOO=bar baz LEAK=unset\n');
+      } finally {
+        delete process.env.BRAID_TEST_LEAK;
+      }
+    });
+
+    it('on timeout kills the whole tree, grandchild included', async () => {
+      const r = await run(sh('tree.sh'), { timeoutMs: 300 });
+      assert.equal(r.reason, 'timeout');
+      assert.equal(r.message, 'timed out after 300ms');
+      assert.equal(r.exitCode, null);
+      assert.equal(r.signal, 'SIGTERM');
+      const grandchild = Number(r.stdoutTail.trim());
+      assert.ok(grandchild > 0, `fixture printed ${JSON.stringify(r.stdoutTail)}`);
+      assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} still alive`);
+    });
+
+    it('KILLs a grandchild that ignores TERM, after the grace period', async () => {
+      const r = await run(sh('tree-ignore-term.sh'), { timeoutMs: 200, graceMs: 200 });
+      assert.equal(r.reason, 'timeout');
+      const grandchild = Number(r.stdoutTail.trim());
+      assert.ok(grandchild > 0);
+      // It held our stdout, so the result came only once the KILL closed the pipe.
+      assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} survived the KILL`);
+    });
+
+    it('KILLs a child that traps TERM, after the grace period', async () => {
+      const c = collect();
+      const r = await run(sh('trap-term.sh'), { timeoutMs: 200, ...c.spec });
+      assert.equal(r.reason, 'timeout');
+      assert.equal(r.signal, 'SIGKILL');
+      assert.equal(r.exitCode, null);
+      assert.match(c.out.join(''), /^ready\n(term\n)+$/, 'the child saw TERM and lived on');
+    });
+
+    it('on a normal exit still ends background jobs left in the group', async () => {
+      const r = await run(sh('leftover.sh'));
+      assert.equal(r.reason, 'exit');
+      assert.equal(r.exitCode, 0);
+      const leftover = Number(r.stdoutTail.trim());
+      assert.ok(leftover > 0);
+      // The group gets TERM when the main process exits; delivery is asynchronous, so allow it a
+      // bounded moment (a liveness bound, not a timing claim).
+      assert.ok(await goneSoon(leftover), `leftover ${leftover} still alive`);
+    });
+
+    it('does not hang on a pipe held open by a process that left the group', async () => {
+      const r = await run(['node', join(FIX, 'escape.mjs')]);
+      const escaped = Number(r.stdoutTail.trim());
+      try {
+        assert.equal(r.reason, 'exit');
+        assert.equal(r.exitCode, 0);
+        assert.ok(escaped > 0);
+      } finally {
+        if (escaped > 0) process.kill(escaped, 'SIGKILL');
+      }
+    });
+
+    it('idle-timeout fires for a silent process', async () => {
+      const r = await run(sh('silent.sh'), { idleTimeoutMs: 200 });
+      assert.equal(r.reason, 'idle-timeout');
+      assert.equal(r.message, 'no output for 200ms');
+      assert.equal(r.signal, 'SIGTERM');
+      assert.equal(r.stdoutTail, 'ready\n');
+    });
+
+    it('idle-timeout does not fire for a process printing steadily past the idle limit', async () => {
+      const r = await run(sh('steady.sh'), { idleTimeoutMs: 300 });
+      assert.equal(r.reason, 'exit');
+      assert.equal(r.exitCode, 0);
+      assert.equal(r.stdoutTail, 'tick\n'.repeat(20));
+    });
+
+    it('an abort cancels the tree: reason canceled', async () => {
+      const ac = new AbortController();
+      const r = await run(sh('tree.sh'), { signal: ac.signal, onOutput: () => ac.abort() });
+      assert.equal(r.reason, 'canceled');
+      assert.equal(r.message, 'canceled');
+      assert.equal(r.signal, 'SIGTERM');
+      const grandchild = Number(r.stdoutTail.trim());
+      assert.ok(grandchild > 0);
+      assert.ok(await goneSoon(grandchild), `grandchild ${grandchild} still alive`);
+    });
+
+    it('an already aborted signal spawns nothing', async () => {
+      const ac = new AbortController();
+      ac.abort();
+      const r = await run(sh('exit-code.sh', '0'), { signal: ac.signal });
+      assert.equal(r.reason, 'canceled');
+      assert.equal(r.pid, undefined);
+      assert.equal(r.stdoutTail, '');
+    });
+
+    it('the first reason wins: a timeout then an abort stays a timeout', async () => {
+      const ac = new AbortController();
+      // The child answers TERM on stdout; the abort comes only after that, during the grace period.
+      const r = await run(sh('trap-term.sh'), {
+        timeoutMs: 150,
+        signal: ac.signal,
+        onOutput: (_s, t) => {
+          if (t.includes('term')) ac.abort();
+        },
+      });
+      assert.ok(ac.signal.aborted, 'the abort happened');
+      assert.equal(r.reason, 'timeout');
+      assert.equal(r.message, 'timed out after 150ms');
+      assert.equal(r.signal, 'SIGKILL');
+    });
+
+    it('a command that does not exist is a spawn-failed result', async () => {
+      const r = await run(['braid-no-such-command-xyz', 'arg']);
+      assert.equal(r.reason, 'spawn-failed');
+      assert.equal(r.exitCode, null);
+      assert.equal(r.pid, undefined);
+      assert.equal(r.message, 'spawn braid-no-such-command-xyz ENOENT');
+    });
+
+    it('a file that is not executable is a spawn-failed result', async () => {
+      const r = await run([join(FIX, 'exit-code.sh')]);
+      assert.equal(r.reason, 'spawn-failed');
+      assert.match(r.message ?? '', /EACCES/);
+    });
+
+    it('a missing cwd, or a cwd that is a file, is a spawn-failed result naming the cwd', async () => {
+      const missing = join(FIX, 'no-such-dir');
+      const r = await run(shellArgv('true'), { cwd: missing });
+      assert.equal(r.reason, 'spawn-failed');
+      assert.ok(r.message?.startsWith(`cwd ${missing} is not a directory`), r.message);
+      const file = join(FIX, 'count.sh');
+      const f = await run(shellArgv('true'), { cwd: file });
+      assert.equal(f.reason, 'spawn-failed');
+      assert.ok(f.message?.startsWith(`cwd ${file} is not a directory`), f.message);
+    });
+
+    it('rejects malformed options eagerly with the received value', () => {
+      assert.throws(() => runProcess({ argv: [], cwd: FIX, env: ENV }), /argv must start with an executable, got \[\]/);
+      assert.throws(
+        () => runProcess({ argv: ['true'], cwd: FIX, env: ENV, timeoutMs: -1 }),
+        /timeoutMs must be a positive number, got -1/,
+      );
+      assert.throws(() => runProcess({ argv: ['true'], cwd: FIX, env: ENV, graceMs: Number.NaN }), /graceMs/);
+    });
+
+    it('shellArgv runs a script through /bin/sh -c', async () => {
+      assert.deepEqual(shellArgv('echo hi'), ['/bin/sh', '-c', 'echo hi']);
+      const r = await run(shellArgv('echo "$((1 + 2))"'));
+      assert.equal(r.stdoutTail, '3\n');
+    });
   });
-});
 
 describe('ByteTail', () => {
   it('drops a character cut by the window instead of opening with U+FFFD', () => {

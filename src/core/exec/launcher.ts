@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, rmSync, unlink, writeFileSync } from 'node:fs'
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Resident } from './resident';
 
 const BASH = '/bin/bash';
 
@@ -169,10 +170,14 @@ export class WarmLauncher {
  */
 export class LauncherPool {
   private idle: WarmLauncher[] = [];
-  private readonly dir: string;
-  /** The pool's folder of request files (gone once the pool is closed). */
+  private made: string | undefined;
+  /** The pool's folder of request files (gone once the pool is closed), made with its first bash launcher. */
   get folder(): string {
-    return this.dir;
+    if (this.made === undefined) {
+      this.made = mkdtempSync(join(tmpdir(), 'braid-launch-'));
+      trackDir(this.made);
+    }
+    return this.made;
   }
   private count = 0;
   private refilling = false;
@@ -187,19 +192,39 @@ export class LauncherPool {
   static create(
     size: number,
     baseEnv: Readonly<Record<string, string | undefined>> = process.env,
+    kind: 'resident' | 'bash' = 'resident',
   ): LauncherPool | undefined {
-    return process.platform !== 'win32' && existsSync(BASH) ? new LauncherPool(size, launcherEnv(baseEnv)) : undefined;
+    return process.platform !== 'win32' && existsSync(BASH)
+      ? new LauncherPool(size, launcherEnv(baseEnv), kind === 'resident')
+      : undefined;
   }
 
   private constructor(
     private size: number,
     private readonly env: Env,
+    private useResident: boolean,
   ) {
     if (!(Number.isInteger(size) && size > 0))
       throw new RangeError(`LauncherPool: size must be a positive integer, got ${size}`);
-    this.dir = mkdtempSync(join(tmpdir(), 'braid-launch-'));
-    trackDir(this.dir);
-    this.refill();
+    if (this.resident === undefined) this.refill();
+  }
+
+  private res: Resident | undefined;
+  private residents = 0;
+  /**
+   * The resident launcher (resident.ts) steps start from, made on first use and again if it was
+   * killed; undefined without perl, or once it could not be kept alive: then warm bash launchers.
+   */
+  get resident(): Resident | undefined {
+    if (!this.useResident || this.closed) return undefined;
+    if (this.res?.alive) return this.res;
+    // One that keeps dying (killed from outside) is replaced a few times, then the bash launchers take over.
+    this.res = this.residents++ <= 5 ? Resident.create() : undefined;
+    if (!this.res) {
+      this.useResident = false;
+      this.refill();
+    }
+    return this.res;
   }
 
   /** An idle launcher, or undefined when none is ready (the caller spawns directly). */
@@ -232,14 +257,16 @@ export class LauncherPool {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.res?.close();
     for (const l of this.idle) l.dismiss();
     this.idle = [];
-    openDirs.delete(this.dir);
-    rmSync(this.dir, { recursive: true, force: true });
+    if (this.made === undefined) return;
+    openDirs.delete(this.made);
+    rmSync(this.made, { recursive: true, force: true });
   }
 
   private refill(): void {
-    if (this.refilling || this.closed || this.starting > 0) return;
+    if (this.useResident || this.refilling || this.closed || this.starting > 0) return;
     this.refilling = true;
     setImmediate(() => {
       this.refilling = false;
@@ -255,11 +282,11 @@ export class LauncherPool {
   }
 
   private spawnOne(): WarmLauncher | undefined {
-    const request = join(this.dir, String(this.count++));
+    const request = join(this.folder, String(this.count++));
     let child: ChildProcess;
     try {
       child = spawn(BASH, ['--noprofile', '--norc', '-c', SCRIPT, 'braid-launcher', request], {
-        cwd: this.dir,
+        cwd: this.folder,
         env: this.env,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],

@@ -8,6 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
 import { groupAlive, terminateTree, type Termination } from './killTree';
 import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
+import { residentLaunchable, type Resident } from './resident';
 import { ByteTail } from './tail';
 import { guardGroup, releaseGroup } from './watchdog';
 
@@ -84,6 +85,10 @@ export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
       stdoutTail: '',
     });
   }
+  const resident =
+    spec.launcher && spec.stdin === undefined && spec.input === undefined ? spec.launcher.resident : undefined;
+  if (resident?.open && residentLaunchable(spec.argv, spec.cwd, spec.env))
+    return startResident(resident, spec, elapsed);
   const warm =
     spec.launcher && spec.stdin === undefined && spec.input === undefined && launchable(spec.argv, spec.cwd, spec.env)
       ? spec.launcher.take()
@@ -137,6 +142,34 @@ function startWarm(warm: WarmLauncher, spec: SpawnSpec, elapsed: () => number): 
         dead = true;
         watched.spawnFailed('the launcher exited before starting the process');
       }
+    });
+    // The report comes from another process, so always after this line.
+    const blockedMs = performance.now() - calledAt;
+  });
+}
+
+function startResident(resident: Resident, spec: SpawnSpec, elapsed: () => number): Promise<ProcessResult> {
+  const calledAt = performance.now();
+  return new Promise<ProcessResult>((resolve) => {
+    resident.start(spec.argv, spec.cwd, spec.env, (r) => {
+      if (r.ok) {
+        watch(r.child as unknown as ChildProcess, spec, elapsed, resolve, undefined);
+        spec.onSpawn?.(r.child.pid, blockedMs);
+        return;
+      }
+      // The resident died before forking it: start it with spawn() instead.
+      if (r.why === 'launcher') return resolve(runProcess({ ...spec, launcher: undefined }));
+      resolve({
+        exitCode: null,
+        signal: null,
+        reason: 'spawn-failed',
+        message:
+          r.why === 'cwd'
+            ? `cwd ${spec.cwd} is not a directory`
+            : `spawn ${spec.argv[0]} ${r.why === 'access' ? 'EACCES' : 'ENOENT'}`,
+        durationMs: elapsed(),
+        stdoutTail: '',
+      });
     });
     // The report comes from another process, so always after this line.
     const blockedMs = performance.now() - calledAt;
@@ -334,6 +367,8 @@ function watch(
     idleTimer = setTimeout(check, Math.min(idleTimeoutMs, MAX_DELAY));
   }
   signal?.addEventListener('abort', onAbort, { once: true });
+  // Canceled while the resident was forking it (a spawned child is never watched already aborted).
+  if (signal?.aborted) onAbort();
   return watched;
 }
 

@@ -356,12 +356,15 @@ export async function removeWorktree(o: { root: string; path: string; branch: st
  * and no lock file is ever deleted: git itself may hold it.
  */
 export async function pruneWorktrees(root: string): Promise<void> {
-  await withWorktreeLock(root, async () => {
-    await gitOk(['worktree', 'prune'], { cwd: root });
-    // Run directories whose worktrees are all gone (rmdir refuses a non-empty one).
-    const runs = await readdir(worktreesDir(root)).catch(() => [] as string[]);
-    for (const run of runs) await rmdir(worktreesDir(root, run)).catch(() => undefined);
-  });
+  // Never made a worktree here: no registration of Braid's to drop (and a git process less before
+  // a shared-only run's first step).
+  if (existsSync(worktreesDir(root)))
+    await withWorktreeLock(root, async () => {
+      await gitOk(['worktree', 'prune'], { cwd: root });
+      // Run directories whose worktrees are all gone (rmdir refuses a non-empty one).
+      const runs = await readdir(worktreesDir(root)).catch(() => [] as string[]);
+      for (const run of runs) await rmdir(worktreesDir(root, run)).catch(() => undefined);
+    });
   await recoverInterruptedMerges(root);
 }
 
