@@ -158,7 +158,7 @@ function startResident(resident: Resident, spec: SpawnSpec, elapsed: () => numbe
         return;
       }
       // The resident died before forking it: start it with spawn() instead.
-      if (r.why === 'launcher') return resolve(runProcess({ ...spec, launcher: undefined }));
+      if (r.why === 'launcher') return resolve(runProcess(withoutLauncher(spec)));
       resolve({
         exitCode: null,
         signal: null,
