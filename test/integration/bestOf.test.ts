@@ -184,7 +184,7 @@ describe('best-of with real processes', function () {
     );
     const stderr: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = (chunk: string) => {
+    process.stderr.write = (chunk: string | Uint8Array) => {
       stderr.push(String(chunk));
       return true;
     };

@@ -28,7 +28,7 @@ function viewOfStep(rec: Partial<StepRecord>) {
     createdAt: iso(0),
     host: { pid: 1, hostname: 'h' },
     graph: snapshotGraph(graph),
-    steps: { a: { id: 'a', status: 'pending', attempts: [], ...rec } as StepRecord },
+    steps: { a: { id: 'a', status: 'pending', attempts: [], ...rec } },
   };
   return viewOf(record).steps.get('a')!;
 }
@@ -88,7 +88,7 @@ describe('step times: time spent running, wall time apart', () => {
       status: 'running' | 'waiting' | 'succeeded',
       attempt: number,
       more: object = {},
-    ): EngineEvent => ({ time: iso(ms), run: RUN, type: 'step', id: 'a', status, attempt, ...more }) as EngineEvent;
+    ): EngineEvent => ({ time: iso(ms), run: RUN, type: 'step', id: 'a', status, attempt, ...more });
     const fold = (e: EngineEvent) => applyStepEvent(a, e as Extract<EngineEvent, { type: 'step' }>, Date.parse(e.time));
     fold(step(0, 'running', 1));
     fold(

@@ -41,7 +41,7 @@ export function openTerminal(
       'unset TMUX',
       ...Object.entries(env).map(([k, v]) => `export ${k}=${q(v)}`),
       `cd ${q(cwd)}`,
-      `${argv.map(q).join(' ')}`,
+      argv.map(q).join(' '),
       `echo "[exit $?]"`,
       'sleep 3600',
       '',

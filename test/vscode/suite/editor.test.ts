@@ -71,7 +71,7 @@ describe('plan files in the editor', function () {
       ['version: 1', 'name: Last run', 'steps:', '  good:', '    run: echo ok', '  bad:', '    run: exit 1'].join('\n'),
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri)); // lenses are asked of open documents
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(summary.status, 'failed');
     const ls = await waitFor('status lenses', async () => {
       const l = await lenses(uri);
@@ -168,7 +168,7 @@ describe('plan files in the editor', function () {
         '    run: echo y',
       ].join('\n'),
     );
-    assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
+    assert.ok((await vscode.commands.executeCommand<number>('braid.validatePlan', bad)) >= 1);
     const diag = vscode.languages.getDiagnostics(bad).find((d) => /cycle/i.test(d.message));
     assert.ok(diag, 'a cycle diagnostic');
     assert.match(diag.message, /x → y → x|y → x → y/);

@@ -28,7 +28,7 @@ describe('landing truth', function () {
       ].join('\n'),
     );
     const api = await braidApi();
-    const summary = await (vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>);
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.deepEqual(summary.steps, { a: 'succeeded' });
     const row = () => {
       const node = api.tree
@@ -75,7 +75,7 @@ describe('landing truth', function () {
         ].join('\n'),
       );
       const api = await braidApi();
-      const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+      const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
       await waitFor(
         'the step to run',
         () => existsSync(join(gate, 'ran')) && api.runs.runs().some((r) => r.planName === 'Truth dependents'),

@@ -4,7 +4,6 @@ import { rm } from 'node:fs/promises';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
-import { worktreesRoot } from './worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
 import { dropChangeRefs } from './changeRecord';
 import { worktreesDir } from '../records/braidLayout';
