@@ -43,6 +43,8 @@ export default tseslint.config(
       'no-control-regex': 'off',
       // `.catch((e) => ...)` reads `e` through errorMessage()/narrowing like a catch clause does.
       '@typescript-eslint/use-unknown-in-catch-callback-variable': 'off',
+      // `x === true` guards values typed boolean that arrive undefined (isTTY, settings, plan agents' options).
+      '@typescript-eslint/no-unnecessary-boolean-literal-compare': 'off',
       // Numbers and booleans print as themselves; `undefined`, objects and `any` in a message are bugs.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       // An AbortSignal's reason is whatever the aborter gave; rejecting with it is the platform's convention.

@@ -232,7 +232,7 @@ async function run(args: string[], retry = false, resolving = false): Promise<nu
     import('../core/engine/runWatchers'),
   ]);
   const json = values.json;
-  const fancy = !json && process.stdout.isTTY && !process.env.NO_COLOR;
+  const fancy = !json && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const view = json ? undefined : new HumanView(process.stdout, fancy);
   const ac = new AbortController();
   let interrupted = false;
@@ -498,7 +498,7 @@ async function logs(args: string[]): Promise<number> {
 }
 
 function reviewIo(): ReviewIo {
-  return { out, err, color: process.stdout.isTTY && !process.env.NO_COLOR };
+  return { out, err, color: process.stdout.isTTY === true && !process.env.NO_COLOR };
 }
 
 async function pick(args: string[]): Promise<number> {

@@ -43,7 +43,7 @@ export function readSettings(scope?: vscode.Uri): BraidSettings {
     notifications: notifications === 'failures' || notifications === 'none' ? notifications : 'all',
     agentPermission: AGENT_PERMISSIONS.find((p) => p === permission) ?? DEFAULT_PERMISSION,
     keepTerminals: KEEP_TERMINALS.find((k) => k === keepTerminals) ?? 'failures',
-    progressNotification: c.get<boolean>('progressNotification', false),
+    progressNotification: c.get<boolean>('progressNotification', false) === true,
     prices: pricesOf(c.get<unknown>('prices', {})),
     ...(c.get<string>('otel.endpoint', '').trim() !== ''
       ? { otelEndpoint: c.get<string>('otel.endpoint', '').trim() }

@@ -11,7 +11,7 @@ import { takesText } from '../../agents/promptInput';
  * prompt is a script, and a message or what it printed must never become shell source.
  */
 export function takesPeople(agent: Pick<AgentDef, 'input' | 'context'>): boolean {
-  return agent.context && takesText(agent);
+  return agent.context !== false && takesText(agent);
 }
 
 export interface Handover {
