@@ -59,7 +59,7 @@ async function stepTime(lines: readonly string[]): Promise<number> {
 
 export async function benchBestOf(): Promise<void> {
   const runs = envInt('BRAID_BENCH_BESTOF_RUNS', 3);
-  console.log('\n### Best of N, pick first (real processes and worktrees, median of ' + runs + ' runs)\n');
+  console.log(`\n### Best of N, pick first (real processes and worktrees, median of ${runs} runs)\n`);
   console.log(
     'The step from its start to its end (worktrees made, the winner merged back, the two 3 s losers killed),',
   );

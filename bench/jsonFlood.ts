@@ -20,14 +20,14 @@ async function flood(
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  engine.stderr!.resume();
+  engine.stderr.resume();
   let bytes = 0;
   let peak = 0;
   const count = (b: Buffer): void => {
     bytes += b.length;
   };
-  if (reads) engine.stdout!.on('data', count);
-  else engine.stdout!.pause();
+  if (reads) engine.stdout.on('data', count);
+  else engine.stdout.pause();
   // The run's end is in its record (the reader that reads nothing learns it there).
   const ended = (): boolean => {
     try {
@@ -51,10 +51,10 @@ async function flood(
     } catch {
       /* exited */
     }
-    if (!reads && engine.stdout!.isPaused() && ended()) {
+    if (!reads && engine.stdout.isPaused() && ended()) {
       // Ended: now read what stdout still holds, so the engine can exit.
-      engine.stdout!.on('data', count);
-      engine.stdout!.resume();
+      engine.stdout.on('data', count);
+      engine.stdout.resume();
     }
     await new Promise((r) => setTimeout(r, 100));
   }

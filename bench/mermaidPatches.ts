@@ -85,7 +85,7 @@ async function main(): Promise<void> {
           const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
           await page.goto(b.url);
           await page.locator('#app .toolbar').waitFor({ state: 'attached', timeout: 30_000 });
-          const r = (await page.evaluate(`(${RENDER})(${JSON.stringify(msg)})`)) as { ms: number; svg: string };
+          const r = await page.evaluate<{ ms: number; svg: string }>(`(${RENDER})(${JSON.stringify(msg)})`);
           await page.close();
           const bySteps = svgs.get(b.label) ?? new Map<number, string>();
           if (bySteps.has(steps) && bySteps.get(steps) !== r.svg)

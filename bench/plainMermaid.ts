@@ -58,7 +58,7 @@ export async function plainMermaidRender(
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   try {
     await page.goto(url);
-    return (await page.evaluate(`(${RENDER})(${JSON.stringify(text)})`)) as { ms: number; nodes: number };
+    return await page.evaluate<{ ms: number; nodes: number }>(`(${RENDER})(${JSON.stringify(text)})`);
   } finally {
     await page.close();
   }

@@ -53,7 +53,7 @@ export function envList(name: string, fallback: readonly number[]): number[] {
 export const rng = seededRandom;
 
 /** Wall time of `fn` in milliseconds. */
-export async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
+export async function timed(fn: () => unknown): Promise<number> {
   const t = performance.now();
   await fn();
   return performance.now() - t;

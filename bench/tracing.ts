@@ -29,8 +29,8 @@ export async function benchTracing(): Promise<void> {
   console.log(
     `The same run with its trace exported and without, alternated, ${rounds} rounds; medians. Goal: traced ÷ plain ≤ 1.05.\n`,
   );
-  let spans = 0,
-    bytes = 0;
+  let spans: number;
+  let bytes = 0;
   const server = createServer((req, res) => {
     req.on('data', (c: Buffer) => {
       bytes += c.length;

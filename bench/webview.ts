@@ -296,11 +296,11 @@ export async function webviewBench(): Promise<string> {
           // Zoom: in and out by the toolbar's buttons, each click to its frame on screen.
           for (let i = 0; i < 10; i++) {
             zooms.push(
-              (await page.evaluate(
+              await page.evaluate(
                 (v) =>
                   (window as unknown as { __bench: { zoomClick(v: string): Promise<number> } }).__bench.zoomClick(v),
                 i % 2 === 0 ? 'zoom-in' : 'zoom-out',
-              )) as number,
+              ),
             );
           }
           // Statuses walk a few nodes through a run's life; each update is measured on its own.
@@ -455,7 +455,7 @@ async function logStress(browser: Browser, dir: string): Promise<string> {
       v.label,
       `${(s.bytes / MiB).toFixed(0)} MiB, ${(s.lines / 1000).toFixed(0)}k lines in ${s.seconds.toFixed(1)} s`,
       `${(s.messages / s.seconds).toFixed(0)}/s`,
-      `${ms(median(s.frames))}`,
+      ms(median(s.frames)),
       goal(ms(p99), p99 <= 20, '≤ 20 ms'),
       ms(Math.max(...s.frames)),
       `${(1000 / median(s.frames)).toFixed(0)} fps`,

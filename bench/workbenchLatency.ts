@@ -85,11 +85,11 @@ export async function workbenchLatencyBench(): Promise<string> {
         );
       const before = await runIdNow();
       await wb.page.evaluate(WATCH_TERMINALS);
-      const pressed = (await graph.frame.evaluate(() => {
+      const pressed = await graph.frame.evaluate(() => {
         const t = Date.now();
         (document.querySelector('button[data-action="run-plan"]') as HTMLButtonElement).click();
         return t;
-      })) as number;
+      });
       const runId = await poll(
         'the new run',
         async () => {

@@ -21,11 +21,9 @@ export interface AnsiSegment {
 }
 
 // CSI (ESC [ params final), OSC (ESC ] … BEL or ST), charset designations, other two-byte escapes, C1 CSI.
-// eslint-disable-next-line no-control-regex
 const ESCAPE =
   /\x1b\[([0-?]*)[ -/]*([@-~])|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[()*+\-./][ -~]?|\x1b[ -~]?|\x9b[0-?]*[ -/]*[@-~]/g;
 // C0 and C1 controls other than tab, which the pane shows as spacing.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /** What a terminal would leave on screen of a line rewritten with carriage returns (progress bars). */

@@ -39,6 +39,7 @@ function initMermaid(kind: ThemeKind): void {
     // mermaid refuses past 500 edges and 50,000 characters by default; a 1,000-step plan needs more.
     maxEdges: 50_000,
     maxTextSize: 5_000_000,
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- the root `htmlLabels` changes more than labels: a rendering change to judge in the workbench, not in a lint pass.
     flowchart: { useMaxWidth: false, htmlLabels: true },
     // Our build's patch (scripts/mermaidPatches.mjs): render() hands back the <svg> it drew, not a string to parse again.
     braidLiveSvg: true,

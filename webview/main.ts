@@ -130,7 +130,7 @@ class App {
         return this.onGraph(msg);
       case 'problems': {
         this.problems.show(msg);
-        this.split.hidden = this.hasGraph === false;
+        this.split.hidden = !this.hasGraph;
         document.body.setAttribute('data-graph-state', 'problems');
         return;
       }

@@ -9,7 +9,6 @@ export interface VsCodeApi {
 
 declare global {
   // Present only inside a VS Code webview; callable once per page.
-  // eslint-disable-next-line no-var
   var acquireVsCodeApi: (() => VsCodeApi) | undefined;
 }
 

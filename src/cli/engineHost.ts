@@ -170,7 +170,7 @@ export class EngineHost {
     this.stopping = true;
     this.updateIdle();
     for (const run of this.active) run.abort.abort();
-    await Promise.allSettled([...this.active].map((r) => r.done));
+    await Promise.allSettled([...this.active].flatMap((r) => (r.done ? [r.done] : [])));
     this.pool?.close();
   }
 

@@ -93,7 +93,7 @@ export const actionMessage = z
     stepId: stepId.optional(),
     runId: runId.optional(),
   })
-  .refine((m) => !STEP_ACTIONS.has(m.action) || m.stepId !== undefined, { message: 'this action needs a stepId' });
+  .refine((m) => !STEP_ACTIONS.has(m.action) || m.stepId !== undefined, { error: 'this action needs a stepId' });
 
 /** webview → host: the user selected a node; the host starts streaming that step's log. */
 export const selectMessage = z.strictObject({ type: z.literal('select'), stepId });

@@ -75,7 +75,9 @@ describe('agent presets against the real CLIs (--help)', function () {
       });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`scripts/setup-agents.sh failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+      throw new Error(`scripts/setup-agents.sh failed: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`, {
+        cause: err,
+      });
     }
     mkdirSync(HOME, { recursive: true });
     helps.claude = help('claude');
@@ -226,7 +228,7 @@ describe('agent presets against the real CLIs (--help)', function () {
       console.log('      (aider is not on PATH: a Python CLI, not on the npm registry; its flags were not checked)');
       this.skip();
     }
-    const text = execFileSync(exe!, ['--help'], { encoding: 'utf8', timeout: 60_000 });
+    const text = execFileSync(exe, ['--help'], { encoding: 'utf8', timeout: 60_000 });
     assertFlags(agentInvocation(presetTable().aider!, render, 'PROMPT').argv, text, 'aider');
   });
 });

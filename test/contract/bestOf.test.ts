@@ -131,8 +131,8 @@ describe('best-of across claude, codex and gemini through braid run (contract)',
         [['answer.txt', 'added']],
         JSON.stringify(a),
       );
-      assert.equal(git('rev-parse', `refs/braid/runs/${r.status.id}/answer.alt${a.index}`).trim(), a.changes!.commit);
-      assert.equal(git('show', `${a.changes!.commit}:answer.txt`).trim(), `from ${CLIS[i]}`);
+      assert.equal(git('rev-parse', `refs/braid/runs/${r.status.id}/answer.alt${a.index}`).trim(), a.changes.commit);
+      assert.equal(git('show', `${a.changes.commit}:answer.txt`).trim(), `from ${CLIS[i]}`);
     }
     assert.equal((step.changes as Change).commit, alts[2]!.changes!.commit, "the step's change is the winner's");
     const diff = await braid(

@@ -86,7 +86,7 @@ async function main(): Promise<void> {
         const first = await run(inv.argv, cwd, inv.env);
         const id = /"thread_id":"([^"]+)"/.exec(first.stdout)?.[1];
         const { resumeAgent } = await import('../../src/core/agents/resume');
-        inv = await build(resumeAgent(agent, id!)!, 'Continue.');
+        inv = await build(resumeAgent(agent, id!), 'Continue.');
       }
       const r = await run(inv.argv, cwd, inv.env);
       // Machine-specific paths become stable placeholders.

@@ -70,7 +70,7 @@ describe('sessions, tokens and budgets of the real agent CLIs (contract)', funct
     assert.equal(
       c.attempts[c.attempts.length - 1]!.inputTokens,
       totals[1]! - totals[0]!,
-      `resumed codex tokens: ${JSON.stringify(c.attempts)} from totals ${totals}`,
+      `resumed codex tokens: ${JSON.stringify(c.attempts)} from totals ${totals.join(',')}`,
     );
   });
 

@@ -73,7 +73,7 @@ function evaluate(text: string, ctx: Record<string, string>): string {
 }
 
 const evalEnv = (env: Record<string, string> | undefined, ctx: Record<string, string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(env ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)]));
+  Object.fromEntries(Object.entries(env ?? {}).map(([k, v]: [string, unknown]) => [k, evaluate(String(v), ctx)]));
 
 function git(cwd: string, ...args: string[]): string {
   const r = spawnSync('git', args, { cwd, encoding: 'utf8' });
@@ -133,7 +133,10 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
       const ctx: Record<string, string> = {
         'github.run_id': o.runId ?? '1',
         'runner.temp': temp,
-        ...Object.fromEntries(Object.entries(entry).map(([k, v]) => [`matrix.${k}`, evaluate(String(v), {})])),
+        ...Object.fromEntries(
+          // YAML gives numbers and booleans too, whatever the workflow type says.
+          Object.entries(entry).map(([k, v]: [string, unknown]) => [`matrix.${k}`, evaluate(String(v), {})]),
+        ),
       };
       for (const s of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY']) ctx[`secrets.${s}`] = 'test-secret';
       const baseEnv = { ...evalEnv(wf.env, ctx), ...evalEnv(job.env, ctx) };
@@ -141,7 +144,9 @@ export function emulate(yaml: string, o: EmulatorOptions): EmulatedRun {
       let stepFailed = false;
       for (const step of job.steps) {
         if (stepFailed && step.if !== 'always()') continue;
-        const w = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, evaluate(String(v), ctx)]));
+        const w = Object.fromEntries(
+          Object.entries(step.with ?? {}).map(([k, v]: [string, unknown]) => [k, evaluate(String(v), ctx)]),
+        );
         if (step.uses?.startsWith('actions/checkout@')) {
           spawnSync('git', ['clone', '-q', o.origin, ws]);
           continue;

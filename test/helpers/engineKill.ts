@@ -41,14 +41,14 @@ export async function engineWithSteps(
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  engine.stderr!.resume();
+  engine.stderr.resume();
   const pids: number[] = [];
   let runId = '';
   await new Promise<void>((done, fail) => {
     const early = (code: number | null): void =>
       fail(new Error(`the engine exited (${code}) before its steps started`));
     engine.once('exit', early);
-    createInterface({ input: engine.stdout! }).on('line', (line) => {
+    createInterface({ input: engine.stdout }).on('line', (line) => {
       const e = JSON.parse(line) as { type: string; text?: string; run: string };
       runId ||= e.run;
       const m = e.type === 'output' ? /pid (\d+)/.exec(e.text ?? '') : null;

@@ -63,14 +63,3 @@ export async function braidMcp(workspace: string, extra: readonly string[] = [])
     },
   };
 }
-
-/** Polls `read` until `done` holds for its value, or fails after `ms` saying what it waited for. */
-export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (let delay = 20; ; delay = Math.min(delay * 1.5, 250)) {
-    const v = await read();
-    if (done(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}

@@ -130,13 +130,13 @@ export async function startOtlpReceiver(status = 200): Promise<OtlpReceiver> {
   const server: Server = createServer((req, res) => {
     void body(req).then((raw) => {
       const data = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
-      const contentType = String(req.headers['content-type'] ?? '');
+      const contentType = req.headers['content-type'] ?? '';
       requests.push({ path: req.url ?? '', contentType });
       if (status === 200 && req.url === '/v1/traces') {
         if (contentType.includes('json')) spans.push(...spansOf(JSON.parse(data.toString('utf8')) as Obj, 'json'));
         else
           spans.push(
-            ...spansOf(Request.toObject(Request.decode(data), { longs: String, defaults: false }) as Obj, 'protobuf'),
+            ...spansOf(Request.toObject(Request.decode(data), { longs: String, defaults: false }), 'protobuf'),
           );
         for (const w of waiters.splice(0)) w();
       }

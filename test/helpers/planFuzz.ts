@@ -565,14 +565,14 @@ export async function validateInProcess(file: string): Promise<{ code: number; s
     stderr = '';
   const { write: outWrite } = process.stdout;
   const { write: errWrite } = process.stderr;
-  process.stdout.write = ((s: string) => {
+  process.stdout.write = (s: string) => {
     stdout += s;
     return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => {
+  };
+  process.stderr.write = (s: string) => {
     stderr += s;
     return true;
-  }) as typeof process.stderr.write;
+  };
   try {
     const code = await main(['validate', file]);
     return { code, stdout, stderr };

@@ -26,7 +26,7 @@ export async function startWebhookReceiver(status = 200): Promise<WebhookReceive
     req.on('end', () => {
       deliveries.push({
         path: req.url ?? '',
-        contentType: String(req.headers['content-type'] ?? ''),
+        contentType: req.headers['content-type'] ?? '',
         body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Delivery['body'],
       });
       for (const w of waiters.splice(0)) w();

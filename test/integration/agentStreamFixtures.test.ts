@@ -6,7 +6,6 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { agentFailureReason } from '../../src/core/agents/failureReason';
-import type { AgentFamily } from '../../src/core/agents/presets';
 import { detectRateLimit } from '../../src/core/agents/rateLimit';
 import { CodexStream, type ThreadUsage } from '../../src/core/agents/streams/codex';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
@@ -29,7 +28,7 @@ function load(name: string, stream?: AgentStream) {
   lines.push(...p.end());
   const exitCode = EXIT[name] ?? (p.summary.isError ? 1 : 0);
   const limit = detectRateLimit({
-    family: cli as AgentFamily,
+    family: cli,
     exitCode,
     stderr,
     stdoutTail: text,

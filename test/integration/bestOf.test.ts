@@ -11,6 +11,7 @@ import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { isGone } from '../helpers/processes';
 import { assertNoLeftovers, runInRepo, userState } from '../helpers/runInRepo';
 import { plan } from '../helpers/planText';
+import { until } from '../helpers/until';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -175,18 +176,17 @@ describe('best-of with real processes', function () {
       },
     });
     const store = new RunStore(repo.dir);
-    // Liveness bound, not a timing claim: until every alternative has ended and the step waits.
-    for (let i = 0; i < 200; i++) {
-      const rec = runId ? await store.load(runId) : undefined;
-      if (rec?.steps.race?.alternatives?.every((a) => a.status === 'succeeded' || a.status === 'failed')) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      async () => (runId ? await store.load(runId) : undefined),
+      (rec) => rec?.steps.race?.alternatives?.every((a) => a.status === 'succeeded' || a.status === 'failed') === true,
+      'every alternative to end with the step waiting for a pick',
+    );
     const stderr: string[] = [];
     const write = process.stderr.write.bind(process.stderr);
-    process.stderr.write = ((chunk: string) => {
+    process.stderr.write = (chunk: string | Uint8Array) => {
       stderr.push(String(chunk));
       return true;
-    }) as typeof process.stderr.write;
+    };
     let refused: number, picked: number;
     try {
       refused = await main(['pick', runId, 'race', '2', '--workspace', repo.dir]);

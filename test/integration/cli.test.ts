@@ -115,7 +115,7 @@ describe('braid CLI', function () {
       assert.equal(e.run, runId);
       assert.ok(!Number.isNaN(Date.parse(e.time as string)));
     }
-    const steps = ev.filter((e) => e.type === 'step').map((e) => `${e.id}:${e.status}`);
+    const steps = ev.filter((e) => e.type === 'step').map((e) => `${String(e.id)}:${String(e.status)}`);
     assert.deepEqual(steps, ['a:running', 'a:succeeded', 'b:running', 'b:succeeded']);
     const out = ev
       .filter((e) => e.type === 'output' && e.id === 'b')
@@ -210,7 +210,7 @@ describe('braid CLI', function () {
     let stdout = '';
     let sent = false; // a second SIGINT force-quits, as on a terminal: send one
     child.stdout.on('data', (d) => {
-      stdout += d;
+      stdout += String(d);
       if (!sent && stdout.includes('"status":"running"')) {
         sent = true;
         child.kill('SIGINT');

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { claimRun } from '../../src/core/engine/records/runClaim';
 import { CLI_MAIN, engineWithSteps, survivors } from '../helpers/engineKill';
@@ -82,7 +82,7 @@ describe('braid CLI: signals, a live run, a closed stdout', function () {
   it('a stale claim of a dead process is taken over', () => {
     const runDir = join(dir, 'r');
     mkdirSync(runDir);
-    writeFileSync(join(runDir, 'engine.pid'), `${spawnSync('true').pid} ${require('node:os').hostname()}\n`);
+    writeFileSync(join(runDir, 'engine.pid'), `${spawnSync('true').pid} ${hostname()}\n`);
     const c = claimRun(runDir, 'r');
     assert.ok(c.ok);
     c.release();
@@ -94,9 +94,9 @@ describe('braid CLI: signals, a live run, a closed stdout', function () {
     assert.equal(braid(['run', 'p.braid.yaml'], dir).status, 0);
     for (const args of [['status'], ['status', '--json'], ['graph', 'p.braid.yaml']]) {
       const c = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-      c.stdout!.destroy(); // closed before the command writes: its first write fails with EPIPE
+      c.stdout.destroy(); // closed before the command writes: its first write fails with EPIPE
       let stderr = '';
-      c.stderr!.on('data', (b: Buffer) => {
+      c.stderr.on('data', (b: Buffer) => {
         stderr += b.toString();
       });
       const code = await exited(c);

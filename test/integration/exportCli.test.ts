@@ -78,10 +78,10 @@ describe('braid export (CLI)', () => {
   it('braid --help lists the command', async () => {
     let text = '';
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((s: string) => {
+    process.stdout.write = (s: string) => {
       text += s;
       return true;
-    }) as typeof process.stdout.write;
+    };
     try {
       assert.equal(await main(['--help']), 0);
     } finally {

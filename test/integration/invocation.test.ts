@@ -30,7 +30,7 @@ const render = (t: string): string =>
     return v;
   });
 
-const NASTY = `Fix "it" & don't $(rm -rf ~) \`id\` ; echo $HOME | cat > /tmp/x\n  * glob? ${'${{ matrix.tool }}'}`;
+const NASTY = `Fix "it" & don't $(rm -rf ~) \`id\` ; echo $HOME | cat > /tmp/x\n  * glob? \${{ matrix.tool }}`;
 
 async function received(argv: string[], stdin?: string): Promise<{ argv: string[]; stdin: string }> {
   const r = await runProcess({

@@ -101,7 +101,7 @@ describe('worktree isolation through runPlan', function () {
     assert.deepEqual(userState(r), before, 'nothing of it landed');
     assert.doesNotMatch(r.read('f.txt'), /<<<<<<<|>>>>>>>/);
     assert.equal(step.worktree, join(worktreesRoot(r.dir), record.id, 'clash'));
-    const kept = step.worktree!;
+    const kept = step.worktree;
     assert.match(
       readFileSync(join(kept, 'f.txt'), 'utf8'),
       /^line 1 by the step$/m,

@@ -25,7 +25,7 @@ async function startHolder(root: string): Promise<Holder> {
   });
   const queue: Array<Record<string, unknown>> = [];
   const waiters: Array<(e: Record<string, unknown>) => void> = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const event = JSON.parse(line) as Record<string, unknown>;
     const w = waiters.shift();
     if (w) w(event);
@@ -35,7 +35,7 @@ async function startHolder(root: string): Promise<Holder> {
   const h: Holder = {
     child,
     pid: child.pid!,
-    send: (cmd) => child.stdin!.write(`${JSON.stringify(cmd)}\n`),
+    send: (cmd) => child.stdin.write(`${JSON.stringify(cmd)}\n`),
     next: () => {
       const e = queue.shift();
       return e ? Promise.resolve(e) : new Promise((resolve) => waiters.push(resolve));
@@ -173,14 +173,14 @@ describe('LockDir across processes', () => {
     const [a, b] = await Promise.all([spawnHolder(), spawnHolder()]);
     for (let round = 0; round < 20; round++) {
       const at = Date.now() + 25;
-      a!.send({ cmd: 'acquire', run: 'run-a', step: `s${round}`, writes: ['src/**'], at });
-      b!.send({ cmd: 'acquire', run: 'run-b', step: `s${round}`, writes: ['src/a.ts'], at });
-      const [ea, eb] = await Promise.all([a!.next(), b!.next()]);
+      a.send({ cmd: 'acquire', run: 'run-a', step: `s${round}`, writes: ['src/**'], at });
+      b.send({ cmd: 'acquire', run: 'run-b', step: `s${round}`, writes: ['src/a.ts'], at });
+      const [ea, eb] = await Promise.all([a.next(), b.next()]);
       const winners = [ea, eb].filter((e) => e.event === 'held').length;
       assert.equal(winners, 1, `round ${round}: ${JSON.stringify([ea, eb])}`);
       const loser = ea.event === 'held' ? eb : ea;
       assert.match(String(loser.holder), ea.event === 'held' ? /^run-a\// : /^run-b\//);
-      const winner = ea.event === 'held' ? a! : b!;
+      const winner = ea.event === 'held' ? a : b;
       winner.send({ cmd: 'release' });
       assert.equal((await winner.next()).event, 'released');
     }

@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { braid, buildCli } from '../helpers/cliRun';
-import { braidMcp, until, type BraidMcp } from '../helpers/mcpClient';
+import { braidMcp, type BraidMcp } from '../helpers/mcpClient';
+import { until } from '../helpers/until';
 import { throwaway } from '../helpers/throwaway';
 import { plan } from '../helpers/planText';
 

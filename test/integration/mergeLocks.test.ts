@@ -65,7 +65,7 @@ describe('merge-back locks of worktree steps', function () {
       '    isolation: worktree',
       '    writes: [src/y.ts]',
     ]);
-    const { record, events } = await run(r, plan);
+    const { record } = await run(r, plan);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     const [w, n] = [record.steps.wide!, record.steps.narrow!];
     assert.ok(ms(w.startedAt) < ms(n.endedAt) && ms(n.startedAt) < ms(w.endedAt), 'their attempts overlap');

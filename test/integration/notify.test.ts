@@ -118,8 +118,8 @@ describe('notify: webhooks (CLI)', function () {
       const c = spawn(process.execPath, [MAIN, ...command.split(' ').slice(1)], { cwd: r.dir });
       assert.equal(await new Promise((done) => c.on('close', done)), 0, command);
     };
-    await type(pick.body.braid.command!.replace(/ N$/, ' 1'));
-    await type(review.body.braid.command!);
+    await type(pick.body.braid.command.replace(/ N$/, ' 1'));
+    await type(review.body.braid.command);
     const code = await run.exited;
     assert.equal(code, 0, run.stderr());
     const end = await hook.when((d) => d.body.braid.event === 'run-ended');

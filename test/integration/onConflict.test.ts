@@ -229,11 +229,11 @@ describe('braid resolve RUN STEP', function () {
     let stderr = '';
     const write = process.stderr.write.bind(process.stderr);
     const writeOut = process.stdout.write.bind(process.stdout);
-    process.stderr.write = ((s: string) => {
+    process.stderr.write = (s: string) => {
       stderr += s;
       return true;
-    }) as typeof process.stderr.write;
-    process.stdout.write = (() => true) as typeof process.stdout.write;
+    };
+    process.stdout.write = () => true;
     try {
       return { code: await main(argv), stderr };
     } finally {

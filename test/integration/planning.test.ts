@@ -324,14 +324,14 @@ describe('planning: braid plan', function () {
     let stderr = '';
     const saved = { out: process.stdout.write, err: process.stderr.write, env: { ...process.env } };
     Object.assign(process.env, env);
-    process.stdout.write = ((s: string | Uint8Array) => {
+    process.stdout.write = (s: string | Uint8Array) => {
       stdout += String(s);
       return true;
-    }) as typeof process.stdout.write;
-    process.stderr.write = ((s: string | Uint8Array) => {
+    };
+    process.stderr.write = (s: string | Uint8Array) => {
       stderr += String(s);
       return true;
-    }) as typeof process.stderr.write;
+    };
     try {
       return { code: await main(['plan', ...args]), stdout, stderr };
     } finally {
@@ -393,10 +393,10 @@ describe('planning: braid plan', function () {
   it('is in the help', async () => {
     let help = '';
     const saved = process.stdout.write;
-    process.stdout.write = ((s: string) => {
+    process.stdout.write = (s: string) => {
       help += s;
       return true;
-    }) as typeof process.stdout.write;
+    };
     try {
       assert.equal(await main(['--help']), 0);
     } finally {

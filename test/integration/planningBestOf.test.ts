@@ -2,7 +2,7 @@
 // barrier the others must reach), one repaired and one dropped, the side-by-side table, keeping
 // one by --keep, by the user, later from disk, or by a judge whose answer is parsed strictly.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { planCommand, type PlanIo } from '../../src/cli/commands/plan';
@@ -135,7 +135,7 @@ describe('planning by competition: draftRace', function () {
     });
     assert.equal(race.drafts.length, 0);
     assert.equal(race.problem?.code, 'agent-invalid');
-    assert.match(race.problem!.message, /unknown agent cladue; did you mean `claude`\?/);
+    assert.match(race.problem.message, /unknown agent cladue; did you mean `claude`\?/);
     assert.deepEqual(drafts(dir), []);
     assert.equal(existsSync(join(dir, '.state-1')), false);
   });

@@ -144,7 +144,7 @@ describe('detectRateLimit', () => {
       const dir = mkdtempSync(join(tmpdir(), 'braid-ratelimit-'));
       try {
         const run = async () => {
-          const stream = createAgentStream(format as AgentDef['format']);
+          const stream = createAgentStream(format);
           const r = await runProcess({
             argv: [process.execPath, FAKE, ...(name === 'codex' ? ['exec', '--json', 'go'] : ['-p', 'go'])],
             cwd: dir,

@@ -86,7 +86,7 @@ describe('braid diff | approve | reject | revert | merge', function () {
       { cwd: r.dir, encoding: 'utf8' },
     );
     assert.equal(ok.status, 0, ok.stderr);
-    const runId = String((JSON.parse(ok.stdout.trim().split('\n')[0]!) as { run: string }).run);
+    const runId = (JSON.parse(ok.stdout.trim().split('\n')[0]!) as { run: string }).run;
     const cases: Array<[string[], RegExp]> = [
       [['approve', 'no-such-run', 's'], /^braid: unknown run no-such-run\n$/],
       [['reject', runId, 'nope'], /has no step nope/],

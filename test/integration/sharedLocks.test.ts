@@ -34,10 +34,13 @@ function engine(plan: string, ws: string): Engine {
   });
   const events: EngineEvent[] = [];
   const waiters: Array<{ pred: (e: EngineEvent) => boolean; resolve(e: EngineEvent): void }> = [];
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     const e = JSON.parse(line) as EngineEvent;
     events.push(e);
-    for (const w of waiters.splice(0)) w.pred(e) ? w.resolve(e) : waiters.push(w);
+    for (const w of waiters.splice(0)) {
+      if (w.pred(e)) w.resolve(e);
+      else waiters.push(w);
+    }
   });
   const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return {

@@ -442,16 +442,16 @@ describe('RunStore', () => {
       ...live,
       status: 'succeeded',
       endedAt: '2026-12-02T19:06:00.000Z',
-      steps: { ...live.steps, build: { ...live.steps.build!, status: 'succeeded' } },
+      steps: { ...live.steps, build: { ...live.steps.build, status: 'succeeded' } },
     };
     let held = false;
     const fs: StoreFs = {
       ...fsp,
       readFile: (async (file: string, enc: BufferEncoding) => {
         const text = await fsp.readFile(file, enc);
-        if (!held && String(file).endsWith(join('ending', 'run.json'))) {
+        if (!held && file.endsWith(join('ending', 'run.json'))) {
           held = true;
-          await fsp.writeFile(String(file), JSON.stringify(ended));
+          await fsp.writeFile(file, JSON.stringify(ended));
           host.kill('SIGKILL');
           await hostGone;
         }

@@ -223,28 +223,28 @@ describe('templates: singleQuotedRefs', () => {
   });
 
   it("does not treat a ' inside double quotes, after a backslash or in a comment as a quote", () => {
-    assert.deepEqual(quoted(`echo "it's ${'${{ run.id }}'}"`), []);
-    assert.deepEqual(quoted(`echo it\\'s ${'${{ run.id }}'}`), []);
-    assert.deepEqual(quoted(`echo hi # it's\necho ${'${{ run.id }}'}`), []);
-    assert.deepEqual(quoted(`echo "a\\"'" ${'${{ run.id }}'}`), []);
+    assert.deepEqual(quoted(`echo "it's \${{ run.id }}"`), []);
+    assert.deepEqual(quoted(`echo it\\'s \${{ run.id }}`), []);
+    assert.deepEqual(quoted(`echo hi # it's\necho \${{ run.id }}`), []);
+    assert.deepEqual(quoted(`echo "a\\"'" \${{ run.id }}`), []);
   });
 
   it('sees single quotes inside $( … ) and backticks within double quotes', () => {
-    assert.deepEqual(quoted(`echo "$(echo '${'${{ run.id }}'}')"`), ['run.id']);
-    assert.deepEqual(quoted(`echo "\`echo '${'${{ run.id }}'}'\`"`), ['run.id']);
-    assert.deepEqual(quoted(`echo "$(echo "'") ${'${{ run.id }}'}"`), []);
+    assert.deepEqual(quoted(`echo "$(echo '\${{ run.id }}')"`), ['run.id']);
+    assert.deepEqual(quoted(`echo "\`echo '\${{ run.id }}'\`"`), ['run.id']);
+    assert.deepEqual(quoted(`echo "$(echo "'") \${{ run.id }}"`), []);
   });
 
   it("handles $'…' with escaped quotes, and adjacent quoted words", () => {
-    assert.deepEqual(quoted(`echo $'a\\'${'${{ run.id }}'}'`), ['run.id']);
-    assert.deepEqual(quoted(`echo 'a'${'${{ run.id }}'}'b'`), []);
-    assert.deepEqual(quoted(`echo 'a''${'${{ run.id }}'}'`), ['run.id']);
+    assert.deepEqual(quoted(`echo $'a\\'\${{ run.id }}'`), ['run.id']);
+    assert.deepEqual(quoted(`echo 'a'\${{ run.id }}'b'`), []);
+    assert.deepEqual(quoted(`echo 'a''\${{ run.id }}'`), ['run.id']);
   });
 
   it('reports refs in quoted-delimiter heredocs, not in plain ones', () => {
-    assert.deepEqual(quoted(`cat <<'EOF'\n${'${{ run.id }}'}\nEOF\necho ${'${{ plan.name }}'}`), ['run.id']);
-    assert.deepEqual(quoted(`cat <<EOF\nit's ${'${{ run.id }}'}\nEOF\necho ${'${{ plan.name }}'}`), []);
-    assert.deepEqual(quoted(`cat <<-"END" | sort\n\t${'${{ run.id }}'}\n\tEND\necho '${'${{ plan.name }}'}'`), [
+    assert.deepEqual(quoted(`cat <<'EOF'\n\${{ run.id }}\nEOF\necho \${{ plan.name }}`), ['run.id']);
+    assert.deepEqual(quoted(`cat <<EOF\nit's \${{ run.id }}\nEOF\necho \${{ plan.name }}`), []);
+    assert.deepEqual(quoted(`cat <<-"END" | sort\n\t\${{ run.id }}\n\tEND\necho '\${{ plan.name }}'`), [
       'run.id',
       'plan.name',
     ]);

@@ -29,7 +29,7 @@ const outputs = (stdout: string): Map<string, string> => {
   const out = new Map<string, string>();
   for (const line of stdout.trim().split('\n')) {
     const e = JSON.parse(line) as { type: string; id?: string; text?: string };
-    if (e.type === 'output' && e.id) out.set(e.id, (out.get(e.id) ?? '') + e.text);
+    if (e.type === 'output' && e.id) out.set(e.id, (out.get(e.id) ?? '') + (e.text ?? ''));
   }
   return out;
 };

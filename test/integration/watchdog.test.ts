@@ -61,13 +61,13 @@ describe('watchdog: restarted when killed', function () {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
-    child.stdout!.on('data', (b: Buffer) => {
+    child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
     });
     await new Promise((r) => child.once('exit', r));
     const [sleepPid, first, next] = out.trim().split(' ').map(Number);
     assert.ok(sleepPid && first && next && first !== next, out);
-    const left = await survivors([sleepPid!], 15_000);
+    const left = await survivors([sleepPid], 15_000);
     for (const p of left)
       try {
         process.kill(p, 'SIGKILL');
@@ -87,7 +87,7 @@ describe('LockDir: a dead holder with a live watchdog still holds', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('is broken only once the watchdog is gone too', async () => {
-    const dead = spawnSync('true').pid!;
+    const dead = spawnSync('true').pid;
     const watchdog = spawn('sleep', ['60'], { stdio: 'ignore' });
     const exited = new Promise((r) => watchdog.once('exit', r));
     writeFileSync(

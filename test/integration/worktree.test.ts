@@ -424,7 +424,7 @@ describe('engine/worktree', () => {
     for (const w of made) assert.ok(w.ok, w.ok ? '' : w.message);
     assert.deepEqual((await listBraidWorktrees(r.dir)).map((w) => w.stepId).sort(), ids);
     await Promise.all(
-      made.map((w) => (w.ok ? removeWorktree({ root: r.dir, path: w.path, branch: w.branch }) : undefined)),
+      made.flatMap((w) => (w.ok ? [removeWorktree({ root: r.dir, path: w.path, branch: w.branch })] : [])),
     );
     assert.deepEqual(await listBraidWorktrees(r.dir), []);
     assert.equal(r.git(['branch', '--list', 'braid/*']), '');
@@ -445,7 +445,7 @@ describe('engine/worktree', () => {
 
   it('prune rolls back a merge-back that died half-way, and leaves a live one alone', async () => {
     const r = repo({ 'a.txt': 'original\n' });
-    const dead = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     // A crashed transaction: a.txt already replaced (backup kept as old/0), b.txt not yet moved in.
     const tx = join(r.dir, '.braid', 'tmp', `merge-${dead}-deadbeef`);
     mkdirSync(join(tx, 'old'), { recursive: true });

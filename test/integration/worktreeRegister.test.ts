@@ -193,7 +193,9 @@ describe('engine/worktreeRegister', () => {
         );
         for (const w of made) assert.ok(w.ok, w.ok ? '' : w.message);
         assert.equal(porcelain(r).match(new RegExp(`braid/r${round}/`, 'g'))?.length, 4);
-        await Promise.all(made.map((w) => w.ok && removeWorktree({ root: r.dir, path: w.path, branch: w.branch })));
+        await Promise.all(
+          made.flatMap((w) => (w.ok ? [removeWorktree({ root: r.dir, path: w.path, branch: w.branch })] : [])),
+        );
       }
     } finally {
       pruning = false;

@@ -164,7 +164,7 @@ describe('best-of steps (alternatives.ts)', () => {
     const a = sched.state('a')!;
     assert.equal(a.status, 'waiting');
     assert.equal(a.outcome?.reason, 'pick');
-    assert.match(a.outcome!.message!, /^waiting for a pick: alternatives 1, 2 passed \(braid pick r1 a N\)$/);
+    assert.match(a.outcome.message!, /^waiting for a pick: alternatives 1, 2 passed \(braid pick r1 a N\)$/);
     const wait = events.find((e) => e.type === 'step' && e.id === 'a' && e.status === 'waiting');
     assert.ok(wait && wait.type === 'step' && wait.reason === 'pick', 'the wait is announced with its reason');
     picked(2);

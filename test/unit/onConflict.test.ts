@@ -150,12 +150,13 @@ describe('on-conflict', () => {
     assert.match(prompt, /^Your change could not land/);
     assert.doesNotMatch(prompt, /do the task/, 'the resumed session holds the task already');
     assert.equal(claude.env.BRAID_CONFLICT_FILES, 'f.txt\nsub/g.txt');
-    const custom = resolutionInvocation(scope('c'), { ...resolving, sessionId: undefined } as never);
+    const { sessionId: _unreported, ...noSession } = resolving;
+    const custom = resolutionInvocation(scope('c'), noSession);
     assert.equal(custom.resumed, undefined);
     assert.match(custom.argv[2]!, /^do the task\n\nYour change could not land/);
     assert.equal(custom.env.BRAID_CONFLICT_FILES, 'f.txt\nsub/g.txt');
     // A command that may run its prompt gets the note only as a value, never in its argv.
-    const code = resolutionInvocation(scope('k'), { ...resolving, sessionId: undefined } as never);
+    const code = resolutionInvocation(scope('k'), noSession);
     assert.deepEqual(code.argv, ['bash', '-c', 'mytool "$BRAID_PROMPT"']);
     assert.match(code.env.BRAID_PROMPT!, /^do the task\n\nYour change could not land/);
     assert.equal(code.env.BRAID_CONFLICT_FILES, 'f.txt\nsub/g.txt');

@@ -11,7 +11,7 @@ function fakeFs(clock: SimClock, landed: number[]): WriteFs {
       landed.push(clock.now());
     },
     unlink: async () => undefined,
-  } as unknown as WriteFs;
+  };
 }
 
 /** A record of `n` steps (only its size matters to the writer). */

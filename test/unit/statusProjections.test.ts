@@ -38,9 +38,7 @@ function recordOf(graph: Graph, steps: Record<string, Partial<StepRecord>>, over
     createdAt: iso(0),
     host: { pid: 1, hostname: 'h' },
     graph: snapshotGraph(graph),
-    steps: Object.fromEntries(
-      graph.order.map((id) => [id, { id, status: 'pending', attempts: [], ...steps[id] } as StepRecord]),
-    ),
+    steps: Object.fromEntries(graph.order.map((id) => [id, { id, status: 'pending', attempts: [], ...steps[id] }])),
     ...over,
   };
 }

@@ -28,7 +28,7 @@ function viewOfStep(rec: Partial<StepRecord>) {
     createdAt: iso(0),
     host: { pid: 1, hostname: 'h' },
     graph: snapshotGraph(graph),
-    steps: { a: { id: 'a', status: 'pending', attempts: [], ...rec } as StepRecord },
+    steps: { a: { id: 'a', status: 'pending', attempts: [], ...rec } },
   };
   return viewOf(record).steps.get('a')!;
 }

@@ -130,7 +130,7 @@ export async function reviewCommand(
     }
     if (lands && o.status !== 'succeeded') failed = true;
     const said =
-      action === 'revert' ? 'reverted' : lands ? (o.status === 'succeeded' ? 'landed' : `${o.status}`) : 'rejected';
+      action === 'revert' ? 'reverted' : lands ? (o.status === 'succeeded' ? 'landed' : o.status) : 'rejected';
     io.err(`${o.step}: ${said}${o.message && o.message !== 'reverted' ? ` · ${o.message}` : ''}\n`);
     for (const d of o.dependents ?? []) if (!blocked.includes(d)) blocked.push(d);
   }

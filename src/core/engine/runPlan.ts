@@ -386,7 +386,7 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
       ...(req.concurrency !== undefined ? { concurrency: req.concurrency } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
       locks,
-      ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater!(s) } : {}),
+      ...(locksLater ? { takesLocks: (s: GraphStep) => !locksLater(s) } : {}),
       attemptsBefore: recordedAttempts,
       ...(req.retry && previous ? { failedBefore: await failedBefore(graph, previous, selected, store) } : {}),
       ...(answers?.ok ? { answers: answers.answers } : {}),

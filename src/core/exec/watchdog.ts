@@ -115,11 +115,6 @@ export function releaseGroup(pgid: number, alive: (pgid: number) => boolean, che
   current?.pipe.write(`-${pgid}\n`);
 }
 
-/** The groups the watchdog would end now (for tests). */
-export function guardedGroups(): number[] {
-  return [...groups];
-}
-
 /** KILLs every guarded group now (a second Ctrl-C: no grace, but nothing left behind). */
 export function killGuardedNow(): void {
   for (const g of groups) {

@@ -97,7 +97,11 @@ function needsItems(
   const own = new Set(snap.stepByGroup(group)?.ids ?? [group]);
   own.add(group);
   // A step that needs this one, directly or not, would close a cycle.
-  for (const d of dependents(snap, group)) for (const id of snap.stepByGroup(d)?.ids ?? [d]) (own.add(id), own.add(d));
+  for (const d of dependents(snap, group))
+    for (const id of snap.stepByGroup(d)?.ids ?? [d]) {
+      own.add(id);
+      own.add(d);
+    }
   const listed = new Set(snap.stepByGroup(group)?.facts.needs.map((n) => n.text) ?? []);
   const covered = new Set([...listed].flatMap((e) => resolveNeed(snap, e)));
   const items: CompletionItem[] = [];

@@ -8,7 +8,7 @@ export function suggest(word: string, candidates: readonly string[]): string | u
   const lower = word.toLowerCase();
   const exactCase = candidates.find((c) => c.toLowerCase() === lower);
   if (exactCase !== undefined && exactCase !== word) return exactCase;
-  const best = closest(word, candidates as string[]);
+  const best = closest(word, candidates);
   const d = distance(word, best);
   return d > 0 && d <= Math.max(2, Math.floor(word.length / 3)) && d * 2 < Math.max(word.length, best.length)
     ? best

@@ -214,13 +214,13 @@ function inspect(doc: Document.Parsed): Shape {
       continue;
     }
     if (isMap(node)) {
-      pairs(node.items as Pair[], depth);
+      pairs(node.items, depth);
       continue;
     }
     const loose: Pair[] = [];
     for (const item of node.items) {
       // `[a: 1]` is a flow list holding one-pair mappings.
-      if (isPair(item)) loose.push(item as Pair);
+      if (isPair(item)) loose.push(item);
       else stack.push({ node: item, depth: depth + 1 });
     }
     if (loose.length > 0) for (const p of loose) pairs([p], depth);
@@ -237,7 +237,7 @@ function pairOf(map: YAMLMap, key: string): Pair | undefined {
     index = new Map();
     for (const p of map.items) {
       const k = isScalar(p.key) ? String(p.key.value) : undefined;
-      if (k !== undefined && !index.has(k)) index.set(k, p as Pair);
+      if (k !== undefined && !index.has(k)) index.set(k, p);
     }
     pairIndex.set(map, index);
   }

@@ -236,5 +236,5 @@ export function keysAt(path: readonly PropertyKey[]): string[] {
 
 /** The JSON schema of plan files (input shape), for editors' completion. */
 export function planJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(planSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return z.toJSONSchema(planSchema, { io: 'input', unrepresentable: 'any' });
 }

@@ -142,7 +142,7 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
     };
   }
   const mapIssue = (issue: Issue, prefix: readonly PropertyKey[]): void => {
-    const path = [...prefix, ...(issue.path as PropertyKey[])];
+    const path = [...prefix, ...issue.path];
     // A required key that is absent fails its type or literal check; say it is missing instead.
     if (
       (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
@@ -227,7 +227,7 @@ function salvage(raw: Record<string, unknown>): CheckedPlan {
   const steps: CheckedStep[] = [];
   if (isObject(raw.steps)) {
     for (const [id, s] of Object.entries(raw.steps)) {
-      steps.push({ id, doc: salvageFields(s, stepSchema.shape) as StepDoc, mapping: isObject(s), present: keysOf(s) });
+      steps.push({ id, doc: salvageFields(s, stepSchema.shape), mapping: isObject(s), present: keysOf(s) });
     }
   }
   return { complete: false, top, defaults, agents, steps, listCommands: listCommands(raw) };

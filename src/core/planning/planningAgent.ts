@@ -61,7 +61,7 @@ export function choosePlanningAgent(spec: PlanningAgentSpec, o: ChoiceOptions): 
   if (Array.isArray(spec)) {
     return spec.length === 0 || spec[0] === '' ? { error: 'the agent command is empty' } : { agent: customAgent(spec) };
   }
-  const text = (spec as string).trim();
+  const text = spec.trim();
   if (text === 'shell')
     return {
       error:

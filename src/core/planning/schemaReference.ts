@@ -17,7 +17,7 @@ export function describeType(s: unknown): string {
   if (Array.isArray(s.enum)) return s.enum.map(String).join(' | ');
   if (Array.isArray(s.anyOf)) return s.anyOf.map(describeType).join(' | ');
   const type = s.type;
-  if (Array.isArray(type)) return type.map((t) => describeType({ type: t })).join(' | ');
+  if (Array.isArray(type)) return (type as unknown[]).map((t) => describeType({ type: t })).join(' | ');
   switch (type) {
     case 'string':
       return 'string';

@@ -61,7 +61,8 @@ class ReportingExporter implements SpanExporter {
 
   export(spans: ReadableSpan[], done: Parameters<SpanExporter['export']>[1]): void {
     this.inner.export(spans, (result) => {
-      // 0 is ExportResultCode.SUCCESS (@opentelemetry/core).
+      // 0 is ExportResultCode.SUCCESS (@opentelemetry/core, not a dependency of ours).
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison
       if (result.code !== 0 && !this.told) {
         this.told = true;
         this.notice(

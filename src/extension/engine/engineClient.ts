@@ -317,7 +317,7 @@ class Client implements EngineClient {
     // Our own messages are checked too: a malformed request is a bug here, better thrown than dropped there.
     const message = exact(clientMessageSchema.parse({ ...params, type, id }));
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { type, resolve: resolve as (r: unknown) => void, reject });
+      this.pending.set(id, { type, resolve: resolve, reject });
       socket.write(encodeMessage(message));
     });
   }

@@ -396,22 +396,22 @@ export class GraphPanel implements vscode.Disposable {
         await c.runPlan(this.plan);
         return;
       case 'run-from':
-        await c.runFrom(this.plan, msg.stepId!);
+        await c.runFrom(this.plan, msg.stepId);
         return;
       case 'retry':
-        if (runId) await c.retryStep(runId, msg.stepId!);
+        if (runId) await c.retryStep(runId, msg.stepId);
         return;
       case 'retry-failed':
         if (runId) await c.retryFailed(runId);
         return;
       case 'cancel':
-        if (runId) await c.cancelStep(runId, msg.stepId!);
+        if (runId) await c.cancelStep(runId, msg.stepId);
         return;
       case 'cancel-run':
         if (runId) await c.cancelRun(runId);
         return;
       case 'open-worktree':
-        if (runId) await this.d.views.openWorktree(runId, msg.stepId!);
+        if (runId) await this.d.views.openWorktree(runId, msg.stepId);
         return;
       // The review commands, as the tree and the notification run them.
       case 'review-changes':

@@ -204,7 +204,7 @@ function matrixLenses(range: vscode.Range, runId: string, instances: readonly St
     new vscode.CodeLens(
       range,
       slowest
-        ? asCommand(Command.showLog, `${counts} · slowest ${formatDuration(slowestTimed!.ms)}`, runId, slowest.id)
+        ? asCommand(Command.showLog, `${counts} · slowest ${formatDuration(slowestTimed.ms)}`, runId, slowest.id)
         : asCommand(
             Command.showLog,
             counts,

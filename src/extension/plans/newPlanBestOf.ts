@@ -147,6 +147,8 @@ export async function bestOfDrafts(deps: BestOfDeps, r: BestOfDraftRequest): Pro
   // Side by side: one column a valid draft, in draft order.
   for (const [i, d] of valid.entries()) {
     await vscode.window.showTextDocument(vscode.Uri.file(d.result.file), {
+      // ViewColumn.One to .Nine are 1 to 9.
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
       viewColumn: Math.min(i + 1, 9) as vscode.ViewColumn,
       preview: false,
       preserveFocus: i > 0,

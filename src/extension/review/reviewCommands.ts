@@ -72,7 +72,7 @@ export class ReviewCommands {
     const resources = changeResources(run.workspace, stepId, change, (p) => vscode.Uri.file(join(run.workspace, p)));
     await vscode.commands.executeCommand(
       'vscode.changes',
-      `Braid: ${stepId} (${rec!.steps[stepId]!.status}) · ${run.planName}`,
+      `Braid: ${stepId} (${rec.steps[stepId]!.status}) · ${run.planName}`,
       resources,
     );
     return resources.length;

@@ -58,7 +58,7 @@ export class PlanTaskProvider implements vscode.TaskProvider {
     original: vscode.TaskDefinition = def,
   ): vscode.Task {
     const uri = vscode.Uri.joinPath(folder.uri, def.plan);
-    const name = def.step ? `${def.plan}: ${def.step}` : `${def.plan}`;
+    const name = def.step ? `${def.plan}: ${def.step}` : def.plan;
     const task = new vscode.Task(
       original,
       folder,
@@ -75,7 +75,9 @@ export class PlanTaskProvider implements vscode.TaskProvider {
     let runId: string | undefined;
     // Events that arrive before the run's id is known are the run's first: keep them until then.
     const early: EngineEvent[] = [];
-    const pty = new StepPty(() => sub?.dispose());
+    const pty = new StepPty(() => {
+      sub?.dispose();
+    });
     const show = (e: EngineEvent): void => {
       if (e.type === 'step' && (e.status === 'running' || TERMINAL.has(e.status)))
         pty.print(`${e.id}: ${e.status}${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}\n`);

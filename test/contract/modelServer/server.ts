@@ -75,7 +75,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
 
   function handle(req: IncomingMessage, text: string, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    let body: any = {};
+    let body: any;
     try {
       body = text === '' ? {} : JSON.parse(text);
     } catch {

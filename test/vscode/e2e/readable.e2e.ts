@@ -58,7 +58,7 @@ const MEASURE = `(() => {
   return { count: font.length, medianFontPx: median(font), medianBoxPx: median(box), scale };
 })()`;
 
-const measure = (frame: Frame): Promise<LabelFigures> => frame.evaluate(MEASURE) as Promise<LabelFigures>;
+const measure = (frame: Frame): Promise<LabelFigures> => frame.evaluate<LabelFigures>(MEASURE);
 
 describe('graph readability in the workbench', function () {
   this.bail(true);

@@ -86,7 +86,7 @@ export async function openWorkbench(options: OpenWorkbenchOptions): Promise<Work
         const input = await openCommandPalette(page);
         await input.fill('>Developer: Reload Window');
         await page
-          .locator(`${QUICK_INPUT_ROW}`, { hasText: 'Developer: Reload Window' })
+          .locator(QUICK_INPUT_ROW, { hasText: 'Developer: Reload Window' })
           .first()
           .waitFor({ state: 'visible', timeout: 15_000 });
         await page.keyboard.press('Enter');

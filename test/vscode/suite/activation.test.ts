@@ -1,6 +1,8 @@
 // Runs inside a real VS Code extension host: the extension is installed, activates on its own
 // because the workspace holds a plan, and registers every command it declares.
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { requestScreenshot } from './screenshot';
 
@@ -116,12 +118,9 @@ describe('extension activation', () => {
     };
     assert.ok(c.views.braid?.some((v) => v.id === 'braid.steps'));
     assert.ok(c.taskDefinitions.some((t) => t.type === 'braid'));
-    const schema = JSON.parse(
-      require('node:fs').readFileSync(
-        require('node:path').join(braid().extensionPath, c.jsonValidation[0]!.url),
-        'utf8',
-      ),
-    ) as { properties: Record<string, unknown> };
+    const schema = JSON.parse(readFileSync(join(braid().extensionPath, c.jsonValidation[0]!.url), 'utf8')) as {
+      properties: Record<string, unknown>;
+    };
     assert.ok(schema.properties.steps && schema.properties.version, 'the generated plan schema names plan keys');
   });
 

@@ -44,7 +44,7 @@ describe('agent steps', function () {
         '\n',
       ),
     );
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(summary.status, 'succeeded', JSON.stringify(summary));
     const rec = runRecord(summary.runId);
     assert.equal(rec.steps.a?.sessionId, 'sess-42');
@@ -63,7 +63,7 @@ describe('agent steps', function () {
         '\n',
       ),
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     // The fake claude's stream: an assistant message, then a Bash tool call (one line each).
     const line = await waitFor("the agent's activity in the tree", () => {
       const run = api.runs.runs().find((r) => r.planName === 'Activity' && r.status === 'running');
@@ -92,7 +92,7 @@ describe('agent steps', function () {
         ...agentStep('c', 'b'),
       ].join('\n'),
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const held = await waitFor('the run held at its budget', () =>
       api.runs.runs().find((r) => r.planName === 'Budget' && r.budget),
     );
@@ -125,7 +125,7 @@ describe('agent steps', function () {
         '    retry-delay: 1500ms',
       ].join('\n'),
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const line = await waitFor('the wait in the tree', () => {
       const run = api.runs.runs().find((r) => r.planName === 'Rate limit');
       const node =
@@ -144,20 +144,20 @@ describe('agent steps', function () {
     await config.update('agents', { claude: say('from the setting') }, vscode.ConfigurationTarget.Workspace);
     try {
       const step = ['steps:', '  a:', '    prompt: hello', '    isolation: shared'];
-      const bySetting = (await vscode.commands.executeCommand(
+      const bySetting = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('agent-setting', ['version: 1', 'name: Agent setting', ...step].join('\n')),
-      )) as RunSummary;
+      );
       assert.deepEqual(bySetting.steps, { a: 'succeeded' });
       assert.equal(
         readFileSync(join(workspaceRoot(), '.braid', 'runs', bySetting.runId, 'outputs', 'a'), 'utf8').trim(),
         'from the setting',
       );
       const own = ['agents:', '  claude:', `    command: ${JSON.stringify(say('from the plan'))}`];
-      const byPlan = (await vscode.commands.executeCommand(
+      const byPlan = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('agent-plan', ['version: 1', 'name: Agent plan', ...own, ...step].join('\n')),
-      )) as RunSummary;
+      );
       assert.equal(
         readFileSync(join(workspaceRoot(), '.braid', 'runs', byPlan.runId, 'outputs', 'a'), 'utf8').trim(),
         'from the plan',
@@ -189,22 +189,22 @@ describe('agent steps', function () {
     const ranIn = (summary: RunSummary) =>
       readFileSync(join(workspaceRoot(), '.braid', 'runs', summary.runId, 'outputs', 'a'), 'utf8').trim();
     // The test workspace is a git repository: agent steps default to their own worktree.
-    const byDefault = (await vscode.commands.executeCommand(
+    const byDefault = await vscode.commands.executeCommand<RunSummary>(
       'braid.runPlan',
       await writePlan('iso-default', plan('Isolation default')),
-    )) as RunSummary;
+    );
     assert.match(ranIn(byDefault), /[/\\][0-9a-f]{16}[/\\]worktrees[/\\]/, "the format's default: a worktree");
     await config.update('isolation', 'shared', vscode.ConfigurationTarget.Workspace);
     try {
-      const shared = (await vscode.commands.executeCommand(
+      const shared = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('iso-shared', plan('Isolation setting')),
-      )) as RunSummary;
+      );
       assert.equal(realpathSync(ranIn(shared)), realpathSync(workspaceRoot()), 'the setting: in the workspace itself');
-      const own = (await vscode.commands.executeCommand(
+      const own = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('iso-own', plan('Isolation own', ['    isolation: worktree'])),
-      )) as RunSummary;
+      );
       assert.match(ranIn(own), /[/\\][0-9a-f]{16}[/\\]worktrees[/\\]/, "the plan's own value wins");
     } finally {
       await config.update('isolation', undefined, vscode.ConfigurationTarget.Workspace);
@@ -217,7 +217,7 @@ describe('agent steps', function () {
       'resume',
       ['version: 1', 'name: Resume', ...fakeClaude(), 'steps:', ...agentStep('a')].join('\n'),
     );
-    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const first = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     // A retry reads the plan again: this time the agent records its argv.
     await writePlan(
       'resume',
@@ -229,9 +229,9 @@ describe('agent steps', function () {
         ...agentStep('a'),
       ].join('\n'),
     );
-    const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'a', {
+    const again = await vscode.commands.executeCommand<RunSummary>('braid.retryStep', first.runId, 'a', {
       resume: true,
-    })) as RunSummary;
+    });
     assert.equal(again.status, 'succeeded');
     const seen = JSON.parse(readFileSync(argv, 'utf8')) as { argv: string[] };
     assert.ok(seen.argv.join(' ').includes('--resume sess-42'), seen.argv.join(' '));

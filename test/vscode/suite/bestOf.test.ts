@@ -57,10 +57,11 @@ describe('best-of in the workbench', function () {
     const gate = join(gateDir, 'open');
     const uri = await writePlan('best-of-review', gatedPlan(gate));
     await vscode.window.showTextDocument(uri);
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const run = await waitFor('the run', () => api.runs.runs().find((r) => r.planName === 'Best of review'));
-    const graph = (await vscode.commands.executeCommand('braid.showGraph', { runId: run.id })) as
-      { posted: { type: string; updates?: StatusUpdate[] }[] } | undefined;
+    const graph = await vscode.commands.executeCommand<
+      { posted: { type: string; updates?: StatusUpdate[] }[] } | undefined
+    >('braid.showGraph', { runId: run.id });
 
     // During the race: 1 passed (waiting for the pick), 2 still running, 3 failed; the step runs.
     const step: BraidNode = { kind: 'step', runId: run.id, stepId: 'choose' };

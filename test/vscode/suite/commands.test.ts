@@ -41,7 +41,7 @@ describe('commands', function () {
         `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
-    const summary = (await vscode.commands.executeCommand('braid.runPlan')) as RunSummary | undefined;
+    const summary = await vscode.commands.executeCommand<RunSummary | undefined>('braid.runPlan');
     assert.ok(summary, 'the command ran something (a quick pick would have left it undefined in a test)');
     assert.equal(runRecord(summary.runId).planName, 'Bare');
     assert.deepEqual(summary.steps, { only: 'succeeded' });
@@ -59,7 +59,7 @@ describe('commands', function () {
             run: sleep 30
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     await waitFor('the long step to run', () =>
       api.runs.runs().some((r) => r.planName === 'Cancel bare' && r.steps.get('long')?.status === 'running'),
     );
@@ -71,7 +71,7 @@ describe('commands', function () {
 
   it('Run Step runs one step and what it needs; nothing after it', async () => {
     const uri = await writePlan('chain-step', CHAIN);
-    const summary = (await vscode.commands.executeCommand('braid.runStep', uri, 'b')) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runStep', uri, 'b');
     assert.equal(summary.status, 'succeeded');
     assert.equal(summary.steps.a, 'succeeded');
     assert.equal(summary.steps.b, 'succeeded');
@@ -81,7 +81,7 @@ describe('commands', function () {
 
   it('Run From Here runs a step and everything after it; nothing before it', async () => {
     const uri = await writePlan('chain-from', CHAIN);
-    const summary = (await vscode.commands.executeCommand('braid.runFrom', uri, 'b')) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runFrom', uri, 'b');
     assert.equal(summary.steps.b, 'succeeded');
     assert.equal(summary.steps.c, 'succeeded');
     assert.equal(runRecord(summary.runId).steps.a?.attempts.length, 0, 'a comes before b: not run');
@@ -89,9 +89,12 @@ describe('commands', function () {
 
   it("Show Log opens the step's log, with its output", async () => {
     const uri = await writePlan('chain-log', CHAIN);
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
-    const editor = (await vscode.commands.executeCommand('braid.showLog', summary.runId, 'b')) as
-      vscode.TextEditor | undefined;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
+    const editor = await vscode.commands.executeCommand<vscode.TextEditor | undefined>(
+      'braid.showLog',
+      summary.runId,
+      'b',
+    );
     assert.ok(editor, 'an editor opened');
     assert.ok(editor.document.uri.fsPath.endsWith(`${summary.runId}/logs/b.log`), editor.document.uri.fsPath);
     assert.match(editor.document.getText(), /step b ran/);
@@ -100,7 +103,7 @@ describe('commands', function () {
 
   it('Export Plan to GitHub Actions writes .github/workflows/braid-<plan>.yml and opens it', async () => {
     const uri = await writePlan('export-chain', CHAIN);
-    const written = (await vscode.commands.executeCommand('braid.exportGithubActions', uri)) as vscode.Uri | undefined;
+    const written = await vscode.commands.executeCommand<vscode.Uri | undefined>('braid.exportGithubActions', uri);
     assert.ok(written, 'the command resolved with the file');
     assert.ok(written.fsPath.endsWith(join('.github', 'workflows', 'braid-export-chain.yml')), written.fsPath);
     const text = readFileSync(written.fsPath, 'utf8');

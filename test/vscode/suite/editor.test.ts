@@ -86,7 +86,7 @@ describe('plan files in the editor', function () {
         `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri)); // lenses are asked of open documents
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(summary.status, 'failed');
     const ls = await waitFor('status lenses', async () => {
       const l = await lenses(uri);
@@ -183,7 +183,7 @@ describe('plan files in the editor', function () {
             run: echo y
         `,
     );
-    assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
+    assert.ok((await vscode.commands.executeCommand<number>('braid.validatePlan', bad)) >= 1);
     const diag = vscode.languages.getDiagnostics(bad).find((d) => /cycle/i.test(d.message));
     assert.ok(diag, 'a cycle diagnostic');
     assert.match(diag.message, /x → y → x|y → x → y/);

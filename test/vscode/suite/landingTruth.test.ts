@@ -29,7 +29,7 @@ describe('landing truth', function () {
         `,
     );
     const api = await braidApi();
-    const summary = await (vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>);
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.deepEqual(summary.steps, { a: 'succeeded' });
     const row = () => {
       const node = api.tree
@@ -76,7 +76,7 @@ describe('landing truth', function () {
           `,
       );
       const api = await braidApi();
-      const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+      const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
       await waitFor(
         'the step to run',
         () => existsSync(join(gate, 'ran')) && api.runs.runs().some((r) => r.planName === 'Truth dependents'),

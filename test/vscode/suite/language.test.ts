@@ -28,7 +28,9 @@ const PLAN = plan`
   `;
 
 const labelOf = (i: vscode.CompletionItem): string => (typeof i.label === 'string' ? i.label : i.label.label);
+// A hover may hold the old MarkedString ({ language, value }) as well as a MarkdownString: read either.
 const hoverText = (hs: vscode.Hover[]): string =>
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
   hs.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : 'value' in c ? c.value : ''))).join('\n');
 const startOf = (l: vscode.Location | vscode.LocationLink): [number, number] => {
   const r = 'targetRange' in l ? (l.targetSelectionRange ?? l.targetRange) : l.range;
@@ -99,7 +101,7 @@ describe('the plan language service', function () {
         `,
     );
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(ran));
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', ran)) as { status: string };
+    const summary = await vscode.commands.executeCommand<{ status: string }>('braid.runPlan', ran);
     assert.equal(summary.status, 'succeeded');
     const text = await waitFor('a hover with the last run', async () => {
       const t = hoverText(

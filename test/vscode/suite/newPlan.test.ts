@@ -11,7 +11,7 @@ describe('new plans', function () {
 
   it('braid.newPlan with a name writes the template, which is a valid plan, and opens it', async () => {
     await braidApi();
-    const uri = (await vscode.commands.executeCommand('braid.newPlan', { name: 'fresh' })) as vscode.Uri;
+    const uri = await vscode.commands.executeCommand<vscode.Uri>('braid.newPlan', { name: 'fresh' });
     assert.equal(uri.fsPath, join(workspaceRoot(), 'fresh.braid.yaml'));
     assert.equal(vscode.window.activeTextEditor?.document.uri.fsPath, uri.fsPath);
     assert.equal(await vscode.commands.executeCommand('braid.validatePlan', uri), 0);
@@ -37,11 +37,11 @@ describe('new plans', function () {
     const runsDir = join(workspaceRoot(), '.braid', 'runs');
     const runsBefore = existsSync(runsDir) ? readdirSync(runsDir).length : 0;
     try {
-      const uri = (await vscode.commands.executeCommand('braid.newPlan', {
+      const uri = await vscode.commands.executeCommand<vscode.Uri>('braid.newPlan', {
         name: 'drafted',
         goal: 'Lint, then build',
         agent: [process.execPath, planner, '${{ prompt }}'],
-      })) as vscode.Uri;
+      });
       assert.ok(uri && existsSync(uri.fsPath));
       assert.equal(readFileSync(state, 'utf8'), '2', 'the agent ran twice: the draft, then the fix');
       assert.match(readFileSync(uri.fsPath, 'utf8'), /needs: \[lint\]/);
@@ -75,12 +75,12 @@ describe('new plans', function () {
     process.env.FAKE_PLANNER_MODE = 'invalid,wide,valid'; // draft 1 stays invalid after its repair
     const draftsOnDisk = () => readdirSync(root).filter((n) => n.startsWith('raced.draft-'));
     try {
-      const done = vscode.commands.executeCommand('braid.newPlan', {
+      const done = vscode.commands.executeCommand<vscode.Uri | undefined>('braid.newPlan', {
         name: 'raced',
         goal: 'Lint and test, then build',
         agent: [process.execPath, planner, '${{ prompt }}'],
         drafts: 3,
-      }) as Thenable<vscode.Uri | undefined>;
+      });
       let result: unknown = null;
       void done.then((u) => {
         result = u;

@@ -76,14 +76,10 @@ describe('Resolve with Agent', function () {
           `,
       );
       await vscode.commands.executeCommand('braid.steps.focus');
-      const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+      const first = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
       assert.deepEqual(first.steps, { a: 'conflict', b: 'succeeded' });
       const api = await braidApi();
-      const resolved = vscode.commands.executeCommand(
-        'braid.resolveWithAgent',
-        first.runId,
-        'a',
-      ) as Thenable<RunSummary>;
+      const resolved = vscode.commands.executeCommand<RunSummary>('braid.resolveWithAgent', first.runId, 'a');
       // Live: the resolution runs (it waits at the gate) and the tree says what it does.
       const live = await waitFor('the resolution to run', () => {
         const s = api.runs.get(first.runId)?.steps.get('a');

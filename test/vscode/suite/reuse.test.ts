@@ -37,11 +37,11 @@ describe('run step reuses', function () {
   it('Run Step reuses the needs that succeeded; the tree and the graph say reused; Run Step Fresh runs them again', async () => {
     const api = await braidApi();
     const uri = await writePlan('reuse-chain', PLAN);
-    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const first = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(first.status, 'succeeded');
     assert.deepEqual(counts(), { a: 1, b: 1, c: 1 });
 
-    const step = (await vscode.commands.executeCommand('braid.runStep', uri, 'c')) as RunSummary;
+    const step = await vscode.commands.executeCommand<RunSummary>('braid.runStep', uri, 'c');
     assert.equal(step.status, 'succeeded');
     assert.deepEqual(step.steps, { a: 'succeeded', b: 'succeeded', c: 'succeeded' });
     assert.deepEqual(counts(), { a: 1, b: 1, c: 2 }, 'only c ran');
@@ -70,7 +70,7 @@ describe('run step reuses', function () {
     assert.equal(nodeUpdate(run.steps.get('b')!).detail, `reused from run ${first.runId}`);
     assert.equal(nodeUpdate(run.steps.get('c')!).detail, undefined);
 
-    const fresh = (await vscode.commands.executeCommand('braid.runStepFresh', uri, 'c')) as RunSummary;
+    const fresh = await vscode.commands.executeCommand<RunSummary>('braid.runStepFresh', uri, 'c');
     assert.equal(fresh.status, 'succeeded');
     assert.deepEqual(counts(), { a: 2, b: 2, c: 3 }, 'fresh: every need ran again');
     assert.ok(Object.values(runRecord(fresh.runId).steps).every((s) => s.reused === undefined));

@@ -36,10 +36,10 @@ describe('review', function () {
 
   async function startUntilReview(name: string, file: string): Promise<{ done: Thenable<RunSummary>; runId: string }> {
     const api = await braidApi();
-    const done = vscode.commands.executeCommand(
+    const done = vscode.commands.executeCommand<RunSummary>(
       'braid.runPlan',
       await writePlan(name.toLowerCase().replace(/\W+/g, '-'), reviewed(name, file)),
-    ) as Thenable<RunSummary>;
+    );
     const run = await waitFor(`${name}: a in review`, () =>
       api.runs.runs().find((r) => r.planName === name && r.steps.get('a')?.status === 'review'),
     );
@@ -106,7 +106,7 @@ describe('review', function () {
           `,
       );
       const api = await braidApi();
-      const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+      const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
       await waitFor(
         'the step to run',
         () => existsSync(join(gate, 'count')) && api.runs.runs().some((r) => r.planName === 'Review clash'),

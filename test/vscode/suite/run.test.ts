@@ -33,7 +33,7 @@ describe('running plans', function () {
             run: echo "joined \${{ steps.a.output }}"
         `,
     );
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(summary.status, 'succeeded');
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded', join: 'succeeded' });
     const record = runRecord(summary.runId);
@@ -77,7 +77,7 @@ describe('running plans', function () {
             run: sleep 4
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const tasks = await waitFor('two braid tasks', () => {
       const t = vscode.tasks.taskExecutions.filter(
         (e) => e.task.definition.type === 'braid' && String(e.task.definition.plan).endsWith('slow.braid.yaml'),
@@ -152,7 +152,7 @@ describe('running plans', function () {
             run: echo b ran
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const ahead = () => vscode.window.terminals.filter((t) => t.name.startsWith('Ahead '));
     // Before b starts: its task terminal is there already, named as its step's terminal is.
     const run = await waitFor("b's terminal open while a runs and b waits", () => {
@@ -197,7 +197,7 @@ describe('running plans', function () {
             writes: ["shared/a.txt"]
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const line = await waitFor('the lock wait in the tree', () => {
       const run = api.runs.runs().find((r) => r.planName === 'Locked' && r.status === 'running');
       const node =
@@ -227,11 +227,11 @@ describe('running plans', function () {
             run: echo independent
         `,
     );
-    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const first = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(first.status, 'failed');
     assert.deepEqual(first.steps, { shaky: 'failed', after: 'skipped', other: 'succeeded' });
     assert.equal(runRecord(first.runId).steps.shaky?.exitCode, 3);
-    const again = (await vscode.commands.executeCommand('braid.retryFailed', first.runId)) as RunSummary;
+    const again = await vscode.commands.executeCommand<RunSummary>('braid.retryFailed', first.runId);
     assert.equal(again.runId, first.runId, 'a retry keeps the run id');
     assert.equal(again.status, 'succeeded', JSON.stringify(again.steps));
     assert.deepEqual(again.steps, { shaky: 'succeeded', after: 'succeeded', other: 'succeeded' });
@@ -258,7 +258,7 @@ describe('running plans', function () {
         '    run: echo about to fail; exit 3',
       ].join('\n'),
     );
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     assert.equal(summary.steps.bad, 'failed');
     const pile = () => vscode.window.terminals.filter((t) => t.name.startsWith('Pile '));
     await waitFor(
@@ -299,8 +299,8 @@ describe('running plans', function () {
             run: echo once
         `,
     );
-    const first = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
-    const again = (await vscode.commands.executeCommand('braid.retryStep', first.runId, 'only')) as RunSummary;
+    const first = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
+    const again = await vscode.commands.executeCommand<RunSummary>('braid.retryStep', first.runId, 'only');
     assert.equal(again.status, 'succeeded');
     assert.equal(runRecord(first.runId).steps.only?.attempts.length, 2);
   });
@@ -319,7 +319,7 @@ describe('running plans', function () {
             run: sleep 60
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const run = await waitFor('both steps running', () =>
       api.runs
         .runs()
@@ -353,7 +353,7 @@ describe('running plans', function () {
             run: sleep 60
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const terminal = await waitFor('the step terminal', () =>
       vscode.window.terminals.find((t) => t.name.includes('Sleeper')),
     );
@@ -392,14 +392,14 @@ describe('running plans', function () {
     await config.update('concurrency', 1, vscode.ConfigurationTarget.Workspace);
     try {
       const body = ['steps:', '  p:', '    run: sleep 0.5', '  q:', '    run: sleep 0.5'];
-      const serial = (await vscode.commands.executeCommand(
+      const serial = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('serial', ['version: 1', 'name: Serial', ...body].join('\n')),
-      )) as RunSummary;
-      const own = (await vscode.commands.executeCommand(
+      );
+      const own = await vscode.commands.executeCommand<RunSummary>(
         'braid.runPlan',
         await writePlan('parallel', ['version: 1', 'name: Parallel', 'concurrency: 2', ...body].join('\n')),
-      )) as RunSummary;
+      );
       const overlap = (id: string): boolean => {
         const { p, q } = runRecord(id).steps;
         return (
@@ -428,7 +428,7 @@ describe('running plans', function () {
             run: echo next
         `,
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary | undefined>;
+    const done = vscode.commands.executeCommand<RunSummary | undefined>('braid.runPlan', uri);
     const run = await waitFor('the run to start', () =>
       api.runs.runs().find((r) => r.planName === 'Survivor' && r.status === 'running'),
     );
@@ -506,7 +506,7 @@ describe('runs whose engine died', function () {
             run: echo later
         `,
     );
-    const summary = (await vscode.commands.executeCommand('braid.resumeRun', runId)) as RunSummary;
+    const summary = await vscode.commands.executeCommand<RunSummary>('braid.resumeRun', runId);
     assert.equal(summary.runId, runId);
     assert.deepEqual(summary.steps, { stuck: 'succeeded', later: 'succeeded' });
   });

@@ -33,7 +33,7 @@ describe('settings: traces and webhooks', function () {
               run: echo b
           `,
       );
-      const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary;
+      const summary = await vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
       assert.equal(summary.status, 'succeeded');
       const end = await hook.when((d) => d.body.braid.event === 'run-ended');
       assert.equal(end.body.braid.run, summary.runId);

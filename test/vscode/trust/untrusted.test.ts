@@ -117,7 +117,7 @@ describe('an untrusted workspace', function () {
             run: echo y
         `,
     );
-    assert.ok(((await vscode.commands.executeCommand('braid.validatePlan', bad)) as number) >= 1);
+    assert.ok((await vscode.commands.executeCommand<number>('braid.validatePlan', bad)) >= 1);
     assert.ok(
       vscode.languages.getDiagnostics(bad).some((d) => /cycle/i.test(d.message)),
       'a cycle diagnostic',

@@ -67,6 +67,7 @@ function lexists(p: string): boolean {
     lstatSync(p);
     return true;
   } catch {
+    // lstat fails only for a path that is not there (or cannot be reached, which is the same here).
     return false;
   }
 }
@@ -116,6 +117,7 @@ function backup(target: string, to: string): void {
     try {
       linkSync(target, to);
     } catch {
+      // A hard link fails across devices or on file systems without them: copy instead.
       copyFileSync(target, to);
     }
   }
@@ -129,6 +131,7 @@ function keepPermissions(target: string, staged: string): void {
     old = lstatSync(target);
     now = lstatSync(staged);
   } catch {
+    // Either side gone: there are no bits to keep.
     return;
   }
   if (!old.isFile() || !now.isFile()) return;
@@ -167,6 +170,7 @@ function committed(tx: string, journal: Journal): boolean {
   try {
     return (JSON.parse(readFileSync(journal.landed, 'utf8')) as { tx?: unknown }).tx === basename(tx);
   } catch {
+    // No mark or a torn one: the transaction never committed.
     return false;
   }
 }
@@ -176,6 +180,7 @@ function removeEmptyParents(root: string, rel: string): void {
     try {
       rmdirSync(join(root, d));
     } catch {
+      // Not empty, or already gone: parents above it are not empty either.
       return;
     }
   }
@@ -300,6 +305,7 @@ export async function recoverInterruptedMerges(root: string): Promise<void> {
     try {
       journal = JSON.parse(readFileSync(join(tx, JOURNAL), 'utf8')) as Journal;
     } catch {
+      // No journal or a torn one: the transaction never began writing, so there is nothing to undo.
       journal = undefined;
     }
     const pid = Number(/^merge-(\d+)-/.exec(name)?.[1]);

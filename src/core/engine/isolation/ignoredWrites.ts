@@ -69,6 +69,7 @@ async function submoduleTouched(dir: string): Promise<boolean> {
   try {
     entries = readdirSync(dir);
   } catch {
+    // No such directory: nothing was written there.
     return false;
   }
   if (!entries.includes('.git')) return entries.length > 0;
@@ -80,6 +81,7 @@ function writtenSince(path: string, since: number): boolean {
   try {
     return lstatSync(path).mtimeMs >= since;
   } catch {
+    // Gone since the listing: not a write to report.
     return false;
   }
 }

@@ -70,6 +70,7 @@ function lstatOrUndefined(p: string): Stats | undefined {
   try {
     return lstatSync(p);
   } catch {
+    // Absent (or unreadable) is the answer the caller compares.
     return undefined;
   }
 }

@@ -5,7 +5,6 @@ import { existsSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { globMatcher } from '../../paths/glob';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
 import { ensureWorktreesRoot, worktreesRoot } from '../records/worktreeHome';
@@ -13,7 +12,7 @@ import { changedFiles, type ChangedFile } from '../records/changeRecord';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
 import { registerWorktree, type Registration } from './worktreeRegister';
-import { isBraidPath, worktreesDir } from '../records/braidLayout';
+import { worktreesDir } from '../records/braidLayout';
 
 export type Outcome<T> = ({ ok: true } & T) | { ok: false; message: string };
 
@@ -80,6 +79,7 @@ async function readMeta(worktree: string): Promise<WorktreeMeta | undefined> {
   try {
     return JSON.parse(await readFile(await metaPath(worktree), 'utf8')) as WorktreeMeta;
   } catch {
+    // No metadata (a worktree Braid did not make, or made before it wrote one) or a torn write.
     return undefined;
   }
 }
@@ -134,6 +134,7 @@ export async function snapshotBase(
     try {
       await copyFile(indexFile, env.GIT_INDEX_FILE);
     } catch {
+      // A fresh repository has no index yet: read HEAD's tree instead.
       await gitOk(['read-tree', head], { cwd: root, env });
     }
     const add = await git(['add', '-A'], { cwd: root, env });

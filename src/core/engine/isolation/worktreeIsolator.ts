@@ -16,7 +16,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { git } from '../../exec/git';
 import { appendFile } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Graph, GraphStep } from '../../plan/types';
 import type { Isolator } from '../steps/executor';
 import { acquireWhenFree } from '../locks/lockGate';

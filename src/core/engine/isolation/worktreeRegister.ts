@@ -98,8 +98,8 @@ export async function registerWorktree(
 
 /** Like Promise.all, but rejects only once every write has ended, so clean-up never races one. */
 async function settleAll(work: ReadonlyArray<Promise<unknown> | undefined>): Promise<void> {
-  const failed = (await Promise.allSettled(work)).find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  const failed = (await Promise.allSettled(work.filter((w) => w !== undefined))).find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** `dir` in `parent`, which Braid's removal of a run's last worktree may take away in between. */

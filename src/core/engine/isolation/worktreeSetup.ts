@@ -56,6 +56,7 @@ async function kindOf(path: string): Promise<'file' | 'dir' | undefined> {
     const s = await lstat(path);
     return s.isDirectory() ? 'dir' : 'file';
   } catch {
+    // Absent: the caller copies nothing.
     return undefined;
   }
 }

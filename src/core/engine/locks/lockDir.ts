@@ -146,6 +146,7 @@ export class LockDir {
           watcher = undefined; // the directory went away: re-attached on the next poll
         });
       } catch {
+        // The directory is not there yet (or cannot be watched here): the poll covers it.
         watcher = undefined;
       }
     };
@@ -161,6 +162,7 @@ export class LockDir {
       try {
         names = jsonFiles(await readdir(this.dir));
       } catch {
+        // The directory is not there yet: no locks.
         names = [];
       }
       const now = new Set(names);
@@ -276,6 +278,7 @@ async function readRecord(file: string): Promise<LockRecord | undefined> {
       Array.isArray(r.reads);
     return ok ? (r as LockRecord) : undefined;
   } catch {
+    // Removed meanwhile, or torn by a crash: no lock record.
     return undefined;
   }
 }

@@ -128,6 +128,7 @@ async function filesBackendDir(root: string): Promise<string | undefined> {
     else if ((await exists(join(dir, 'reftable'))) || !(await exists(join(dir, 'refs')))) dir = undefined;
     else if (/refstorage\s*=\s*reftable/i.test(await readFile(join(dir, 'config'), 'utf8'))) dir = undefined;
   } catch {
+    // Any unreadable piece of .git: git itself is the slower, always-right answer.
     dir = undefined;
   }
   backendDirs.set(root, dir);
@@ -139,6 +140,7 @@ async function exists(p: string): Promise<boolean> {
     await stat(p);
     return true;
   } catch {
+    // Gone or unreadable both mean no file we could use.
     return false;
   }
 }

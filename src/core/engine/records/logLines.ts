@@ -20,6 +20,7 @@ export class LogLines {
     try {
       size = (await stat(this.file)).size;
     } catch {
+      // No file (yet, or removed): zero lines, and a fresh scan when it appears.
       this.starts = [];
       this.scanned = 0;
       this.endedWithNewline = false;

@@ -92,6 +92,8 @@ export class RecordWriter {
     }
     const failure = this.failure;
     this.failure = undefined;
+    // A stored rejection reason (a write's error), rethrown as it came.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (failure !== undefined) throw failure;
   }
 

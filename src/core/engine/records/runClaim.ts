@@ -70,6 +70,7 @@ function readHolder(file: string): { pid: number; host: string } | undefined {
     const n = Number(pid);
     return Number.isInteger(n) && n > 0 && host ? { pid: n, host } : undefined;
   } catch {
+    // No holder file (released meanwhile) or a torn one: nobody to ask.
     return undefined;
   }
 }
@@ -78,6 +79,7 @@ function youngerThan(file: string, ms: number): boolean {
   try {
     return Date.now() - statSync(file).mtimeMs < ms;
   } catch {
+    // Gone: not young.
     return false;
   }
 }

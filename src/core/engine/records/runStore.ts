@@ -117,12 +117,14 @@ export class RunStore {
     try {
       text = await this.fs.readFile(this.paths(runId).runJson, 'utf8');
     } catch {
+      // Unknown or unreadable: the documented undefined.
       return undefined;
     }
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
+      // Malformed (a torn write by a killed process): the documented undefined.
       return undefined;
     }
     const parsed = recordSchema.safeParse(data);
@@ -204,6 +206,7 @@ export class RunStore {
       };
       return typeof mark.attempt === 'number' && mark.attempt >= (step.attempts.at(-1)?.attempt ?? 0);
     } catch {
+      // No mark (never landed) or a torn one: not landed.
       return false;
     }
   }

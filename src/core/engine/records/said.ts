@@ -11,7 +11,7 @@ export interface SaidRecord {
 
 /** Appends `message` to step `id`'s `said` list in the record (the run saves it). */
 export function recordSaid(record: RunRecord, id: string, message: string, at = new Date()): void {
-  const step = record.steps[id] as (RunRecord['steps'][string] & { said?: SaidRecord[] }) | undefined;
+  const step: (RunRecord['steps'][string] & { said?: SaidRecord[] }) | undefined = record.steps[id];
   if (!step) return;
   step.said = [...(step.said ?? []), { at: at.toISOString(), attempt: step.attempts.length, message }];
 }

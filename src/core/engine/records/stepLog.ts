@@ -55,6 +55,7 @@ export async function readLogTail(path: string, bytes: number): Promise<string> 
     const text = buf.toString('utf8');
     return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
   } catch {
+    // No log yet (the step has not started) or removed with its run: nothing to show.
     return '';
   } finally {
     await h?.close().catch(() => {});
@@ -136,7 +137,8 @@ export function appendLog(path: string, dirReady: Promise<void>, first: (endsMid
     destroy(err, done) {
       const h = handle;
       handle = undefined;
-      (h ? h.close().catch(() => {}) : Promise.resolve()).then(() => done(err));
+      // The stream waits on done(), not on this promise, and close() cannot reject past its catch.
+      void (h ? h.close().catch(() => {}) : Promise.resolve()).then(() => done(err));
     },
   });
   // Recorded, not thrown: a full disk must not crash the engine; close() reports it.

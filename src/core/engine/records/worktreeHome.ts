@@ -20,6 +20,7 @@ const real = (p: string): string => {
   try {
     return realpathSync(p);
   } catch {
+    // Not there yet: the path as given is the best name for it.
     return resolve(p);
   }
 };

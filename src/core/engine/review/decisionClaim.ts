@@ -37,6 +37,7 @@ export async function decisionOf(runDir: string, key: string): Promise<Decision 
   try {
     return JSON.parse(await readFile(file(runDir, key), 'utf8')) as Decision;
   } catch {
+    // No decision yet (or a torn one, which a new decision replaces).
     return undefined;
   }
 }

@@ -27,6 +27,7 @@ async function readOrUndefined(file: string): Promise<Buffer | undefined> {
   try {
     return await readFile(file);
   } catch {
+    // Absent on this side of the conflict (added or deleted).
     return undefined;
   }
 }

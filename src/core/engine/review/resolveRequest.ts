@@ -40,7 +40,7 @@ export function resolveAnswer(
   const own = agent === step.agent;
   // A command that may run its prompt (no `input: text`) gets no prose made of file and step names:
   // it can run its own step's script again, with BRAID_CONFLICT_FILES, and nothing else.
-  if (!own && !takesText(graph.agents[agent]!))
+  if (!own && !takesText(graph.agents[agent]))
     return {
       ok: false,
       message: `agent ${agent} may run its prompt as code (its definition has no \`input: text\`): it can resolve only its own steps; name an agent that takes text (claude, codex, gemini) with --agent`,

@@ -107,6 +107,7 @@ export async function openInbox(
       try {
         return requestSchema.safeParse(JSON.parse(text));
       } catch {
+        // Not JSON: answered below as a malformed request.
         return undefined;
       }
     })();
@@ -159,6 +160,7 @@ export async function postToInbox(
     try {
       text = await readFile(replyFile, 'utf8');
     } catch {
+      // No reply yet.
       return undefined;
     }
     await unlink(replyFile).catch(() => undefined);
@@ -166,6 +168,7 @@ export async function postToInbox(
       try {
         return replySchema.safeParse(JSON.parse(text));
       } catch {
+        // Not JSON: treated as no reply.
         return undefined;
       }
     })();
@@ -195,6 +198,7 @@ export async function postToInbox(
         await unlink(reqFile);
         finish({ ok: false, reason: 'gone', message: "the run's process ended before it took the request" });
       } catch {
+        // Already taken: its reply is on its way (or here).
         const late = await readReply();
         finish(
           late ?? {

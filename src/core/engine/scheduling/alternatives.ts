@@ -203,6 +203,7 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
       if (!w) throw new Error(`alternative ${n} did not pass`);
       choose(w, 'picked');
     } catch {
+      // No picker, a cancel, or a pick of no candidate: each means none lands, which is what follows.
       for (const r of candidates) {
         r.land?.(false);
         r.land = undefined;
@@ -324,6 +325,7 @@ export async function raceAlternatives(o: RaceOptions): Promise<AttemptResult> {
           await o.clock.sleep(step.retryDelayMs * 2 ** (r.state.attempts - 1), r.abort.signal);
           continue;
         } catch {
+          // The sleep rejects only when this racer is aborted: a cancel or another's win.
           r.state.status = 'canceled';
           const w = winnerNow(); // set meanwhile, perhaps
           r.state.message = w ? `alternative ${w.index} won` : 'canceled during retry delay';

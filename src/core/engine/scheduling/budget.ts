@@ -55,11 +55,12 @@ export class RunBudget {
     try {
       answer = this.ask ? this.ask(spent, at) : Promise.resolve('stop');
     } catch {
+      // An asker that throws cannot say go on: stopping is the safe answer.
       answer = Promise.resolve('stop');
     }
     void answer
       .then(
-        (d) => (d === 'continue' ? 'continue' : 'stop') as BudgetDecision,
+        (d) => (d === 'continue' ? 'continue' : 'stop'),
         () => 'stop' as const,
       )
       .then((d) => {

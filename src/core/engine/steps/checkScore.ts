@@ -24,6 +24,7 @@ export function scoreFileFor(tree: string): string | undefined {
   try {
     gitDir = /^gitdir: (.+)$/m.exec(readFileSync(join(tree, '.git'), 'utf8'))?.[1]?.trim();
   } catch {
+    // No `.git` file: not a worktree, so no score file.
     return undefined;
   }
   if (!gitDir) return undefined;

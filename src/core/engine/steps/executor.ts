@@ -1,5 +1,5 @@
 // The real StepRunner: render, spawn, check, capture the output. Worktree isolation wraps it.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { agentFamily } from '../../agents/presets';

@@ -65,7 +65,7 @@ describe('Braid installed from its .vsix', function () {
             run: echo "after \${{ steps.one.output }}"
         `,
     );
-    const summary = (await vscode.commands.executeCommand('braid.runPlan', uri)) as RunSummary | undefined;
+    const summary = await vscode.commands.executeCommand<RunSummary | undefined>('braid.runPlan', uri);
     assert.ok(summary, 'braid.runPlan resolved undefined');
     assert.equal(summary.status, 'succeeded', JSON.stringify(summary.steps));
     assert.deepEqual(summary.steps, { one: 'succeeded', two: 'succeeded', both: 'succeeded' });
