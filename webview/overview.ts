@@ -37,7 +37,7 @@ export class Overview {
   private pressed: number | undefined;
 
   constructor(private readonly move: (cx: number, cy: number) => void) {
-    this.canvas = el('canvas', { class: 'graph-overview-nodes' }) as HTMLCanvasElement;
+    this.canvas = el('canvas', { class: 'graph-overview-nodes' });
     this.frame = el('div', { class: 'graph-overview-window' });
     this.root = el(
       'div',

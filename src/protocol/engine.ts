@@ -8,7 +8,7 @@ import type { RunRecord, RunSummary } from '../core/engine/records/runRecord';
 import { engineEventSchema, RUN_ENDS } from '../core/engine/eventSchema';
 import type { EngineEvent } from '../core/engine/types';
 import { exact, type Exact } from '../core/exact';
-import { REASON_CODES, RUN_STATUSES, STEP_STATUSES } from '../core/status';
+import { RUN_STATUSES, STEP_STATUSES } from '../core/status';
 import { REVIEW_ACTIONS, reviewResultsSchema } from '../core/engine/review/reviewInbox';
 import type { CompileOptions } from '../core/plan/compile';
 import type { Diagnostic } from '../core/plan/types';

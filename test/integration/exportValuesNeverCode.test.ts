@@ -2,7 +2,7 @@
 // (test/helpers/actionsEmulator.ts): a value reaches a command that may run it only as a variable
 // reference, exactly as locally, so the payloads create nothing while the control steps' code runs.
 import assert from 'node:assert/strict';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { exportGithubActions } from '../../src/core/export/githubActions';
 import { compilePlan } from '../../src/core/plan/compile';
 import { bareOrigin as origin, emulate } from '../helpers/actionsEmulator';

@@ -9,7 +9,6 @@ import { parseResetTime } from '../../src/core/agents/resetTime';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
 import type { AgentSummary } from '../../src/core/agents/streams/types';
 import { runProcess } from '../../src/core/exec/process';
-import type { AgentDef } from '../../src/core/agents/agentDef';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 // 2026-12-03 09:30 UTC, a Thursday: Berlin is UTC+1, New York UTC-5 (no DST in December).

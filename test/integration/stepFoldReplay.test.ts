@@ -61,7 +61,7 @@ describe('run.json is the run’s events folded', function () {
       graceMs: 200,
       // The record as the run began, before its first step event: what the replay starts from.
       onStart: (_id, _sched, _graph, record) => {
-        started = structuredClone(record) as RunRecord;
+        started = structuredClone(record);
       },
       onEvent: (e) => {
         events.push(e);

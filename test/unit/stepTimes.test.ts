@@ -88,7 +88,7 @@ describe('step times: time spent running, wall time apart', () => {
       status: 'running' | 'waiting' | 'succeeded',
       attempt: number,
       more: object = {},
-    ): EngineEvent => ({ time: iso(ms), run: RUN, type: 'step', id: 'a', status, attempt, ...more }) as EngineEvent;
+    ): EngineEvent => ({ time: iso(ms), run: RUN, type: 'step', id: 'a', status, attempt, ...more });
     const fold = (e: EngineEvent) => applyStepEvent(a, e as Extract<EngineEvent, { type: 'step' }>);
     fold(step(0, 'running', 1));
     fold(

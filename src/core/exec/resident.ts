@@ -25,7 +25,7 @@ import { signalGroup } from './killTree';
 import { RESIDENT_SCRIPT } from './residentScript';
 
 const PERL = ['/usr/bin/perl', '/bin/perl'].find((p) => existsSync(p));
-const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n as number, name]));
+const SIGNALS = new Map(Object.entries(constants.signals).map(([name, n]) => [n, name]));
 // perl's select(2) takes fds below 1024 (FD_SETSIZE), two a step: past this many at once, steps
 // start the other way (process.ts).
 const MAX_RUNNING = 400;

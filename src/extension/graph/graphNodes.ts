@@ -1,7 +1,7 @@
 // How a step shows on the graph panel: its node's status and one line beside it, a projection of
 // the runs model's step (the same fields the tree reads), posted as the protocol's StatusUpdate.
 import { costText } from '../../core/cost/costText';
-import { formatUsd, stepTimeText } from '../../core/format';
+import { stepTimeText } from '../../core/format';
 import { endSentence } from '../../core/status';
 import type { StatusUpdate } from '../../protocol/webview';
 import type { StepView } from '../runs/runView';

@@ -1,7 +1,7 @@
 // Run, retry and cancel: user gestures turned into engine requests. Each run command resolves
 // when its run ends with { runId, status, steps }, so tests and other extensions can drive Braid.
 import * as vscode from 'vscode';
-import { RETRYABLE, type StepStatus } from '../../core/status';
+import { RETRYABLE } from '../../core/status';
 import { selectSteps } from '../../core/engine/scheduling/selection';
 import { missingFor, noticeMissing } from '../plans/missingAgentNotice';
 import type { Graph } from '../../core/plan/types';

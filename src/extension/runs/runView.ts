@@ -78,7 +78,6 @@ export function isActive(run: RunView): boolean {
   return run.status === 'running';
 }
 
-// eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
 
 /** The last non-blank line of an output chunk, without colours, short enough for a tree row. */

@@ -100,7 +100,7 @@ describe('big graphs in the workbench', function () {
     const graph = await findGraphFrame(wb.page, 240_000);
     const f = graph.frame;
     assert.equal(await f.locator('g.node[data-step-id]').count(), 5000);
-    const first = (await f.evaluate(MEASURE)) as { onScreen: number; medianFontPx: number };
+    const first = await f.evaluate<{ onScreen: number; medianFontPx: number }>(MEASURE);
     process.stdout.write(`      5,000 steps: ${first.onScreen} labels on screen, median ${first.medianFontPx} px\n`);
     assert.ok(first.onScreen >= 20, `${first.onScreen} labels on screen`);
     assert.ok(first.medianFontPx >= 11, `median label ${first.medianFontPx} px`);

@@ -30,7 +30,7 @@ describe('Continue in Terminal', function () {
         '',
       ].join('\n'),
     );
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const run = await waitFor('the agent step failed while the run goes on', () => {
       const r = api.runs.runs().find((x) => x.planName === 'Continue live' && x.status === 'running');
       return r?.steps.get('broken')?.status === 'failed' && r.steps.get('slow')?.status === 'running' ? r : undefined;
@@ -43,10 +43,13 @@ describe('Continue in Terminal', function () {
     await vscode.commands.executeCommand('braid.cancelRun', run.id);
     assert.notEqual((await done).status, 'succeeded');
     // Once the run has ended, the same command hands the step over (its agent gives up again at once).
-    const later = (await vscode.commands.executeCommand('braid.continueInTerminal', run.id, 'broken')) as
-      vscode.Terminal | undefined;
+    const later = await vscode.commands.executeCommand<vscode.Terminal | undefined>(
+      'braid.continueInTerminal',
+      run.id,
+      'broken',
+    );
     assert.equal(later?.name, 'Braid: broken', 'the ended run hands the step over');
-    await waitFor('braid attach to end', () => later!.exitStatus, 30_000);
-    later!.dispose();
+    await waitFor('braid attach to end', () => later.exitStatus, 30_000);
+    later.dispose();
   });
 });

@@ -80,7 +80,7 @@ describe('Send to Step… (the real claude CLI)', function () {
       ].join('\n'),
     );
     const api = await braidApi();
-    const done = vscode.commands.executeCommand('braid.runPlan', uri) as Thenable<RunSummary>;
+    const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const run = await waitFor(
       'the work step running, its claude at the model',
       () => {
@@ -93,7 +93,7 @@ describe('Send to Step… (the real claude CLI)', function () {
       120_000,
     );
 
-    const sent = (await vscode.commands.executeCommand('braid.sendToStep', run.id, 'work', MESSAGE)) as boolean;
+    const sent = await vscode.commands.executeCommand<boolean>('braid.sendToStep', run.id, 'work', MESSAGE);
     assert.equal(sent, true, 'the run took the message');
     const turn = await waitFor(
       'the message at the model',

@@ -4,7 +4,6 @@ import { rm } from 'node:fs/promises';
 import { git, gitOk } from '../../exec/git';
 import { RunStore } from '../records/runStore';
 import { isGitRepo, listBraidWorktrees, removeWorktree } from './worktree';
-import { worktreesRoot } from '../records/worktreeHome';
 import { withWorktreeLock } from './worktreeLock';
 import { dropChangeRefs } from '../records/changeRecord';
 import { worktreesDir } from '../records/braidLayout';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
 import { firstLine, git, gitOk, splitZ } from '../../exec/git';
 import { recoverInterruptedMerges } from './applyChanges';
-import { ensureWorktreesRoot, worktreesRoot } from '../records/worktreeHome';
+import { ensureWorktreesRoot } from '../records/worktreeHome';
 import { changedFiles, type ChangedFile } from '../records/changeRecord';
 import { withWorktreeLock } from './worktreeLock';
 import { bringIn, conePatterns, ensureBraidDir, normaliseConePaths, untrackedMatches } from './worktreeSetup';
