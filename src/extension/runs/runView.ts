@@ -126,6 +126,10 @@ export function viewOf(record: RunRecord): RunView {
 /** What a step's record says, as its view's fields. */
 export function stepFieldsOf(r: StepRecord): RecordFields {
   const { status: _s, ...times } = timeFactsOf(r);
+  // A running attempt that answers a conflict says so on the attempt (the step's own reason is
+  // its last end's): the view shows it as the step's, as the tree and graph say "resolving".
+  const last = r.status === 'running' ? r.attempts.at(-1) : undefined;
+  const answering = last?.endedAt === undefined && last?.reason === 'conflict' ? last : undefined;
   return {
     status: r.status,
     attempt: r.attempts.length,
@@ -133,8 +137,8 @@ export function stepFieldsOf(r: StepRecord): RecordFields {
     ...(r.reused ? { reused: r.reused } : {}),
     ...(r.exitCode !== undefined ? { exitCode: r.exitCode } : {}),
     ...(r.signal !== undefined ? { signal: r.signal } : {}),
-    ...(r.reason ? { reason: r.reason } : {}),
-    ...(r.message ? { message: r.message } : {}),
+    ...(r.reason ? { reason: r.reason } : answering ? { reason: answering.reason } : {}),
+    ...(r.message ? { message: r.message } : answering?.message ? { message: answering.message } : {}),
     ...(r.waitingFor ? { waitingFor: r.waitingFor } : {}),
     ...(r.worktree ? { worktree: r.worktree } : {}),
     ...(r.revertedAt ? { revertedAt: r.revertedAt } : {}),

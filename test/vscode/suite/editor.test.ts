@@ -62,7 +62,8 @@ describe('plan files in the editor', function () {
     const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     assert.equal((await lenses(uri)).filter((l) => l.command?.command === 'braid.runStep').length, 1);
     await editor.edit((e) =>
-      e.insert(new vscode.Position(editor.document.lineCount, 0), '\n  two:\n    run: echo 2\n'),
+      // The plan ends with a newline: its last line is the empty one after it.
+      e.insert(new vscode.Position(editor.document.lineCount - 1, 0), '  two:\n    run: echo 2\n'),
     );
     const after = await lenses(uri);
     assert.deepEqual(

@@ -2,7 +2,8 @@
 // the summary the command resolves with, the run record on disk, the terminal tasks, the tree.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/common/commandIds';
@@ -137,15 +138,20 @@ describe('running plans', function () {
 
   it("a dependent's terminal opens while its need runs, becomes its terminal, and none is left after", async () => {
     const api = await braidApi();
+    // a runs until the test has seen b's terminal (a fixed sleep ran out on a loaded machine).
+    const gateDir = mkdtempSync(join(tmpdir(), 'braid-ahead-'));
+    const gate = join(gateDir, 'go');
     const uri = await writePlan(
       'ahead',
       plan`
         version: 1
         name: Ahead
+        env:
+          GATE: ${JSON.stringify(gate)}
         steps:
           a:
             name: Ahead a
-            run: sleep 3
+            run: until [ -e "$GATE" ]; do sleep 0.05; done
           b:
             name: Ahead b
             needs: [a]
@@ -167,7 +173,9 @@ describe('running plans', function () {
         e.task.definition.step === 'b',
     );
     assert.equal(bTask?.task.definition.run, run.id, "b's terminal is a task of this run");
+    writeFileSync(gate, '');
     const summary = await done;
+    rmSync(gateDir, { recursive: true, force: true });
     assert.deepEqual(summary.steps, { a: 'succeeded', b: 'succeeded' });
     // No more than the running steps + the failed ones + 1: here none runs or failed, and the
     // terminal opened ahead was b's own, so none is left.
