@@ -14,6 +14,7 @@ import { runPlan } from '../../src/core/engine/runPlan';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { applyStepEvent, viewOf } from '../../src/extension/runs/runView';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { until } from '../helpers/until';
 
 const PLAN = [
   'version: 1',
@@ -68,7 +69,16 @@ describe('run.json is the run’s events folded', function () {
         // Decisions from elsewhere, as a user makes them: once each step waits for one.
         if (e.type === 'step' && e.id === 'race' && e.status === 'waiting' && e.reason === 'pick' && !picked) {
           picked = true;
-          decisions.push(main(['pick', e.run, 'race', '3', '--workspace', dir]));
+          // `braid pick` reads run.json, which the recorder writes a moment after the event: pick
+          // once the record on disk shows the race over, as a person reading it would.
+          const store = new RunStore(dir);
+          decisions.push(
+            until(
+              () => store.load(e.run),
+              (r) => r?.steps.race?.alternatives?.every((a) => a.status !== 'running') === true,
+              'the race over in run.json',
+            ).then(() => main(['pick', e.run, 'race', '3', '--workspace', dir])),
+          );
         }
         if (e.type === 'step' && e.id === 'gated' && e.status === 'review' && !approved) {
           approved = true;
