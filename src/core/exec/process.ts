@@ -10,6 +10,7 @@ import { groupAlive, terminateTree, type Termination } from './killTree';
 import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
 import { residentLaunchable, type Resident } from './resident';
 import { ByteTail } from './tail';
+import { WholeChars } from './wholeChars';
 import { guardGroup, releaseGroup } from './watchdog';
 
 export interface SpawnSpec {
@@ -225,7 +226,11 @@ function watch(
     stream.once('close', resume);
   };
   const decoders = onOutput ? { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') } : undefined;
+  // The log gets whole characters per stream, so the other stream never lands inside one (wholeChars.ts).
+  const logChars = log ? { stdout: new WholeChars(), stderr: new WholeChars() } : undefined;
   const flush = (name: 'stdout' | 'stderr'): void => {
+    const held = logChars?.[name].end();
+    if (held && log?.writable) log.write(held);
     const rest = decoders?.[name].end();
     if (rest) onOutput!(name, rest);
   };
@@ -236,7 +241,10 @@ function watch(
       if (idleTimeoutMs !== undefined) lastOutput = performance.now();
       // The log's disk write is the pace: past its buffer the pipes pause (the step then blocks on
       // its own writes), so a flood never piles up in memory.
-      if (log?.writable && !log.write(chunk) && !paused) pauseFor(log);
+      if (log?.writable) {
+        const whole = logChars![name].push(chunk);
+        if (whole.length > 0 && !log.write(whole) && !paused) pauseFor(log);
+      }
       if (name === 'stdout') tail.push(chunk);
       if (decoders) {
         const text = decoders[name].write(chunk);
