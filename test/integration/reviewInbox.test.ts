@@ -55,7 +55,8 @@ describe('review inbox', () => {
   });
 
   it('withdraws a request nobody took once the run’s process is gone', async () => {
-    const posted = await postToInbox(dir, { action: 'approve', steps: ['a'] }, () => false, 20);
+    // Checked every millisecond, so a check can fall before the request is written: it must not count.
+    const posted = await postToInbox(dir, { action: 'approve', steps: ['a'] }, () => false, 1);
     assert.equal(posted.ok, false);
     assert.equal(!posted.ok && posted.reason, 'gone');
     assert.deepEqual(readdirSync(inboxDir(dir)), [], 'the request file is gone: no later process will carry it out');

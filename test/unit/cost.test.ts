@@ -6,6 +6,7 @@ import { topLevelModel, configuredModel } from '../../src/core/cost/agentModel';
 import { PINNED_PRICES } from '../../src/core/cost/priceTable';
 import { baseModel, costAt, estimate, priceOf } from '../../src/core/cost/prices';
 import { createAgentStream } from '../../src/core/agents/streams/createStream';
+import { costText } from '../../src/core/cost/costText';
 
 const j = (o: unknown) => `${JSON.stringify(o)}\n`;
 const near = (a: number | undefined, b: number) => assert.ok(a !== undefined && Math.abs(a - b) < 1e-12, `${a} ≠ ${b}`);
@@ -153,5 +154,14 @@ describe('cost: prices and estimates', () => {
     s.end();
     assert.deepEqual([s.summary.inputTokens, s.summary.outputTokens], [205, 40]);
     assert.deepEqual(usageOf(s.summary, { tables: [] }).costSource, 'reported');
+  });
+});
+
+describe('costText', () => {
+  it('tells a reported figure, an estimate and a sum of both apart', () => {
+    assert.deepEqual(
+      [costText(0.52, 'reported'), costText(0.56, 'estimated'), costText(1.08, 'mixed'), costText(0.1, undefined)],
+      ['$0.5200', '$0.5600 est.', '$1.08 partly est.', '$0.1000'],
+    );
   });
 });

@@ -3,9 +3,9 @@
 import { formatUsd } from '../format';
 import type { CostSource } from './agentUsage';
 
-/** `$0.5200` (reported), `$0.5600 est.`, `$1.08 part est.` (a sum of both). */
+/** `$0.5200` (reported), `$0.5600 est.`, `$1.08 partly est.` (a sum of both). */
 export function costText(usd: number, source: CostSource | undefined): string {
-  return `${formatUsd(usd)}${source === 'estimated' ? ' est.' : source === 'mixed' ? ' part est.' : ''}`;
+  return `${formatUsd(usd)}${source === 'estimated' ? ' est.' : source === 'mixed' ? ' partly est.' : ''}`;
 }
 
 /** What a step with tokens but no price shows: `cost unknown: no price for MODEL` shortened for a cell. */

@@ -186,7 +186,7 @@ export async function postToInbox(
       if (done) return;
       done = true;
       watcher?.close();
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       resolve(p);
     };
     const look = async (): Promise<void> => {
@@ -213,9 +213,15 @@ export async function postToInbox(
       if (name === id + REPLY) void look();
     });
     watcher.on('error', () => undefined);
-    const timer = setInterval(() => void look(), checkMs);
+    // The checks start once the request is on disk: a check before that would find no request to
+    // withdraw, take a gone process for one that took it, and leave the request behind for a later one.
+    let timer: NodeJS.Timeout | undefined;
     writeAtomic(reqFile, JSON.stringify(req)).then(
-      () => look(),
+      () => {
+        if (done) return;
+        timer = setInterval(() => void look(), checkMs);
+        void look();
+      },
       (e: Error) => finish({ ok: false, reason: 'gone', message: `could not write the request: ${e.message}` }),
     );
   });
