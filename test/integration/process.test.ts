@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { pendingKills } from '../../src/core/exec/killTree';
 import { LauncherPool } from '../../src/core/exec/launcher';
 import { runProcess, shellArgv, type SpawnSpec } from '../../src/core/exec/process';
-import { goneSoon } from '../helpers/processes';
+import { goneSoon, isGone } from '../helpers/processes';
 import { openStepLog } from '../../src/core/engine/records/stepLog';
 import { ByteTail } from '../../src/core/exec/tail';
 
@@ -186,9 +186,39 @@ for (const via of ['spawned', 'from the resident launcher'] as const)
         assert.equal(r.reason, 'exit');
         assert.equal(r.exitCode, 0);
         assert.ok(escaped > 0);
+        assert.equal(
+          isGone(escaped),
+          false,
+          'a normal exit leaves a process that left the group be (a daemon on purpose)',
+        );
       } finally {
         if (escaped > 0) process.kill(escaped, 'SIGKILL');
       }
+    });
+
+    it('stopping a step ends the processes that left its group too, by their mark', async () => {
+      const ac = new AbortController();
+      const r = await run(sh('escape-and-wait.sh'), { signal: ac.signal, onOutput: () => ac.abort() });
+      assert.equal(r.reason, 'canceled');
+      const escaped = Number(r.stdoutTail.trim());
+      assert.ok(escaped > 0, `fixture printed ${JSON.stringify(r.stdoutTail)}`);
+      try {
+        assert.ok(await goneSoon(escaped), `${escaped} left the group and outlived the stop`);
+      } finally {
+        if (!isGone(escaped)) process.kill(escaped, 'SIGKILL');
+      }
+    });
+
+    it('marks each process with a mark of its own, whatever mark its environment held', async () => {
+      const [a, b] = await Promise.all(
+        [1, 2].map(() => run(shellArgv('echo "$BRAID_PROCESS"'), { env: { ...ENV, BRAID_PROCESS: 'host' } })),
+      );
+      const marks = [a!.stdoutTail.trim(), b!.stdoutTail.trim()];
+      assert.ok(
+        marks.every((m) => m !== '' && m !== 'host'),
+        marks.join(' '),
+      );
+      assert.notEqual(marks[0], marks[1]);
     });
 
     it('idle-timeout fires for a silent process', async () => {

@@ -80,6 +80,12 @@ export function terminateTree(pid: number, graceMs: number, onKill: () => void):
   };
 }
 
+/** Counts `sent` among the KILLs pendingKills waits for (marked.ts's, for processes that left the group). */
+export function trackKill(sent: Promise<void>): void {
+  const held = sent.finally(() => pending.delete(held));
+  pending.add(held);
+}
+
 /** Resolves once every KILL scheduled so far has been sent: a host should await it before `process.exit`. */
 export async function pendingKills(): Promise<void> {
   await Promise.all([...pending]);

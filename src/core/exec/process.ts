@@ -6,8 +6,9 @@ import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { Writable } from 'node:stream';
-import { groupAlive, terminateTree, type Termination } from './killTree';
+import { groupAlive, terminateTree, trackKill, type Termination } from './killTree';
 import { launchable, type LauncherPool, type WarmLauncher } from './launcher';
+import { endMarked, MARK_VAR, newMark } from './marked';
 import { residentLaunchable, type Resident } from './resident';
 import { ByteTail } from './tail';
 import { WholeChars } from './wholeChars';
@@ -17,7 +18,7 @@ export interface SpawnSpec {
   /** argv[0] is the executable; never run through a shell here. */
   readonly argv: readonly string[];
   readonly cwd: string;
-  /** The full environment for the child. */
+  /** The full environment for the child (and BRAID_PROCESS, its mark: marked.ts). */
   readonly env: Readonly<Record<string, string>>;
   /** Written then closed; without it stdin is /dev/null. */
   readonly stdin?: string;
@@ -72,8 +73,10 @@ export function shellArgv(script: string): string[] {
 }
 
 /** Runs one process to its end; expected failures (spawn errors, timeouts, cancel) are results, never rejections. */
-export function runProcess(spec: SpawnSpec): Promise<ProcessResult> {
-  checkSpec(spec);
+export function runProcess(given: SpawnSpec): Promise<ProcessResult> {
+  checkSpec(given);
+  // Always a new mark, even when the environment holds one: a braid run inside a step must not end its host's tree.
+  const spec: SpawnSpec = { ...given, env: { ...given.env, [MARK_VAR]: newMark() } };
   const started = performance.now();
   const elapsed = (): number => Math.round(performance.now() - started);
   if (spec.signal?.aborted) {
@@ -311,6 +314,9 @@ function watch(
     message ??= text;
     clearLimits();
     termination ??= terminateTree(pid!, graceMs, drain);
+    // The ones that left the group (setsid) are ended by their mark; a normal exit leaves them be,
+    // as a step may start a daemon on purpose.
+    if (!isWindows) trackKill(endMarked(spec.env[MARK_VAR]!, graceMs));
   };
   const onAbort = (): void => terminate('canceled', 'canceled');
 
