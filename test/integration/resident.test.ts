@@ -71,7 +71,20 @@ describe('exec/resident launcher', function () {
     assert.equal(r.signal, 'SIGTERM');
     const viaResident = JSON.parse(out) as unknown;
     const spawned = await runProcess({ ...spec, argv: [process.execPath, '-e', PROBE, ...argv.slice(3)] });
-    assert.deepEqual(viaResident, JSON.parse(spawned.stdoutTail), 'the same argv, environment and directory');
+    // Each process has a mark of its own (marked.ts): equal but for its value.
+    const unmarked = (probe: unknown) => {
+      const {
+        env: { BRAID_PROCESS: mark, ...env },
+        ...rest
+      } = probe as { env: Record<string, string> };
+      assert.match(mark ?? '', /^\d+\.[0-9a-f]+$/);
+      return { ...rest, env };
+    };
+    assert.deepEqual(
+      unmarked(viaResident),
+      unmarked(JSON.parse(spawned.stdoutTail)),
+      'the same argv, environment and directory',
+    );
   });
 
   it('holds a step back while its log is behind (it blocks on its own pipe), then delivers every byte', async () => {

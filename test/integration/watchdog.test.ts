@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { LockDir } from '../../src/core/engine/locks/lockDir';
 import { engineWithSteps, survivors } from '../helpers/engineKill';
 import { isGone } from '../helpers/processes';
+import { plan } from '../helpers/planText';
+import { createInterface } from 'node:readline';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -39,6 +41,39 @@ describe('watchdog: steps do not outlive their engine', function () {
         /* gone */
       }
     assert.deepEqual(left, [], 'steps outlived their engine');
+  });
+
+  it('kill -9 of `braid run` ends the processes its steps started outside their groups, by their mark', async () => {
+    // The step's child leaves the group (setsid) and ignores TERM: only its mark leads to it.
+    writeFileSync(
+      join(dir, 'escape.sh'),
+      `trap "" TERM\nsetsid sh -c 'trap "" TERM; exec sleep 60' >/dev/null 2>&1 &\necho "pid $!"\necho "pid $$"\nexec sleep 60\n`,
+    );
+    writeFileSync(
+      join(dir, 'p.braid.yaml'),
+      plan`
+        version: 1
+        steps:
+          s: { run: sh escape.sh }
+      `,
+    );
+    const engine = spawn(process.execPath, [join(ROOT, 'out/cli.js'), 'run', 'p.braid.yaml', '--json'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const pids: number[] = [];
+    await new Promise<void>((done) =>
+      createInterface({ input: engine.stdout }).on('line', (l) => {
+        // One output event may carry both lines.
+        for (const m of ((JSON.parse(l) as { text?: string }).text ?? '').matchAll(/pid (\d+)/g))
+          pids.push(Number(m[1]));
+        if (pids.length === 2) done();
+      }),
+    );
+    engine.kill('SIGKILL');
+    const left = await survivors(pids, 15_000);
+    for (const p of left) process.kill(p, 'SIGKILL');
+    assert.deepEqual(left, [], 'a step outlived its engine');
   });
 });
 

@@ -196,7 +196,7 @@ function watch(
   const { log, onOutput, signal, idleTimeoutMs, timeoutMs } = spec;
   const pid = child.pid;
   // Its own group, so the engine's watchdog ends it should the engine die first (watchdog.ts).
-  if (pid !== undefined && !isWindows) guardGroup(pid);
+  if (pid !== undefined && !isWindows) guardGroup(pid, spec.env[MARK_VAR]);
 
   let reason: Reason | undefined;
   let message: string | undefined;

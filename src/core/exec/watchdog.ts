@@ -2,15 +2,17 @@
 // its whole tree), which also means nothing ends it when the engine itself is killed (kill -9, an
 // out-of-memory kill, a crash): it would finish its side effects with nobody watching, holding no
 // lock any more. So the engine keeps one small bash beside it, the watchdog, that reads the step
-// groups from a pipe (`+PGID` when a step starts, `-PGID` once its group is gone). The kernel
-// closes that pipe however the engine dies; on EOF the watchdog TERMs the groups still listed,
-// gives them up to a second, KILLs them and exits. A normal end lists none, so it just exits.
+// groups from a pipe (`+PGID MARK` when a step starts, `-PGID` once its group is gone). The kernel
+// closes that pipe however the engine dies; on EOF the watchdog TERMs the groups still listed and
+// the processes that left them but carry their step's mark (marked.ts), gives them up to a second,
+// KILLs them and exits. A normal end lists none, so it just exits.
 //
 // Lock files record the watchdog's pid beside the engine's (lockDir.ts): a dead engine's lock is
 // broken only once its watchdog, and so every process of its steps, is gone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { MARK_VAR } from './marked';
 
 const BASH = '/bin/bash';
 
@@ -18,15 +20,18 @@ const BASH = '/bin/bash';
 // neither should reach it, but a `kill -HUP 0` from a step could): only EOF ends it.
 const SCRIPT = `trap '' INT HUP
 declare -A g
-while IFS= read -r l; do case $l in +[0-9]*) g[\${l:1}]=1;; -[0-9]*) unset "g[\${l:1}]";; esac; done
+while IFS=' ' read -r l m; do case $l in +[0-9]*) g[\${l:1}]=\${m:--};; -[0-9]*) unset "g[\${l:1}]";; esac; done
 (( \${#g[@]} )) || exit 0
-for p in "\${!g[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+marked() { local k v p; for k in "\${!g[@]}"; do v=\${g[$k]}; [[ $v = - ]] && continue
+  for p in $(grep -lzx -- "${MARK_VAR}=$v" /proc/[0-9]*/environ 2>/dev/null); do p=\${p#/proc/}; echo "\${p%/environ}"; done; done; }
+end() { for p in "\${!g[@]}"; do kill -$1 -- "-$p" 2>/dev/null; done; for p in $(marked); do kill -$1 "$p" 2>/dev/null; done; }
+end TERM
 for i in 1 2 3 4 5 6 7 8 9 10; do
   a=0; for p in "\${!g[@]}"; do kill -0 -- "-$p" 2>/dev/null && a=1; done
-  (( a )) || exit 0
+  (( a )) || [[ -n $(marked) ]] || exit 0
   sleep 0.1
 done
-for p in "\${!g[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
+end KILL
 exit 0
 `;
 
@@ -39,7 +44,7 @@ let current: Running | undefined;
 let restarts = 0;
 const MAX_RESTARTS = 5;
 /** Groups of steps that are (or may still be) running. */
-const groups = new Set<number>();
+const groups = new Map<number, string | undefined>();
 // A released group still alive is re-checked this often, and forgotten after this many checks
 // (its members are zombies an init that does not reap keeps around, or escaped with setsid).
 const RECHECK_MS = 250;
@@ -76,7 +81,7 @@ function start(): Running | undefined {
     if (groups.size > 0 && restarts++ < MAX_RESTARTS) {
       queueMicrotask(() => {
         const r = start();
-        if (r) for (const g of groups) r.pipe.write(`+${g}\n`);
+        if (r) for (const [g, mark] of groups) r.pipe.write(line(g, mark));
       });
     }
   });
@@ -95,11 +100,15 @@ export function watchdogPid(): number | undefined {
 }
 
 /** The group led by `pgid` (a step just spawned) is ended if this process dies before releasing it. */
-export function guardGroup(pgid: number): void {
+export function guardGroup(pgid: number, mark?: string): void {
   if (groups.has(pgid)) return;
-  groups.add(pgid);
-  start()?.pipe.write(`+${pgid}\n`);
+  groups.set(pgid, mark);
+  start()?.pipe.write(line(pgid, mark));
 }
+
+// A mark is newMark()'s (digits, a dot, hex): nothing the script's read or grep could misread.
+const line = (pgid: number, mark: string | undefined): string =>
+  mark !== undefined && /^[0-9a-f.]+$/.test(mark) ? `+${pgid} ${mark}\n` : `+${pgid}\n`;
 
 /**
  * The step is over. Its group is dropped from the watchdog's list once no member is left, so a
@@ -117,7 +126,7 @@ export function releaseGroup(pgid: number, alive: (pgid: number) => boolean, che
 
 /** KILLs every guarded group now (a second Ctrl-C: no grace, but nothing left behind). */
 export function killGuardedNow(): void {
-  for (const g of groups) {
+  for (const g of groups.keys()) {
     try {
       process.kill(-g, 'SIGKILL');
     } catch {
