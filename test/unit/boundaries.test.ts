@@ -51,7 +51,7 @@ const ENGINE_ORDER = [
   ['records'],
   ['locks', 'steps'],
   ['isolation'],
-  ['review', 'reuse'],
+  ['review', 'reuse', 'takeoverTarget.ts'],
   ['runObservers.ts'],
   ['runPlan.ts'],
 ];
