@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { alternativeChange } from '../../core/engine/review/alternativeChange';
 import { RunStore } from '../../core/engine/records/runStore';
 import type { AlternativeRef, StepRef } from '../common/commandIds';
-import { pickRun } from '../common/pickers';
+import { pickRun } from '../runs/runPickers';
 import { changeResources } from '../review/reviewCommands';
 import { refOf } from '../runs/runCommands';
 import type { RunsModel } from '../runs/runsModel';

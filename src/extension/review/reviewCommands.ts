@@ -13,7 +13,7 @@ import { stepsWithChanges } from '../../core/engine/review/stepDiff';
 import { changeUri, labelUri } from './changeDocuments';
 import { Command, type RunRef, type StepRef } from '../common/commandIds';
 import type { Engines } from '../engine/engines';
-import { pickRun, pickStep } from '../common/pickers';
+import { pickRun, pickStep } from '../runs/runPickers';
 import { refOf } from '../runs/runCommands';
 import type { RunsModel } from '../runs/runsModel';
 import type { RunView } from '../runs/runView';

@@ -13,8 +13,8 @@ import type { RetryOptions, RunSummary, RunRef, StepRef } from '../common/comman
 import { readSettings, type BraidSettings } from '../common/config';
 import type { PlanDiagnostics } from '../plans/diagnostics';
 import type { Engines } from '../engine/engines';
-import { pickPlan, pickPlanStep, pickRun, pickStep } from '../common/pickers';
-import type { Plans } from '../plans/plans';
+import { pickPlanStep, pickRun, pickStep } from './runPickers';
+import { pickPlan, type Plans } from '../plans/plans';
 import type { RunFeedback } from './runFeedback';
 import type { RunsModel } from './runsModel';
 import { isActive, type RunView } from './runView';

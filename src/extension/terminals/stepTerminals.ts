@@ -21,7 +21,8 @@ import type { RunsModel } from '../runs/runsModel';
 import { KeptTerminals } from './keptTerminals';
 import { executeStepTask } from './stepTask';
 import { StepPty } from './stepPty';
-import { closingLine, keepsTerminal, type KeepTerminals } from './terminalPolicy';
+import type { KeepTerminals } from '../common/config';
+import { closingLine, keepsTerminal } from './terminalPolicy';
 
 export interface StepTerminalDeps {
   readonly runs: RunsModel;

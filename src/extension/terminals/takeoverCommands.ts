@@ -10,7 +10,7 @@ import { postTakeover } from '../../core/engine/steps/takeoverInbox';
 import { takeoverTarget, type TakeoverKind } from '../../core/engine/takeoverTarget';
 import type { StepStatus } from '../../core/status';
 import type { StepRef } from '../common/commandIds';
-import { pickRun, pickStep } from '../common/pickers';
+import { pickRun, pickStep } from '../runs/runPickers';
 import { refOf } from '../runs/runCommands';
 import type { RunsModel } from '../runs/runsModel';
 import type { RunView } from '../runs/runView';
