@@ -6,8 +6,15 @@ import type { StepStatus } from '../../core/status';
 import type { RunsModel } from './runsModel';
 import { isActive, type RunView, type StepView } from './runView';
 import { runProgress } from './treeText';
+import type { RunRef, StepRef } from '../common/commandIds';
 import { STATUS_LABEL } from '../common/statusText';
 import { formatDuration, runningMs } from '../../core/format';
+
+/** The run and step a command's argument names (an id, or the tree's item). */
+export function refOf(arg: string | RunRef | StepRef | undefined): { runId?: string; stepId?: string } {
+  if (arg === undefined || typeof arg === 'string') return arg === undefined ? {} : { runId: arg };
+  return 'stepId' in arg ? { runId: arg.runId, stepId: arg.stepId } : { runId: arg.runId };
+}
 
 /** A run among those that pass `filter`; the only active one is taken without asking; `none` is said when no run passes. */
 export async function pickRun(

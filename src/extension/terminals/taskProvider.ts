@@ -7,7 +7,7 @@ import type { EngineEvent } from '../../core/engine/types';
 import { TERMINAL } from '../../core/status';
 import type { RunSummary } from '../common/commandIds';
 import type { Plans } from '../plans/plans';
-import { stepKeys } from '../runs/runCommands';
+import { stepKeys } from '../runs/runRequest';
 import { StepPty } from './stepPty';
 import { TASK_TYPE, type BraidTaskDefinition } from './stepTask';
 
