@@ -7,8 +7,9 @@
 import { SimClock } from '../src/core/engine/scheduling/clock';
 import { Scheduler } from '../src/core/engine/scheduling/scheduler';
 import type { AttemptContext, AttemptResult, StepRunner } from '../src/core/engine/types';
-import type { Graph, GraphStep } from '../src/core/plan/types';
+import type { Graph } from '../src/core/plan/types';
 import { seededRandom } from '../src/core/agents/backoff';
+import { makeGraph } from '../test/helpers/graph';
 import { envInt, fixed, goal, table } from './stats';
 
 const STEPS = 200;
@@ -57,37 +58,11 @@ function agentSteps(seed: number, pooled: boolean): { graph: Graph; dur: Map<str
   const r = seededRandom(seed);
   const ids = Array.from({ length: STEPS }, (_, i) => `a${i}`);
   const dur = new Map(ids.map((id) => [id, Math.round(30_000 + r() * 60_000)]));
-  const steps = new Map<string, GraphStep>();
-  for (const id of ids) {
-    steps.set(id, {
-      id,
-      name: id,
-      kind: 'prompt',
-      prompt: 'work',
-      agent: 'claude',
-      needs: [],
-      dependents: [],
-      env: {},
-      writes: [],
-      reads: [],
-      isolation: 'shared',
-      copy: [],
-      symlink: [],
-      sparse: [],
-      retries: 0,
-      retryDelayMs: 2000,
-      continueOnError: false,
-      if: 'success',
-      review: false,
-      range: { start: { line: 0, column: 0 }, end: { line: 0, column: 0 } },
-      depth: 1,
-      ...(pooled ? { pool: 'provider' } : {}),
-    });
-  }
-  return {
-    graph: { plan: { file: 'bench', name: 'bench', version: 1, env: {}, pools: {} }, agents: {}, steps, order: ids },
-    dur,
-  };
+  const graph = makeGraph(
+    ids.map((id) => ({ id, prompt: 'work', ...(pooled ? { pool: 'provider' } : {}) })),
+    { plan: { file: 'bench', name: 'bench' } },
+  );
+  return { graph, dur };
 }
 
 async function simulate(

@@ -6,17 +6,17 @@ import * as vscode from 'vscode';
 import { Emitter } from '../core/emitter';
 import type { EngineEvent } from '../core/engine/types';
 import { registerAlternatives } from './alternatives/registerAlternatives';
-import { reattach as reattachRuns } from './engine/reattach';
 import { registerEngine } from './engine/registerEngine';
 import { workspaceRoots } from './engine/workspaceRoots';
 import type { GraphPanels } from './graph/graphPanels';
 import { registerGraph } from './graph/registerGraph';
-import type { PlanLenses } from './plans/codeLens';
 import { PlanDiagnostics } from './plans/diagnostics';
 import { Plans } from './plans/plans';
 import { registerPlans } from './plans/registerPlans';
 import { registerReview } from './review/registerReview';
+import { reattach as reattachRuns } from './runs/reattach';
 import { registerRuns } from './runs/registerRuns';
+import type { PlanLenses } from './runs/planLenses';
 import type { RunFeedback } from './runs/runFeedback';
 import { RunsModel } from './runs/runsModel';
 import type { StepsTree } from './runs/stepsTree';
@@ -83,7 +83,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   const { runCommands, viewCommands } = rooms;
   registerReview(context, { runs, engines, runCommands });
   const graphs = registerGraph(context, { plans, runs, runCommands, viewCommands });
-  const lenses = registerPlans(context, { plans, runs, log, graphs });
+  registerPlans(context, { plans, runs, log, showGraph: (uri) => graphs.show(uri) });
   registerAlternatives(context, { runs });
   terminals = registerTerminals(context, { plans, runs, engines, runCommands, log, cliPath, onEvent: applied.on });
 
@@ -95,7 +95,7 @@ async function start(context: vscode.ExtensionContext): Promise<BraidApi> {
   return {
     runs,
     tree: rooms.tree,
-    lenses,
+    lenses: rooms.lenses,
     terminals,
     feedback,
     graphs,

@@ -11,8 +11,9 @@ import { RunStore } from '../../core/engine/records/runStore';
 import type { RunRecord } from '../../core/engine/records/runRecord';
 import { runIsLive } from '../../core/engine/review/landRecorded';
 import { runPlan } from '../../core/engine/runPlan';
-import { takesPeople, type Handover } from '../../core/engine/steps/takeover';
+import type { Handover } from '../../core/engine/steps/takeover';
 import { postTakeover } from '../../core/engine/steps/takeoverInbox';
+import { takeoverTarget } from '../../core/engine/takeoverTarget';
 import { workspaceForCwd } from '../workspace';
 
 export const TAKEOVER_HELP = `  braid attach RUN-ID STEP [--permission P]    open an agent step's CLI here, in its worktree, continuing its
@@ -33,19 +34,6 @@ export interface TakeoverIo {
 
 /** Thrown for bad usage; main prints it with the help. */
 export class TakeoverUsage extends Error {}
-
-// An ended run's step may be taken over in these states (a live run's only while it runs).
-const ATTACHABLE = new Set(['failed', 'conflict', 'review', 'canceled', 'interrupted']);
-
-function agentStep(rec: RunRecord, id: string): string | undefined {
-  const s = rec.graph.steps.find((x) => x.id === id) as { kind?: string; agent?: string } | undefined;
-  if (!s || !rec.steps[id]) return `run ${rec.id} has no step ${id}`;
-  if (s.kind !== 'prompt') return `${id} is a shell step: only an agent step has a session to take over`;
-  const agent = rec.graph.agents[s.agent ?? ''];
-  if (agent && !takesPeople(agent))
-    return `${id}'s agent ${agent.name} runs its prompt as a shell script: a message or a session cannot be handed to it`;
-  return undefined;
-}
 
 /** Runs the handed-over CLI on this terminal; resolves when the person leaves it. */
 function openHere(h: Handover, io: TakeoverIo, signal?: AbortSignal): Promise<number | null> {
@@ -100,23 +88,12 @@ export async function attachCommand(args: string[], io: TakeoverIo): Promise<num
     io.err(`braid: unknown run ${runId}\n`);
     return 1;
   }
-  const problem = agentStep(rec, id);
-  if (problem) {
-    io.err(`braid: ${problem}\n`);
+  const target = takeoverTarget(rec, id, 'attach', runIsLive(rec));
+  if (!target.ok) {
+    io.err(`braid: ${target.message}\n`);
     return 1;
   }
-  if (runIsLive(rec) && rec.steps[id]!.status !== 'running') {
-    // A live run's process takes over a step only while its agent runs; a step it has done with
-    // (failed, conflict, in review) is retried once the run has ended, as `braid retry` would.
-    const status = rec.steps[id]!.status;
-    io.err(
-      ATTACHABLE.has(status)
-        ? `braid: ${id} is ${status} in run ${runId}, which is still going: a live run's step is taken over while it runs; attach continues this one once the run has ended${status === 'review' ? ` (meanwhile braid reject ${runId} ${id} ends it failed, its worktree kept)` : ''}\n`
-        : `braid: ${id} is ${status}: attach takes a running, failed, conflict or review step\n`,
-    );
-    return 1;
-  }
-  if (runIsLive(rec)) {
+  if (target.how === 'live') {
     const live = (): boolean => runIsLive(rec);
     const posted = await postTakeover(store.paths(runId).dir, { kind: 'attach', step: id, pid: process.pid }, live);
     if (!posted.ok) {
@@ -129,11 +106,6 @@ export async function attachCommand(args: string[], io: TakeoverIo): Promise<num
     const end = await stepEnd(store, runId, id);
     io.err(`braid: ${id}: ${end?.status ?? 'unknown'}${end?.message ? ` · ${end.message}` : ''}\n`);
     return end?.status === 'succeeded' || end?.status === 'review' ? 0 : 1;
-  }
-  const status = rec.steps[id]!.status;
-  if (!ATTACHABLE.has(status)) {
-    io.err(`braid: ${id} is ${status}: attach takes a running, failed, conflict or review step\n`);
-    return 1;
   }
   const outcome = await runPlan({
     planFile: rec.planFile,
@@ -179,13 +151,9 @@ export async function sayCommand(args: string[], io: TakeoverIo): Promise<number
     io.err(`braid: unknown run ${runId}\n`);
     return 1;
   }
-  const problem = agentStep(rec, id);
-  if (problem) {
-    io.err(`braid: ${problem}\n`);
-    return 1;
-  }
-  if (!runIsLive(rec)) {
-    io.err(`braid: run ${runId} is not running: say reaches a running step (attach continues an ended one)\n`);
+  const target = takeoverTarget(rec, id, 'say', runIsLive(rec));
+  if (!target.ok) {
+    io.err(`braid: ${target.message}\n`);
     return 1;
   }
   const posted = await postTakeover(store.paths(runId).dir, { kind: 'say', step: id, message }, () => runIsLive(rec));

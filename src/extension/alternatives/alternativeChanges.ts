@@ -6,9 +6,8 @@ import * as vscode from 'vscode';
 import { alternativeChange } from '../../core/engine/review/alternativeChange';
 import { RunStore } from '../../core/engine/records/runStore';
 import type { AlternativeRef, StepRef } from '../common/commandIds';
-import { pickRun } from '../common/pickers';
+import { pickRun, refOf } from '../runs/runPickers';
 import { changeResources } from '../review/reviewCommands';
-import { refOf } from '../runs/runCommands';
 import type { RunsModel } from '../runs/runsModel';
 
 /** What a command's arguments name: a tree row, or run, step and index. */

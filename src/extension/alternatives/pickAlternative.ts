@@ -10,7 +10,7 @@ import type { RunRecord } from '../../core/engine/records/runRecord';
 import { alternativeChange } from '../../core/engine/review/alternativeChange';
 import { alternativeRefOf, openAlternativeChanges } from './alternativeChanges';
 import type { AlternativeRef, StepRef } from '../common/commandIds';
-import { pickRun } from '../common/pickers';
+import { pickRun } from '../runs/runPickers';
 import type { RunsModel } from '../runs/runsModel';
 import { isActive } from '../runs/runView';
 import { pickItemText, waitingForPick } from '../runs/pickText';

@@ -5,7 +5,11 @@ import { AGENT_PERMISSIONS, DEFAULT_PERMISSION, type AgentPermission } from '../
 import type { Isolation } from '../../core/plan/types';
 import type { PriceTable } from '../../core/cost/prices';
 import type { ModelPrice } from '../../core/cost/priceTable';
-import { KEEP_TERMINALS, type KeepTerminals } from '../terminals/terminalPolicy';
+
+/** `failures`: a terminal stays only while its step runs, and after it if the step did not succeed. */
+export type KeepTerminals = 'failures' | 'all';
+
+export const KEEP_TERMINALS: readonly KeepTerminals[] = ['failures', 'all'];
 
 export interface BraidSettings {
   readonly concurrency: number;

@@ -1,9 +1,7 @@
 // The extension's side of the engine socket, in plain Node (no `vscode`), so it is tested without a
-// window. It finds the workspace's engine, or starts one (`braid serve`) detached from the window so
-// runs survive a reload, and offers typed requests, the engine's events and run endings.
-import { spawn } from 'node:child_process';
-import { createConnection, type Socket } from 'node:net';
-import { dirname } from 'node:path';
+// window. It reaches the workspace's engine, or starts one (engineSocketOpen.ts), and offers typed
+// requests, the engine's events and run endings.
+import type { Socket } from 'node:net';
 import type { Disposable } from '../../core/disposable';
 import { Emitter } from '../../core/emitter';
 import { exact } from '../../core/exact';
@@ -23,8 +21,8 @@ import {
   type RunEnded,
 } from '../../protocol/engine';
 import { LineSplitter } from '../../protocol/jsonLines';
-import { engineSocketPathFor, ensurePrivateDir, realWorkspace } from '../../core/engineSocket';
-import { engineLogFile } from '../../core/engine/records/braidLayout';
+import { realWorkspace } from '../../core/engineSocket';
+import { openEngineSocket } from './engineSocketOpen';
 
 export interface ConnectOptions {
   readonly workspace: string;
@@ -205,7 +203,14 @@ class Client implements EngineClient {
   }
 
   private async connect(): Promise<void> {
-    const socket = await this.open();
+    const socket = await openEngineSocket({
+      workspace: this.workspace,
+      env: this.env,
+      cliPath: this.o.cliPath,
+      ...(this.o.execPath !== undefined ? { execPath: this.o.execPath } : {}),
+      startTimeoutMs: this.o.startTimeoutMs ?? 5000,
+      log: this.log,
+    });
     if (this.disposed) {
       socket.destroy();
       throw new Error('the engine client is disposed');
@@ -227,50 +232,6 @@ class Client implements EngineClient {
       socket.destroy();
       throw e;
     }
-  }
-
-  /** A socket to the engine: the running one, or one started now and given a few seconds to listen. */
-  private async open(): Promise<Socket> {
-    const path = engineSocketPathFor(this.workspace, PROTOCOL_VERSION, this.env);
-    const first = await dial(path);
-    if (first.ok) return first.socket;
-    this.log(`no engine at ${path} (${first.code}); starting one`);
-    const started = this.startEngine();
-    const deadline = Date.now() + (this.o.startTimeoutMs ?? 5000);
-    for (let delay = 20; ; delay = Math.min(delay * 1.5, 250)) {
-      await new Promise((r) => setTimeout(r, delay));
-      const next = await dial(path);
-      if (next.ok) return next.socket;
-      // Exit 0 is a lost race (another engine serves the workspace): keep dialing that one.
-      if (started.failure)
-        throw new Error(`the engine did not start: ${started.failure} (see ${engineLogFile(this.workspace)})`);
-      if (Date.now() > deadline)
-        throw new Error(`no engine answered at ${path} (${next.code}); see ${engineLogFile(this.workspace)}`);
-    }
-  }
-
-  private startEngine(): { failure?: string } {
-    const state: { failure?: string } = {};
-    const child = spawn(this.o.execPath ?? process.execPath, [this.o.cliPath, 'serve', '--workspace', this.workspace], {
-      cwd: this.workspace,
-      detached: true,
-      stdio: 'ignore',
-      windowsHide: true,
-      // The engine must run as Node, but the steps it spawns must not inherit that (an Electron app would break).
-      env: {
-        ...this.env,
-        ELECTRON_RUN_AS_NODE: '1',
-        ...(this.env.ELECTRON_RUN_AS_NODE === undefined ? { BRAID_ENGINE_UNSET: 'ELECTRON_RUN_AS_NODE' } : {}),
-      },
-    });
-    child.on('error', (e) => {
-      state.failure = e.message;
-    });
-    child.on('exit', (code, signal) => {
-      if (code !== 0) state.failure = signal ? `killed by ${signal}` : `exit code ${code}`;
-    });
-    child.unref();
-    return state;
   }
 
   private attach(socket: Socket): void {
@@ -400,24 +361,4 @@ class Client implements EngineClient {
       }
     }
   }
-}
-
-type Dialed = { ok: true; socket: Socket } | { ok: false; code: string };
-
-function dial(path: string): Promise<Dialed> {
-  // Only an engine in a folder of this user's own is this user's engine (see ensurePrivateDir).
-  try {
-    ensurePrivateDir(dirname(path), false);
-  } catch (e) {
-    return Promise.resolve({ ok: false, code: (e as Error).message });
-  }
-  return new Promise((resolve) => {
-    const socket = createConnection(path);
-    const onError = (e: NodeJS.ErrnoException) => resolve({ ok: false, code: e.code ?? e.message });
-    socket.once('error', onError);
-    socket.once('connect', () => {
-      socket.off('error', onError);
-      resolve({ ok: true, socket });
-    });
-  });
 }

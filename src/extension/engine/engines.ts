@@ -6,12 +6,24 @@ import type { EngineEvent } from '../../core/engine/types';
 import { RunStore } from '../../core/engine/records/runStore';
 import type { LiveRunRecord, RequestParams, ResultOf, RunEnded } from '../../protocol/engine';
 import { connectEngine, type EngineClient } from './engineClient';
-import type { RunsModel } from '../runs/runsModel';
+
+/**
+ * What the engines feed: the one model of runs (runs/runsModel.ts), handed in by the wiring. Named
+ * here as a port so the engine room sits below the rooms that read runs and start them through it.
+ */
+export interface RunsSink {
+  applyRecord(record: LiveRunRecord): unknown;
+  enqueue(workspace: string, e: EngineEvent): Promise<void>;
+  ensureEnded(workspace: string, runId: string): Promise<void>;
+  /** Reads these workspaces' records again (a run no engine runs). */
+  loadRecords(workspaces: readonly string[]): Promise<void>;
+  get(runId: string): { readonly workspace: string } | undefined;
+}
 
 export interface EnginesDeps {
   readonly cliPath: string;
   /** The one model of runs: every event goes into it first. */
-  readonly runs: RunsModel;
+  readonly runs: RunsSink;
   /** Each event once the runs model has applied it (terminals and tasks follow raw events). */
   readonly onEvent: (workspace: string, e: EngineEvent) => void;
   /** After each snapshot is applied (every connection): the views adopt runs already going. */

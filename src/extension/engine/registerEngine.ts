@@ -1,15 +1,14 @@
 // The engine room: one engine process per workspace beside the window (its events feed the runs
 // model), runs started elsewhere followed live, and `braid mcp` offered to VS Code's MCP clients.
 import * as vscode from 'vscode';
-import type { RunsModel } from '../runs/runsModel';
 import { keeper } from '../common/registration';
-import { Engines, type EnginesDeps } from './engines';
+import { Engines, type EnginesDeps, type RunsSink } from './engines';
 import { registerMcpServers } from './mcpServers';
 import { watchNewRuns } from './newRuns';
 
 export interface EngineRoomDeps {
   readonly cliPath: string;
-  readonly runs: RunsModel;
+  readonly runs: RunsSink;
   readonly log: vscode.LogOutputChannel;
   readonly roots: () => Promise<string[]>;
   readonly onEvent: EnginesDeps['onEvent'];

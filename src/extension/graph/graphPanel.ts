@@ -1,7 +1,8 @@
 // The graph panel's host: one webview panel per plan showing the expanded DAG (mermaid, drawn in
 // the page; its message from graphMessage.ts), live statuses, the selected step's log and buttons.
 // Every message from the page is parsed with src/protocol/webview.ts and acts only on run and step
-// ids this host knows. graphPanels.ts opens the panels and restores them after a reload.
+// ids this host knows; its buttons are graphActions.ts's. graphPanels.ts opens the panels and
+// restores them after a reload.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LogLines } from '../../core/engine/records/logLines';
@@ -17,13 +18,13 @@ import {
   type WebviewMessage,
   type WebviewState,
 } from '../../protocol/webview';
-import { Command } from '../common/commandIds';
 import { graphHtml } from './graphHtml';
 import { LOG_TAIL, LogFeed } from './logFeed';
 import type { Plans } from '../plans/plans';
 import type { RunCommands } from '../runs/runCommands';
 import { nodeUpdate } from './graphNodes';
-import { alternativeOf, bestOfAction, bestOfSteps, stepUpdates } from './graphAlternatives';
+import { dropped, graphAction } from './graphActions';
+import { alternativeOf, bestOfSteps, stepUpdates } from './graphAlternatives';
 import { graphMessage } from './graphMessage';
 import { stepTime } from '../runs/treeText';
 import type { RunsModel, StepChange } from '../runs/runsModel';
@@ -376,56 +377,15 @@ export class GraphPanel implements vscode.Disposable {
         return;
       }
       case 'action':
-        await this.action(msg);
-    }
-  }
-
-  private async action(msg: Extract<WebviewMessage, { type: 'action' }>): Promise<void> {
-    const c = this.d.commands;
-    const runId = this.runId;
-    if (msg.stepId !== undefined && !this.known(msg.stepId)) return dropped(msg, 'unknown step');
-    if (msg.runId !== undefined && msg.runId !== runId) return dropped(msg, 'not the shown run');
-    const best = bestOfAction(this.graph, runId, msg.action, msg.stepId);
-    if (best === 'drop') return dropped(msg, "not an action of a best-of step's alternatives");
-    if (best) {
-      await vscode.commands.executeCommand(best.command, ...best.args);
-      return;
-    }
-    switch (msg.action) {
-      case 'run-plan':
-        await c.runPlan(this.plan);
-        return;
-      case 'run-from':
-        await c.runFrom(this.plan, msg.stepId);
-        return;
-      case 'retry':
-        if (runId) await c.retryStep(runId, msg.stepId);
-        return;
-      case 'retry-failed':
-        if (runId) await c.retryFailed(runId);
-        return;
-      case 'cancel':
-        if (runId) await c.cancelStep(runId, msg.stepId);
-        return;
-      case 'cancel-run':
-        if (runId) await c.cancelRun(runId);
-        return;
-      case 'open-worktree':
-        if (runId) await this.d.views.openWorktree(runId, msg.stepId);
-        return;
-      // The review commands, as the tree and the notification run them.
-      case 'review-changes':
-        if (runId) await vscode.commands.executeCommand(Command.reviewChanges, runId, msg.stepId!);
-        return;
-      case 'approve':
-        if (runId) await vscode.commands.executeCommand(Command.approveStep, runId, msg.stepId!);
-        return;
-      case 'reject':
-        if (runId) await vscode.commands.executeCommand(Command.rejectStep, runId, msg.stepId!);
-        return;
-      case 'merge-again':
-        if (runId) await vscode.commands.executeCommand(Command.mergeAgain, runId, msg.stepId!);
-        return;
+        if (msg.stepId !== undefined && !this.known(msg.stepId)) return dropped(msg, 'unknown step');
+        if (msg.runId !== undefined && msg.runId !== this.runId) return dropped(msg, 'not the shown run');
+        await graphAction(msg, {
+          plan: this.plan,
+          graph: this.graph,
+          runId: this.runId,
+          commands: this.d.commands,
+          views: this.d.views,
+        });
     }
   }
 
@@ -436,11 +396,4 @@ export class GraphPanel implements vscode.Disposable {
     for (const s of this.subs) s.dispose();
     this.panel.dispose();
   }
-}
-
-/** Every message the page sends is checked; what does not fit is dropped, and said. */
-function dropped(msg: WebviewMessage, why: string): void {
-  console.warn(
-    `braid: dropped a ${msg.type} message from the graph panel (${why}): ${JSON.stringify(msg).slice(0, 200)}`,
-  );
 }

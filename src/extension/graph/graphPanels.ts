@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { webviewStateSchema, type WebviewState } from '../../protocol/webview';
 import type { RunRef } from '../common/commandIds';
 import { GraphPanel, type GraphPanelDeps } from './graphPanel';
-import { pickPlan } from '../common/pickers';
+import { pickPlan } from '../plans/plans';
 
 export const GRAPH_VIEW_TYPE = 'braid.graph';
 const LAST_PLAN = 'braid.graph.lastPlan';

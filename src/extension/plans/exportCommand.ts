@@ -7,8 +7,7 @@ import { exportGithubActions } from '../../core/export/githubActions';
 import { planSlug } from '../../core/export/ghText';
 import { compilePlan } from '../../core/plan/compile';
 import { readSettings } from '../common/config';
-import { pickPlan } from '../common/pickers';
-import type { Plans } from './plans';
+import { pickPlan, type Plans } from './plans';
 
 /** The workflow file a plan exports to, under `root`. */
 export function workflowPathFor(root: string, planFile: string): string {

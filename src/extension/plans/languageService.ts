@@ -10,11 +10,11 @@ import { keyDocsFromSchema } from '../../core/language/schemaDocs';
 import type { CompletionItem, CompletionKind, ServiceContext } from '../../core/language/types';
 import type { KeyDocs } from '../../core/plan/keyDocs';
 import type { Position } from '../../core/plan/types';
-import { runningMs } from '../../core/format';
+import { runningMs, type TimeFacts } from '../../core/format';
+import type { StepStatus } from '../../core/status';
 import { readSettings } from '../common/config';
 import { toRange } from './diagnostics';
 import type { Plans } from './plans';
-import type { RunsModel } from '../runs/runsModel';
 
 export interface LanguageDeps {
   readonly selector: vscode.DocumentSelector;
@@ -22,8 +22,12 @@ export interface LanguageDeps {
   readonly schemaPath: string;
   /** For the plan's own diagnostics (the quick fixes' suggestions), cached by version. */
   readonly plans: Pick<Plans, 'compileDocument'>;
-  /** Read only: a step id's hover shows its last run. */
-  readonly runs: Pick<RunsModel, 'latestOf'>;
+  /** Read only: a step id's hover shows its last run (the runs model, runs/runsModel.ts). */
+  readonly runs: {
+    latestOf(
+      planFile: string,
+    ): { readonly steps: ReadonlyMap<string, TimeFacts & { readonly status: StepStatus }> } | undefined;
+  };
 }
 
 const TRIGGERS = ['.', ':', ' ', '[', ',', '{'];

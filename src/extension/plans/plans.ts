@@ -10,6 +10,8 @@ import { readSettings } from '../common/config';
 import { BRAID_DIR } from '../../core/engine/records/braidLayout';
 
 export const PLAN_GLOB = '**/*.braid.{yaml,yml,json}';
+/** The plan files, for the providers that work on them (lenses, the language service). */
+export const PLAN_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: PLAN_GLOB }];
 const PLAN_NAME = /\.braid\.(ya?ml|json)$/i;
 
 export function isPlanUri(uri: vscode.Uri): boolean {
@@ -78,4 +80,26 @@ export class Plans implements vscode.Disposable {
   dispose(): void {
     for (const s of this.subs) s.dispose();
   }
+}
+
+/** The plan a bare command acts on: the given one, the active editor's, the only one, else a quick pick. */
+export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode.Uri | undefined> {
+  if (given) return given;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active && isPlanUri(active)) return active;
+  const found = await plans.find();
+  if (found.length === 0) {
+    const pick = await vscode.window.showInformationMessage(
+      'Braid: there is no plan (*.braid.yaml) in this workspace.',
+      'New Plan',
+    );
+    if (pick) await vscode.commands.executeCommand('braid.newPlan');
+    return undefined;
+  }
+  if (found.length === 1) return found[0];
+  const item = await vscode.window.showQuickPick(
+    found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
+    { title: 'Braid: choose a plan', matchOnDescription: true },
+  );
+  return item?.uri;
 }

@@ -1,32 +1,27 @@
-// The plans room, where plans are written: lenses above plans and steps, the plan language service
-// (completion, hover, navigation, rename, symbols, quick fixes), New Plan and the export to
-// GitHub Actions. (Plans and their Problems are made by the wiring: every room reads them.)
+// The plans room, where plans are written: the plan language service (completion, hover,
+// navigation, rename, symbols, quick fixes), New Plan and the export to GitHub Actions. (Plans and
+// their Problems are made by the wiring: every room reads them; the lenses that run a plan from
+// its text are the runs room's.)
 import * as vscode from 'vscode';
 import { Command } from '../common/commandIds';
 import { commandRegistrar, keeper } from '../common/registration';
-import type { GraphPanels } from '../graph/graphPanels';
-import type { RunsModel } from '../runs/runsModel';
-import { PlanLenses } from './codeLens';
 import { exportPlanToGithubActions } from './exportCommand';
-import { registerLanguageService } from './languageService';
+import { registerLanguageService, type LanguageDeps } from './languageService';
 import { newPlan } from './newPlan';
-import type { Plans } from './plans';
-
-const PLAN_SELECTOR: vscode.DocumentSelector = [{ scheme: 'file', pattern: '**/*.braid.{yaml,yml,json}' }];
+import { PLAN_SELECTOR, type Plans } from './plans';
 
 export interface PlansRoomDeps {
   readonly plans: Plans;
-  readonly runs: RunsModel;
+  /** Read only: a step id's hover shows its last run. */
+  readonly runs: LanguageDeps['runs'];
   readonly log: vscode.LogOutputChannel;
-  /** A new plan opens with its graph. */
-  readonly graphs: GraphPanels;
+  /** A new plan opens with its graph (the graph room's). */
+  readonly showGraph: (uri: vscode.Uri) => Promise<unknown>;
 }
 
-export function registerPlans(context: vscode.ExtensionContext, d: PlansRoomDeps): PlanLenses {
+export function registerPlans(context: vscode.ExtensionContext, d: PlansRoomDeps): void {
   const sub = keeper(context);
-  const { plans, runs, log, graphs } = d;
-  const lenses = sub(new PlanLenses(plans, runs));
-  sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
+  const { plans, runs, log, showGraph } = d;
   sub(
     registerLanguageService({
       selector: PLAN_SELECTOR,
@@ -36,7 +31,6 @@ export function registerPlans(context: vscode.ExtensionContext, d: PlansRoomDeps
     }),
   );
   const register = commandRegistrar(context);
-  register(Command.newPlan, (options) => newPlan({ log, showGraph: (uri) => graphs.show(uri) }, options));
+  register(Command.newPlan, (options) => newPlan({ log, showGraph }, options));
   register(Command.exportGithubActions, (uri) => exportPlanToGithubActions(plans, uri));
-  return lenses;
 }

@@ -1,5 +1,6 @@
-// The runs room: the Runs tree, the status bar and progress of active runs, and the commands that
-// run, retry, cancel and look at runs (logs, validation, clean-up, worktrees). Commands that no
+// The runs room: the Runs tree, the status bar and progress of active runs, the lenses that run a
+// plan from its text and show its last run, and the commands that run, retry, cancel and look at
+// runs (logs, validation, clean-up, worktrees). Commands that no
 // run could take stay out of the palette (package.json `when` clauses, set from paletteContext).
 import * as vscode from 'vscode';
 import { RETRYABLE } from '../../core/status';
@@ -7,8 +8,9 @@ import { Command } from '../common/commandIds';
 import { commandRegistrar, keeper } from '../common/registration';
 import type { Engines } from '../engine/engines';
 import type { PlanDiagnostics } from '../plans/diagnostics';
-import type { Plans } from '../plans/plans';
+import { PLAN_SELECTOR, type Plans } from '../plans/plans';
 import { paletteContext } from './paletteContext';
+import { PlanLenses } from './planLenses';
 import { RunCommands } from './runCommands';
 import { RunFeedback } from './runFeedback';
 import type { RunsModel } from './runsModel';
@@ -29,6 +31,7 @@ export interface RunsRoom {
   /** The gestures other rooms start runs and look at them with (graph buttons, tasks, review). */
   readonly runCommands: RunCommands;
   readonly viewCommands: ViewCommands;
+  readonly lenses: PlanLenses;
 }
 
 export function registerRuns(context: vscode.ExtensionContext, d: RunsRoomDeps): RunsRoom {
@@ -45,6 +48,8 @@ export function registerRuns(context: vscode.ExtensionContext, d: RunsRoomDeps):
   const viewCommands = new ViewCommands({ plans, diagnostics, runs, cliPath });
   const tree = sub(new StepsTree(runs));
   sub(vscode.window.createTreeView('braid.steps', { treeDataProvider: tree, showCollapseAll: true }));
+  const lenses = sub(new PlanLenses(plans, runs));
+  sub(vscode.languages.registerCodeLensProvider(PLAN_SELECTOR, lenses));
 
   const register = commandRegistrar(context);
   register(Command.runPlan, (uri) => runCommands.runPlan(uri));
@@ -76,5 +81,5 @@ export function registerRuns(context: vscode.ExtensionContext, d: RunsRoomDeps):
   };
   sub(runs.onDidChange(updateContext));
   updateContext();
-  return { feedback, tree, runCommands, viewCommands };
+  return { feedback, tree, runCommands, viewCommands, lenses };
 }

@@ -6,15 +6,14 @@ import { selectSteps } from '../../core/engine/scheduling/selection';
 import { missingFor, noticeMissing } from '../plans/missingAgentNotice';
 import type { Graph } from '../../core/plan/types';
 import { canResume } from '../../core/agents/resume';
-import type { CompileOptions } from '../../core/plan/compile';
 import { RunStore } from '../../core/engine/records/runStore';
-import type { RequestParams } from '../../protocol/engine';
 import type { RetryOptions, RunSummary, RunRef, StepRef } from '../common/commandIds';
-import { readSettings, type BraidSettings } from '../common/config';
+import { readSettings } from '../common/config';
 import type { PlanDiagnostics } from '../plans/diagnostics';
 import type { Engines } from '../engine/engines';
-import { pickPlan, pickPlanStep, pickRun, pickStep } from '../common/pickers';
-import type { Plans } from '../plans/plans';
+import { pickPlanStep, pickRun, pickStep, refOf } from './runPickers';
+import { engineCompileOptions, retryParams, runParams, stepKeys, stepsOfKey, type Selection } from './runRequest';
+import { pickPlan, type Plans } from '../plans/plans';
 import type { RunFeedback } from './runFeedback';
 import type { RunsModel } from './runsModel';
 import { isActive, type RunView } from './runView';
@@ -26,27 +25,6 @@ export interface RunCommandDeps {
   readonly engines: Engines;
   readonly runs: RunsModel;
   readonly feedback: RunFeedback;
-}
-
-/** From code: `resume` continues the agent's recorded session (asked when absent and there is one). */
-type Selection = { readonly only?: readonly string[]; readonly from?: string; readonly fresh?: boolean };
-
-/** Step keys as written in the plan: a matrix step once, by its key. */
-export function stepKeys(graph: Graph): string[] {
-  const keys = new Set<string>();
-  for (const id of graph.order) keys.add(graph.steps.get(id)!.matrix?.group ?? id);
-  return [...keys];
-}
-
-/** The concrete steps a key names: itself, or every member of a matrix step. */
-export function stepsOfKey(graph: Graph, key: string): string[] {
-  if (graph.steps.has(key)) return [key];
-  return graph.order.filter((id) => graph.steps.get(id)!.matrix?.group === key);
-}
-
-export function refOf(arg: string | RunRef | StepRef | undefined): { runId?: string; stepId?: string } {
-  if (arg === undefined || typeof arg === 'string') return arg === undefined ? {} : { runId: arg };
-  return 'stepId' in arg ? { runId: arg.runId, stepId: arg.stepId } : { runId: arg.runId };
 }
 
 export class RunCommands {
@@ -279,19 +257,7 @@ export class RunCommands {
       void noticeMissing(graph.plan.name, missing);
       return undefined;
     }
-    const options = await this.d.plans.options(plan);
-    const settings = readSettings(plan);
-    const params: RequestParams<'run'> = {
-      planFile: plan.fsPath,
-      ...(sel.only ? { only: sel.only } : {}),
-      ...(sel.from ? { from: sel.from } : {}),
-      ...(sel.fresh ? { fresh: true } : {}),
-      // The plan's own concurrency wins over the setting.
-      ...(graph.plan.concurrency === undefined ? { concurrency: settings.concurrency } : {}),
-      compile: engineCompileOptions(options),
-      ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
-      ...watchOf(settings),
-    };
+    const params = runParams(plan.fsPath, graph, sel, await this.d.plans.options(plan), readSettings(plan));
     return this.follow(() => this.d.engines.run(workspace, params), graph.plan.name, onStarted);
   }
 
@@ -304,21 +270,9 @@ export class RunCommands {
     const run = this.d.runs.get(runId);
     if (!run) return undefined;
     // The settings as they are now (a retry reads the plan again, so it takes its new agents too).
-    const compile = engineCompileOptions(await this.d.plans.options(vscode.Uri.file(run.planFile)));
-    const settings = readSettings(vscode.Uri.file(run.planFile));
-    const watch = watchOf(settings);
-    return this.follow(
-      () =>
-        this.d.engines.retry(run.workspace, {
-          runId,
-          compile,
-          ...watch,
-          ...(steps ? { steps } : {}),
-          ...(resume ? { resume } : {}),
-          ...(Object.keys(settings.prices).length > 0 ? { prices: { ...settings.prices } } : {}),
-        }),
-      run.planName,
-    );
+    const planUri = vscode.Uri.file(run.planFile);
+    const params = retryParams(runId, steps, resume, await this.d.plans.options(planUri), readSettings(planUri));
+    return this.follow(() => this.d.engines.retry(run.workspace, params), run.planName);
   }
 
   /** Starts through the engine, shows progress, and resolves with the run's end. */
@@ -347,23 +301,6 @@ export class RunCommands {
     await this.d.runs.settled(); // views (tree, lenses) show the end before the command answers
     return { runId: end.runId, status: end.status, steps: end.steps };
   }
-}
-
-/** The settings' own trace endpoint and webhooks, for the engine to add to the run's. */
-function watchOf(s: BraidSettings): Pick<RequestParams<'run'>, 'watch'> {
-  if (s.otelEndpoint === undefined && s.notify.length === 0) return {};
-  return {
-    watch: {
-      ...(s.otelEndpoint !== undefined ? { otelEndpoint: s.otelEndpoint } : {}),
-      ...(s.notify.length > 0 ? { notify: s.notify } : {}),
-    },
-  };
-}
-
-/** The compile options the engine takes from the window: all but `isGit`, which it finds itself. */
-function engineCompileOptions(o: CompileOptions): NonNullable<RequestParams<'run'>['compile']> {
-  const { isGit: _found, ...rest } = o;
-  return rest;
 }
 
 /** Continue the agent's session, or start over; undefined when the user dismissed the question. */

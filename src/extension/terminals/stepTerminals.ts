@@ -1,17 +1,13 @@
-// Each running step is a VS Code task of type `braid` ({ plan, step }) whose CustomExecution
-// pseudoterminal shows the step's live output; closing that terminal cancels the step. Output is
-// pushed from engine events and nothing polls; only a step adopted after a reload reads its log
-// once, for what it printed before this window attached.
-// A task's terminal closes with its step (presentation `close`), so a big plan leaves no pile of
-// terminals and VS Code prints no exit-code line of its own that could contradict the step; a step
-// that went wrong gets a plain terminal in its place, showing the same output and Braid's one
-// closing line, until the user closes it or the step runs again.
+// Each running step is shown as a task (stepTask.ts) whose pseudoterminal (stepPty.ts) shows its
+// live output; closing that terminal cancels the step. Output is pushed from engine events and
+// nothing polls; only a step adopted after a reload reads its log once, for what it printed before
+// this window attached. A task's terminal closes with its step, so a big plan leaves no pile of
+// terminals; a step that went wrong keeps a plain one in its place (keptTerminals.ts).
 // Opening a task's terminal takes VS Code 200–300 ms, so one terminal is opened ahead, for the
 // pending step most likely to start next (nextTerminal.ts): it says what it waits for, and becomes
 // the step's terminal when the step starts, so the step's first output shows at once. It closes
 // if the step ends without running (skipped, canceled) or the run ends.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { StepRecord } from '../../core/engine/records/runRecord';
 import { RunStore } from '../../core/engine/records/runStore';
@@ -22,78 +18,11 @@ import type { LiveRunRecord } from '../../protocol/engine';
 import { AlternativeLines } from './alternativeLines';
 import { nextTerminal, runningNeeds } from './nextTerminal';
 import type { RunsModel } from '../runs/runsModel';
-import { closingLine, keepsTerminal, TerminalTranscript, type KeepTerminals } from './terminalPolicy';
-
-export const TASK_TYPE = 'braid';
-export interface BraidTaskDefinition extends vscode.TaskDefinition {
-  readonly type: typeof TASK_TYPE;
-  /** The plan file, relative to its workspace folder. */
-  readonly plan: string;
-  readonly step?: string;
-  /**
-   * The run a shown step belongs to. Without it a step's terminal task would have the same
-   * definition, so the same task id, as the provider's task that *launches* that step: the
-   * extension host keeps one custom execution an id, and a fetch of the provider's tasks (Run
-   * Task) would swap ours for the launcher, so showing a step started a second run of it.
-   */
-  readonly run?: string;
-}
-
-/** Terminal text: LF → CRLF (a pseudoterminal is raw). */
-export function toTerminalText(text: string): string {
-  return text.replace(/\r?\n/g, '\r\n');
-}
-
-/** A pseudoterminal fed by engine events; buffers until VS Code opens it. */
-export class StepPty implements vscode.Pseudoterminal {
-  private readonly write = new vscode.EventEmitter<string>();
-  private readonly done = new vscode.EventEmitter<number>();
-  readonly onDidWrite = this.write.event;
-  readonly onDidClose = this.done.event;
-  private pending: string[] | undefined = [];
-  private ended = false;
-  /** What it showed, for the terminal that replaces it if the step goes wrong. */
-  readonly transcript = new TerminalTranscript();
-  /** An exit that came before VS Code opened the terminal: fired on open, or the task never ends. */
-  private exitBeforeOpen: number | undefined;
-
-  constructor(private readonly onUserClose: () => void) {}
-
-  open(): void {
-    for (const chunk of this.pending ?? []) this.write.fire(chunk);
-    this.pending = undefined;
-    if (this.exitBeforeOpen !== undefined) {
-      const code = this.exitBeforeOpen;
-      setTimeout(() => this.done.fire(code), 0);
-    }
-  }
-
-  /** The user closed the terminal (or VS Code disposed it): cancel the step unless it is over. */
-  close(): void {
-    if (!this.ended) {
-      this.ended = true;
-      this.onUserClose();
-    }
-  }
-
-  print(text: string): void {
-    const t = toTerminalText(text);
-    this.transcript.add(t);
-    if (this.pending) this.pending.push(t);
-    else this.write.fire(t);
-  }
-
-  finish(code: number): void {
-    if (this.ended) return;
-    this.ended = true;
-    if (this.pending) this.exitBeforeOpen = code;
-    else this.done.fire(code);
-  }
-
-  get isEnded(): boolean {
-    return this.ended;
-  }
-}
+import { KeptTerminals } from './keptTerminals';
+import { executeStepTask } from './stepTask';
+import { StepPty } from './stepPty';
+import type { KeepTerminals } from '../common/config';
+import { closingLine, keepsTerminal } from './terminalPolicy';
 
 export interface StepTerminalDeps {
   readonly runs: RunsModel;
@@ -101,19 +30,6 @@ export interface StepTerminalDeps {
   readonly log: (line: string) => void;
   /** The `braid.keepTerminals` setting, read when a step ends. */
   readonly keep: () => KeepTerminals;
-}
-
-/** A finished step's terminal: what it showed, ending with its closing line; closing it does nothing else. */
-class KeptPty implements vscode.Pseudoterminal {
-  private readonly write = new vscode.EventEmitter<string>();
-  readonly onDidWrite = this.write.event;
-  constructor(readonly text: string) {}
-  open(): void {
-    this.write.fire(this.text);
-  }
-  close(): void {
-    this.write.dispose();
-  }
 }
 
 /**
@@ -129,8 +45,8 @@ export class StepTerminals implements vscode.Disposable {
   /** Each shown step's record, folded from its events as run.json's is: it says when an attempt starts. */
   private readonly records = new Map<string, StepRecord>();
   private readonly executions = new Map<string, vscode.TaskExecution>();
-  /** Terminals kept after their step went wrong, by `run/step`. */
-  private readonly kept = new Map<string, { readonly terminal: vscode.Terminal; readonly pty: KeptPty }>();
+  /** Terminals kept after their step went wrong. */
+  private readonly kept = new KeptTerminals();
   private readonly sub: vscode.Disposable;
   private readonly closeSub: vscode.Disposable;
   private shuttingDown = false;
@@ -145,7 +61,7 @@ export class StepTerminals implements vscode.Disposable {
   constructor(private readonly deps: StepTerminalDeps) {
     this.closeSub = vscode.window.onDidCloseTerminal((t) => {
       if (t.exitStatus?.reason === vscode.TerminalExitReason.Shutdown) this.stopCancels();
-      for (const [key, k] of this.kept) if (k.terminal === t) this.kept.delete(key);
+      this.kept.closed(t);
     });
     // A task ended by the workbench (its terminal closed, "Terminate Task") while its step runs:
     // the user means the step. Not every workbench calls the pseudoterminal's close() for it.
@@ -195,7 +111,7 @@ export class StepTerminals implements vscode.Disposable {
     const next = foldStep(prev, e);
     this.records.set(key, next);
     if (e.status === 'running') {
-      this.unkeep(key);
+      this.kept.unkeep(key);
       const existing = this.ptys.get(key);
       if (existing && !existing.isEnded) {
         // The running attempt reported again (a merge-back's lock wait and grant) is not a new one.
@@ -217,8 +133,10 @@ export class StepTerminals implements vscode.Disposable {
       pty.print(
         `\r\n\x1b[2m${closingLine({ status: e.status, exitCode: e.exitCode, signal: e.signal, message: endSentence(e) })}\x1b[0m\r\n`,
       );
-      if (keepsTerminal(e.status, this.deps.keep()))
-        this.keepTerminal(key, e.run, e.id, e.status, pty.transcript.text());
+      if (keepsTerminal(e.status, this.deps.keep())) {
+        const name = `${this.deps.runs.get(e.run)?.steps.get(e.id)?.name ?? e.id} (${e.status})`;
+        this.kept.keep(key, name, e.status, pty.transcript.text());
+      }
       // Always 0: the task's own exit code would make VS Code print a line of its own, and the
       // step's outcome is already said above (a failure is not "failed to launch").
       pty.finish(0);
@@ -246,30 +164,7 @@ export class StepTerminals implements vscode.Disposable {
 
   /** The terminals kept after their steps went wrong: the step, the terminal's name and what it shows. */
   keptTerminals(): { readonly run: string; readonly step: string; readonly name: string; readonly text: string }[] {
-    return [...this.kept].map(([key, k]) => {
-      const slash = key.indexOf('/');
-      return { run: key.slice(0, slash), step: key.slice(slash + 1), name: k.terminal.name, text: k.pty.text };
-    });
-  }
-
-  private keepTerminal(key: string, runId: string, stepId: string, status: string, text: string): void {
-    this.unkeep(key);
-    const name = `${this.deps.runs.get(runId)?.steps.get(stepId)?.name ?? stepId} (${status})`;
-    const pty = new KeptPty(text);
-    const failed = status !== 'succeeded';
-    const terminal = vscode.window.createTerminal({
-      name,
-      pty,
-      isTransient: true,
-      iconPath: new vscode.ThemeIcon(failed ? 'error' : 'pass'),
-      ...(failed ? { color: new vscode.ThemeColor('terminal.ansiRed') } : {}),
-    });
-    this.kept.set(key, { terminal, pty });
-  }
-
-  private unkeep(key: string): void {
-    this.kept.get(key)?.terminal.dispose();
-    this.kept.delete(key);
+    return this.kept.list();
   }
 
   /** The task execution showing a step now, if any (tests and "show terminal"). */
@@ -304,7 +199,7 @@ export class StepTerminals implements vscode.Disposable {
     pty.print(`\x1b[2mwaiting for ${needs.join(', ')}…\x1b[0m\n`);
     const ahead: NonNullable<StepTerminals['ahead']> = { runId, stepId, pty };
     this.ahead = ahead;
-    void this.execute(runId, stepId, pty).then((exec) => {
+    void executeStepTask(this.deps.runs.get(runId), runId, stepId, pty).then((exec) => {
       if (!exec) return;
       ahead.exec = exec;
       // It started meanwhile: its execution is the step's now.
@@ -345,41 +240,8 @@ export class StepTerminals implements vscode.Disposable {
     if (earlier !== undefined)
       pty.print(`\x1b[2m── reattached: attempt ${attempt}, the output so far ──\x1b[0m\n${earlier}`);
     else if (attempt > 1) pty.print(`\x1b[2m── attempt ${attempt} ──\x1b[0m\n`);
-    const exec = await this.execute(runId, stepId, pty);
+    const exec = await executeStepTask(this.deps.runs.get(runId), runId, stepId, pty);
     if (exec) this.executions.set(key, exec);
-  }
-
-  /** Starts the task whose terminal shows `pty`: named after the step, as the run's. */
-  private async execute(runId: string, stepId: string, pty: StepPty): Promise<vscode.TaskExecution | undefined> {
-    const run = this.deps.runs.get(runId);
-    const planUri = run ? vscode.Uri.file(run.planFile) : undefined;
-    const folder = planUri ? vscode.workspace.getWorkspaceFolder(planUri) : undefined;
-    const plan = run ? (folder ? path.relative(folder.uri.fsPath, run.planFile) : run.planFile) : '';
-    const def: BraidTaskDefinition = { type: TASK_TYPE, plan, step: stepId, run: runId };
-    const name = run?.steps.get(stepId)?.name ?? stepId;
-    const task = new vscode.Task(
-      def,
-      folder ?? vscode.TaskScope.Workspace,
-      name,
-      'braid',
-      new vscode.CustomExecution(async () => pty),
-    );
-    task.presentationOptions = {
-      reveal: vscode.TaskRevealKind.Silent,
-      focus: false,
-      panel: vscode.TaskPanelKind.Dedicated,
-      echo: false,
-      clear: true,
-      close: true,
-    };
-    task.isBackground = false;
-    try {
-      return await vscode.tasks.executeTask(task);
-    } catch (err) {
-      // A workbench that refuses tasks (e.g. untrusted) still runs the step: only the view is lost.
-      console.warn(`braid: could not show step ${stepId} as a task: ${(err as Error).message}`);
-      return undefined;
-    }
   }
 
   /** The user closed a step's terminal (or ended its task): they mean the step, unless the window is going. */
@@ -408,8 +270,7 @@ export class StepTerminals implements vscode.Disposable {
     for (const pty of this.ptys.values()) pty.finish(0);
     this.ptys.clear();
     this.closeAhead();
-    for (const k of this.kept.values()) k.terminal.dispose();
-    this.kept.clear();
+    this.kept.dispose();
   }
 }
 

@@ -4,14 +4,13 @@
 // through the run's takeover folder (core/engine/steps/takeoverInbox.ts) as `braid say` sends it.
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { worktreePath } from '../../core/engine/isolation/worktree';
 import { RunStore } from '../../core/engine/records/runStore';
 import { runIsLive } from '../../core/engine/review/landRecorded';
-import { takesPeople } from '../../core/engine/steps/takeover';
 import { postTakeover } from '../../core/engine/steps/takeoverInbox';
+import { takeoverTarget, type TakeoverKind } from '../../core/engine/takeoverTarget';
+import type { StepStatus } from '../../core/status';
 import type { StepRef } from '../common/commandIds';
-import { pickRun, pickStep } from '../common/pickers';
-import { refOf } from '../runs/runCommands';
+import { pickRun, pickStep, refOf } from '../runs/runPickers';
 import type { RunsModel } from '../runs/runsModel';
 import type { RunView } from '../runs/runView';
 import { requireTrust } from '../common/trust';
@@ -21,7 +20,11 @@ export interface TakeoverDeps {
   readonly cliPath: string;
 }
 
-const ATTACHABLE = ['running', 'failed', 'conflict', 'review'] as const;
+/** The steps each command offers (the Steps view's menu offers the same, package.json). */
+const OFFERED: Record<TakeoverKind, readonly StepStatus[]> = {
+  attach: ['running', 'failed', 'conflict', 'review'],
+  say: ['running'],
+};
 
 export class TakeoverCommands {
   constructor(private readonly d: TakeoverDeps) {}
@@ -29,17 +32,9 @@ export class TakeoverCommands {
   /** Opens a terminal in the step's folder running `braid attach RUN STEP`; returns it. */
   async continueInTerminal(arg?: string | StepRef, stepArg?: string): Promise<vscode.Terminal | undefined> {
     if (!requireTrust('hand a step to a terminal')) return undefined;
-    const found = await this.agentStep(arg, stepArg, ATTACHABLE, 'Continue in Terminal');
+    const found = await this.agentStep(arg, stepArg, 'attach', 'Continue in Terminal');
     if (!found) return undefined;
     const { run, stepId, worktree } = found;
-    // A live run's process takes over a step only while it runs (as `braid attach` says).
-    const status = run.steps.get(stepId)!.status;
-    if (status !== 'running' && (await this.live(run))) {
-      void vscode.window.showInformationMessage(
-        `Braid: ${stepId} is ${status} in run ${run.id}, which is still going: Continue in Terminal takes it once the run has ended.`,
-      );
-      return undefined;
-    }
     const cwd = worktree && existsSync(worktree) ? worktree : run.workspace;
     const terminal = vscode.window.createTerminal({
       name: `Braid: ${stepId}`,
@@ -56,7 +51,7 @@ export class TakeoverCommands {
   /** Asks for a message and sends it to the running step; true once the run took it. */
   async sendToStep(arg?: string | StepRef, stepArg?: string, given?: string): Promise<boolean> {
     if (!requireTrust('send a message to a step')) return false;
-    const found = await this.agentStep(arg, stepArg, ['running'], 'Send to Step');
+    const found = await this.agentStep(arg, stepArg, 'say', 'Send to Step');
     if (!found) return false;
     const { run, stepId } = found;
     const message =
@@ -69,10 +64,6 @@ export class TakeoverCommands {
       }));
     if (message === undefined || message.trim() === '') return false;
     const store = new RunStore(run.workspace);
-    if (!(await this.live(run))) {
-      void vscode.window.showWarningMessage(`Braid: run ${run.id} is not running.`);
-      return false;
-    }
     let going = true;
     const posted = await postTakeover(store.paths(run.id).dir, { kind: 'say', step: stepId, message }, () => going);
     going = false;
@@ -84,23 +75,22 @@ export class TakeoverCommands {
     return true;
   }
 
-  private async live(run: RunView): Promise<boolean> {
-    const r = await new RunStore(run.workspace).load(run.id);
-    return r !== undefined && runIsLive(r);
-  }
-
-  /** The run, an agent step of it in one of `statuses`, and where its worktree is (kept, or the running attempt's). */
+  /**
+   * The run and its step the user means, among those the menu offers for `kind`, once the core's
+   * verdict (takeoverTarget.ts, as `braid attach`/`braid say` ask it) lets a person step in.
+   */
   private async agentStep(
     arg: string | StepRef | undefined,
     stepArg: string | undefined,
-    statuses: readonly string[],
+    kind: TakeoverKind,
     title: string,
   ): Promise<{ run: RunView; stepId: string; worktree?: string } | undefined> {
+    const statuses = OFFERED[kind];
     const ref = refOf(arg);
     const takes = (r: RunView) => [...r.steps.values()].some((s) => statuses.includes(s.status));
     const run = await pickRun(this.d.runs, ref.runId, takes, title, `Braid: no agent step is ${statuses.join(', ')}.`);
     if (!run) return undefined;
-    const stepId = await pickStep(run, ref.stepId ?? stepArg, statuses as never, title);
+    const stepId = await pickStep(run, ref.stepId ?? stepArg, statuses, title);
     if (!stepId) return undefined;
     const step = run.steps.get(stepId)!;
     if (!statuses.includes(step.status)) {
@@ -110,17 +100,13 @@ export class TakeoverCommands {
       return undefined;
     }
     const rec = await new RunStore(run.workspace).load(run.id);
-    const snap = rec?.graph.steps.find((s) => s.id === stepId) as
-      { kind?: string; agent?: string; isolation?: string } | undefined;
-    const agent = rec?.graph.agents[snap?.agent ?? ''];
-    if (snap?.kind !== 'prompt' || !agent || !takesPeople(agent)) {
-      void vscode.window.showInformationMessage(
-        `Braid: ${stepId} is not an agent step a person can step into (a shell step, or an agent that runs its prompt as a script).`,
-      );
+    const target = rec
+      ? takeoverTarget(rec, stepId, kind, runIsLive(rec))
+      : { ok: false as const, message: `run ${run.id} has no record` };
+    if (!target.ok) {
+      void vscode.window.showInformationMessage(`Braid: ${target.message}.`);
       return undefined;
     }
-    const kept = rec?.steps[stepId]?.worktree;
-    const worktree = kept ?? (snap.isolation === 'worktree' ? worktreePath(run.workspace, run.id, stepId) : undefined);
-    return { run, stepId, ...(worktree !== undefined ? { worktree } : {}) };
+    return { run, stepId, ...(target.worktree !== undefined ? { worktree: target.worktree } : {}) };
   }
 }

@@ -7,8 +7,9 @@ import type { EngineEvent } from '../../core/engine/types';
 import { TERMINAL } from '../../core/status';
 import type { RunSummary } from '../common/commandIds';
 import type { Plans } from '../plans/plans';
-import { stepKeys } from '../runs/runCommands';
-import { StepPty, TASK_TYPE, type BraidTaskDefinition } from './stepTerminals';
+import { stepKeys } from '../runs/runRequest';
+import { StepPty } from './stepPty';
+import { TASK_TYPE, type BraidTaskDefinition } from './stepTask';
 
 export interface TaskProviderDeps {
   readonly plans: Plans;

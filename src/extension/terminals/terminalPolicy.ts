@@ -1,10 +1,6 @@
 // Which step terminals stay open once their step ends, and the one line that closes each. Kept
 // apart from the terminals themselves (no vscode here) so the rules are unit-tested.
-
-/** `failures`: a terminal stays only while its step runs, and after it if the step did not succeed. */
-export type KeepTerminals = 'failures' | 'all';
-
-export const KEEP_TERMINALS: readonly KeepTerminals[] = ['failures', 'all'];
+import type { KeepTerminals } from '../common/config';
 
 /** Statuses a user wants to look at after the fact: the step went wrong on its own. */
 const WORTH_KEEPING = new Set(['failed', 'conflict', 'interrupted']);

@@ -2,8 +2,8 @@
 // records; one that says `running` means an engine to reattach to. The engine, not this window,
 // writes run.json: it marks runs whose engine died `interrupted` (listRuns), and those are read again.
 import type * as vscode from 'vscode';
-import type { RunsModel } from '../runs/runsModel';
-import type { Engines } from './engines';
+import type { Engines } from '../engine/engines';
+import type { RunsModel } from './runsModel';
 
 export interface ReattachDeps {
   readonly runs: RunsModel;

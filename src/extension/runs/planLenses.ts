@@ -6,16 +6,16 @@ import * as vscode from 'vscode';
 import { groupCounts, groupCountsText } from '../../core/plan/groupCounts';
 import type { GraphStep } from '../../core/plan/types';
 import { asCommand, Command } from '../common/commandIds';
-import { toRange } from './diagnostics';
-import type { Plans } from './plans';
-import type { RunsModel } from '../runs/runsModel';
-import { isActive, type StepView } from '../runs/runView';
+import { toRange } from '../plans/diagnostics';
+import type { Plans } from '../plans/plans';
+import type { RunsModel } from './runsModel';
+import { isActive, type StepView } from './runView';
 import { RETRYABLE } from '../../core/status';
 import { formatDuration, runningMs, stepTimeText } from '../../core/format';
 import { costText } from '../../core/cost/costText';
 import { STATUS_LABEL } from '../common/statusText';
-import { bestOfText } from '../runs/bestOfText';
-import { pickable } from '../runs/pickText';
+import { bestOfText } from './bestOfText';
+import { pickable } from './pickText';
 
 /** What *Run step* does with the needs, and where the other way is. */
 const RUN_STEP_TIP =

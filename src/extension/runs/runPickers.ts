@@ -1,33 +1,19 @@
-// What a bare command acts on: the one candidate when there is exactly one (the plan in the active
-// editor, the only plan, the only active run), else a quick pick. Undefined when the user cancels.
+// What a bare command acts on among runs and steps: the one candidate when there is exactly one
+// (the only active run), else a quick pick. Undefined when the user cancels. (The plan the user
+// means: plans.ts's pickPlan.)
 import * as vscode from 'vscode';
 import type { StepStatus } from '../../core/status';
-import { isPlanUri, type Plans } from '../plans/plans';
-import type { RunsModel } from '../runs/runsModel';
-import { isActive, type RunView, type StepView } from '../runs/runView';
-import { runProgress } from '../runs/treeText';
-import { STATUS_LABEL } from './statusText';
+import type { RunsModel } from './runsModel';
+import { isActive, type RunView, type StepView } from './runView';
+import { runProgress } from './treeText';
+import type { RunRef, StepRef } from '../common/commandIds';
+import { STATUS_LABEL } from '../common/statusText';
 import { formatDuration, runningMs } from '../../core/format';
 
-export async function pickPlan(plans: Plans, given?: vscode.Uri): Promise<vscode.Uri | undefined> {
-  if (given) return given;
-  const active = vscode.window.activeTextEditor?.document.uri;
-  if (active && isPlanUri(active)) return active;
-  const found = await plans.find();
-  if (found.length === 0) {
-    const pick = await vscode.window.showInformationMessage(
-      'Braid: there is no plan (*.braid.yaml) in this workspace.',
-      'New Plan',
-    );
-    if (pick) await vscode.commands.executeCommand('braid.newPlan');
-    return undefined;
-  }
-  if (found.length === 1) return found[0];
-  const item = await vscode.window.showQuickPick(
-    found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Braid: choose a plan', matchOnDescription: true },
-  );
-  return item?.uri;
+/** The run and step a command's argument names (an id, or the tree's item). */
+export function refOf(arg: string | RunRef | StepRef | undefined): { runId?: string; stepId?: string } {
+  if (arg === undefined || typeof arg === 'string') return arg === undefined ? {} : { runId: arg };
+  return 'stepId' in arg ? { runId: arg.runId, stepId: arg.stepId } : { runId: arg.runId };
 }
 
 /** A run among those that pass `filter`; the only active one is taken without asking; `none` is said when no run passes. */
