@@ -1,6 +1,7 @@
 // promptInput.ts and its validation (issue 32): values become text only for an agent that says its
 // command takes the prompt as text; everywhere else every template stays a reference.
 import { strict as assert } from 'node:assert';
+import { agentInvocation } from '../../src/core/agents/invocation';
 import { PRESETS } from '../../src/core/agents/presets';
 import {
   bareTemplates,
@@ -95,6 +96,15 @@ describe('promptInput: where a CLI still reads options', () => {
     assert.deepEqual(bare('env', '--', 'mytool', '${{ matrix.k }}'), [[3, 'matrix.k', undefined]]);
     // A prompt on stdin is not in argv.
     assert.deepEqual(bareTemplates({ command: ['t', '${{ prompt }}'], stdin: 'prompt' }), []);
+  });
+
+  it('a prompt validation never saw (a resolution by another agent, a message to a session) is held to the rule when run', () => {
+    const agent = { ...PRESETS.aider!, name: 'mytool', command: ['mytool', '${{ prompt }}'] };
+    assert.throws(() => agentInvocation(agent, (t) => t, '--exec=touch x'), /argument 1 would start with "-"/);
+    assert.deepEqual(agentInvocation(agent, (t) => t, 'fix --exec=touch x').argv, ['mytool', 'fix --exec=touch x']);
+    const guarded = { ...agent, command: ['mytool', '--', '${{ prompt }}'] };
+    assert.deepEqual(agentInvocation(guarded, (t) => t, '--exec=x').argv, ['mytool', '--', '--exec=x']);
+    assert.deepEqual(agentInvocation(PRESETS.aider!, (t) => t, '- a list').argv.at(-1), '--message=- a list');
   });
 
   it('a bare prompt must start with plain text other than -', () => {
