@@ -17,7 +17,7 @@ import { benchLocks } from './locks';
 import { benchJsonFlood } from './jsonFlood';
 import { benchMakespan } from './makespan';
 import { benchManySteps } from './manySteps';
-import { benchPlanFuzz } from './planFuzz';
+import { benchPlanFuzz, benchPlanStarve } from './planFuzz';
 import { benchOrphans } from './orphans';
 import { benchPlanLoad } from './planLoad';
 import { benchRateLimits } from './rateLimits';
@@ -47,6 +47,7 @@ const PARTS: ReadonlyArray<readonly [string, () => Promise<void>]> = [
   ['cli', benchCliStart],
   ['language', benchLanguageService],
   ['fuzz', benchPlanFuzz],
+  ['starve', benchPlanStarve],
   ['worktrees', benchWorktrees],
   ['snapshot', benchLandingSnapshot],
   ['decisions', benchDecisions],

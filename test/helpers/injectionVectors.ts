@@ -32,6 +32,11 @@ const BEFORE_PROMPT: readonly (readonly [string, string])[] = [
   ['bashO', 'bash, -O, extglob, -c'],
   ['lc', 'bash, -lc'],
   ['dash', 'dash, -c'],
+  // The attacker pass of the second session: option clusters and long options before -c, more wrappers.
+  ['ec', 'sh, -ec'],
+  ['norc', 'bash, --norc, --noprofile, -c'],
+  ['ionice', 'ionice, -c, "3", sh, -c'],
+  ['envdd', 'env, --, sh, -c'],
 ];
 
 export const VECTORS: readonly Vector[] = [
@@ -53,6 +58,14 @@ export const VECTORS: readonly Vector[] = [
     agent: `[python3, -c, "import subprocess, sys; subprocess.run(['sh', '-c', sys.argv[1]])", "\${{ prompt }}"]`,
     lang: 'sh',
   },
+  // eval of the prompt as written: it holds references, so eval expands each once, as data.
+  { id: 'evalarg', agent: `[sh, -c, 'eval "$1"', sh, "\${{ prompt }}"]`, lang: 'sh' },
+  { id: 'evalstdin', agent: `{ command: [bash, -c, 'eval "$(cat)"'], stdin: prompt }`, lang: 'sh' },
+  { id: 'xargsI', agent: '{ command: [xargs, "-0", -I, "{}", sh, -c, "{}"], stdin: prompt }', lang: 'sh' },
+  // Interpreters that hand the prompt to a shell themselves.
+  { id: 'awk', agent: `[awk, 'BEGIN { system("\${{ prompt }}") }']`, lang: 'sh' },
+  { id: 'pysystem', agent: `[python3, -c, "import os; os.system('\${{ prompt }}')"]`, lang: 'sh' },
+  { id: 'perlsystem', agent: `[perl, -e, 'system(q{\${{ prompt }}})']`, lang: 'sh' },
   { id: 'python', agent: '[python3, -c, "${{ prompt }}"]', lang: 'py' },
   { id: 'node', agent: '[node, -e, "${{ prompt }}"]', lang: 'node' },
   { id: 'perl', agent: '[perl, -e, "${{ prompt }}"]', lang: 'perl' },

@@ -472,7 +472,8 @@ export function fuzzPlans(seed: number, count: number): FuzzPlan[] {
  * The inputs that starved validation (#32), at `scale` (1: as reported; the unit suite runs a
  * fraction, the bench the whole): nesting closed by one dedent (exit 70 in yaml's parser), text
  * that is mostly syntax errors, a valid 20,000-step JSON plan written twice, 250,000 unknown
- * `needs`, a valid plan just under the size cap and one just over it.
+ * `needs`, a valid plan just under the size cap and one just over it, 5 MB of empty mappings and
+ * of blank lines.
  */
 export function starvingPlans(scale = 1): FuzzPlan[] {
   const n = (x: number) => Math.max(1, Math.round(x * scale));
@@ -498,6 +499,7 @@ export function starvingPlans(scale = 1): FuzzPlan[] {
     }
     return `${out.join('\n')}\n`;
   };
+  const head = 'version: 1\nsteps:\n  a:\n    run: echo\n';
   const comments = (bytes: number) =>
     `version: 1\nsteps:\n  a:\n    run: echo\n${`# ${'x'.repeat(997)}\n`.repeat(Math.ceil(bytes / 1000))}`;
   return [
@@ -514,6 +516,10 @@ export function starvingPlans(scale = 1): FuzzPlan[] {
     { name: 'starve-valid-large.braid.yaml', text: valid(n(4_900_000)) },
     // Past the cap whatever the scale: refused before it is parsed.
     { name: 'starve-over-cap.braid.yaml', text: comments(5_100_000) },
+    // Nodes with no scalar in them (16 s, 2.3 GB at 5 MB): past the node cap at any scale from 0.1.
+    { name: 'starve-empty-maps.braid.yaml', text: `${head}x: [${'{},'.repeat(n(1_600_000))}]\n` },
+    // No node at all, only line breaks (8.5 s, 550 MB): past the token cap whatever the scale.
+    { name: 'starve-blank-lines.braid.yaml', text: `${head}${'\n'.repeat(4_900_000)}` },
   ];
 }
 

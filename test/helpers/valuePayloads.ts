@@ -1,8 +1,9 @@
 // Values shaped as every way text becomes shell syntax (issue 32's attacker pass), each through
 // every command form that takes a value as a reference: `run`, `setup`, `check`, a step's `env`,
 // `agent: shell`, a code agent behind a wrapper (`timeout 600 sh -c`), `env -S`, and a text agent
-// (`input: text`, the value a whole argv element), as a need's output and as a matrix value. If
+// (`input: text`, the value a whole argv element after `--`), as a need's output and as a matrix value. If
 // any became code it would create its own `pwned-*` file; where quoted, each must arrive whole.
+import { resolve } from 'node:path';
 
 /** [key, value]: each would create `pwned-<key>` if a shell ran it, or (glob, dash) change what arrives. */
 export const PAYLOADS: readonly (readonly [string, string])[] = [
@@ -28,6 +29,7 @@ export function spliced(value: string): string[] {
 }
 
 const q = (s: string): string => JSON.stringify(s);
+const OPTION_TOOL = resolve(__dirname, '../fixtures/agents/optionTool.mjs');
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 /** A shell command that prints its argument on a line, quoted as an author should. */
 const print = (template: string): string => `printf '%s\\n' "${template}"`;
@@ -65,7 +67,8 @@ export function payloadPlan(): string {
     'agents:',
     '  wrap: { command: [timeout, "600", sh, -c, "${{ prompt }}"], input: code }',
     `  envs: { command: [env, -S, "sh -c '\${{ prompt }}'"], input: code }`,
-    '  say: { command: [printf, "%s\\n", "${{ prompt }}"], input: text }',
+    // A CLI with a real option parser: the prompt after `--`, so even the leading `-` arrives as text.
+    `  say: { command: [${q(process.execPath)}, ${q(OPTION_TOOL)}, --, "\${{ prompt }}"], input: text }`,
     'steps:',
     ...PAYLOADS.flatMap(([key]) => consumers(key)),
     '  mx:',

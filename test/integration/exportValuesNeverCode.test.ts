@@ -8,6 +8,7 @@ import { compilePlan } from '../../src/core/plan/compile';
 import { bareOrigin as origin, emulate } from '../helpers/actionsEmulator';
 import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
 import { PAYLOADS, payloadOutputs, payloadPlan } from '../helpers/valuePayloads';
+import { REFUSED, SAFE_OUTPUTS, safeOptionPlan, unsafeOptionPlan } from '../helpers/optionVectors';
 
 describe('export github-actions: values never become code (issue 32)', function () {
   this.timeout(300_000);
@@ -38,5 +39,25 @@ describe('export github-actions: values never become code (issue 32)', function 
     for (const [job, result] of Object.entries(run.results))
       if (!job.startsWith('envs-')) assert.equal(result, 'success', `${job}: ${run.logs[job]}`);
     for (const [id, want] of payloadOutputs()) assert.ok(run.logs[id]?.includes(want), `${id}: ${run.logs[id]}`);
+  });
+
+  it('a text agent: a value that starts with - reaches its CLI only after --, as --name=… or inside text, in exported jobs too; a bare one is refused before export', () => {
+    const refused = compilePlan('bare.braid.yaml', unsafeOptionPlan(), { isGit: true });
+    assert.equal(refused.graph, undefined, 'a value where the CLI reads options was exported');
+    assert.deepEqual(
+      refused.diagnostics.filter((d) => d.severity === 'error').map((d) => [d.message.split(':')[0], d.code]),
+      REFUSED,
+    );
+    const r = compilePlan('options.braid.yaml', safeOptionPlan(), { isGit: true });
+    assert.ok(r.graph, r.diagnostics.map((d) => d.message).join('; '));
+    const run = emulate(exportGithubActions(r.graph, { planPath: 'options.braid.yaml' }).yaml, { origin: origin() });
+    const root = dirname(run.artifacts);
+    assert.deepEqual(filesNamed(root, 'pwned'), [], 'a value was read as an option');
+    assert.deepEqual([...new Set(filesNamed(root, 'ctl-'))], ['ctl-opt'], JSON.stringify(run.logs).slice(0, 5000));
+    const logs = Object.entries(run.logs);
+    for (const [id, want] of SAFE_OUTPUTS) {
+      const log = run.logs[id] ?? logs.find(([job]) => job.startsWith(`${id}-`))?.[1];
+      assert.ok(log?.includes(want), `${id}: ${log}`);
+    }
   });
 });

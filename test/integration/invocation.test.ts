@@ -120,7 +120,7 @@ describe('agentInvocation', () => {
       'auto_edit',
       '--skip-trust',
     ]);
-    assert.deepEqual(argv('aider'), ['aider', '--yes-always', '--message', 'do it']);
+    assert.deepEqual(argv('aider'), ['aider', '--yes-always', '--message=do it']);
     assert.deepEqual(argv('shell'), ['sh', '-c', 'do it']);
     const readOnly = presetTable({ permission: 'read-only' });
     assert.deepEqual(argv('claude', readOnly).slice(-4), ['--permission-mode', 'default', '--', 'do it']);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { filesNamed, VECTORS, vectorPlan } from '../helpers/injectionVectors';
 import { PAYLOADS, payloadOutputs, payloadPlan, spliced } from '../helpers/valuePayloads';
+import { REFUSED, SAFE_OUTPUTS, safeOptionPlan, unsafeOptionPlan } from '../helpers/optionVectors';
 import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
@@ -118,6 +119,30 @@ describe('values never become code (issue 32)', function () {
       r.stdout + r.stderr,
       `p.braid.yaml:4:${column}: error: agents.py.command[2]: \${{ prompt }} inside a longer argument: its value would become part of text this command may run as code; pass it as a whole argument ("\${{ prompt }}"), or let a shell read it from the environment, where the prompt always is: [bash, -c, 'mytool "$BRAID_PROMPT"']\n`,
     );
+  });
+
+  it('a text agent: a value that starts with - reaches its CLI only where options are no longer read (after --, as --name=…, inside a prompt that starts with text)', () => {
+    const r = run(safeOptionPlan());
+    assert.equal(r.status, 0, r.stderr + r.stdout.slice(-3000));
+    assert.deepEqual(filesNamed(r.dir, 'pwned'), [], 'a value was read as an option');
+    // The tool runs --exec when it is an option: written in the plan, it did.
+    assert.deepEqual(filesNamed(r.dir, 'ctl-'), ['ctl-opt']);
+    const out = outputs(r.stdout);
+    // A matrix instance's id carries its value: found by the step's name.
+    const got = (id: string) => out.get(id) ?? [...out].find(([k]) => k.startsWith(`${id}-`))?.[1];
+    for (const [id, want] of SAFE_OUTPUTS) assert.equal(got(id), want, id);
+  });
+
+  it('a text agent given a value where its CLI still reads options is refused before anything runs, located, saying what to write', () => {
+    const r = run(unsafeOptionPlan());
+    assert.deepEqual(filesNamed(r.dir, 'pwned'), [], 'a value was read as an option');
+    // An invalid plan: refused before any step starts (exit 2).
+    assert.equal(r.status, 2, r.stdout + r.stderr);
+    const text = r.stdout + r.stderr;
+    for (const [path, code] of REFUSED)
+      assert.match(text, new RegExp(`error: ${path.replace(/[[\].]/g, '\\$&')}: `), code);
+    assert.match(text, /put "--" before "\$\{\{ prompt \}\}" in lead's command/);
+    assert.match(text, /write "--" before it \(\[mytool, --, "\$\{\{ matrix\.p \}\}"\]\)/);
   });
 
   describe("BRAID_PROMPT past one string's limit", function () {

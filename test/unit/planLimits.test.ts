@@ -11,7 +11,7 @@ import { PlanLanguageService } from '../../src/core/language/languageService';
 import { loadPlan, MAX_DEPTH } from '../../src/core/plan/load';
 import { parseDocument } from 'yaml';
 import { parseCapped } from '../../src/core/plan/cappedParse';
-import { MAX_VALUES, nestingPast, PRESCAN_DEPTH } from '../../src/core/plan/nesting';
+import { MAX_TOKENS, MAX_VALUES, nestingPast, PRESCAN_DEPTH, prescan } from '../../src/core/plan/nesting';
 import { MAX_BUILT_DIAGNOSTICS, MAX_DIAGNOSTICS, reporter, tidy } from '../../src/core/plan/reporter';
 import type { Diagnostic } from '../../src/core/plan/types';
 import { docs } from '../helpers/planCursor';
@@ -300,7 +300,7 @@ describe('plan validation limits', () => {
         assert.deepEqual(got.toJS(), want.toJS(), text);
       }
     });
-    it(`more than ${MAX_VALUES.toLocaleString('en-US')} keys and values: one problem at the one past the cap, unparsed`, () => {
+    it(`more than ${MAX_VALUES.toLocaleString('en-US')} keys, values and lists: one problem at the one past the cap, unparsed`, () => {
       const items = Array.from({ length: MAX_VALUES + 10 }, (_, i) => `n${i}`);
       const text = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.join(', ')}]\n`;
       const r = compilePlan('/ws/p.braid.yaml', text);
@@ -309,14 +309,51 @@ describe('plan validation limits', () => {
         ['yaml-too-many-values'],
         show(r.diagnostics),
       );
-      // Scalars before the list: version, 1, steps, a, run, echo, needs (7); the cap is passed at item MAX_VALUES - 7.
-      const nth = MAX_VALUES - 7;
+      // Nodes before the list's items: version, 1, steps, a, run, echo, needs and the list (8).
+      const nth = MAX_VALUES - 8;
       assert.deepEqual(at(r.diagnostics[0]), [4, '    needs: ['.length + items.slice(0, nth).join(', ').length + 2]);
-      assert.match(r.diagnostics[0]!.message, /more than 100,000 keys and values/);
+      assert.match(r.diagnostics[0]!.message, /more than 150,000 keys, values and lists/);
       // Just under the cap the list is read and each entry checked.
-      const under = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.slice(0, MAX_VALUES - 7).join(', ')}]\n`;
+      const under = `version: 1\nsteps:\n  a:\n    run: echo\n    needs: [${items.slice(0, MAX_VALUES - 8).join(', ')}]\n`;
       const u = compilePlan('/ws/p.braid.yaml', under);
       assert.equal(u.diagnostics[0]!.code, 'unknown-need', show(u.diagnostics.slice(0, 3)));
+    });
+    it('nodes without a scalar count too: empty mappings, lists, aliases and bare list items (5 MB of `{},` took 16 s and 2.3 GB)', () => {
+      const head = 'version: 1\nsteps:\n  a: &a\n    run: echo\n';
+      // Each form past a cap of 1,000 (the pre-scan alone), and just under it.
+      const forms: [string, string][] = [
+        ['{}', '{},'],
+        ['[]', '[],'],
+        ['*a', '*a,'],
+        ['-', '\n-'],
+        ['?', '\n?'],
+      ];
+      for (const [what, item] of forms) {
+        const body = (n: number) => (item.startsWith('\n') ? `x:${item.repeat(n)}\n` : `x: [${item.repeat(n)}]\n`);
+        assert.notEqual(prescan(head + body(1000), PRESCAN_DEPTH, 1000).tooMany, undefined, what);
+        assert.deepEqual(prescan(head + body(1000 - 20), PRESCAN_DEPTH, 1000), {}, what);
+      }
+      // At the real cap, through the whole of validation.
+      const r = compilePlan('/ws/p.braid.yaml', `${head}x: [${'{},'.repeat(MAX_VALUES)}]\n`);
+      assert.deepEqual(
+        r.diagnostics.map((d) => d.code),
+        ['yaml-too-many-values'],
+        show(r.diagnostics.slice(0, 3)),
+      );
+    });
+    it(`more than ${MAX_TOKENS.toLocaleString('en-US')} pieces, none of them a node (blank lines, comments): refused where the cap is passed (4.9 million blank lines took 8.5 s and 550 MB)`, () => {
+      const head = 'version: 1\nsteps:\n  a:\n    run: echo\n';
+      const r = compilePlan('/ws/p.braid.yaml', head + '\n'.repeat(MAX_TOKENS + 10));
+      assert.deepEqual(
+        r.diagnostics.map((d) => d.code),
+        ['yaml-too-long'],
+        show(r.diagnostics),
+      );
+      // The tokens before the blank lines: about 20 (keys, values, indents, markers and line breaks).
+      const line = r.diagnostics[0]!.range.start.line;
+      assert.ok(line > MAX_TOKENS - 30 && line < MAX_TOKENS, String(line));
+      const under = compilePlan('/ws/p.braid.yaml', head + '#\n'.repeat(MAX_TOKENS / 4));
+      assert.deepEqual(under.diagnostics, []);
     });
     it('50,000 unknown `needs`: the first ones located, every one counted', () => {
       const needs = Array.from({ length: 50_000 }, (_, i) => `n${i}`).join(', ');

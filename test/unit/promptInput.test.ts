@@ -1,8 +1,15 @@
 // promptInput.ts and its validation (issue 32): values become text only for an agent that says its
 // command takes the prompt as text; everywhere else every template stays a reference.
 import { strict as assert } from 'node:assert';
+import { agentInvocation } from '../../src/core/agents/invocation';
 import { PRESETS } from '../../src/core/agents/presets';
-import { codeCommand, splicedTemplates, takesText } from '../../src/core/agents/promptInput';
+import {
+  bareTemplates,
+  codeCommand,
+  promptStartProblem,
+  splicedTemplates,
+  takesText,
+} from '../../src/core/agents/promptInput';
 import { compilePlan } from '../../src/core/plan/compile';
 
 const compile = (lines: string[]) => compilePlan('p.braid.yaml', lines.join('\n') + '\n', { isGit: false });
@@ -76,6 +83,38 @@ describe('promptInput: the rule', () => {
   });
 });
 
+describe('promptInput: where a CLI still reads options', () => {
+  const bare = (...command: string[]) => bareTemplates({ command }).map((b) => [b.index, b.ref.expr, b.option]);
+
+  it('a whole-argument template is out of reach only right after `--` (and the templates after it) or glued as --name=', () => {
+    assert.deepEqual(bare('t', '--', '${{ prompt }}', '${{ matrix.k }}'), []);
+    assert.deepEqual(bare('t', '--name=${{ prompt }}'), []);
+    assert.deepEqual(bare('t', '${{ prompt }}'), [[1, 'prompt', undefined]]);
+    assert.deepEqual(bare('${{ matrix.k }}'), [[0, 'matrix.k', undefined]], 'the executable itself');
+    assert.deepEqual(bare('t', '--message', '${{ prompt }}'), [[2, 'prompt', '--message']]);
+    // A `--` a wrapper reads is not the tool's: a word between them ends its reach.
+    assert.deepEqual(bare('env', '--', 'mytool', '${{ matrix.k }}'), [[3, 'matrix.k', undefined]]);
+    // A prompt on stdin is not in argv.
+    assert.deepEqual(bareTemplates({ command: ['t', '${{ prompt }}'], stdin: 'prompt' }), []);
+  });
+
+  it('a prompt validation never saw (a resolution by another agent, a message to a session) is held to the rule when run', () => {
+    const agent = { ...PRESETS.aider!, name: 'mytool', command: ['mytool', '${{ prompt }}'] };
+    assert.throws(() => agentInvocation(agent, (t) => t, '--exec=touch x'), /argument 1 would start with "-"/);
+    assert.deepEqual(agentInvocation(agent, (t) => t, 'fix --exec=touch x').argv, ['mytool', 'fix --exec=touch x']);
+    const guarded = { ...agent, command: ['mytool', '--', '${{ prompt }}'] };
+    assert.deepEqual(agentInvocation(guarded, (t) => t, '--exec=x').argv, ['mytool', '--', '--exec=x']);
+    assert.deepEqual(agentInvocation(PRESETS.aider!, (t) => t, '- a list').argv.at(-1), '--message=- a list');
+  });
+
+  it('a bare prompt must start with plain text other than -', () => {
+    assert.equal(promptStartProblem('review ${{ steps.a.output }}', 't'), undefined);
+    assert.equal(promptStartProblem(' -x', 't'), undefined, 'an argument that starts with a space is no option');
+    assert.equal(promptStartProblem('${{ steps.a.output }}', 't')?.ref?.expr, 'steps.a.output');
+    assert.match(promptStartProblem('- item', 't')!.message, /^the prompt starts with "-"/);
+  });
+});
+
 describe('promptInput: validation', () => {
   it('refuses a template inside a longer argument of a text agent, at the template, saying what to write', () => {
     const line = '    command: [mytool, "--x=a${{ matrix.k }}", "say ${{ prompt }}"]';
@@ -105,6 +144,28 @@ describe('promptInput: validation', () => {
       ],
     );
     assert.equal(r.graph, undefined);
+  });
+
+  it('a bare prompt that a value or a - would start is refused at the prompt, or once at a context put in front', () => {
+    const r = compile([
+      'version: 1',
+      'context: "- be brief"',
+      'agents:',
+      '  t: { command: [mytool, "${{ prompt }}"], input: text }',
+      '  d: { command: [mytool, --, "${{ prompt }}"], input: text }',
+      'steps:',
+      '  a: { agent: t, prompt: one, writes: [a] }',
+      '  b: { agent: t, prompt: two, writes: [b] }',
+      '  c: { agent: d, prompt: "${{ plan.name }}", writes: [c] }',
+      '  e: { agent: t, prompt: "${{ context }}", writes: [e] }',
+    ]);
+    assert.deepEqual(
+      r.diagnostics.map((d) => [d.code, d.range.start.line, d.range.start.column, d.message.split(',')[0]]),
+      [
+        ['bare-prompt', 1, 9, 'context: the plan context'],
+        ['bare-prompt', 9, 26, 'steps.e.prompt: the prompt starts with ${{ context }}'],
+      ],
+    );
   });
 
   it('the same command without `input: text` is code: no error, and the presets pass', () => {

@@ -2,6 +2,7 @@
 // the agent's argv template, rendered, with the prompt as one argv element (or on stdin). Nothing
 // here goes through a shell; a command that may run its prompt gets references instead.
 import type { AgentDef } from './agentDef';
+import { bareTemplates } from './promptInput';
 
 // `${{ prompt }}` with any spacing, as the template parser trims expressions.
 const PROMPT = /\$\{\{\s*prompt\s*\}\}/g;
@@ -41,10 +42,19 @@ export function agentInvocation(
     // `${{ … }}` written inside it must reach the agent verbatim.
     template.split(PROMPT).map(render).join(fullPrompt);
   const argv: string[] = [];
-  for (const element of agent.command) {
-    if (onStdin && ONLY_PROMPT.test(element)) continue;
-    argv.push(fill(element));
-  }
+  // Validation keeps a value from starting an argument where the CLI reads options; a prompt it
+  // never saw (a resolution by another agent, a person's message to a resumed session) is held
+  // to the same rule here.
+  const bare = new Set(bareTemplates(agent).map((b) => b.index));
+  agent.command.forEach((element, i) => {
+    if (onStdin && ONLY_PROMPT.test(element)) return;
+    const arg = fill(element);
+    if (bare.has(i) && arg.startsWith('-'))
+      throw new Error(
+        `agent ${agent.name}: argument ${i} would start with "-" (${JSON.stringify(arg.slice(0, 40))}) where ${agent.name} still reads options; put "--" before it in its command`,
+      );
+    argv.push(arg);
+  });
   if (argv.length === 0 || argv[0] === '') {
     throw new Error(`agent ${agent.name}: command renders to no executable (${JSON.stringify(agent.command)})`);
   }

@@ -21,7 +21,7 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
   // code. `shell` runs its prompt, so its templates stay environment-variable references.
   // The prompt is always one argv element that no CLI can read as an option (a YAML bullet list
   // starts with `-`; a prompt may be exactly `--help`): after `--` for claude and codex, glued to
-  // its flag for gemini.
+  // its flag for gemini and aider.
   return Object.freeze({
     claude: preset({
       name: 'claude',
@@ -78,7 +78,8 @@ export function presetTable(options: PresetOptions = {}): Readonly<Record<string
     // aider has no permission levels: it only edits files, and --yes-always is its headless mode.
     aider: preset({
       name: 'aider',
-      command: ['aider', '--yes-always', '--message', '${{ prompt }}'],
+      // Glued to its flag: argparse refuses a separate value that looks like an option (`--x=…`).
+      command: ['aider', '--yes-always', '--message=${{ prompt }}'],
       format: 'text',
       input: 'text',
     }),

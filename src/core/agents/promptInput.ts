@@ -55,6 +55,71 @@ export function splicedTemplates(element: string): TemplateRef[] {
   return refs;
 }
 
+/**
+ * A text agent's whole-argument templates that a program would read as options: a value that
+ * starts with `-` (`--exec=touch x`) is an option wherever the program still reads them. An
+ * argument is out of their reach only after `--` (with nothing but such arguments between), or as
+ * an option's own `--name=` value; an element after `--message` may be that option's value or a
+ * positional one, which only the program knows, so it counts as bare. Each bare one: its index,
+ * and the option before it (to show as `--name=${{ … }}`). `${{ prompt }}` is bare only as a
+ * place: what starts the prompt decides (promptStartProblem); a stdin agent's is not in argv.
+ */
+export function bareTemplates(
+  agent: Pick<AgentDef, 'command' | 'stdin'>,
+): { index: number; ref: TemplateRef; option?: string }[] {
+  const out: { index: number; ref: TemplateRef; option?: string }[] = [];
+  let guarded = false;
+  agent.command.forEach((el, index) => {
+    if (agent.stdin === 'prompt' && ONLY_PROMPT.test(el)) return;
+    const { refs } = parseTemplates(el);
+    const whole = refs.length === 1 && refs[0]!.start === 0 && refs[0]!.end === el.length;
+    if (!whole) {
+      guarded = el === '--';
+      return;
+    }
+    if (guarded) return;
+    const before = agent.command[index - 1];
+    const option = before !== undefined && /^--?[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(before) ? before : undefined;
+    out.push({ index, ref: refs[0]!, ...(option ? { option } : {}) });
+  });
+  return out;
+}
+
+const OPTION_EXAMPLE = '--exec=touch x';
+
+/** The located error's text for a bare value template (bareTemplates): what to write instead. */
+export function bareMessage(ref: TemplateRef, option?: string): string {
+  const shown = `\${{ ${ref.expr} }}`;
+  const safe = option
+    ? `"${option}=${shown}" (one argument), or "--" before it if it is not ${option}'s value`
+    : `"--" before it ([mytool, --, "${shown}"]) or an option's value ("--name=${shown}")`;
+  return `${shown} is a whole argument where the command still reads options: a value starting with "-" (${OPTION_EXAMPLE}) would be read as one; write ${safe}`;
+}
+
+/**
+ * Why a prompt cannot go to a text agent that takes it as a bare argument (`lead`: the text it
+ * starts with; `fromContext`: that is the plan's context, put in front): a value first (a
+ * template), or a `-`. Undefined when plain text other than `-` starts it.
+ */
+export function promptStartProblem(
+  lead: string,
+  agentName: string,
+  fromContext = false,
+): { ref?: TemplateRef; message: string } | undefined {
+  const first = parseTemplates(lead).refs[0];
+  const what = fromContext ? 'the plan context, put before the prompt,' : 'the prompt';
+  const fix = `start ${fromContext ? 'the context' : 'the prompt'} with text, or put "--" before "\${{ prompt }}" in ${agentName}'s command ([mytool, --, "\${{ prompt }}"])`;
+  const reads = `${agentName} takes the prompt as a whole argument where it still reads options`;
+  if (first && first.start === 0)
+    return {
+      ref: first,
+      message: `${what} starts with \${{ ${first.expr} }}, and ${reads}: a value starting with "-" (${OPTION_EXAMPLE}) would be read as one; ${fix}`,
+    };
+  if (lead.startsWith('-'))
+    return { message: `${what} starts with "-", and ${reads}: it would be read as one; ${fix}` };
+  return undefined;
+}
+
 /** The located error's text for a spliced template: what to write instead. */
 export function splicedMessage(ref: TemplateRef): string {
   const shown = `\${{ ${ref.expr} }}`;

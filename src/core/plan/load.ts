@@ -12,7 +12,7 @@ import {
   type Pair,
   type YAMLMap,
 } from 'yaml';
-import { MAX_VALUES } from './nesting';
+import { MAX_TOKENS, MAX_VALUES } from './nesting';
 import { parseCapped } from './cappedParse';
 import { countUnbuilt, MAX_BUILT_DIAGNOSTICS, overCap, UNREAD } from './problemCap';
 import type { Diagnostic, Range, Severity } from './types';
@@ -88,11 +88,12 @@ export function loadPlan(file: string, text: string): LoadedPlan {
   } finally {
     Error.stackTraceLimit = traces;
   }
-  const { tooDeep, tooMany } = parsed.refused ?? {};
-  const refused = tooDeep ?? tooMany;
+  const { tooDeep, tooMany, tooLong } = parsed.refused ?? {};
+  const refused = tooDeep ?? tooMany ?? tooLong;
   if (refused !== undefined) {
-    // Parsing this would overflow the stack inside yaml, or hold more memory than validation may
-    // take (#32: ≤ 300 MB for any file up to 5 MB): the parse stopped at the token that crossed the limit.
+    // Parsing this would overflow the stack inside yaml, or take more time and memory than
+    // validation may (#32: ≤ 2 s and ≤ 300 MB for any file up to 5 MB): the parse stopped at the
+    // token that crossed the limit.
     const diagnostics: Diagnostic[] = [
       {
         file,
@@ -100,10 +101,15 @@ export function loadPlan(file: string, text: string): LoadedPlan {
         range: offsetsToRange(lineCounter, refused, refused + 1),
         ...(tooDeep !== undefined
           ? { message: `YAML: nested more than ${MAX_DEPTH} levels deep`, code: 'yaml-depth' }
-          : {
-              message: `YAML: more than ${MAX_VALUES.toLocaleString('en-US')} keys and values; a plan needs far fewer (a 10,000-step plan holds about 70,000)`,
-              code: 'yaml-too-many-values',
-            }),
+          : tooMany !== undefined
+            ? {
+                message: `YAML: more than ${MAX_VALUES.toLocaleString('en-US')} keys, values and lists; a plan needs far fewer (a 10,000-step plan holds about 90,000)`,
+                code: 'yaml-too-many-values',
+              }
+            : {
+                message: `YAML: more than ${MAX_TOKENS.toLocaleString('en-US')} pieces (keys, values, indents, line breaks, comments, brackets); a plan needs far fewer (a 10,000-step plan holds about 330,000)`,
+                code: 'yaml-too-long',
+              }),
       },
     ];
     return { file, text, doc: parseDocument(''), lineCounter, value: undefined, diagnostics };

@@ -23,23 +23,46 @@ export function nestingPast(text: string, limit = PRESCAN_DEPTH): number | undef
 }
 
 /**
- * Most keys and values (scalars) a plan may hold. yaml keeps a syntax-tree token and a node with
- * its range for each, about 1.5 KB a value once validated: 250,000 `needs` took 420 MB. A
- * 10,000-step plan holds about 70,000; past this cap the text is refused, located, unparsed.
+ * Most nodes (keys, values, aliases, collections and list items) a plan may hold. yaml keeps a
+ * syntax-tree token and a node with its range for each, about 1.5 KB once validated: 250,000
+ * `needs` took 420 MB, 1,600,000 empty mappings (`[{}, {}, …]`, 5 MB) 2.3 GB and 16 s. A
+ * 10,000-step plan holds about 90,000; past this cap the text is refused, located, unparsed.
  */
-export const MAX_VALUES = 100_000;
+export const MAX_VALUES = 150_000;
+
+/**
+ * Most lexer tokens (a node, but also each indent, line break, comment and bracket): 4.9 million
+ * blank lines, no node among them, took 8.5 s and 550 MB in yaml's parser. A 10,000-step plan
+ * with a few fields a step lexes to about 330,000.
+ */
+export const MAX_TOKENS = 750_000;
 
 export interface Prescan {
   /** The offset of the first token nested more than the limit deep. */
   tooDeep?: number;
-  /** The offset of the scalar past MAX_VALUES. */
+  /** The offset of the node past MAX_VALUES. */
   tooMany?: number;
+  /** The offset of the token past MAX_TOKENS. */
+  tooLong?: number;
 }
 
-/** The lexer's tokens, one at a time: where the text nests too deep, and where it holds too many values. */
+type TokenType = ReturnType<typeof CST.tokenType>;
+const NODES: ReadonlySet<TokenType> = new Set<TokenType>([
+  'scalar',
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'alias',
+  'flow-map-start',
+  'flow-seq-start',
+  'seq-item-ind',
+  'explicit-key-ind',
+]);
+
+/** The lexer's tokens, one at a time: where the text nests too deep, holds too many nodes, or too many tokens. */
 export class Prescanner {
   private readonly columns: number[] = [];
   private values = 0;
+  private tokens = 0;
   private flow = 0;
   private offset = 0;
   private col = 0;
@@ -48,21 +71,23 @@ export class Prescanner {
   constructor(
     private readonly limit = PRESCAN_DEPTH,
     private readonly maxValues = MAX_VALUES,
+    private readonly maxTokens = MAX_TOKENS,
   ) {}
 
   /** Reads the next lexer token; a refusal at it, else undefined. */
   feed(token: string): Prescan | undefined {
     let past: number | undefined;
-    switch (CST.tokenType(token)) {
+    if (++this.tokens > this.maxTokens) return { tooLong: this.offset };
+    const type = CST.tokenType(token);
+    // Each of these makes a node (a scalar's text follows its marker and makes none of its own).
+    if (NODES.has(type) && ++this.values > this.maxValues) return { tooMany: this.offset };
+    switch (type) {
       // Markers the lexer adds: no width in the text.
       case 'doc-mode':
       case 'scalar':
       case 'flow-error-end':
         if (token === CST.FLOW_END) this.flow = 0;
-        if (token === CST.SCALAR) {
-          this.contentCol = this.col;
-          if (++this.values > this.maxValues) return { tooMany: this.offset };
-        }
+        if (token === CST.SCALAR) this.contentCol = this.col;
         return undefined;
       case 'doc-start':
         this.columns.length = 0;
@@ -87,7 +112,6 @@ export class Prescanner {
         break;
       case 'single-quoted-scalar':
       case 'double-quoted-scalar':
-        if (++this.values > this.maxValues) return { tooMany: this.offset };
         if (this.flow === 0) this.contentCol = this.col;
         break;
       case 'alias':
@@ -115,8 +139,8 @@ export class Prescanner {
 }
 
 /** One pass of yaml's lexer over the whole text through a Prescanner. */
-export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VALUES): Prescan {
-  const scan = new Prescanner(limit, maxValues);
+export function prescan(text: string, limit = PRESCAN_DEPTH, maxValues = MAX_VALUES, maxTokens = MAX_TOKENS): Prescan {
+  const scan = new Prescanner(limit, maxValues, maxTokens);
   for (const token of new Lexer().lex(text)) {
     const refused = scan.feed(token);
     if (refused) return refused;
