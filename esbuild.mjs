@@ -1,7 +1,8 @@
 // One build for every bundle: the CLI/engine process (node), the extension (cjs, vscode external),
 // the extension-host test suite, and the webview (browser).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 import { mermaidPatches } from './scripts/mermaidPatches.mjs';
 
@@ -44,14 +45,20 @@ const zodEnglishOnly = {
 
 // The CLI's files are written whole (rename), so that a CLI started while another process builds
 // (the tests build in their `before`) reads the old file or the new one, never half of one.
+// The CLI's bundle ends with its hash, the key of its V8 code cache (src/cli/bin.ts), so that a
+// start need not load node:crypto to hash 2 MB.
 const writtenWhole = {
   name: 'written-whole',
   setup(b) {
     b.initialOptions.write = false;
     b.onEnd((r) => {
       for (const f of r.outputFiles ?? []) {
+        const keyed = f.path.endsWith(`${sep}cli${sep}main.js`);
+        const hash = createHash('sha1').update(f.contents).digest('hex').slice(0, 20);
         mkdirSync(dirname(f.path), { recursive: true });
-        writeFileSync(`${f.path}.tmp`, f.contents, { mode: f.path.endsWith('cli.js') ? 0o755 : 0o644 });
+        writeFileSync(`${f.path}.tmp`, keyed ? `${f.text}\n// braid-bundle ${hash}\n` : f.contents, {
+          mode: f.path.endsWith('cli.js') ? 0o755 : 0o644,
+        });
         renameSync(`${f.path}.tmp`, f.path);
       }
     });

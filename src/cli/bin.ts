@@ -3,8 +3,18 @@
 // Node 20 has no module.enableCompileCache (22.1+) and no cache for ES modules, so the bundle is one
 // CommonJS script compiled here with the bytes V8 made the last time this command ran. A missing,
 // stale or rejected cache is only slower: the command runs, and leaves a cache for the next time.
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -55,19 +65,28 @@ function writeCache(dir: string, file: string, data: Buffer): void {
   }
 }
 
+/** The bundle's text and the key of its cache: its hash (the build's last line), size and mtime. */
+function readBundle(bundle: string): { source: string; key: string | undefined } {
+  const fd = openSync(bundle, 'r');
+  try {
+    const { size, mtimeMs } = fstatSync(fd);
+    const source = readFileSync(fd, 'utf8');
+    const hash = /\/\/ braid-bundle ([0-9a-f]+)\n$/.exec(source.slice(-64))?.[1];
+    // V8 checks only the source's length and its own flags: a cache of other code of the same length
+    // would run that code. The build's hash names the code; size and mtime, a bundle edited by hand.
+    return { source, key: hash && `${hash}-${size}-${Math.trunc(mtimeMs)}` };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function start(): void {
   const bundle = join(__dirname, 'cli', 'main.js');
-  const bytes = readFileSync(bundle);
-  const source = bytes.toString('utf8');
-  const dir = cacheDir(process.env);
-  // The key names the bundle's content and the engine that compiled it: V8 itself checks only the
-  // source's length and its flags, and a cache of other code of the same length would run that code.
+  const { source, key: bundleKey } = readBundle(bundle);
+  const dir = bundleKey ? cacheDir(process.env) : undefined;
   const cmd = process.argv[2] ?? '';
   const key = dir
-    ? join(
-        dir,
-        `cli-${createHash('sha1').update(bytes).digest('hex').slice(0, 20)}-${process.versions.v8}-${process.arch}-${COMMANDS.has(cmd) ? cmd : 'other'}`,
-      )
+    ? join(dir, `cli-${bundleKey}-${process.versions.v8}-${process.arch}-${COMMANDS.has(cmd) ? cmd : 'other'}`)
     : undefined;
   const cachedData = key ? readOrUndefined(key) : undefined;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
