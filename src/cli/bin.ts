@@ -28,13 +28,17 @@ const COMMANDS = new Set(
   ),
 );
 
-/** Where caches live: the user's cache folder; none when BRAID_CODE_CACHE=off. */
+/**
+ * Where caches live: code/ in Braid's cache folder, found as braidCacheDir (worktreeHome.ts) finds
+ * it, not imported from there (it loads node:crypto); none when BRAID_CODE_CACHE=off.
+ */
 function cacheDir(env: NodeJS.ProcessEnv): string | undefined {
   if (env.BRAID_CODE_CACHE === 'off') return undefined;
   if (env.BRAID_CODE_CACHE_DIR) return env.BRAID_CODE_CACHE_DIR;
-  if (process.platform === 'win32') return env.LOCALAPPDATA ? join(env.LOCALAPPDATA, 'braid', 'Cache') : undefined;
-  if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'braid');
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'braid');
+  if (env.BRAID_CACHE_DIR) return join(env.BRAID_CACHE_DIR, 'code');
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'braid', 'code');
+  if (process.platform === 'win32' && env.LOCALAPPDATA) return join(env.LOCALAPPDATA, 'braid', 'cache', 'code');
+  return join(homedir(), '.cache', 'braid', 'code');
 }
 
 const readOrUndefined = (file: string): Buffer | undefined => {
