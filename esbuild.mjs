@@ -1,7 +1,8 @@
 // One build for every bundle: the CLI/engine process (node), the extension (cjs, vscode external),
 // the extension-host test suite, and the webview (browser).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { createHash } from 'node:crypto';
+import { dirname, sep } from 'node:path';
 import * as esbuild from 'esbuild';
 import { mermaidPatches } from './scripts/mermaidPatches.mjs';
 
@@ -27,22 +28,60 @@ const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', plu
 // The extension host provides `vscode`; mocha is bundled into the suite so it needs nothing at run time.
 const extensionHost = { ...node, external: ['vscode'] };
 
+// zod's 60 translations of its messages are half of zod (360 KB); Braid words its own messages and
+// uses English where it does not, so the CLI bundles English alone.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (a) =>
+      /[\\/]zod[\\/]/.test(a.importer) ? { path: 'zod-locales', namespace: 'zod-en' } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-en' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';",
+      resolveDir: import.meta.dirname,
+    }));
+  },
+};
+
+// The CLI's files are written whole (rename), so that a CLI started while another process builds
+// (the tests build in their `before`) reads the old file or the new one, never half of one.
+// The CLI's bundle ends with its hash, the key of its V8 code cache (src/cli/bin.ts), so that a
+// start need not load node:crypto to hash 2 MB.
+const writtenWhole = {
+  name: 'written-whole',
+  setup(b) {
+    b.initialOptions.write = false;
+    b.onEnd((r) => {
+      for (const f of r.outputFiles ?? []) {
+        const keyed = f.path.endsWith(`${sep}cli${sep}main.js`);
+        const hash = createHash('sha1').update(f.contents).digest('hex').slice(0, 20);
+        mkdirSync(dirname(f.path), { recursive: true });
+        writeFileSync(`${f.path}.tmp`, keyed ? `${f.text}\n// braid-bundle ${hash}\n` : f.contents, {
+          mode: f.path.endsWith('cli.js') ? 0o755 : 0o644,
+        });
+        renameSync(`${f.path}.tmp`, f.path);
+      }
+    });
+  },
+};
+
 const builds = [
-  // The CLI: ES modules split by command (main.ts imports each command's modules when it runs), so a
-  // command parses only what it uses; out/cli.js (written below) is the small entry that starts them.
+  // The CLI: one CommonJS script that out/cli.js (src/cli/bin.ts) compiles with V8's code cache. Each
+  // command's modules run only when main.ts imports them (`await import` becomes a lazy init).
   {
     ...node,
-    format: 'esm',
-    splitting: true,
-    entryPoints: { main: 'src/cli/main.ts' },
-    outdir: 'out/cli',
-    outExtension: { '.js': '.mjs' },
-    chunkNames: '[name]-[hash]',
-    metafile: true,
-    plugins: [otelApartAt('../otelTracer.js')],
-    banner: {
-      js: "import { createRequire as __braidRequire } from 'node:module'; const require = __braidRequire(import.meta.url);",
-    },
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'out/cli/main.js',
+    plugins: [otelApartAt('../otelTracer.js'), zodEnglishOnly, writtenWhole],
+    // The tracer is loaded with require: a script compiled by vm.Script has no import().
+    supported: { 'dynamic-import': false },
+  },
+  {
+    ...node,
+    entryPoints: ['src/cli/bin.ts'],
+    outfile: 'out/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [writtenWhole],
   },
   { ...node, entryPoints: ['src/core/telemetry/otelTracer.ts'], outfile: 'out/otelTracer.js' },
   { ...extensionHost, entryPoints: ['src/extension/extension.ts'], outfile: 'out/extension.js' },
@@ -75,30 +114,12 @@ const builds = [
 
 // A deleted test file must not leave its old bundle behind for the runner to pick up.
 rmSync('out/test/vscode', { recursive: true, force: true });
-// The CLI's entry is plain CommonJS at the path users, the extension and tests run; written whole
-// (rename), as the chunks are, so that a CLI started while another process builds finds every file.
-mkdirSync('out', { recursive: true });
-writeFileSync(
-  'out/cli.js.tmp',
-  `#!/usr/bin/env node
-'use strict';
-// The \`braid\` command: starts out/cli/main.mjs, which loads each command's modules as it runs.
-import('./cli/main.mjs').then((m) => m.start(__filename), (e) => { process.stderr.write(\`braid: cannot start: \${e.stack}\\n\`); process.exitCode = 70; });
-`,
-  { mode: 0o755 },
-);
-renameSync('out/cli.js.tmp', 'out/cli.js');
-
-/** A changed CLI must not leave chunks it no longer loads behind (nor in the .vsix): they go after the build. */
-function pruneCliChunks(result) {
-  const kept = new Set(Object.keys(result.metafile.outputs).map((f) => basename(f)));
-  for (const f of existsSync('out/cli') ? readdirSync('out/cli') : [])
-    if (!kept.has(f)) rmSync(`out/cli/${f}`, { force: true });
-}
 
 if (watch) {
   for (const b of builds) await (await esbuild.context(b)).watch();
 } else {
-  const results = await Promise.all(builds.map((b) => esbuild.build(b)));
-  pruneCliChunks(results[0]);
+  await Promise.all(builds.map((b) => esbuild.build(b)));
+  // The chunks of the ES module build before this one (out/cli/*.mjs) must not linger, nor ship.
+  for (const f of existsSync('out/cli') ? readdirSync('out/cli') : [])
+    if (!f.startsWith('main.js')) rmSync(`out/cli/${f}`, { force: true });
 }

@@ -1,8 +1,12 @@
 // Part: how fast the `braid` command starts. `node -e 0` (Node's own start) beside `braid validate`
 // of a one-step plan, `braid run` of a one-step `true` plan and `braid --help`, run in turns in one
 // git workspace, each the median of BRAID_BENCH_CLI_RUNS (15) runs; goals as ratios to `node -e 0`.
+// The code cache (src/cli/bin.ts) lives in a folder of this run: warm after the warm-up round, as
+// every start but a command's first after an install is; the rows "no code cache" are that first start.
+// BRAID_BENCH_CLI_BASE=other/cli.js adds another build's column, its commands in the same rounds
+// (docs/decisions/cli-start.md: main's build beside this one).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { envInt, fixed, goal, median, ms, table } from './stats';
@@ -11,11 +15,12 @@ interface Row {
   readonly name: string;
   readonly args: readonly string[];
   readonly goal?: number;
+  readonly env?: Readonly<Record<string, string>>;
 }
 
-function timeOnce(args: readonly string[], cwd: string): number {
+function timeOnce(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): number {
   const t = performance.now();
-  const r = spawnSync(process.execPath, args, { cwd, stdio: 'ignore' });
+  const r = spawnSync(process.execPath, args, { cwd, stdio: 'ignore', env });
   const took = performance.now() - t;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}`);
   return took;
@@ -27,21 +32,35 @@ export async function benchCliStart(): Promise<void> {
     throw new Error('esbuild failed');
   const cli = join(root, 'out/cli.js');
   const runs = envInt('BRAID_BENCH_CLI_RUNS', 15);
+  const base = process.env.BRAID_BENCH_CLI_BASE;
+  if (base !== undefined && !existsSync(base)) throw new Error(`BRAID_BENCH_CLI_BASE: ${base} is missing`);
   const dir = mkdtempSync(join(tmpdir(), 'braid-bench-cli-'));
   try {
     execFileSync('git', ['init', '-q'], { cwd: dir });
     writeFileSync(join(dir, 'p.braid.yaml'), 'version: 1\nname: one\nsteps:\n  a:\n    run: "true"\n');
+    const noCache = { BRAID_CODE_CACHE: 'off' };
+    const commands = (c: string, label: string): Row[] => [
+      { name: `\`braid validate\` (one step)${label}`, args: [c, 'validate', 'p.braid.yaml'], goal: 1.5 },
+      { name: `\`braid run\` (one \`true\` step)${label}`, args: [c, 'run', 'p.braid.yaml'], goal: 2.5 },
+      { name: `\`braid --help\`${label}`, args: [c, '--help'] },
+    ];
     const rows: Row[] = [
       { name: '`node -e 0`', args: ['-e', '0'] },
-      { name: '`braid validate` (one step)', args: [cli, 'validate', 'p.braid.yaml'], goal: 1.5 },
-      { name: '`braid run` (one `true` step)', args: [cli, 'run', 'p.braid.yaml'], goal: 2.5 },
-      { name: '`braid --help`', args: [cli, '--help'] },
+      ...commands(cli, ''),
+      {
+        name: '`braid validate`, no code cache (a first start)',
+        args: [cli, 'validate', 'p.braid.yaml'],
+        env: noCache,
+      },
+      { name: '`braid run`, no code cache (a first start)', args: [cli, 'run', 'p.braid.yaml'], env: noCache },
+      ...(base === undefined ? [] : commands(base, ' — base build')),
     ];
+    const env = { ...process.env, BRAID_CODE_CACHE_DIR: join(dir, 'code-cache') };
     // In turns, so that the machine's load weighs on every row alike; one warm-up round first.
     const times = rows.map(() => [] as number[]);
     for (let round = -1; round < runs; round++) {
       rows.forEach((r, i) => {
-        const t = timeOnce(r.args, dir);
+        const t = timeOnce(r.args, dir, { ...env, ...r.env });
         if (round >= 0) times[i]!.push(t);
       });
     }

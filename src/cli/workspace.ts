@@ -1,5 +1,5 @@
 // Where a run's records live: the plan's (or the current folder's) git root, else that folder.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
@@ -54,6 +54,22 @@ export function workspaceOf(dir: string): string {
 /** The workspace for a plan file, or `--workspace` when given. */
 export function workspaceForPlan(planFile: string, override?: string): string {
   return checked(override ? resolve(override) : workspaceOf(dirname(resolve(planFile))));
+}
+
+/** workspaceOf without the wait: `git rev-parse` answers while the command loads its modules. */
+function workspaceOfAsync(dir: string): Promise<string> {
+  return new Promise((done) => {
+    execFile('git', ['rev-parse', '--show-toplevel'], { cwd: dir }, (e, stdout) => {
+      const top = e ? '' : stdout.trim();
+      if (top) gitTops.add(top);
+      done(top || dir);
+    });
+  });
+}
+
+/** workspaceForPlan, started now and awaited when the command needs it. */
+export async function workspaceForPlanAsync(planFile: string, override?: string): Promise<string> {
+  return checked(override ? resolve(override) : await workspaceOfAsync(dirname(resolve(planFile))));
 }
 
 export function workspaceForCwd(override?: string): string {

@@ -12,7 +12,7 @@ import type { StepStatus } from '../../core/status';
 import { err, out } from '../output';
 import { Usage } from '../usage';
 import type { HumanView } from '../view';
-import { workspaceForCwd, workspaceForPlan } from '../workspace';
+import { isFoundGitTop, workspaceForCwd, workspaceForPlanAsync } from '../workspace';
 import { dryRun } from './dryRun';
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
@@ -109,7 +109,11 @@ export async function run(args: string[], retry = false, resolving = false): Pro
   } else {
     if (positionals.length !== 1) throw new Usage('run needs exactly one FILE');
     planFile = resolve(positionals[0]!);
-    workspace = workspaceForPlan(planFile, values.workspace);
+    // git finds the workspace while the engine's modules initialise (they do not need it).
+    [workspace] = await Promise.all([
+      workspaceForPlanAsync(planFile, values.workspace),
+      import('../../core/engine/runPlan'),
+    ]);
   }
   // --only accepts `--only a b c` as well as repeated flags.
   const only = values.only ? [...values.only, ...(retryId ? [] : [])] : undefined;
@@ -153,6 +157,7 @@ export async function run(args: string[], retry = false, resolving = false): Pro
     signal: ac.signal,
     onEvent,
     compile,
+    ...(isFoundGitTop(workspace) ? { gitTop: true } : {}),
     onWarning: (d) => err(`${formatDiagnostic(d)}\n`),
     ...(concurrency !== undefined ? { concurrency } : {}),
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),

@@ -2,18 +2,21 @@
 import { formatDiagnostic } from '../../core/format';
 import { err, out } from '../output';
 import { Usage } from '../usage';
-import { isFoundGitTop, workspaceForPlan } from '../workspace';
+import { isFoundGitTop, workspaceForPlan, workspaceForPlanAsync } from '../workspace';
 
 export async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
-  const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([
+  // git finds the first plan's workspace while the compiler's modules initialise.
+  const first = workspaceForPlanAsync(files[0]!);
+  const [{ compilePlanFile }, { isGitWorkspace }, firstWs] = await Promise.all([
     import('../../core/plan/compile'),
     import('../../core/engine/isolation/gitWorkspace'),
+    first,
   ]);
   let problems = 0;
-  for (const f of files) {
+  for (const [i, f] of files.entries()) {
     // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
-    const ws = workspaceForPlan(f);
+    const ws = i === 0 ? firstWs : workspaceForPlan(f);
     const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)) });
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;

@@ -63,6 +63,8 @@ export interface RunRequest {
   /** The plan's warnings (overlapping writers, a template in single quotes), before anything runs. */
   readonly onWarning?: (warning: Diagnostic) => void;
   readonly compile?: CompileOptions;
+  /** The caller found `workspace` to be a git top itself (the CLI does): no second `git rev-parse`. */
+  readonly gitTop?: boolean;
   readonly graceMs?: number;
   /** Default: `sharedLocks` (this process's runs and, through `.braid/locks`, other processes). */
   readonly locks?: LockGate;
@@ -131,7 +133,7 @@ export type RunOutcome =
 /** Runs a plan (or retries a run) to the end. Invalid plans, bad selections and missing agent CLIs are data. */
 export async function runPlan(req: RunRequest): Promise<RunOutcome> {
   // Worktrees need the workspace to be a repository's top level (merge-back paths are relative to it).
-  const isGit = (req.compile?.isGit ?? true) && (await isGitWorkspace(req.workspace));
+  const isGit = (req.compile?.isGit ?? true) && (req.gitTop === true || (await isGitWorkspace(req.workspace)));
   const compiled = await compilePlanFile(req.planFile, { ...req.compile, isGit });
   const errors = compiled.diagnostics.filter((d) => d.severity === 'error');
   if (!compiled.graph || errors.length > 0) return { ok: false, diagnostics: compiled.diagnostics };

@@ -111,7 +111,7 @@ export class RunStore {
   }
 
   /** The run's record, or undefined when it is unknown, unreadable or malformed. */
-  async load(runId: string): Promise<RunRecord | undefined> {
+  async load(runId: string, worth?: (data: unknown) => boolean): Promise<RunRecord | undefined> {
     if (!SAFE_RUN_ID.test(runId)) return undefined;
     let text: string;
     try {
@@ -127,6 +127,7 @@ export class RunStore {
       // Malformed (a torn write by a killed process): the documented undefined.
       return undefined;
     }
+    if (worth && !worth(data)) return undefined;
     const parsed = recordSchema.safeParse(data);
     // A record filed under another id would be saved over someone else's run.
     if (!parsed.success || parsed.data.id !== runId) return undefined;
@@ -152,7 +153,7 @@ export class RunStore {
     const dead = (rec: RunRecord) =>
       rec.status === 'running' && rec.host.hostname === here && !pidAlive(rec.host.pid, rec.host.procStart);
     const marked: string[] = [];
-    for (const seen of await this.loadAll()) {
+    for (const seen of await this.loadAll(mayBeRunningHere)) {
       if (!dead(seen)) continue;
       // What we read may predate the host's last write (it ended the run, then exited, after our
       // read): read again now that it is gone, under the run's lock, or the stale copy written
@@ -250,7 +251,8 @@ export class RunStore {
     }
   }
 
-  private async loadAll(): Promise<RunRecord[]> {
+  /** `worth` sees each record's JSON before its schema check: what it refuses costs no check. */
+  private async loadAll(worth?: (data: unknown) => boolean): Promise<RunRecord[]> {
     let ids: string[];
     try {
       ids = (await this.fs.readdir(this.runsDir)).filter((id) => SAFE_RUN_ID.test(id));
@@ -263,13 +265,23 @@ export class RunStore {
     let next = 0;
     const worker = async () => {
       while (next < ids.length) {
-        const rec = await this.load(ids[next++]!);
+        const rec = await this.load(ids[next++]!, worth);
         if (rec) records.push(rec);
       }
     };
     await Promise.all(Array.from({ length: Math.min(16, ids.length) }, worker));
     return records.sort((a, b) => cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id));
   }
+}
+
+/**
+ * Only a run recorded as running on this host can be a dead one to mark: every `braid run` looks,
+ * and checking every past run's whole record against the schema was most of a run's start in a
+ * workspace with a history (issue 35, docs/decisions/cli-start.md).
+ */
+function mayBeRunningHere(data: unknown): boolean {
+  const d = data as { status?: unknown; host?: { hostname?: unknown } } | null;
+  return typeof d === 'object' && d !== null && d.status === 'running' && d.host?.hostname === hostname();
 }
 
 function succeededDurations(step: StepRecord): number[] {
