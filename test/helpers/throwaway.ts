@@ -9,8 +9,8 @@ import { makeRepo, type TestRepo } from './gitRepo';
 export interface Throwaway {
   /** A new repository with these files committed. */
   repo(files: Record<string, string>): TestRepo;
-  /** A plan file of these step lines (under `steps:`), outside any repository. */
-  planFile(lines: readonly string[]): string;
+  /** A plan file of this text (written with `plan`), outside any repository. */
+  planFile(text: string): string;
   /** What else a test makes and wants gone after the file's tests (run in order, after theirs). */
   readonly cleanup: Array<() => void>;
 }
@@ -28,11 +28,11 @@ export function throwaway(prefix: string): Throwaway {
       cleanup.push(() => r.cleanup());
       return r;
     },
-    planFile(lines) {
+    planFile(text) {
       const dir = mkdtempSync(join(tmpdir(), prefix));
       cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
       const file = join(dir, 'p.braid.yaml');
-      writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
+      writeFileSync(file, text);
       return file;
     },
   };
