@@ -10,6 +10,7 @@ import { braid, buildCli, runInBackground } from '../helpers/cliRun';
 import { assertNoLeftovers } from '../helpers/runInRepo';
 import { throwaway } from '../helpers/throwaway';
 import { plan } from '../helpers/planText';
+import { until } from '../helpers/until';
 
 const { repo, planFile, cleanup } = throwaway('braid-bestof-cli-');
 
@@ -137,11 +138,11 @@ describe('best-of through the CLI', function () {
     // Not picked yet: `other` runs and ends in the slots the waiting step gave up.
     await run.when((e) => e.type === 'step' && e.id === 'other' && e.status === 'succeeded');
     // run.json is written at most every so often (runStore.ts): a liveness bound, not a timing claim.
-    let rec = (await new RunStore(r.dir).load(runId))!;
-    for (let i = 0; i < 100 && rec.steps.other?.status !== 'succeeded'; i++) {
-      await new Promise((done) => setTimeout(done, 50));
-      rec = (await new RunStore(r.dir).load(runId))!;
-    }
+    const rec = (await until(
+      () => new RunStore(r.dir).load(runId),
+      (x) => x?.steps.other?.status === 'succeeded',
+      'run.json to show other succeeded',
+    ))!;
     assert.equal(rec.steps.race!.status, 'waiting');
     assert.equal(rec.steps.race!.winner, undefined);
     assert.equal(rec.steps.race!.attempts.length, 1);
