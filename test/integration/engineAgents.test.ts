@@ -2,7 +2,7 @@
 // and retry reaches the agent's argv, and a missing CLI refuses the run request with every
 // missing executable in its message and as diagnostics, before any record.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engine/engineClient';
 import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
@@ -57,11 +57,7 @@ describe('engine process and agent CLIs', function () {
     return c;
   }
 
-  function workspace(text: string): { dir: string; plan: string } {
-    const dir = mkdtempSync(join(scratch, 'ws-'));
-    writeFileSync(join(dir, 'p.braid.yaml'), text);
-    return { dir, plan: join(dir, 'p.braid.yaml') };
-  }
+  const workspace = (text: string) => made!.workspace(text);
 
   it('compile.permission of run and retry reaches the agent’s argv', async () => {
     const argvFile = join(scratch, 'argv.json');
