@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeRepo, type TestRepo } from './gitRepo';
+import { plan } from './planText';
 
 export interface Throwaway {
   /** A new repository with these files committed. */
@@ -41,3 +42,18 @@ export function throwaway(prefix: string): Throwaway {
 /** `n` numbered lines (`line 1` …), each ending in a newline: file contents whose edits are easy to place. */
 export const numbered = (n: number, tag = 'line'): string =>
   Array.from({ length: n }, (_, i) => `${tag} ${i + 1}`).join('\n') + '\n';
+
+/** a waits in review with its change (a.txt); b, after it, copies what a wrote: the review tests' plan. */
+export const REVIEWED = plan`
+  version: 1
+  steps:
+    a:
+      isolation: worktree
+      review: true
+      writes: [a.txt]
+      run: printf "from a\\n" > a.txt
+    b:
+      needs: [a]
+      run: cat a.txt > b.txt
+      writes: [b.txt]
+  `;

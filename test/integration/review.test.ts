@@ -13,7 +13,7 @@ import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
 import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { type TestRepo } from '../helpers/gitRepo';
-import { numbered, throwaway } from '../helpers/throwaway';
+import { numbered, REVIEWED, throwaway } from '../helpers/throwaway';
 import { runInRepo as run, userState } from '../helpers/runInRepo';
 import { plan } from '../helpers/planText';
 
@@ -69,20 +69,6 @@ async function record(r: TestRepo, runId: string): Promise<RunRecord> {
   assert.ok(rec);
   return rec;
 }
-
-const REVIEWED = plan`
-  version: 1
-  steps:
-    a:
-      isolation: worktree
-      review: true
-      writes: [a.txt]
-      run: printf "from a\\n" > a.txt
-    b:
-      needs: [a]
-      run: cat a.txt > b.txt
-      writes: [b.txt]
-  `;
 
 describe('review: true and the review commands', function () {
   this.timeout(60_000);
