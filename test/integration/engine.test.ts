@@ -16,6 +16,7 @@ import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine'
 import { engineSocketPathFor } from '../../src/core/engineSocket';
 import { goneSoon, launchersOf } from '../helpers/processes';
 import { untilHolds } from '../helpers/until';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));
@@ -37,7 +38,6 @@ function workspace(plan?: string): { dir: string; plan: string } {
   return { dir, plan: join(dir, 'p.braid.yaml') };
 }
 
-const plan = (steps: string[]) => ['version: 1', 'steps:', ...steps].join('\n') + '\n';
 const record = (dir: string, runId: string) =>
   JSON.parse(readFileSync(join(dir, '.braid/runs', runId, 'run.json'), 'utf8')) as RunRecord;
 const statuses = (rec: RunRecord) => Object.fromEntries(Object.values(rec.steps).map((s) => [s.id, s.status]));
@@ -127,16 +127,18 @@ describe('engine process and client', function () {
 
   it('runs a plan: the run id first, then events, then per-step statuses that agree with run.json', async () => {
     const w = workspace(
-      plan([
-        '  a:',
-        '    run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"',
-        '  b:',
-        '    needs: [a]',
-        '    run: exit 3',
-        '  c:',
-        '    needs: [b]',
-        '    run: echo never',
-      ]),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"
+          b:
+            needs: [a]
+            run: exit 3
+          c:
+            needs: [b]
+            run: echo never
+        `,
     );
     const c = await connect(w.dir);
     const events = collect(c);
@@ -168,7 +170,12 @@ describe('engine process and client', function () {
     // 32 MiB limit and it disconnected the window mid-run.
     const line = `flood ${'x'.repeat(73)}`;
     const total = 50 * 1024 * 1024;
-    const w = workspace(plan(['  flood:', `    run: yes ${line} | head -c ${total}`]));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        flood:
+          run: yes ${line} | head -c ${total}
+      `);
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: 'p.braid.yaml' });
@@ -200,7 +207,13 @@ describe('engine process and client', function () {
   });
 
   it('refuses an invalid plan or an unknown step with the reason (and the diagnostics)', async () => {
-    const w = workspace(plan(['  a:', '    run: echo', '    nedds: [b]']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+          nedds: [b]
+      `);
     const c = await connect(w.dir);
     await assert.rejects(c.run({ planFile: w.plan }), (e: unknown) => {
       assert.ok(e instanceof EngineRequestError);
@@ -208,7 +221,15 @@ describe('engine process and client', function () {
       assert.match(e.message, /p\.braid\.yaml:5:5:/);
       return true;
     });
-    writeFileSync(w.plan, plan(['  a:', '    run: echo']));
+    writeFileSync(
+      w.plan,
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo
+        `,
+    );
     await assert.rejects(c.run({ planFile: w.plan, only: ['nope'] }), /unknown step: nope/);
     await assert.rejects(c.cancelRun('20261202-100000-abcd'), /not active/);
     await assert.rejects(c.retry({ runId: '20261202-100000-abcd' }), /unknown run/);
@@ -217,7 +238,17 @@ describe('engine process and client', function () {
 
   it('cancels one sleeping step, then the whole run; the record agrees', async () => {
     const w = workspace(
-      plan(['  a:', '    run: sleep 30', '  b:', '    run: sleep 30', '  c:', '    needs: [a]', '    run: echo c']),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: sleep 30
+          b:
+            run: sleep 30
+          c:
+            needs: [a]
+            run: echo c
+        `,
     );
     const c = await connect(w.dir);
     const events = collect(c);
@@ -246,13 +277,15 @@ describe('engine process and client', function () {
     const go = join(w.dir, 'go');
     writeFileSync(
       w.plan,
-      plan([
-        '  a:',
-        `    run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done`,
-        '  b:',
-        '    needs: [a]',
-        '    run: echo b-done',
-      ]),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done
+          b:
+            needs: [a]
+            run: echo b-done
+        `,
     );
     const first = await connect(w.dir);
     const firstEvents = collect(first);
@@ -289,7 +322,12 @@ describe('engine process and client', function () {
   });
 
   it('two windows starting an engine at once end up with one', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const [a, b] = await Promise.all([connect(w.dir), connect(w.dir)]);
     assert.equal(a.pid, b.pid);
     assert.equal(engineLog(w.dir).match(/listening on/g)?.length, 1);
@@ -298,7 +336,12 @@ describe('engine process and client', function () {
   });
 
   it('drops invalid and schema-invalid messages on a raw socket and keeps serving', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const c = await connect(w.dir);
     const raw = createConnection(engineSocketPathFor(w.dir, PROTOCOL_VERSION));
     const replies: Record<string, unknown>[] = [];
@@ -412,7 +455,12 @@ describe('engine process and client', function () {
   });
 
   it('keeps its resident launcher between runs: a later run’s step is forked by the one made before; it ends with the engine', async () => {
-    const w = workspace(plan(['  a:', '    run: echo "ppid $PPID"']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo "ppid $PPID"
+      `);
     const c = await connect(w.dir);
     const parentOf = async (): Promise<number> => {
       const events = collect(c);
@@ -430,7 +478,12 @@ describe('engine process and client', function () {
   });
 
   it('replaces a stale socket left by a dead engine', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     const dead = spawn(process.execPath, [
       '-e',
@@ -444,7 +497,12 @@ describe('engine process and client', function () {
   });
 
   it('on SIGTERM cancels its runs, writes their records and exits; a run of a dead engine becomes interrupted', async () => {
-    const w = workspace(plan(['  a:', '    run: sleep 30']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: sleep 30
+      `);
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: w.plan });
@@ -458,7 +516,15 @@ describe('engine process and client', function () {
     // A killed engine records nothing: the next engine marks its run interrupted.
     const again = await connect(w.dir);
     const more = collect(again);
-    writeFileSync(w.plan, plan(['  a:', '    run: sleep 3']));
+    writeFileSync(
+      w.plan,
+      plan`
+        version: 1
+        steps:
+          a:
+            run: sleep 3
+        `,
+    );
     const second = await again.run({ planFile: w.plan });
     await untilHolds(() => more.some((e) => e.type === 'step' && e.status === 'running'), 'a to run again');
     process.kill(again.pid, 'SIGKILL');
