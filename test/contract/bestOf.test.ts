@@ -11,6 +11,7 @@ import { type AgentHome } from './harness/agentHome';
 import { braid, makeWorkspace, runPlan, stepOf } from './harness/braidRun';
 import type { Scenario } from './modelServer/scenario';
 import type { ModelServer, RecordedRequest } from './modelServer/server';
+import { plan } from '../helpers/planText';
 import { withModelAndHome } from './harness/suite';
 
 const CLIS = ['claude', 'codex', 'gemini'] as const;
@@ -53,17 +54,19 @@ describe('best-of across claude, codex and gemini through braid run (contract)',
     // Scores: gemini 3, codex 2, claude 1 (the check prints a `score: N` line).
     const r = await runPlan(
       ws,
-      [
-        'version: 1',
-        'steps:',
-        '  answer:',
-        `    prompt: ${PROMPT}`,
-        '    alternatives:',
-        ...CLIS.map((cli) => `      - { agent: ${cli} }`),
-        '    pick: check',
-        '    writes: [answer.txt]',
-        '    check: \'case "$(cat answer.txt)" in *gemini*) echo score: 3 ;; *codex*) echo score: 2 ;; *claude*) echo score: 1 ;; *) exit 1 ;; esac\'',
-      ].join('\n') + '\n',
+      plan`
+        version: 1
+        steps:
+          answer:
+            prompt: ${PROMPT}
+            alternatives:
+              - { agent: claude }
+              - { agent: codex }
+              - { agent: gemini }
+            pick: check
+            writes: [answer.txt]
+            check: 'case "$(cat answer.txt)" in *gemini*) echo score: 3 ;; *codex*) echo score: 2 ;; *claude*) echo score: 1 ;; *) exit 1 ;; esac'
+        `,
       home.env,
       [],
       180_000,

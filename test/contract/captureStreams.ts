@@ -2,13 +2,13 @@
 // Braid runs them (its presets, retry bounds and budget flag), into
 // test/fixtures/agents/streams/ for the parsers' unit tests (test/unit/agentStreamFixtures.test.ts).
 //   node --import tsx test/contract/captureStreams.ts     (after scripts/setup-agents.sh)
-import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { agentInvocation } from '../../src/core/agents/invocation';
 import { launchOptions } from '../../src/core/agents/launchOptions';
 import { agentFamily, presetTable } from '../../src/core/agents/presets';
 import { agentHome } from './harness/agentHome';
+import { runProcess } from './harness/braidRun';
 import { scenarios, type Scenario } from './modelServer/scenario';
 import { startModelServer } from './modelServer/server';
 
@@ -42,24 +42,8 @@ const CAPTURES: Capture[] = [
   },
 ];
 
-function run(
-  argv: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  return new Promise((resolve) => {
-    const c = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    c.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString('utf8');
-    });
-    c.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString('utf8');
-    });
-    c.on('close', (code) => resolve({ stdout, stderr, code }));
-  });
-}
+/** A CLI to its end (killed after two minutes), with exactly `env`. */
+const run = (argv: string[], cwd: string, env: Record<string, string>) => runProcess(argv[0]!, argv.slice(1), cwd, env);
 
 async function main(): Promise<void> {
   const server = await startModelServer({ scenario: scenarios.answer('x') });

@@ -4,16 +4,25 @@
 // first turn with a call of Braid's `run_plan`: the CLI starts `braid mcp`, calls the tool, and the
 // run it starts is recorded and runs to its end in the workspace's engine, after the CLI is gone.
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { appendFile, chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { connectEngine } from '../../src/extension/engine/engineClient';
-import { braid, buildCli, CLI, makeWorkspace, type StatusJson, type Workspace } from './harness/braidRun';
+import {
+  buildCli,
+  CLI,
+  makeWorkspace,
+  runProcess,
+  statusOf,
+  type CliResult,
+  type StatusJson,
+  type Workspace,
+} from './harness/braidRun';
 import { withModelAndHome } from './harness/suite';
 import type { AgentHome } from './harness/agentHome';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 import { plan } from '../helpers/planText';
+import { until } from '../helpers/until';
 
 const PLAN = plan`
     version: 1
@@ -27,37 +36,9 @@ const PLAN = plan`
 
 const PROMPT = 'Run the Braid plan p.braid.yaml with the run_plan tool.';
 
-interface Cli {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-  env: Record<string, string>,
-  timeoutMs = 90_000,
-): Promise<Cli> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString('utf8');
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString('utf8');
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** An agent CLI to its end, with exactly `env`. */
+const cli = (command: string, args: readonly string[], cwd: string, env: Record<string, string>) =>
+  runProcess(command, args, cwd, env, 90_000);
 
 /** A `braid` on PATH, as `npm link` makes one: the built bundle. */
 async function braidOnPath(home: AgentHome): Promise<Record<string, string>> {
@@ -68,17 +49,14 @@ async function braidOnPath(home: AgentHome): Promise<Record<string, string>> {
   return { ...home.env, PATH: `${bin}:${home.env.PATH}` };
 }
 
-/** Polls `braid status RUN --json` until the run ends. */
-async function ended(ws: Workspace, env: Record<string, string>, run: string, ms = 60_000): Promise<StatusJson> {
-  const deadline = Date.now() + ms;
-  for (let delay = 50; ; delay = Math.min(delay * 1.5, 500)) {
-    const s = await braid(['status', run, '--json', '--workspace', ws.dir], ws.dir, env);
-    const status = s.code === 0 ? (JSON.parse(s.stdout) as StatusJson) : undefined;
-    if (status && status.status !== 'running') return status;
-    if (Date.now() > deadline) throw new Error(`run ${run} did not end: ${s.stdout}${s.stderr}`);
-    await new Promise((r) => setTimeout(r, delay));
-  }
-}
+/** `braid status RUN --json` once the run has ended. */
+const ended = (ws: Workspace, env: Record<string, string>, run: string): Promise<StatusJson | undefined> =>
+  until(
+    () => statusOf(ws, env, run),
+    (s) => s !== undefined && s.status !== 'running',
+    `run ${run} to end`,
+    60_000,
+  );
 
 /** The run id Braid's run_plan answered, as the CLI sent it back to the model in the tool's result. */
 function runIdSentBack(server: ModelServer, since: number): string | undefined {
@@ -110,12 +88,12 @@ describe('agent CLIs drive Braid through MCP (loopback model)', function () {
     e?.dispose();
   };
 
-  const expectRun = async (ws: Workspace, env: Record<string, string>, since: number, out: Cli) => {
+  const expectRun = async (ws: Workspace, env: Record<string, string>, since: number, out: CliResult) => {
     const diag = () =>
       `\n--- CLI exit ${out.code}\n${out.stdout.slice(-4000)}\n${out.stderr.slice(-4000)}\n--- requests: ${JSON.stringify(server.requests.slice(since).map((r) => [r.path, r.status, r.position, r.conversation]))}`;
     const run = runIdSentBack(server, since);
     assert.ok(run, `the tool's result (a run id) reached the model${diag()}`);
-    const s = await ended(ws, env, run);
+    const s = (await ended(ws, env, run))!;
     assert.equal(s.status, 'succeeded', JSON.stringify(s));
     assert.deepEqual(
       Object.values(s.steps).map((x) => [x.id, x.status]),

@@ -12,6 +12,7 @@ import { makeWorkspace, runPlan } from './harness/braidRun';
 import { scenarios } from './modelServer/scenario';
 import type { ModelServer } from './modelServer/server';
 import { withModelAndHome } from './harness/suite';
+import { plan } from '../helpers/planText';
 
 describe('run.json is the run’s --json events folded (contract)', function () {
   this.timeout(300_000);
@@ -33,22 +34,21 @@ describe('run.json is the run’s --json events folded (contract)', function () 
       }),
     );
     const ws = await makeWorkspace(home.dir, { git: false });
-    const plan = [
-      'version: 1',
-      'steps:',
-      '  work:',
-      '    agent: claude',
-      '    prompt: Write a.txt.',
-      '    retries: 1',
-      '    retry-delay: 10ms',
-      // Fails once (the marker is the check's own), then passes.
-      '    check: test -f tried || { touch tried; exit 1; }',
-      '  est:',
-      '    agent: codex',
-      '    prompt: Write a.txt.',
-      '',
-    ].join('\n');
-    const r = await runPlan(ws, plan, home.env, ['--json']);
+    // work fails once (the marker is the check's own), then passes.
+    const text = plan`
+      version: 1
+      steps:
+        work:
+          agent: claude
+          prompt: Write a.txt.
+          retries: 1
+          retry-delay: 10ms
+          check: test -f tried || { touch tried; exit 1; }
+        est:
+          agent: codex
+          prompt: Write a.txt.
+      `;
+    const r = await runPlan(ws, text, home.env, ['--json']);
     const events = r.stdout
       .split('\n')
       .filter((l) => l.startsWith('{'))

@@ -5,12 +5,12 @@
 // step as the user's next turn of its session, seen by the loopback model, and is kept in the
 // step's log and record.
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type AgentHome } from './harness/agentHome';
-import { braid, buildCli, CLI, makeWorkspace, type StatusJson, type Workspace } from './harness/braidRun';
+import { braid, braidInBackground, buildCli, CLI, makeWorkspace, statusOf, type Workspace } from './harness/braidRun';
 import { openTerminal, type Terminal } from './harness/tmux';
 import { withModelAndHome } from './harness/suite';
 import { scenarios, type Scenario } from './modelServer/scenario';
@@ -166,37 +166,22 @@ describe('taking over a step: braid attach and braid say with the real claude, g
     plan: string,
   ): Promise<{ runId: string; session: string; ended: Promise<number | null> }> {
     await ws.write('plan.braid.yaml', plan);
-    run = spawn(process.execPath, [CLI, 'run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'], {
-      cwd: ws.dir,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    run.stdout!.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    run.stderr!.on('data', (d: Buffer) => {
-      output += d.toString();
-    });
-    const ended = new Promise<number | null>((r) => run!.on('exit', r));
-    const status = async (): Promise<StatusJson | undefined> => {
-      const s = await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env());
-      try {
-        return JSON.parse(s.stdout) as StatusJson;
-      } catch {
-        return undefined;
-      }
-    };
+    const bg = braidInBackground(
+      ['run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'],
+      ws.dir,
+      env(),
+    );
+    run = bg.child;
     const found = await until(async () => {
-      if (run!.exitCode !== null) throw new Error(`the run ended early:\n${output}`);
-      const s = await status();
+      if (bg.child.exitCode !== null) throw new Error(`the run ended early:\n${bg.output()}`);
+      const s = await statusOf(ws, env());
       const w = s?.steps.work;
       const sleeping = server.requests.some(
         (q) => q.conversation && q.userTexts.some((t) => t.includes('FIRST PROMPT')) && q.status === 200,
       );
       return w?.status === 'running' && w.sessionId && sleeping ? { runId: s!.id, session: w.sessionId } : undefined;
     }, 'the work step running with a session');
-    return { ...found, ended };
+    return { ...found, ended: bg.ended };
   }
 
   it("attach: a running step is stopped, claude --resume SESSION opens in its worktree, and what the person has it write lands as the step's attempt", async () => {
@@ -247,9 +232,7 @@ describe('taking over a step: braid attach and braid say with the real claude, g
       "what the person's session wrote landed in the workspace",
     );
     assert.equal(await ws.read('after.txt'), 'written by hand\n', 'the dependent ran on it');
-    const status = JSON.parse(
-      (await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout,
-    ) as StatusJson;
+    const status = (await statusOf(ws, env(), runId))!;
     assert.equal(status.steps.work!.status, 'succeeded');
     assert.ok(
       (status.steps.work!.changes as { files?: unknown[] } | undefined)?.files?.length,
@@ -272,9 +255,7 @@ describe('taking over a step: braid attach and braid say with the real claude, g
     await ws.write('plan.braid.yaml', PLAN('test -f attached.txt'));
     const first = await braid(['run', 'plan.braid.yaml', '--workspace', ws.dir, '--permission', 'full'], ws.dir, env());
     assert.equal(first.code, 1, `the check fails the step: ${first.stdout}${first.stderr}`);
-    const before = JSON.parse(
-      (await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env())).stdout,
-    ) as StatusJson;
+    const before = (await statusOf(ws, env()))!;
     const failed = before.steps.work!;
     assert.equal(failed.status, 'failed');
     const kept = failed.worktree as string;
@@ -300,9 +281,7 @@ describe('taking over a step: braid attach and braid say with the real claude, g
     assert.match(screen, /\[exit 0\]/);
     assert.equal(await ws.read('attached.txt'), 'fixed by hand\n');
     assert.equal(await ws.read('after.txt'), 'fixed by hand\n', 'the dependent the failure had skipped ran');
-    const after = JSON.parse(
-      (await braid(['status', before.id, '--json', '--workspace', ws.dir], ws.dir, env())).stdout,
-    ) as StatusJson;
+    const after = (await statusOf(ws, env(), before.id))!;
     assert.equal(after.steps.work!.attempts.length, failed.attempts.length + 1, 'one new attempt');
     assert.equal(after.status, 'succeeded');
   });
@@ -359,9 +338,7 @@ describe('taking over a step: braid attach and braid say with the real claude, g
     );
     assert.equal(await ended, 0, 'the run ends succeeded: the process ended once its work was done');
     assert.equal(await ws.read('attached.txt'), 'steered\n');
-    const status = JSON.parse(
-      (await braid(['status', runId, '--json', '--workspace', ws.dir], ws.dir, env())).stdout,
-    ) as StatusJson;
+    const status = (await statusOf(ws, env(), runId))!;
     const work = status.steps.work!;
     assert.equal(work.status, 'succeeded');
     assert.equal(work.attempts.length, 1);
@@ -421,9 +398,7 @@ describe('taking over a step: braid attach and braid say with the real claude, g
         env(),
       );
       assert.equal(first.code, 1, `the check fails the step: ${first.stdout}${first.stderr}`);
-      const before = JSON.parse(
-        (await braid(['status', '--json', '--workspace', ws.dir], ws.dir, env())).stdout,
-      ) as StatusJson;
+      const before = (await statusOf(ws, env()))!;
       const failed = before.steps.work!;
       assert.ok(failed.sessionId, `${cli} reported its session`);
       term = openTerminal(

@@ -16,6 +16,8 @@ export interface AgentScratch {
   readonly empty: string;
   /** Holds `claude`, the fake agent. */
   readonly bin: string;
+  /** A new workspace folder in the scratch holding `text` as p.braid.yaml. */
+  workspace(text: string): { dir: string; plan: string };
   remove(): void;
 }
 
@@ -27,6 +29,11 @@ export async function makeAgentScratch(prefix: string): Promise<AgentScratch> {
     cli: join(dir, 'cli.js'),
     empty: join(dir, 'empty'),
     bin: join(dir, 'bin'),
+    workspace(text) {
+      const ws = mkdtempSync(join(dir, 'ws-'));
+      writeFileSync(join(ws, 'p.braid.yaml'), text);
+      return { dir: ws, plan: join(ws, 'p.braid.yaml') };
+    },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
   await build({

@@ -7,17 +7,20 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAIN, runInBackground } from './cliRun';
 import type { TestRepo } from './gitRepo';
+import { plan } from './planText';
 
-export const RACE_PLAN = [
-  '  a:',
-  '    isolation: worktree',
-  '    review: true',
-  '    writes: [f.txt]',
-  "    run: 'echo added >> f.txt'",
-  '  b:',
-  '    needs: [a]',
-  '    run: echo b',
-];
+export const RACE_PLAN = plan`
+  version: 1
+  steps:
+    a:
+      isolation: worktree
+      review: true
+      writes: [f.txt]
+      run: 'echo added >> f.txt'
+    b:
+      needs: [a]
+      run: echo b
+  `;
 
 export interface PairResult {
   readonly approve: { code: number | null; stderr: string };

@@ -11,3 +11,15 @@ export async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, 
     await new Promise((r) => setTimeout(r, delay));
   }
 }
+
+/**
+ * Polls a cheap in-process condition every 10 ms until it holds, or fails after `ms` saying what it
+ * waited for (a bound that turns a hang into a readable failure, not a timing claim).
+ */
+export async function untilHolds(holds: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -9,6 +9,7 @@ import { RESUME_PROMPT } from '../../src/core/agents/resume';
 import { runPlan, type RunRequest } from '../../src/core/engine/runPlan';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import type { EngineEvent } from '../../src/core/engine/types';
+import { plan } from '../helpers/planText';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
@@ -17,21 +18,23 @@ const GEMINI_SESSION = 'c2d6a0e4-5f1b-4a7c-8e9d-0b1c2d3e4f5a';
 
 const q = (s: string) => JSON.stringify(s);
 // The presets' own names, so they keep their formats and pools; only argv[0] is the fake agent.
-const AGENTS = [
-  'agents:',
-  `  claude:`,
-  `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]`,
-  '    env: { FAKE_AGENT_FORMAT: claude }',
-  '    input: text',
-  `  codex:`,
-  `    command: [${q(process.execPath)}, ${q(FAKE)}, exec, --json, "\${{ prompt }}"]`,
-  '    env: { FAKE_AGENT_FORMAT: codex }',
-  '    input: text',
-  `  gemini:`,
-  `    command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json]`,
-  '    env: { FAKE_AGENT_FORMAT: gemini }',
-  '    input: text',
-];
+// The fake agent as claude, codex and gemini (each in its stream format): a plan's `agents:` block,
+// without its last newline, so that a plan puts it on a line of its own.
+const AGENTS = plan`
+  agents:
+    claude:
+      command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json, --verbose]
+      env: { FAKE_AGENT_FORMAT: claude }
+      input: text
+    codex:
+      command: [${q(process.execPath)}, ${q(FAKE)}, exec, --json, "\${{ prompt }}"]
+      env: { FAKE_AGENT_FORMAT: codex }
+      input: text
+    gemini:
+      command: [${q(process.execPath)}, ${q(FAKE)}, -p, "\${{ prompt }}", --output-format, stream-json]
+      env: { FAKE_AGENT_FORMAT: gemini }
+      input: text
+  `.trimEnd();
 
 describe('agent steps through runPlan (fake agent)', function () {
   this.timeout(60_000);
@@ -40,10 +43,10 @@ describe('agent steps through runPlan (fake agent)', function () {
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
-  function workspace(lines: string[]): { dir: string; plan: string } {
+  function workspace(text: string): { dir: string; plan: string } {
     const dir = mkdtempSync(join(tmpdir(), 'braid-agent-run-'));
     dirs.push(dir);
-    writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', ...lines].join('\n') + '\n');
+    writeFileSync(join(dir, 'p.braid.yaml'), text);
     return { dir, plan: join(dir, 'p.braid.yaml') };
   }
 
@@ -62,16 +65,17 @@ describe('agent steps through runPlan (fake agent)', function () {
   }
 
   it('claude: readable log, raw stream beside it, the final answer as output, session and cost on the records', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'env: { FAKE_AGENT_ANSWER: "the schema is ready" }',
-      'steps:',
-      '  design:',
-      '    prompt: design it',
-      '  use:',
-      '    needs: [design]',
-      '    run: echo "got ${{ steps.design.output }}"',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      env: { FAKE_AGENT_ANSWER: "the schema is ready" }
+      steps:
+        design:
+          prompt: design it
+        use:
+          needs: [design]
+          run: echo "got \${{ steps.design.output }}"
+      `);
     const { runId, result, record, events } = await run(w);
     assert.equal(result.status, 'succeeded');
     const paths = new RunStore(w.dir).paths(runId);
@@ -117,14 +121,15 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('codex: the thread id is the session, the last agent message the output', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'steps:',
-      '  a:',
-      '    agent: codex',
-      '    prompt: fix it',
-      '    env: { FAKE_AGENT_ANSWER: fixed }',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      steps:
+        a:
+          agent: codex
+          prompt: fix it
+          env: { FAKE_AGENT_ANSWER: fixed }
+      `);
     const { runId, record } = await run(w);
     assert.equal(record.steps.a!.status, 'succeeded');
     assert.equal(record.steps.a!.sessionId, THREAD);
@@ -134,15 +139,16 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('a rate-limited agent is requeued with back-off and succeeds on the third try with retries: 0', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'steps:',
-      '  a:',
-      '    prompt: go',
-      '    retries: 0',
-      '    retry-delay: 50ms',
-      `    env: { FAKE_AGENT_RATE_LIMIT: "2", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rl-${process.pid}-${Date.now()}`))}, FAKE_AGENT_RESET: soon }`,
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      steps:
+        a:
+          prompt: go
+          retries: 0
+          retry-delay: 50ms
+          env: { FAKE_AGENT_RATE_LIMIT: "2", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rl-${process.pid}-${Date.now()}`))}, FAKE_AGENT_RESET: soon }
+      `);
     const { runId, record, events } = await run(w);
     const a = record.steps.a!;
     assert.equal(a.status, 'succeeded');
@@ -168,19 +174,20 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('a plain-text agent: its stdout is the log and the output; a litellm rate limit in it is detected', async () => {
-    const w = workspace([
-      'agents:',
-      '  helper:',
-      `    command: [${q(process.execPath)}, ${q(FAKE)}, --yes-always, --message, "\${{ prompt }}"]`,
-      '    env: { FAKE_AGENT_FORMAT: text }',
-      '    input: text',
-      'steps:',
-      '  a:',
-      '    agent: helper',
-      '    prompt: go',
-      '    retry-delay: 10ms',
-      `    env: { FAKE_AGENT_ANSWER: all done, FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlt-${process.pid}-${Date.now()}`))} }`,
-    ]);
+    const w = workspace(plan`
+      version: 1
+      agents:
+        helper:
+          command: [${q(process.execPath)}, ${q(FAKE)}, --yes-always, --message, "\${{ prompt }}"]
+          env: { FAKE_AGENT_FORMAT: text }
+          input: text
+      steps:
+        a:
+          agent: helper
+          prompt: go
+          retry-delay: 10ms
+          env: { FAKE_AGENT_ANSWER: all done, FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlt-${process.pid}-${Date.now()}`))} }
+      `);
     const { runId, record } = await run(w);
     assert.equal(record.steps.a!.status, 'succeeded');
     assert.deepEqual(
@@ -193,15 +200,16 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('gemini: waits for the delay it printed ("Please retry in 0.2s")', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'steps:',
-      '  a:',
-      '    agent: gemini',
-      '    prompt: go',
-      '    retry-delay: 10ms',
-      `    env: { FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlg-${process.pid}-${Date.now()}`))}, FAKE_AGENT_RESET: 0.2s }`,
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      steps:
+        a:
+          agent: gemini
+          prompt: go
+          retry-delay: 10ms
+          env: { FAKE_AGENT_RATE_LIMIT: "1", FAKE_AGENT_STATE: ${q(join(tmpdir(), `braid-rlg-${process.pid}-${Date.now()}`))}, FAKE_AGENT_RESET: 0.2s }
+      `);
     const { runId, record, events } = await run(w);
     assert.equal(record.steps.a!.status, 'succeeded');
     // Read as gemini's stream (the preset's own --output-format stream-json), not as plain text:
@@ -216,20 +224,21 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('the run’s max-cost-usd: the step whose stream passes it is stopped, no new step starts; the run fails with reason budget', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'max-cost-usd: 0.02',
-      'concurrency: 1',
-      'steps:',
-      '  a:',
-      '    prompt: one',
-      '  b:',
-      '    needs: [a]',
-      '    prompt: two',
-      '  c:',
-      '    needs: [b]',
-      '    prompt: three',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      max-cost-usd: 0.02
+      concurrency: 1
+      steps:
+        a:
+          prompt: one
+        b:
+          needs: [a]
+          prompt: two
+        c:
+          needs: [b]
+          prompt: three
+      `);
     const asked: number[] = [];
     const { result, record, events } = await run(w, {
       onBudget: async (spent) => {
@@ -254,14 +263,15 @@ describe('agent steps through runPlan (fake agent)', function () {
   });
 
   it('a step past its own max-cost-usd is killed and canceled with reason budget', async () => {
-    const w = workspace([
-      ...AGENTS,
-      'steps:',
-      '  a:',
-      '    prompt: spend',
-      '    max-cost-usd: 0.01',
-      '    env: { FAKE_AGENT_COST: "0.05", FAKE_AGENT_LINGER_MS: "20000" }',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      steps:
+        a:
+          prompt: spend
+          max-cost-usd: 0.01
+          env: { FAKE_AGENT_COST: "0.05", FAKE_AGENT_LINGER_MS: "20000" }
+      `);
     const { record } = await run(w);
     const a = record.steps.a!;
     assert.equal(a.status, 'canceled');
@@ -272,14 +282,15 @@ describe('agent steps through runPlan (fake agent)', function () {
 
   it('retry with resume continues the recorded session; without it, the agent starts over; both are told why the last attempt failed', async () => {
     const argvFile = join(tmpdir(), `braid-argv-${process.pid}-${Date.now()}.json`);
-    const w = workspace([
-      ...AGENTS,
-      `env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
-      'steps:',
-      '  a:',
-      '    prompt: build the thing',
-      '    check: test -f done',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      ${AGENTS}
+      env: { FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }
+      steps:
+        a:
+          prompt: build the thing
+          check: test -f done
+      `);
     const first = await run(w);
     assert.equal(first.record.steps.a!.status, 'failed');
     assert.equal(first.record.steps.a!.sessionId, SESSION);

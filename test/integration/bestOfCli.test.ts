@@ -9,6 +9,8 @@ import { RunStore } from '../../src/core/engine/records/runStore';
 import { braid, buildCli, runInBackground } from '../helpers/cliRun';
 import { assertNoLeftovers } from '../helpers/runInRepo';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
+import { until } from '../helpers/until';
 
 const { repo, planFile, cleanup } = throwaway('braid-bestof-cli-');
 
@@ -26,19 +28,21 @@ describe('best-of through the CLI', function () {
     const sync = mkdtempSync(join(tmpdir(), 'braid-bestof-sync-'));
     cleanup.push(() => rmSync(sync, { recursive: true, force: true }));
     // 1 passes once 2 and 3 have written their files; 2 fails; 3 would sleep on, and is canceled.
-    const plan = planFile([
-      '  race:',
-      '    best-of: 3',
-      `    env: { SYNC: ${JSON.stringify(sync)} }`,
-      '    run: |',
-      '      echo "alt $BRAID_ALTERNATIVE" > "mine-$BRAID_ALTERNATIVE.txt"; echo "says $BRAID_ALTERNATIVE"',
-      '      case "$BRAID_ALTERNATIVE" in',
-      '        1) while [ ! -f "$SYNC/2" ] || [ ! -f "$SYNC/3" ]; do sleep 0.05; done ;;',
-      '        2) touch "$SYNC/2"; exit 4 ;;',
-      '        3) touch "$SYNC/3"; exec sleep 30 ;;',
-      '      esac',
-    ]);
-    const run = runInBackground(r, plan, cleanup);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        race:
+          best-of: 3
+          env: { SYNC: ${JSON.stringify(sync)} }
+          run: |
+            echo "alt $BRAID_ALTERNATIVE" > "mine-$BRAID_ALTERNATIVE.txt"; echo "says $BRAID_ALTERNATIVE"
+            case "$BRAID_ALTERNATIVE" in
+              1) while [ ! -f "$SYNC/2" ] || [ ! -f "$SYNC/3" ]; do sleep 0.05; done ;;
+              2) touch "$SYNC/2"; exit 4 ;;
+              3) touch "$SYNC/3"; exec sleep 30 ;;
+            esac
+      `);
+    const run = runInBackground(r, planPath, cleanup);
     assert.equal(await run.exited, 0);
     const events = run.events.filter((e) => e.type === 'step' && e.id === 'race');
     const end = events.findIndex((e) => e.status === 'succeeded');
@@ -113,18 +117,20 @@ describe('best-of through the CLI', function () {
   it('pick: review waits for the pick holding no slot: a ready step runs meanwhile; braid pick then lands the one picked', async () => {
     const r = repo({ 'README.md': 'hi\n' });
     // Concurrency 2: the race (ranked first by its dependent) takes both slots; `other` waits for one.
-    const plan = planFile([
-      '  race:',
-      '    best-of: 2',
-      '    pick: review',
-      '    run: echo "from $BRAID_ALTERNATIVE" > pick.txt',
-      '  tail:',
-      '    needs: [race]',
-      '    run: cat pick.txt',
-      '  other:',
-      '    run: echo other',
-    ]);
-    const run = runInBackground(r, plan, cleanup, ['--concurrency', '2']);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        race:
+          best-of: 2
+          pick: review
+          run: echo "from $BRAID_ALTERNATIVE" > pick.txt
+        tail:
+          needs: [race]
+          run: cat pick.txt
+        other:
+          run: echo other
+      `);
+    const run = runInBackground(r, planPath, cleanup, ['--concurrency', '2']);
     const wait = await run.when((e) => e.type === 'step' && e.id === 'race' && e.status === 'waiting');
     assert.equal(wait.reason, 'pick');
     assert.match(String(wait.message), /^waiting for a pick: alternatives 1, 2 passed \(braid pick \S+ race N\)$/);
@@ -132,11 +138,11 @@ describe('best-of through the CLI', function () {
     // Not picked yet: `other` runs and ends in the slots the waiting step gave up.
     await run.when((e) => e.type === 'step' && e.id === 'other' && e.status === 'succeeded');
     // run.json is written at most every so often (runStore.ts): a liveness bound, not a timing claim.
-    let rec = (await new RunStore(r.dir).load(runId))!;
-    for (let i = 0; i < 100 && rec.steps.other?.status !== 'succeeded'; i++) {
-      await new Promise((done) => setTimeout(done, 50));
-      rec = (await new RunStore(r.dir).load(runId))!;
-    }
+    const rec = (await until(
+      () => new RunStore(r.dir).load(runId),
+      (x) => x?.steps.other?.status === 'succeeded',
+      'run.json to show other succeeded',
+    ))!;
     assert.equal(rec.steps.race!.status, 'waiting');
     assert.equal(rec.steps.race!.winner, undefined);
     assert.equal(rec.steps.race!.attempts.length, 1);

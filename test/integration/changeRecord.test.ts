@@ -5,6 +5,7 @@ import { changeRef, parseRawNumstat } from '../../src/core/engine/records/change
 import { cleanRun } from '../../src/core/engine/isolation/cleanRun';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { runInRepo as run } from '../helpers/runInRepo';
+import { plan } from '../helpers/planText';
 
 const { repo, planFile } = throwaway('braid-change-plan-');
 
@@ -20,12 +21,14 @@ describe('change record', function () {
       'gone.txt': 'bye\n',
       'old/name.txt': body(30, 'moved'),
     });
-    const plan = planFile([
-      '  s:',
-      '    isolation: worktree',
-      '    run: printf "a\\nB\\nc\\nd\\n" > edit.txt && rm gone.txt && printf "new\\n" > added.txt && mkdir -p new && git mv old/name.txt new/name.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: printf "a\\nB\\nc\\nd\\n" > edit.txt && rm gone.txt && printf "new\\n" > added.txt && mkdir -p new && git mv old/name.txt new/name.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     const change = record.steps.s!.changes!;
     assert.ok(change, 'the step record has its change');
@@ -48,8 +51,14 @@ describe('change record', function () {
 
   it('records `files: []` and makes no ref when the step changed nothing', async () => {
     const r = repo({ 'f.txt': 'f\n' });
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: cat f.txt']);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: cat f.txt
+      `);
+    const { record } = await run(r, planPath);
     const change = record.steps.s!.changes!;
     assert.deepEqual(change.files, []);
     assert.equal(change.commit, change.base);
@@ -58,9 +67,15 @@ describe('change record', function () {
 
   it('keeps a conflicted step’s change too, and `braid clean` drops the run’s refs', async () => {
     const r = repo({ 'f.txt': body(5) });
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step\\n" > f.txt && sleep 0.3']);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: printf "step\\n" > f.txt && sleep 0.3
+      `);
     // The user edits the same lines while the step runs: its merge-back conflicts.
-    const { record } = await run(r, plan, {
+    const { record } = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n');
       },
@@ -81,8 +96,14 @@ describe('change record', function () {
     const r = repo({ 'f.txt': 'one\n' });
     // Each attempt writes its own content ($$, its shell's pid): two attempts in one second would
     // otherwise make the very same commit.
-    const plan = planFile(['  s:', '    isolation: worktree', '    run: printf "step %s\\n" $$ > f.txt && sleep 0.3']);
-    const first = await run(r, plan, {
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: printf "step %s\\n" $$ > f.txt && sleep 0.3
+      `);
+    const first = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type === 'step' && e.status === 'running') r.write('f.txt', 'user\n');
       },
@@ -90,7 +111,7 @@ describe('change record', function () {
     assert.equal(first.record.steps.s!.status, 'conflict');
     const firstChange = first.record.steps.s!.changes!;
     r.git(['checkout', '--', 'f.txt']);
-    const { record } = await run(r, plan, { retry: { runId: first.record.id } });
+    const { record } = await run(r, planPath, { retry: { runId: first.record.id } });
     assert.equal(record.steps.s!.status, 'succeeded', JSON.stringify(record.steps.s));
     assert.equal(record.steps.s!.attempts.length, 2);
     assert.deepEqual(record.steps.s!.attempts[0]!.changes, firstChange, 'attempt 1 keeps its change');

@@ -3,9 +3,10 @@
 // `retry` and in the dry run's listing; a bad value is a usage error.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
+import { plan } from '../helpers/planText';
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -26,11 +27,7 @@ describe('braid CLI with agent CLIs', function () {
   });
   after(() => made?.remove());
 
-  function workspace(lines: string[]): { dir: string; plan: string } {
-    const dir = mkdtempSync(join(scratch, 'ws-'));
-    writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', ...lines].join('\n') + '\n');
-    return { dir, plan: join(dir, 'p.braid.yaml') };
-  }
+  const workspace = (text: string) => made!.workspace(text);
   // The fake agent as `claude` on the plan's PATH, recording the argv it was started with.
   const withClaude = (argvFile: string) =>
     `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`;
@@ -40,16 +37,17 @@ describe('braid CLI with agent CLIs', function () {
   };
 
   it('a missing agent CLI: exit 2 before the run, one line naming the install command, no events, no record', () => {
-    const w = workspace([
-      `env: { PATH: ${q(empty)} }`,
-      'steps:',
-      '  a:',
-      '    prompt: one',
-      '  b:',
-      '    prompt: two',
-      '  c:',
-      '    run: "true"',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      env: { PATH: ${q(empty)} }
+      steps:
+        a:
+          prompt: one
+        b:
+          prompt: two
+        c:
+          run: "true"
+      `);
     const r = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(r.status, 2, r.stderr);
     assert.equal(r.stdout, '', 'no events: the run never started');
@@ -84,22 +82,23 @@ describe('braid CLI with agent CLIs', function () {
     const argvFile = join(scratch, 'argv-budget.json');
     // Each fake claude attempt reports $0.0123; the budget is reached as the second ends (a step
     // whose own stream passes it is stopped instead: budgets.test.ts).
-    const w = workspace([
-      'max-cost-usd: 0.0246',
-      withClaude(argvFile),
-      'steps:',
-      '  a:',
-      '    prompt: one',
-      '    isolation: shared',
-      '  b:',
-      '    needs: [a]',
-      '    prompt: two',
-      '    isolation: shared',
-      '  c:',
-      '    needs: [b]',
-      '    prompt: three',
-      '    isolation: shared',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      max-cost-usd: 0.0246
+      ${withClaude(argvFile)}
+      steps:
+        a:
+          prompt: one
+          isolation: shared
+        b:
+          needs: [a]
+          prompt: two
+          isolation: shared
+        c:
+          needs: [b]
+          prompt: three
+          isolation: shared
+      `);
     const r = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(r.status, 1, r.stderr);
     const events = r.stdout
@@ -126,7 +125,14 @@ describe('braid CLI with agent CLIs', function () {
 
   it('--permission reaches the agent’s argv on run and retry (default edit); the dry run lists it', () => {
     const argvFile = join(scratch, 'argv-permission.json');
-    const w = workspace([withClaude(argvFile), 'steps:', '  a:', '    prompt: go', '    check: test -f done']);
+    const w = workspace(plan`
+      version: 1
+      ${withClaude(argvFile)}
+      steps:
+        a:
+          prompt: go
+          check: test -f done
+      `);
     const first = braid(['run', w.plan, '--json'], w.dir);
     assert.equal(first.status, 1, first.stderr); // the check fails: something to retry
     assert.equal(permissionMode(argvFile), 'acceptEdits');
@@ -149,7 +155,12 @@ describe('braid CLI with agent CLIs', function () {
   });
 
   it('an unknown --permission is a usage error naming the choices and the value', () => {
-    const w = workspace(['steps:', '  a:', '    prompt: go']);
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          prompt: go
+      `);
     for (const args of [
       ['run', w.plan, '--permission', 'sudo'],
       ['retry', 'some-run', '--permission', 'sudo'],

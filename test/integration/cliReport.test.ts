@@ -80,7 +80,17 @@ describe('braid CLI: what a user is told', function () {
 
   it("--dry-run shows the selection: --only and a retry's", () => {
     const d = dir(
-      'version: 1\nsteps:\n  a:\n    run: exit 1\n  b:\n    run: "true"\n  c:\n    needs: [a]\n    run: "true"\n',
+      plan`
+        version: 1
+        steps:
+          a:
+            run: exit 1
+          b:
+            run: "true"
+          c:
+            needs: [a]
+            run: "true"
+        `,
     );
     const only = braid(['run', 'p.braid.yaml', '--dry-run', '--only', 'c'], d);
     assert.equal(only.status, 0, only.stderr);

@@ -15,13 +15,14 @@ import { connectEngine, EngineRequestError, type EngineClient } from '../../src/
 import { PROTOCOL_VERSION, type LiveRunRecord } from '../../src/protocol/engine';
 import { engineSocketPathFor } from '../../src/core/engineSocket';
 import { goneSoon, launchersOf } from '../helpers/processes';
+import { untilHolds } from '../helpers/until';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'braid-engine-test-'));
 // Our own bundle of the CLI, so a concurrent build of out/ cannot swap it under a running engine.
 const CLI = join(scratch, 'cli.js');
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -31,21 +32,12 @@ const alive = (pid: number) => {
   }
 };
 
-/** Polls until `pred` holds; the bail-out only turns a hang into a readable failure. */
-async function until(pred: () => boolean, what: string, limitMs = 15_000): Promise<void> {
-  for (const end = Date.now() + limitMs; !pred();) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 function workspace(plan?: string): { dir: string; plan: string } {
   const dir = mkdtempSync(join(scratch, 'ws-'));
   if (plan !== undefined) writeFileSync(join(dir, 'p.braid.yaml'), plan);
   return { dir, plan: join(dir, 'p.braid.yaml') };
 }
 
-const plan = (steps: string[]) => ['version: 1', 'steps:', ...steps].join('\n') + '\n';
 const record = (dir: string, runId: string) =>
   JSON.parse(readFileSync(join(dir, '.braid/runs', runId, 'run.json'), 'utf8')) as RunRecord;
 const statuses = (rec: RunRecord) => Object.fromEntries(Object.values(rec.steps).map((s) => [s.id, s.status]));
@@ -126,7 +118,7 @@ describe('engine process and client', function () {
     for (const c of clients.splice(0)) c.dispose();
     for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGTERM');
     for (const pid of pids) {
-      await until(() => !alive(pid), `engine ${pid} to exit`, 10_000).catch(() => process.kill(pid, 'SIGKILL'));
+      await untilHolds(() => !alive(pid), `engine ${pid} to exit`, 10_000).catch(() => process.kill(pid, 'SIGKILL'));
     }
     pids.clear();
   });
@@ -135,16 +127,18 @@ describe('engine process and client', function () {
 
   it('runs a plan: the run id first, then events, then per-step statuses that agree with run.json', async () => {
     const w = workspace(
-      plan([
-        '  a:',
-        '    run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"',
-        '  b:',
-        '    needs: [a]',
-        '    run: exit 3',
-        '  c:',
-        '    needs: [b]',
-        '    run: echo never',
-      ]),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo "hello-a [$ELECTRON_RUN_AS_NODE]"
+          b:
+            needs: [a]
+            run: exit 3
+          c:
+            needs: [b]
+            run: echo never
+        `,
     );
     const c = await connect(w.dir);
     const events = collect(c);
@@ -176,7 +170,12 @@ describe('engine process and client', function () {
     // 32 MiB limit and it disconnected the window mid-run.
     const line = `flood ${'x'.repeat(73)}`;
     const total = 50 * 1024 * 1024;
-    const w = workspace(plan(['  flood:', `    run: yes ${line} | head -c ${total}`]));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        flood:
+          run: yes ${line} | head -c ${total}
+      `);
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: 'p.braid.yaml' });
@@ -208,7 +207,13 @@ describe('engine process and client', function () {
   });
 
   it('refuses an invalid plan or an unknown step with the reason (and the diagnostics)', async () => {
-    const w = workspace(plan(['  a:', '    run: echo', '    nedds: [b]']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+          nedds: [b]
+      `);
     const c = await connect(w.dir);
     await assert.rejects(c.run({ planFile: w.plan }), (e: unknown) => {
       assert.ok(e instanceof EngineRequestError);
@@ -216,7 +221,15 @@ describe('engine process and client', function () {
       assert.match(e.message, /p\.braid\.yaml:5:5:/);
       return true;
     });
-    writeFileSync(w.plan, plan(['  a:', '    run: echo']));
+    writeFileSync(
+      w.plan,
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo
+        `,
+    );
     await assert.rejects(c.run({ planFile: w.plan, only: ['nope'] }), /unknown step: nope/);
     await assert.rejects(c.cancelRun('20261202-100000-abcd'), /not active/);
     await assert.rejects(c.retry({ runId: '20261202-100000-abcd' }), /unknown run/);
@@ -225,19 +238,29 @@ describe('engine process and client', function () {
 
   it('cancels one sleeping step, then the whole run; the record agrees', async () => {
     const w = workspace(
-      plan(['  a:', '    run: sleep 30', '  b:', '    run: sleep 30', '  c:', '    needs: [a]', '    run: echo c']),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: sleep 30
+          b:
+            run: sleep 30
+          c:
+            needs: [a]
+            run: echo c
+        `,
     );
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: w.plan });
     const is = (id: string, status: string) => () =>
       events.some((e) => e.type === 'step' && e.id === id && e.status === status);
-    await until(() => is('a', 'running')() && is('b', 'running')(), 'a and b to run');
+    await untilHolds(() => is('a', 'running')() && is('b', 'running')(), 'a and b to run');
     assert.deepEqual((await c.listRuns()).active, [runId]);
     await assert.rejects(c.cancelStep(runId, 'nope'), /no step nope/);
 
     await c.cancelStep(runId, 'a');
-    await until(is('a', 'canceled'), 'a canceled');
+    await untilHolds(is('a', 'canceled'), 'a canceled');
     assert.equal(is('b', 'canceled')(), false, 'b keeps running');
     await c.cancelRun(runId);
     const ended = await c.whenEnded(runId);
@@ -254,32 +277,37 @@ describe('engine process and client', function () {
     const go = join(w.dir, 'go');
     writeFileSync(
       w.plan,
-      plan([
-        '  a:',
-        `    run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done`,
-        '  b:',
-        '    needs: [a]',
-        '    run: echo b-done',
-      ]),
+      plan`
+        version: 1
+        steps:
+          a:
+            run: while [ ! -f '${go}' ]; do sleep 0.05; done; echo a-done
+          b:
+            needs: [a]
+            run: echo b-done
+        `,
     );
     const first = await connect(w.dir);
     const firstEvents = collect(first);
     const { runId } = await first.run({ planFile: w.plan });
-    await until(() => firstEvents.some((e) => e.type === 'step' && e.id === 'a' && e.status === 'running'), 'a to run');
+    await untilHolds(
+      () => firstEvents.some((e) => e.type === 'step' && e.id === 'a' && e.status === 'running'),
+      'a to run',
+    );
 
     const second = await connect(w.dir);
     assert.equal(second.pid, first.pid, 'one engine per workspace');
     const snapshots: RunRecord[][] = [];
     second.onSnapshot((runs) => snapshots.push(runs));
     const events = collect(second);
-    await until(() => snapshots.length > 0, 'the snapshot');
+    await untilHolds(() => snapshots.length > 0, 'the snapshot');
     assert.deepEqual(
       snapshots[0]!.map((r) => [r.id, r.status, r.steps.a?.status, r.steps.b?.status]),
       [[runId, 'running', 'running', 'pending']],
     );
 
     first.dispose();
-    await until(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the first client go');
+    await untilHolds(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the first client go');
     writeFileSync(go, '');
     const ended = await second.whenEnded(runId);
     assert.deepEqual(ended, { runId, status: 'succeeded', steps: { a: 'succeeded', b: 'succeeded' } });
@@ -294,7 +322,12 @@ describe('engine process and client', function () {
   });
 
   it('two windows starting an engine at once end up with one', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const [a, b] = await Promise.all([connect(w.dir), connect(w.dir)]);
     assert.equal(a.pid, b.pid);
     assert.equal(engineLog(w.dir).match(/listening on/g)?.length, 1);
@@ -303,7 +336,12 @@ describe('engine process and client', function () {
   });
 
   it('drops invalid and schema-invalid messages on a raw socket and keeps serving', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const c = await connect(w.dir);
     const raw = createConnection(engineSocketPathFor(w.dir, PROTOCOL_VERSION));
     const replies: Record<string, unknown>[] = [];
@@ -321,7 +359,7 @@ describe('engine process and client', function () {
     raw.write(JSON.stringify({ type: 'listRuns', id: 4 }) + '\n');
     raw.write(JSON.stringify({ type: 'hello', id: 5, protocol: PROTOCOL_VERSION + 1, client: 'old' }) + '\n');
     raw.write(JSON.stringify({ type: 'hello', id: 6, protocol: PROTOCOL_VERSION, client: 'raw' }) + '\n');
-    await until(() => replies.some((m) => m.type === 'snapshot'), "the raw client's snapshot");
+    await untilHolds(() => replies.some((m) => m.type === 'snapshot'), "the raw client's snapshot");
     assert.deepEqual(
       replies.map((m) => [m.type, m.id, m.ok]),
       [
@@ -376,7 +414,7 @@ describe('engine process and client', function () {
       assert.equal(c.pid, 4242);
       const snapshots: RunRecord[][] = [];
       c.onSnapshot((runs) => snapshots.push(runs));
-      await until(() => snapshots.length === 1, 'the snapshot after the hello reply');
+      await untilHolds(() => snapshots.length === 1, 'the snapshot after the hello reply');
       assert.equal(logged.filter((l) => /dropped/.test(l)).length, 3, logged.join('\n'));
       await assert.rejects(c.run({ planFile: 'p' }), /invalid run result/);
       assert.equal(c.connected, true);
@@ -407,17 +445,22 @@ describe('engine process and client', function () {
     assert.match(idleLines().at(-1) ?? '', /idle clock stopped/, idleLines().join('\n'));
     assert.ok(alive(pid) && !disconnected, 'a connected client keeps the engine');
     c.dispose();
-    await until(
+    await untilHolds(
       () => /idle clock started/.test(idleLines().at(-1) ?? ''),
       'the idle clock to start once the window left',
     );
-    await until(() => !alive(pid), 'the idle engine to exit');
+    await untilHolds(() => !alive(pid), 'the idle engine to exit');
     assert.equal(existsSync(path), false, 'its socket is gone');
     assert.match(engineLog(w.dir), /stopping: idle/);
   });
 
   it('keeps its resident launcher between runs: a later run’s step is forked by the one made before; it ends with the engine', async () => {
-    const w = workspace(plan(['  a:', '    run: echo "ppid $PPID"']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo "ppid $PPID"
+      `);
     const c = await connect(w.dir);
     const parentOf = async (): Promise<number> => {
       const events = collect(c);
@@ -435,7 +478,12 @@ describe('engine process and client', function () {
   });
 
   it('replaces a stale socket left by a dead engine', async () => {
-    const w = workspace(plan(['  a:', '    run: echo']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: echo
+      `);
     const path = engineSocketPathFor(w.dir, PROTOCOL_VERSION);
     const dead = spawn(process.execPath, [
       '-e',
@@ -449,30 +497,43 @@ describe('engine process and client', function () {
   });
 
   it('on SIGTERM cancels its runs, writes their records and exits; a run of a dead engine becomes interrupted', async () => {
-    const w = workspace(plan(['  a:', '    run: sleep 30']));
+    const w = workspace(plan`
+      version: 1
+      steps:
+        a:
+          run: sleep 30
+      `);
     const c = await connect(w.dir);
     const events = collect(c);
     const { runId } = await c.run({ planFile: w.plan });
-    await until(() => events.some((e) => e.type === 'step' && e.status === 'running'), 'a to run');
+    await untilHolds(() => events.some((e) => e.type === 'step' && e.status === 'running'), 'a to run');
     const ended = c.whenEnded(runId);
     process.kill(c.pid, 'SIGTERM');
     assert.deepEqual(await ended, { runId, status: 'canceled', steps: { a: 'canceled' } });
-    await until(() => !alive(c.pid), 'the engine to exit');
+    await untilHolds(() => !alive(c.pid), 'the engine to exit');
     assert.equal(record(w.dir, runId).status, 'canceled');
 
     // A killed engine records nothing: the next engine marks its run interrupted.
     const again = await connect(w.dir);
     const more = collect(again);
-    writeFileSync(w.plan, plan(['  a:', '    run: sleep 3']));
+    writeFileSync(
+      w.plan,
+      plan`
+        version: 1
+        steps:
+          a:
+            run: sleep 3
+        `,
+    );
     const second = await again.run({ planFile: w.plan });
-    await until(() => more.some((e) => e.type === 'step' && e.status === 'running'), 'a to run again');
+    await untilHolds(() => more.some((e) => e.type === 'step' && e.status === 'running'), 'a to run again');
     process.kill(again.pid, 'SIGKILL');
-    await until(() => !alive(again.pid), 'the killed engine to be gone');
+    await untilHolds(() => !alive(again.pid), 'the killed engine to be gone');
     const third = await connect(w.dir);
     const { runs } = await third.listRuns();
     assert.equal(runs.find((r) => r.id === second.runId)?.status, 'interrupted');
     await third.shutdown();
-    await until(() => !alive(third.pid), 'the engine to exit after shutdown');
+    await untilHolds(() => !alive(third.pid), 'the engine to exit after shutdown');
   });
 
   describe('budgets and resume', () => {
@@ -481,12 +542,12 @@ describe('engine process and client', function () {
       const c = await connect(w.dir);
       const events = collect(c);
       const { runId } = await c.run({ planFile: w.plan });
-      await until(() => budgets(events).length > 0, 'the budget question');
+      await untilHolds(() => budgets(events).length > 0, 'the budget question');
       const [asked] = budgets(events);
       assert.equal(asked!.decision, undefined);
       assert.equal(asked!.run, runId);
       assert.ok(near(asked!.spentUsd, 0.0246) && asked!.budgetUsd === 0.0246, JSON.stringify(asked));
-      await until(
+      await untilHolds(
         () => events.some((e) => e.type === 'step' && e.id === 'b' && e.status === 'succeeded'),
         'b to finish',
       );
@@ -542,13 +603,13 @@ describe('engine process and client', function () {
       const first = await connect(w.dir);
       const firstEvents = collect(first);
       const { runId } = await first.run({ planFile: w.plan });
-      await until(() => budgets(firstEvents).length > 0, 'the budget question');
+      await untilHolds(() => budgets(firstEvents).length > 0, 'the budget question');
 
       const second = await connect(w.dir);
       const snapshots: LiveRunRecord[][] = [];
       second.onSnapshot((runs) => snapshots.push(runs));
       const secondEvents = collect(second);
-      await until(() => snapshots.length > 0, 'the snapshot');
+      await untilHolds(() => snapshots.length > 0, 'the snapshot');
       const held = snapshots[0]!.find((r) => r.id === runId);
       assert.ok(held?.pendingBudget, JSON.stringify(snapshots[0]));
       assert.ok(near(held.pendingBudget.spentUsd, 0.0246) && held.pendingBudget.budgetUsd === 0.0246);
@@ -565,7 +626,7 @@ describe('engine process and client', function () {
       assert.equal(ended.steps.c, 'canceled');
       // Each window hears the decision on its own socket: the second's may come after the first's end.
       for (const events of [firstEvents, secondEvents]) {
-        await until(() => budgets(events).some((e) => e.decision), 'the decision on every connection');
+        await untilHolds(() => budgets(events).some((e) => e.decision), 'the decision on every connection');
         assert.deepEqual(
           budgets(events)
             .map((e) => e.decision)
@@ -576,7 +637,7 @@ describe('engine process and client', function () {
 
       // Once decided, a snapshot no longer shows it held (the run is over, here: none active).
       await second.request('hello', { protocol: PROTOCOL_VERSION, client: 'again' });
-      await until(() => snapshots.length > 1, 'the second snapshot');
+      await untilHolds(() => snapshots.length > 1, 'the second snapshot');
       assert.deepEqual(snapshots[1], []);
     });
 
@@ -585,7 +646,7 @@ describe('engine process and client', function () {
       const c = await connect(w.dir);
       const events = collect(c);
       const { runId } = await c.run({ planFile: w.plan });
-      await until(() => budgets(events).length > 0, 'the budget question');
+      await untilHolds(() => budgets(events).length > 0, 'the budget question');
       await c.cancelRun(runId);
       const ended = await c.whenEnded(runId);
       assert.equal(ended.status, 'canceled');
@@ -635,9 +696,9 @@ describe('engine process and client', function () {
       const c = await connect(w.dir, { BRAID_ENGINE_BUDGET_TIMEOUT_MS: '600000' });
       const { runId } = await c.run({ planFile: w.plan });
       c.dispose();
-      await until(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the client go');
+      await untilHolds(() => /client 1 disconnected/.test(engineLog(w.dir)), 'the engine to see the client go');
       writeFileSync(go, '');
-      await until(() => record(w.dir, runId).status !== 'running', 'the run to end', 30_000);
+      await untilHolds(() => record(w.dir, runId).status !== 'running', 'the run to end', 30_000);
       const rec = record(w.dir, runId);
       assert.equal(rec.status, 'failed');
       assert.equal(rec.reason, 'budget');

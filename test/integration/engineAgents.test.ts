@@ -2,10 +2,11 @@
 // and retry reaches the agent's argv, and a missing CLI refuses the run request with every
 // missing executable in its message and as diagnostics, before any record.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectEngine, EngineRequestError, type EngineClient } from '../../src/extension/engine/engineClient';
 import { makeAgentScratch, type AgentScratch } from '../helpers/agentScratch';
+import { plan } from '../helpers/planText';
 
 const q = (s: string) => JSON.stringify(s);
 const alive = (pid: number) => {
@@ -56,21 +57,18 @@ describe('engine process and agent CLIs', function () {
     return c;
   }
 
-  function workspace(lines: string[]): { dir: string; plan: string } {
-    const dir = mkdtempSync(join(scratch, 'ws-'));
-    writeFileSync(join(dir, 'p.braid.yaml'), ['version: 1', ...lines].join('\n') + '\n');
-    return { dir, plan: join(dir, 'p.braid.yaml') };
-  }
+  const workspace = (text: string) => made!.workspace(text);
 
   it('compile.permission of run and retry reaches the agent’s argv', async () => {
     const argvFile = join(scratch, 'argv.json');
-    const w = workspace([
-      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }`,
-      'steps:',
-      '  a:',
-      '    prompt: go',
-      '    check: test -f done',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ARGV_FILE: ${q(argvFile)} }
+      steps:
+        a:
+          prompt: go
+          check: test -f done
+      `);
     const mode = () => {
       const argv = (JSON.parse(readFileSync(argvFile, 'utf8')) as { argv: string[] }).argv;
       return argv[argv.indexOf('--permission-mode') + 1];
@@ -86,15 +84,16 @@ describe('engine process and agent CLIs', function () {
   });
 
   it('a missing agent CLI refuses the run request: each missing one in the message and the diagnostics, no record', async () => {
-    const w = workspace([
-      `env: { PATH: ${q(empty)} }`,
-      'steps:',
-      '  a:',
-      '    prompt: one',
-      '  b:',
-      '    agent: gemini',
-      '    prompt: two',
-    ]);
+    const w = workspace(plan`
+      version: 1
+      env: { PATH: ${q(empty)} }
+      steps:
+        a:
+          prompt: one
+        b:
+          agent: gemini
+          prompt: two
+      `);
     const c = await connect(w.dir);
     await assert.rejects(c.run({ planFile: w.plan }), (e: unknown) => {
       assert.ok(e instanceof EngineRequestError);

@@ -3,13 +3,14 @@
 // to that webhook, with nothing set in the engine's environment; a failing hook is said in the
 // engine's log, once.
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectEngine, type EngineClient } from '../../src/extension/engine/engineClient';
 import { buildCli, MAIN } from '../helpers/cliRun';
 import { startOtlpReceiver } from '../helpers/otlpReceiver';
 import { startWebhookReceiver } from '../helpers/webhookReceiver';
+import { until } from '../helpers/until';
 
 describe('engine process: the settings’ trace endpoint and webhooks', function () {
   this.timeout(60_000);
@@ -71,15 +72,11 @@ describe('engine process: the settings’ trace endpoint and webhooks', function
       assert.equal(otlp.spans.filter((s) => s.parentSpanId === root.spanId).length, 2);
       // The engine writes its log as it goes: wait for the line rather than for a time.
       const log = join(dir, '.braid', 'engine.log');
-      let text = '';
-      for (let i = 0; i < 200 && !text.includes('notify: the webhook'); i++) {
-        try {
-          text = readFileSync(log, 'utf8');
-        } catch {
-          /* not yet */
-        }
-        if (!text.includes('notify: the webhook')) await new Promise((r) => setTimeout(r, 25));
-      }
+      const text = await until(
+        () => Promise.resolve(existsSync(log) ? readFileSync(log, 'utf8') : ''),
+        (t) => t.includes('notify: the webhook'),
+        "the engine log's line on the broken webhook",
+      );
       const lines = text.split('\n').filter((l) => l.includes('notify: the webhook'));
       assert.equal(lines.length, 1, text);
       assert.match(

@@ -10,6 +10,7 @@ import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { numbered, throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, braidBranches, runInRepo as run, userState, worktrees } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
+import { plan } from '../helpers/planText';
 
 const { repo, planFile, cleanup } = throwaway('braid-iso-plan-');
 
@@ -20,18 +21,20 @@ describe('worktree isolation through runPlan', function () {
 
   it('a dependent sees what its need produced, and both land in the workspace', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile([
-      '  make:',
-      '    run: printf "made\\n" > made.txt',
-      '    isolation: worktree',
-      '    writes: [made.txt]',
-      '  use:',
-      '    needs: [make]',
-      '    run: cat made.txt > used.txt && echo "in $(basename "$PWD")"',
-      '    isolation: worktree',
-      '    writes: [used.txt]',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        make:
+          run: printf "made\\n" > made.txt
+          isolation: worktree
+          writes: [made.txt]
+        use:
+          needs: [make]
+          run: cat made.txt > used.txt && echo "in $(basename "$PWD")"
+          isolation: worktree
+          writes: [used.txt]
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(r.read('made.txt'), 'made\n');
     assert.equal(r.read('used.txt'), 'made\n', 'the dependent read its need’s file inside its own worktree');
@@ -51,14 +54,16 @@ describe('worktree isolation through runPlan', function () {
     r.git(['add', 'staged.txt']);
     r.write('untracked.txt', 'mine\n');
     const index = userState(r).index;
-    const plan = planFile([
-      '  edit:',
-      '    run: sed -i "s/^line 9$/line 9 by the step/" f.txt && printf "new\\n" > new.txt',
-      '    isolation: worktree',
-      '    writes: [f.txt, new.txt]',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        edit:
+          run: sed -i "s/^line 9$/line 9 by the step/" f.txt && printf "new\\n" > new.txt
+          isolation: worktree
+          writes: [f.txt, new.txt]
+      `);
     // The user edits the same file while the step runs (after the run's base was taken).
-    const { record } = await run(r, plan, {
+    const { record } = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type === 'step' && e.status === 'running')
           r.write('f.txt', r.read('f.txt').replace('line 1\n', 'line 1 by the user\n'));
@@ -81,14 +86,16 @@ describe('worktree isolation through runPlan', function () {
   it('a conflict leaves the workspace byte for byte as it was, no markers, step conflict, worktree kept; braid clean removes it', async () => {
     const r = repo({ 'f.txt': lines(5) });
     r.write('untracked.txt', 'mine\n');
-    const plan = planFile([
-      '  clash:',
-      '    run: sed -i "s/^line 1$/line 1 by the step/" f.txt && printf "x\\n" > other.txt',
-      '    isolation: worktree',
-      '    writes: [f.txt, other.txt]',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        clash:
+          run: sed -i "s/^line 1$/line 1 by the step/" f.txt && printf "x\\n" > other.txt
+          isolation: worktree
+          writes: [f.txt, other.txt]
+      `);
     let before: ReturnType<typeof userState> | undefined;
-    const { record } = await run(r, plan, {
+    const { record } = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type !== 'step' || e.status !== 'running') return;
         r.write('f.txt', r.read('f.txt').replace('line 1\n', 'line 1 by the user\n'));
@@ -123,13 +130,15 @@ describe('worktree isolation through runPlan', function () {
   it('a write outside the declared set fails naming the path, and nothing lands', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const before = userState(r);
-    const plan = planFile([
-      '  sneaky:',
-      '    run: mkdir -p allowed && printf a > allowed/a.txt && printf b > outside.txt && printf c > README.md',
-      '    isolation: worktree',
-      '    writes: ["allowed/**"]',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        sneaky:
+          run: mkdir -p allowed && printf a > allowed/a.txt && printf b > outside.txt && printf c > README.md
+          isolation: worktree
+          writes: ["allowed/**"]
+      `);
+    const { record } = await run(r, planPath);
     const step = record.steps.sneaky!;
     assert.equal(step.status, 'failed');
     assert.equal(step.reason, 'out-of-set');
@@ -148,15 +157,17 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n' });
     r.write('untracked.txt', 'mine\n');
     const before = userState(r);
-    const plan = planFile([
-      '  slow:',
-      '    run: printf partial > partial.txt && echo ready && sleep 30',
-      '    isolation: worktree',
-      '    writes: ["**"]',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        slow:
+          run: printf partial > partial.txt && echo ready && sleep 30
+          isolation: worktree
+          writes: ["**"]
+      `);
     const ac = new AbortController();
     let sawPartial = false;
-    const { record } = await run(r, plan, {
+    const { record } = await run(r, planPath, {
       signal: ac.signal,
       onEvent: (e) => {
         if (e.type === 'output' && e.text.includes('ready')) {
@@ -178,24 +189,26 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n' });
     const tries = join(mkdtempSync(join(tmpdir(), 'braid-iso-tries-')), 'count');
     cleanup.push(() => rmSync(dirname(tries), { recursive: true, force: true }));
-    const plan = planFile([
-      '  flaky:',
-      `    run: echo x >> ${tries} && echo "attempt $(wc -l < ${tries})" >> log.txt && [ "$(wc -l < ${tries})" -ge 2 ]`,
-      '    isolation: worktree',
-      '    writes: [log.txt]',
-      '    retries: 1',
-      '    retry-delay: 10ms',
-      '  shared:',
-      '    run: printf "from shared\\n" > shared.txt',
-      '    isolation: shared',
-      '    writes: [shared.txt]',
-      '  after:',
-      '    needs: [flaky, shared]',
-      '    run: cat shared.txt log.txt > after.txt',
-      '    isolation: worktree',
-      '    writes: [after.txt]',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        flaky:
+          run: echo x >> ${tries} && echo "attempt $(wc -l < ${tries})" >> log.txt && [ "$(wc -l < ${tries})" -ge 2 ]
+          isolation: worktree
+          writes: [log.txt]
+          retries: 1
+          retry-delay: 10ms
+        shared:
+          run: printf "from shared\\n" > shared.txt
+          isolation: shared
+          writes: [shared.txt]
+        after:
+          needs: [flaky, shared]
+          run: cat shared.txt log.txt > after.txt
+          isolation: worktree
+          writes: [after.txt]
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(record.steps.flaky!.attempts.length, 2);
     assert.equal(r.read('log.txt'), 'attempt 2\n', 'the failed attempt’s change was discarded with its worktree');
@@ -206,15 +219,17 @@ describe('worktree isolation through runPlan', function () {
   it('set-up from the plan: copy brings untracked files in, setup runs first and its changes are not the step’s', async () => {
     const r = repo({ 'README.md': 'hello\n', '.gitignore': '.env\n' });
     r.write('.env', 'SECRET=1\n');
-    const plan = planFile([
-      '  configured:',
-      '    run: cat .env generated.txt > out.txt',
-      '    isolation: worktree',
-      '    writes: [out.txt]',
-      '    copy: [.env]',
-      '    setup: printf "generated\\n" > generated.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        configured:
+          run: cat .env generated.txt > out.txt
+          isolation: worktree
+          writes: [out.txt]
+          copy: [.env]
+          setup: printf "generated\\n" > generated.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.configured!.status, 'succeeded', record.steps.configured!.message);
     assert.equal(r.read('out.txt'), 'SECRET=1\ngenerated\n');
     assert.equal(existsSync(join(r.dir, 'generated.txt')), false, 'what setup made stays in the worktree');
@@ -228,13 +243,15 @@ describe('worktree isolation through runPlan', function () {
 
   it('a worktree is outside the workspace: climbing from its top level does not reach the workspace (#22 item 2)', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile([
-      '  climb:',
-      '    isolation: worktree',
-      '    writes: [top.txt]',
-      '    run: top=$(git rev-parse --show-toplevel); printf %s "$top" > top.txt; echo pwn > "$top/../../../escaped.txt"',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        climb:
+          isolation: worktree
+          writes: [top.txt]
+          run: top=$(git rev-parse --show-toplevel); printf %s "$top" > top.txt; echo pwn > "$top/../../../escaped.txt"
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.climb!.status, 'succeeded', record.steps.climb!.message);
     const top = r.read('top.txt');
     assert.ok(!top.startsWith(`${r.dir}/`), `the worktree ${top} is inside the workspace`);
@@ -248,13 +265,15 @@ describe('worktree isolation through runPlan', function () {
     const r = repo({ 'README.md': 'hello\n', '.gitignore': 'build/\n*.log\n' });
     r.git(['-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', sub.dir, 'vendor']);
     r.commitAll('submodule');
-    const plan = planFile([
-      '  make:',
-      '    isolation: worktree',
-      '    writes: [build/**, vendor/**, notes.md]',
-      '    run: mkdir -p build/js && echo out > build/js/app.js && echo x > debug.log && echo n > notes.md && echo changed > vendor/lib.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        make:
+          isolation: worktree
+          writes: [build/**, vendor/**, notes.md]
+          run: mkdir -p build/js && echo out > build/js/app.js && echo x > debug.log && echo n > notes.md && echo changed > vendor/lib.txt
+      `);
+    const { record } = await run(r, planPath);
     const step = record.steps.make!;
     assert.equal(step.status, 'succeeded', step.message);
     assert.equal(r.read('build/js/app.js'), 'out\n', 'the ignored build output landed');
@@ -265,19 +284,21 @@ describe('worktree isolation through runPlan', function () {
 
   it('templates in setup are expanded as in run: environment-variable references, never source (#22 item 15)', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile([
-      '  src:',
-      "    run: printf '%s' '$(touch pwned)'",
-      '  configured:',
-      '    needs: [src]',
-      '    matrix:',
-      '      k: [x]',
-      '    run: cat generated.txt > out.txt',
-      '    isolation: worktree',
-      '    writes: [out.txt]',
-      '    setup: printf "%s %s\\n" "${{ matrix.k }}" "${{ steps.src.output }}" > generated.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        src:
+          run: printf '%s' '$(touch pwned)'
+        configured:
+          needs: [src]
+          matrix:
+            k: [x]
+          run: cat generated.txt > out.txt
+          isolation: worktree
+          writes: [out.txt]
+          setup: printf "%s %s\\n" "\${{ matrix.k }}" "\${{ steps.src.output }}" > generated.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps['configured-x']!.status, 'succeeded', record.steps['configured-x']!.message);
     assert.equal(r.read('out.txt'), 'x $(touch pwned)\n');
     assert.equal(existsSync(join(r.dir, 'pwned')), false);
@@ -286,8 +307,14 @@ describe('worktree isolation through runPlan', function () {
 
   it('shared steps still run in the workspace itself, and runs outside git ignore isolation', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile(['  here:', '    run: basename "$PWD"', '    isolation: shared']);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        here:
+          run: basename "$PWD"
+          isolation: shared
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(
       readFileSync(join(r.dir, '.braid', 'runs', record.id, 'outputs', 'here'), 'utf8'),
       r.dir.split('/').pop(),
@@ -295,7 +322,13 @@ describe('worktree isolation through runPlan', function () {
 
     const plain = mkdtempSync(join(tmpdir(), 'braid-iso-plain-'));
     cleanup.push(() => rmSync(plain, { recursive: true, force: true }));
-    const worktreePlan = planFile(['  w:', '    run: echo hi', '    isolation: worktree']);
+    const worktreePlan = planFile(plan`
+      version: 1
+      steps:
+        w:
+          run: echo hi
+          isolation: worktree
+      `);
     const outcome = await runPlan({ planFile: worktreePlan, workspace: plain, compile: { isGit: true } });
     assert.ok(
       !outcome.ok && outcome.diagnostics.some((d) => d.code === 'isolation' && d.severity === 'error'),

@@ -10,17 +10,16 @@ import { launchable, LauncherPool } from '../../src/core/exec/launcher';
 import { runProcess, type SpawnSpec } from '../../src/core/exec/process';
 import { goneSoon, launchersOf } from '../helpers/processes';
 import { runPlan } from '../../src/core/engine/runPlan';
+import { untilHolds } from '../helpers/until';
 
 const PROBE =
   'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', SHLVL: '2' };
 
-/** Waits (bounded) until the pool has `n` idle launchers. */
+/** Waits until the pool has `n` idle launchers. */
 async function ready(pool: LauncherPool, n: number): Promise<number[]> {
-  for (let i = 0; i < 400 && pool.idlePids().length < n; i++) await new Promise((r) => setTimeout(r, 10));
-  const pids = pool.idlePids();
-  assert.ok(pids.length >= n, `expected ${n} idle launchers, have ${pids.length}`);
-  return pids;
+  await untilHolds(() => pool.idlePids().length >= n, `${n} idle launchers`);
+  return pool.idlePids();
 }
 
 describe('engine/launcher', function () {
@@ -180,7 +179,7 @@ describe('engine/launcher', function () {
     const p = pool(2);
     const [first, second] = await ready(p, 2);
     process.kill(-first!, 'SIGKILL');
-    for (let i = 0; i < 200 && p.idlePids().includes(first!); i++) await new Promise((res) => setTimeout(res, 10));
+    await untilHolds(() => !p.idlePids().includes(first!), 'the pool to see its idle launcher die');
     const skipped = await runProcess({ argv: ['/bin/sh', '-c', 'echo ok'], cwd: tmpdir(), env: ENV, launcher: p });
     assert.deepEqual([skipped.reason, skipped.stdoutTail, skipped.pid], ['exit', 'ok\n', second]);
     const [third] = await ready(p, 1);
@@ -268,7 +267,6 @@ describe('engine/launcher', function () {
     assert.ok(name?.startsWith('braid-launch-'), `the pool's folder: ${line}`);
     assert.equal(pids.length, 2);
     for (const pid of pids) assert.ok(await goneSoon(Number(pid)), `launcher ${pid} ended with its engine`);
-    for (let i = 0; i < 200 && existsSync(dir); i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(existsSync(dir), false, 'the folder is gone');
+    await untilHolds(() => !existsSync(dir), "the pool's folder to be gone");
   });
 });

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { recoverInterruptedMerges } from '../../src/core/engine/isolation/applyChanges';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
@@ -26,8 +27,17 @@ describe('merge-back journal: landed means landed', function () {
   it('retry after a kill right after an appending step landed does not append twice', () => {
     repo = makeRepo({
       'log.txt': 'start\n',
-      'p.braid.yaml':
-        'version: 1\nsteps:\n  add:\n    isolation: worktree\n    writes: [log.txt]\n    run: echo added >> log.txt\n  after:\n    needs: [add]\n    run: "true"\n',
+      'p.braid.yaml': plan`
+        version: 1
+        steps:
+          add:
+            isolation: worktree
+            writes: [log.txt]
+            run: echo added >> log.txt
+          after:
+            needs: [add]
+            run: "true"
+        `,
     });
     writeFileSync(join(repo.dir, '.gitignore'), '.braid/\n');
     repo.commitAll('plan');

@@ -6,31 +6,17 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EngineEvent } from '../../src/core/engine/types';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import { throwaway } from '../helpers/throwaway';
 import { assertNoLeftovers, runInRepo as run, userState } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
+import { plan } from '../helpers/planText';
 
-const cleanup: Array<() => void> = [];
-after(() => {
-  for (const c of cleanup.splice(0)) c();
-});
-
-function repo(files: Record<string, string>): TestRepo {
-  const r = makeRepo(files);
-  cleanup.push(() => r.cleanup());
-  return r;
-}
+const { repo, planFile, cleanup } = throwaway('braid-ml-');
 
 function tempDir(tag: string): string {
   const dir = mkdtempSync(join(tmpdir(), `braid-ml-${tag}-`));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-function planFile(lines: string[]): string {
-  const file = join(tempDir('plan'), 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
 }
 
 /** A shell fragment that waits (up to 30 s) for `file`, then fails if it never came. */
@@ -55,17 +41,19 @@ describe('merge-back locks of worktree steps', function () {
     const r = repo({ 'src/x.ts': 'x\n', 'src/y.ts': 'y\n' });
     const m = tempDir('markers');
     // Each waits for the other's marker: only running at once lets both succeed.
-    const plan = planFile([
-      '  wide:',
-      `    run: printf "x by wide\\n" > src/x.ts && touch ${m}/wide && ${waitFor(`${m}/narrow`)}`,
-      '    isolation: worktree',
-      '    writes: ["src/**"]',
-      '  narrow:',
-      `    run: printf "y by narrow\\n" > src/y.ts && touch ${m}/narrow && ${waitFor(`${m}/wide`)}`,
-      '    isolation: worktree',
-      '    writes: [src/y.ts]',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        wide:
+          run: printf "x by wide\\n" > src/x.ts && touch ${m}/wide && ${waitFor(`${m}/narrow`)}
+          isolation: worktree
+          writes: ["src/**"]
+        narrow:
+          run: printf "y by narrow\\n" > src/y.ts && touch ${m}/narrow && ${waitFor(`${m}/wide`)}
+          isolation: worktree
+          writes: [src/y.ts]
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     const [w, n] = [record.steps.wide!, record.steps.narrow!];
     assert.ok(ms(w.startedAt) < ms(n.endedAt) && ms(n.startedAt) < ms(w.endedAt), 'their attempts overlap');
@@ -78,17 +66,19 @@ describe('merge-back locks of worktree steps', function () {
     const r = repo({ 'src/x.ts': 'x\n' });
     const m = tempDir('markers');
     // The shared step holds src/** and goes on only once the worktree step's merge-back waits for it.
-    const plan = planFile([
-      '  here:',
-      `    run: ${waitFor(`${m}/merge-waits`)} && printf "s\\n" > src/s.ts`,
-      '    isolation: shared',
-      '    writes: ["src/**"]',
-      '  tree:',
-      '    run: printf "x by tree\\n" > src/x.ts',
-      '    isolation: worktree',
-      '    writes: ["src/**"]',
-    ]);
-    const { record, events } = await run(r, plan, {
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        here:
+          run: ${waitFor(`${m}/merge-waits`)} && printf "s\\n" > src/s.ts
+          isolation: shared
+          writes: ["src/**"]
+        tree:
+          run: printf "x by tree\\n" > src/x.ts
+          isolation: worktree
+          writes: ["src/**"]
+      `);
+    const { record, events } = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type === 'lock' && e.id === 'tree') writeFileSync(join(m, 'merge-waits'), '');
       },
@@ -116,18 +106,20 @@ describe('merge-back locks of worktree steps', function () {
     const r = repo({ 'src/x.ts': 'x\n' });
     r.write('untracked.txt', 'mine\n');
     const before = userState(r);
-    const plan = planFile([
-      '  here:',
-      '    run: sleep 30',
-      '    isolation: shared',
-      '    writes: ["src/**"]',
-      '  tree:',
-      '    run: printf "x by tree\\n" > src/x.ts',
-      '    isolation: worktree',
-      '    writes: ["src/**"]',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        here:
+          run: sleep 30
+          isolation: shared
+          writes: ["src/**"]
+        tree:
+          run: printf "x by tree\\n" > src/x.ts
+          isolation: worktree
+          writes: ["src/**"]
+      `);
     const ac = new AbortController();
-    const { record, events } = await run(r, plan, {
+    const { record, events } = await run(r, planPath, {
       signal: ac.signal,
       onEvent: (e) => {
         if (e.type === 'lock' && e.id === 'tree') ac.abort();

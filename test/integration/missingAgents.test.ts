@@ -14,6 +14,7 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { worktrees } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
+import { plan } from '../helpers/planText';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'agents', 'fake-agent.mjs');
 const SESSION = '7f3c9a2e-1b4d-4c8e-9f10-2a3b4c5d6e7f';
@@ -39,8 +40,8 @@ describe('agent CLIs missing before a run', function () {
     for (const r of repos) r.cleanup();
   });
 
-  function repo(plan: string[]): { r: TestRepo; plan: string } {
-    const r = makeRepo({ 'p.braid.yaml': ['version: 1', ...plan].join('\n') + '\n', 'README.md': 'x\n' });
+  function repo(text: string): { r: TestRepo; plan: string } {
+    const r = makeRepo({ 'p.braid.yaml': text, 'README.md': 'x\n' });
     repos.push(r);
     return { r, plan: join(r.dir, 'p.braid.yaml') };
   }
@@ -61,22 +62,25 @@ describe('agent CLIs missing before a run', function () {
     return { outcome, events, started };
   }
 
-  const STEPS = [
-    'steps:',
-    '  design:',
-    '    prompt: design it',
-    '  build:',
-    '    needs: [design]',
-    '    prompt: build it',
-    '  review:',
-    '    agent: codex',
-    '    prompt: review it',
-    '  lint:',
-    '    run: "true"',
-  ];
+  /** Two claude steps, a codex one and a plain command, with no agent CLI on the plan's PATH. */
+  const NO_AGENTS = (): string => plan`
+    version: 1
+    env: { PATH: ${q(empty)} }
+    steps:
+      design:
+        prompt: design it
+      build:
+        needs: [design]
+        prompt: build it
+      review:
+        agent: codex
+        prompt: review it
+      lint:
+        run: "true"
+    `;
 
   it('on the plan (as the editor shows it) a missing CLI is a warning on the `agent:` line, naming the install command', async () => {
-    const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);
+    const w = repo(NO_AGENTS());
     const text = readFileSync(w.plan, 'utf8');
     const { graph, diagnostics } = compilePlan(w.plan, text, { isGit: true });
     assert.ok(graph, JSON.stringify(diagnostics));
@@ -101,7 +105,7 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('refuses the run with one error a missing executable, before any record, worktree or step', async () => {
-    const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);
+    const w = repo(NO_AGENTS());
     const { outcome, events, started } = await attempt(w);
     assert.ok(!outcome.ok);
     assert.equal(outcome.usage, undefined);
@@ -131,7 +135,7 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('counts only the steps that will run (--only, --from, retry)', async () => {
-    const w = repo([`env: { PATH: ${q(empty)} }`, ...STEPS]);
+    const w = repo(NO_AGENTS());
     const only = await attempt(w, { only: ['lint'] });
     assert.ok(only.outcome.ok, JSON.stringify(only.outcome));
     assert.equal(only.outcome.record.steps.lint!.status, 'succeeded');
@@ -142,14 +146,15 @@ describe('agent CLIs missing before a run', function () {
       ['claude is not installed; install it with npm install -g @anthropic-ai/claude-code; needed by step build'],
     );
     // The retry of a run whose agent steps succeeded re-runs only what failed: no agent to find.
-    const ok = repo([
-      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude }`,
-      'steps:',
-      '  design:',
-      '    prompt: design it',
-      '  gate:',
-      '    run: test -f fixed',
-    ]);
+    const ok = repo(plan`
+      version: 1
+      env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude }
+      steps:
+        design:
+          prompt: design it
+        gate:
+          run: test -f fixed
+      `);
     const first = await attempt(ok);
     assert.ok(first.outcome.ok);
     assert.deepEqual(
@@ -166,12 +171,13 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('with the CLI on PATH the same plan runs, in its worktree, read as claude’s stream', async () => {
-    const w = repo([
-      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ANSWER: designed }`,
-      'steps:',
-      '  design:',
-      '    prompt: design it',
-    ]);
+    const w = repo(plan`
+      version: 1
+      env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_ANSWER: designed }
+      steps:
+        design:
+          prompt: design it
+      `);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     const design = outcome.record.steps.design!;
@@ -181,20 +187,21 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('an agent a need makes (a relative command) is not refused: it runs once it exists', async () => {
-    const w = repo([
-      'agents:',
-      '  made:',
-      `    command: [./made-agent, "\${{ prompt }}"]`,
-      'steps:',
-      '  make:',
-      `    run: ${q(`printf '#!/bin/sh\\necho "made: $1"\\n' > made-agent && chmod +x made-agent`)}`,
-      '    writes: [made-agent]',
-      '  use:',
-      '    needs: [make]',
-      '    agent: made',
-      '    prompt: hello',
-      '    isolation: shared',
-    ]);
+    const w = repo(plan`
+      version: 1
+      agents:
+        made:
+          command: [./made-agent, "\${{ prompt }}"]
+      steps:
+        make:
+          run: ${q(`printf '#!/bin/sh\\necho "made: $1"\\n' > made-agent && chmod +x made-agent`)}
+          writes: [made-agent]
+        use:
+          needs: [make]
+          agent: made
+          prompt: hello
+          isolation: shared
+      `);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     assert.equal(outcome.record.steps.use!.status, 'succeeded', JSON.stringify(outcome.record.steps.use));
@@ -202,18 +209,19 @@ describe('agent CLIs missing before a run', function () {
   });
 
   it('what only the run knows (a PATH from a step’s output) fails at the attempt, once, not once a retry', async () => {
-    const w = repo([
-      'steps:',
-      '  where:',
-      `    run: printf %s ${q(empty)}`,
-      '  use:',
-      '    needs: [where]',
-      '    prompt: go',
-      '    retries: 3',
-      '    retry-delay: 10ms',
-      '    isolation: shared',
-      '    env: { PATH: "${{ steps.where.output }}" }',
-    ]);
+    const w = repo(plan`
+      version: 1
+      steps:
+        where:
+          run: printf %s ${q(empty)}
+        use:
+          needs: [where]
+          prompt: go
+          retries: 3
+          retry-delay: 10ms
+          isolation: shared
+          env: { PATH: "\${{ steps.where.output }}" }
+      `);
     const { outcome } = await attempt(w);
     assert.ok(outcome.ok, JSON.stringify(outcome));
     const use = outcome.record.steps.use!;

@@ -12,6 +12,7 @@ import { FAKE_AGENT } from '../helpers/agentScratch';
 import { buildCli, MAIN } from '../helpers/cliRun';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhookReceiver';
+import { plan } from '../helpers/planText';
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -62,10 +63,10 @@ describe('notify: webhooks (CLI)', function () {
     receivers.push(r);
     return r;
   };
-  const repo = (plan: string[]) => {
+  const repo = (text: string) => {
     const r = makeRepo({ 'README.md': 'x\n' });
     repos.push(r);
-    writeFileSync(join(r.dir, 'p.braid.yaml'), ['version: 1', ...plan].join('\n') + '\n');
+    writeFileSync(join(r.dir, 'p.braid.yaml'), text);
     r.commitAll('plan');
     return r;
   };
@@ -73,23 +74,24 @@ describe('notify: webhooks (CLI)', function () {
 
   it('a step waiting for review, one waiting for a pick (answered by the command it carries), and the run’s end', async () => {
     const hook = await receiver();
-    const r = repo([
-      'notify: ${{ env.BRAID_TEST_HOOK }}',
-      agentEnv(),
-      'steps:',
-      '  change:',
-      '    run: echo changed > r.txt',
-      '    writes: [r.txt]',
-      '    isolation: worktree',
-      '    review: true',
-      '  choose:',
-      '    agent: claude',
-      '    prompt: write it',
-      '    best-of: 2',
-      '    pick: review',
-      '    env: { FAKE_AGENT_WRITE: "c.txt=done" }',
-      '    writes: [c.txt]',
-    ]);
+    const r = repo(plan`
+      version: 1
+      notify: \${{ env.BRAID_TEST_HOOK }}
+      ${agentEnv()}
+      steps:
+        change:
+          run: echo changed > r.txt
+          writes: [r.txt]
+          isolation: worktree
+          review: true
+        choose:
+          agent: claude
+          prompt: write it
+          best-of: 2
+          pick: review
+          env: { FAKE_AGENT_WRITE: "c.txt=done" }
+          writes: [c.txt]
+      `);
     const run = braid(['run', 'p.braid.yaml', '--json'], r.dir, { BRAID_TEST_HOOK: hook.url });
     children.push(run.child);
     const pick = await hook.when((d) => d.body.braid.event === 'pick');
@@ -136,22 +138,23 @@ describe('notify: webhooks (CLI)', function () {
   it('the budget, and a failing webhook told once while the others still hear and the run is not failed by it', async () => {
     const good = await receiver();
     const bad = await receiver(500);
-    const r = repo([
-      'notify:',
-      '  - ${{ env.GOOD_HOOK }}',
-      '  - ${{ env.BAD_HOOK }}',
-      '  - ${{ env.UNSET_HOOK }}',
-      agentEnv(),
-      'max-cost-usd: 0.01',
-      'concurrency: 1',
-      'steps:',
-      '  spend:',
-      '    agent: claude',
-      '    prompt: spend',
-      '  later:',
-      '    needs: [spend]',
-      '    run: echo later',
-    ]);
+    const r = repo(plan`
+      version: 1
+      notify:
+        - \${{ env.GOOD_HOOK }}
+        - \${{ env.BAD_HOOK }}
+        - \${{ env.UNSET_HOOK }}
+      ${agentEnv()}
+      max-cost-usd: 0.01
+      concurrency: 1
+      steps:
+        spend:
+          agent: claude
+          prompt: spend
+        later:
+          needs: [spend]
+          run: echo later
+      `);
     const run = braid(['run', 'p.braid.yaml'], r.dir, { GOOD_HOOK: good.url, BAD_HOOK: bad.url });
     children.push(run.child);
     const code = await run.exited;

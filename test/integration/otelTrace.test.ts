@@ -14,6 +14,7 @@ import { FAKE_AGENT } from '../helpers/agentScratch';
 import { buildCli, MAIN, ROOT } from '../helpers/cliRun';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlpReceiver';
+import { plan } from '../helpers/planText';
 
 const q = (s: string) => JSON.stringify(s);
 
@@ -71,43 +72,44 @@ describe('runs as traces (OTLP)', function () {
     receivers.push(r);
     return r;
   };
-  const repo = (plan: string[]) => {
+  const repo = (text: string) => {
     const r = makeRepo({ 'README.md': 'x\n' });
     repos.push(r);
-    writeFileSync(join(r.dir, 'p.braid.yaml'), ['version: 1', ...plan].join('\n') + '\n');
+    writeFileSync(join(r.dir, 'p.braid.yaml'), text);
     r.commitAll('plan');
     return r;
   };
 
   it('a run is one trace: run → steps → attempts and alternatives, with status, reason, exit code, writes and GenAI usage (protobuf)', async () => {
     const rx = await receiver();
-    const r = repo([
-      `env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: '0.25' }`,
-      'steps:',
-      '  build:',
-      '    run: echo built > out.txt',
-      '    writes: [out.txt]',
-      '  flaky:',
-      '    needs: [build]',
-      '    run: exit 3',
-      '    retries: 1',
-      '    retry-delay: 0s',
-      '  after-flaky:',
-      '    needs: [flaky]',
-      '    run: echo never',
-      '  ask:',
-      '    needs: [build]',
-      '    agent: claude',
-      '    model: claude-test-model',
-      '    prompt: say hi',
-      '  race:',
-      '    agent: claude',
-      '    prompt: write it',
-      '    best-of: 2',
-      '    isolation: worktree',
-      '    env: { FAKE_AGENT_WRITE: "race.txt=done" }',
-      '    writes: [race.txt]',
-    ]);
+    const r = repo(plan`
+      version: 1
+      env: { PATH: ${q(`${bin}:${process.env.PATH}`)}, FAKE_AGENT_FORMAT: claude, FAKE_AGENT_COST: '0.25' }
+      steps:
+        build:
+          run: echo built > out.txt
+          writes: [out.txt]
+        flaky:
+          needs: [build]
+          run: exit 3
+          retries: 1
+          retry-delay: 0s
+        after-flaky:
+          needs: [flaky]
+          run: echo never
+        ask:
+          needs: [build]
+          agent: claude
+          model: claude-test-model
+          prompt: say hi
+        race:
+          agent: claude
+          prompt: write it
+          best-of: 2
+          isolation: worktree
+          env: { FAKE_AGENT_WRITE: "race.txt=done" }
+          writes: [race.txt]
+      `);
     const notices: string[] = [];
     const out = await runPlan({
       planFile: join(r.dir, 'p.braid.yaml'),
@@ -199,7 +201,15 @@ describe('runs as traces (OTLP)', function () {
 
   it('the CLI honours OTEL_EXPORTER_OTLP_ENDPOINT, _PROTOCOL=http/json, OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES', async () => {
     const rx = await receiver();
-    const r = repo(['steps:', '  one:', '    run: echo one', '  two:', '    needs: [one]', '    run: echo two']);
+    const r = repo(plan`
+      version: 1
+      steps:
+        one:
+          run: echo one
+        two:
+          needs: [one]
+          run: echo two
+      `);
     const res = await braid(['run', 'p.braid.yaml'], r.dir, {
       OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -224,7 +234,12 @@ describe('runs as traces (OTLP)', function () {
 
   it('with no endpoint a run sends nothing and never loads OpenTelemetry; OTEL_SDK_DISABLED wins over an endpoint', async () => {
     const rx = await receiver();
-    const r = repo(['steps:', '  one:', '    run: echo one']);
+    const r = repo(plan`
+      version: 1
+      steps:
+        one:
+          run: echo one
+      `);
     // Told by a preload, at the CLI's exit: which modules it loaded.
     const seen = join(scratch, 'loaded.json');
     const preload = join(scratch, 'loaded.cjs');
@@ -268,7 +283,12 @@ describe('runs as traces (OTLP)', function () {
 
   it('a collector that refuses the spans is told once and never fails the run', async () => {
     const rx = await receiver(400);
-    const r = repo(['steps:', '  one:', '    run: echo one']);
+    const r = repo(plan`
+      version: 1
+      steps:
+        one:
+          run: echo one
+      `);
     const res = await braid(['run', 'p.braid.yaml'], r.dir, { OTEL_EXPORTER_OTLP_ENDPOINT: rx.endpoint });
     assert.equal(res.code, 0, res.stderr);
     assert.ok(rx.requests.length >= 1, 'the exporter did try');

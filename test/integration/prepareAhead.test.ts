@@ -2,7 +2,7 @@
 // stream), and, through runPlan against a real git, that a dependent's worktree is made and set up
 // while its need still runs, sees its need's result, and never lingers or fails the step.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Disposable } from '../../src/core/disposable';
@@ -12,15 +12,14 @@ type Listener = Of<EngineEvent>;
 import { prepareAhead, type PreparingIsolator } from '../../src/core/engine/isolation/prepareAhead';
 import type { StepStatus } from '../../src/core/status';
 import { touchesSetupInputs } from '../../src/core/engine/isolation/worktreeSetup';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import type { TestRepo } from '../helpers/gitRepo';
+import { throwaway } from '../helpers/throwaway';
 import { makeGraph, type StepSpec } from '../helpers/graph';
 import { runInRepo as run } from '../helpers/runInRepo';
 import { worktreesRoot } from '../../src/core/engine/records/worktreeHome';
+import { plan } from '../helpers/planText';
 
-const cleanup: Array<() => void> = [];
-after(() => {
-  for (const c of cleanup.splice(0)) c();
-});
+const { repo, planFile, cleanup } = throwaway('braid-ahead-');
 
 function tempDir(tag: string): string {
   const dir = mkdtempSync(join(tmpdir(), `braid-ahead-${tag}-`));
@@ -208,18 +207,6 @@ describe('touchesSetupInputs', () => {
 describe('prepareAhead through runPlan, against a real git', function () {
   this.timeout(60_000);
 
-  function repo(files: Record<string, string>): TestRepo {
-    const r = makeRepo(files);
-    cleanup.push(() => r.cleanup());
-    return r;
-  }
-
-  function planFile(lines: string[]): string {
-    const file = join(tempDir('plan'), 'p.braid.yaml');
-    writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-    return file;
-  }
-
   const worktrees = (r: TestRepo) =>
     r
       .git(['worktree', 'list', '--porcelain'])
@@ -236,20 +223,23 @@ describe('prepareAhead through runPlan, against a real git', function () {
   it('a dependent’s worktree is made and set up while its need runs, and still sees the need’s result', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const count = join(tempDir('count'), 'setups');
-    const plan = planFile([
-      '  a:',
-      `    run: ${waitFor('../b/setup-marker')} > saw.txt && printf "from a\\n" > a.txt`,
-      '    isolation: worktree',
-      '    writes: [saw.txt, a.txt]',
-      '  b:',
-      '    needs: [a]',
-      '    isolation: worktree',
-      '    writes: [b.txt, b-setup.txt]',
-      // Written aside and renamed: `> setup-marker` alone creates the file before node has written the time.
-      `    setup: node -e "process.stdout.write(String(Date.now()))" > setup-marker.tmp && mv setup-marker.tmp setup-marker && echo x >> ${count}`,
-      '    run: cat a.txt > b.txt && cp setup-marker b-setup.txt',
-    ]);
-    const { record } = await run(r, plan);
+    // b's setup writes its marker aside and renames it: `> setup-marker` alone creates the file before
+    // node has written the time.
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          run: ${waitFor('../b/setup-marker')} > saw.txt && printf "from a\\n" > a.txt
+          isolation: worktree
+          writes: [saw.txt, a.txt]
+        b:
+          needs: [a]
+          isolation: worktree
+          writes: [b.txt, b-setup.txt]
+          setup: node -e "process.stdout.write(String(Date.now()))" > setup-marker.tmp && mv setup-marker.tmp setup-marker && echo x >> ${count}
+          run: cat a.txt > b.txt && cp setup-marker b-setup.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(r.read('saw.txt'), 'seen\n', 'b’s worktree and its setup’s marker existed while a ran');
     assert.ok(Number(r.read('b-setup.txt')) < Date.parse(record.steps.a!.endedAt!), 'setup ran before a ended');
@@ -266,19 +256,21 @@ describe('prepareAhead through runPlan, against a real git', function () {
 
   it('a dependent that is skipped has its prepared worktree removed', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile([
-      '  a:',
-      `    run: ${waitFor('../b/setup-marker')} > saw.txt && exit 1`,
-      '    isolation: worktree',
-      '    writes: [saw.txt]',
-      '  b:',
-      '    needs: [a]',
-      '    isolation: worktree',
-      '    writes: [b.txt]',
-      '    setup: touch setup-marker',
-      '    run: touch b.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          run: ${waitFor('../b/setup-marker')} > saw.txt && exit 1
+          isolation: worktree
+          writes: [saw.txt]
+        b:
+          needs: [a]
+          isolation: worktree
+          writes: [b.txt]
+          setup: touch setup-marker
+          run: touch b.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.a!.status, 'failed');
     assert.equal(record.steps.b!.status, 'skipped');
     const kept = join(worktreesRoot(r.dir), record.id, 'a');
@@ -291,19 +283,21 @@ describe('prepareAhead through runPlan, against a real git', function () {
   it('a failing preparation is not a failure: the attempt prepares its worktree itself', async () => {
     const r = repo({ 'README.md': 'hello\n' });
     const dir = tempDir('flaky');
-    const plan = planFile([
-      '  a:',
-      `    run: ${waitFor(join(dir, 'failed-once'))} > saw.txt`,
-      '    isolation: worktree',
-      '    writes: [saw.txt]',
-      '  b:',
-      '    needs: [a]',
-      '    isolation: worktree',
-      '    writes: [b.txt]',
-      `    setup: echo x >> ${join(dir, 'setups')} && if [ ! -f ${join(dir, 'failed-once')} ]; then touch ${join(dir, 'failed-once')}; exit 3; fi`,
-      '    run: cat saw.txt > b.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          run: ${waitFor(join(dir, 'failed-once'))} > saw.txt
+          isolation: worktree
+          writes: [saw.txt]
+        b:
+          needs: [a]
+          isolation: worktree
+          writes: [b.txt]
+          setup: echo x >> ${join(dir, 'setups')} && if [ ! -f ${join(dir, 'failed-once')} ]; then touch ${join(dir, 'failed-once')}; exit 3; fi
+          run: cat saw.txt > b.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(record.steps.b!.attempts.length, 1, 'no attempt was spent on it');
     assert.equal(r.read('b.txt'), 'seen\n');
@@ -318,20 +312,22 @@ describe('prepareAhead through runPlan, against a real git', function () {
 
   it('canceling the run stops a preparation’s setup and removes its worktree', async () => {
     const r = repo({ 'README.md': 'hello\n' });
-    const plan = planFile([
-      '  a:',
-      `    run: ${waitFor('../b/setup-started')} && sleep 100`,
-      '    isolation: worktree',
-      '    writes: [a.txt]',
-      '  b:',
-      '    needs: [a]',
-      '    isolation: worktree',
-      '    writes: [b.txt]',
-      '    setup: touch setup-started && sleep 100',
-      '    run: touch b.txt',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          run: ${waitFor('../b/setup-started')} && sleep 100
+          isolation: worktree
+          writes: [a.txt]
+        b:
+          needs: [a]
+          isolation: worktree
+          writes: [b.txt]
+          setup: touch setup-started && sleep 100
+          run: touch b.txt
+      `);
     const ac = new AbortController();
-    const { record } = await run(r, plan, {
+    const { record } = await run(r, planPath, {
       signal: ac.signal,
       onEvent: (e) => {
         if (e.type === 'output' && e.text.includes('seen')) ac.abort();
@@ -346,19 +342,21 @@ describe('prepareAhead through runPlan, against a real git', function () {
   it('when a need changes a lockfile, setup runs after its result as it would have', async () => {
     const r = repo({ 'README.md': 'hello\n', 'package-lock.json': '{"v":1}\n' });
     const count = join(tempDir('count'), 'setups');
-    const plan = planFile([
-      '  a:',
-      `    run: ${waitFor('../b/seen-lock')} > saw.txt && printf '{"v":2}\\n' > package-lock.json`,
-      '    isolation: worktree',
-      '    writes: [saw.txt, package-lock.json]',
-      '  b:',
-      '    needs: [a]',
-      '    isolation: worktree',
-      '    writes: [b.txt]',
-      `    setup: cp package-lock.json seen-lock && echo x >> ${count}`,
-      '    run: cat seen-lock > b.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          run: ${waitFor('../b/seen-lock')} > saw.txt && printf '{"v":2}\\n' > package-lock.json
+          isolation: worktree
+          writes: [saw.txt, package-lock.json]
+        b:
+          needs: [a]
+          isolation: worktree
+          writes: [b.txt]
+          setup: cp package-lock.json seen-lock && echo x >> ${count}
+          run: cat seen-lock > b.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.status, 'succeeded', JSON.stringify(record.steps));
     assert.equal(r.read('saw.txt'), 'seen\n', 'b was prepared on the base');
     assert.equal(r.read('b.txt'), '{"v":2}\n', 'the setup b ran with saw a’s lockfile');

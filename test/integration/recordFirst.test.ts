@@ -9,6 +9,7 @@ import { runPlan } from '../../src/core/engine/runPlan';
 import { RunStore } from '../../src/core/engine/records/runStore';
 import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import type { EngineEvent } from '../../src/core/engine/types';
+import { plan } from '../helpers/planText';
 
 describe('the run record comes first', () => {
   let dir: string;
@@ -18,17 +19,28 @@ describe('the run record comes first', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is current in memory at every step event, and on disk before the run ends', async () => {
-    const plan = join(dir, 'p.braid.yaml');
+    const planFile = join(dir, 'p.braid.yaml');
     writeFileSync(
-      plan,
-      'version: 1\nsteps:\n  a:\n    run: echo a\n  b:\n    run: exit 3\n    needs: [a]\n  c:\n    run: echo c\n    needs: [b]\n',
+      planFile,
+      plan`
+        version: 1
+        steps:
+          a:
+            run: echo a
+          b:
+            run: exit 3
+            needs: [a]
+          c:
+            run: echo c
+            needs: [b]
+        `,
     );
     let record: Readonly<RunRecord> | undefined;
     const checked: string[] = [];
     let endOnDisk: string | undefined;
     const pending: Promise<void>[] = [];
     const outcome = await runPlan({
-      planFile: plan,
+      planFile,
       workspace: dir,
       compile: { isGit: false },
       onStart: (_id, _s, _g, rec) => {

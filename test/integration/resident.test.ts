@@ -11,6 +11,7 @@ import { LauncherPool } from '../../src/core/exec/launcher';
 import { runProcess, type SpawnSpec } from '../../src/core/exec/process';
 import { survivors } from '../helpers/engineKill';
 import { goneSoon, isGone, launchersOf } from '../helpers/processes';
+import { untilHolds } from '../helpers/until';
 
 // A step that ignores TERM and leaves a TERM-ignoring child in its group, printing the child's pid.
 const STEP = ['/bin/sh', '-c', 'trap "" TERM; (exec sleep 60) & echo $!; exec sleep 60'];
@@ -21,14 +22,6 @@ const PROBE =
 function stat(pid: number): string[] {
   const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
   return s.slice(s.lastIndexOf(')') + 2).split(' ');
-}
-
-async function until(ok: () => boolean, what: string, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 describe('exec/resident launcher', function () {
@@ -61,7 +54,7 @@ describe('exec/resident launcher', function () {
       onSpawn: (n) => (pid = n),
       onOutput: (_s, t) => (out += t),
     });
-    await until(() => out.endsWith('}'), 'the probe to print');
+    await untilHolds(() => out.endsWith('}'), 'the probe to print');
     const [, ppid, pgrp] = stat(pid);
     assert.equal(Number(ppid), p.resident!.pid, 'the resident forked it');
     assert.equal(Number(pgrp), pid, 'it leads its own process group');
@@ -110,7 +103,7 @@ describe('exec/resident launcher', function () {
       log,
       onSpawn: (n) => (pid = n),
     });
-    await until(() => release !== undefined, 'the log to fall behind');
+    await untilHolds(() => release !== undefined, 'the log to fall behind');
     // head blocks writing into its full pipe: the resident stopped reading it.
     const head = (): number | undefined =>
       [pid, ...childrenOf(pid)].find((c) => {
@@ -124,7 +117,7 @@ describe('exec/resident launcher', function () {
     let h: number | undefined;
     let wrote = -1;
     let last = -2;
-    await until(() => {
+    await untilHolds(() => {
       h ??= head();
       if (h === undefined) return false;
       if (isGone(h)) return true;
@@ -157,7 +150,7 @@ describe('exec/resident launcher', function () {
       launcher: p,
       onSpawn: (n) => (pid = n),
     });
-    await until(() => pid !== 0, 'the step to start');
+    await untilHolds(() => pid !== 0, 'the step to start');
     process.kill(first, 'SIGKILL');
     const r = await done;
     assert.equal(r.signal, 'SIGKILL');

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { RunRecord } from '../../src/core/engine/records/runRecord';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const ROOT = resolve(__dirname, '../..');
 const MAIN = join(ROOT, 'out/cli.js');
@@ -22,21 +23,21 @@ const events = (stdout: string) =>
 const runOf = (stdout: string) => String(events(stdout)[0]!.run);
 
 /** a → b → c; each counts its runs in `<id>.count` and prints a line its dependent gets as data. */
-function plan(bCommand = 'echo "b saw $A"'): string[] {
-  return [
-    'version: 1',
-    'steps:',
-    '  a:',
-    '    run: echo x >> a.count; echo "from a"',
-    '  b:',
-    '    needs: [a]',
-    '    env: { A: "${{ steps.a.output }}" }',
-    `    run: echo x >> b.count; ${bCommand}`,
-    '  c:',
-    '    needs: [b]',
-    '    env: { B: "${{ steps.b.output }}" }',
-    '    run: echo x >> c.count; echo "c saw $B" > c.out',
-  ];
+function chain(bCommand = 'echo "b saw $A"'): string {
+  return plan`
+    version: 1
+    steps:
+      a:
+        run: echo x >> a.count; echo "from a"
+      b:
+        needs: [a]
+        env: { A: "\${{ steps.a.output }}" }
+        run: echo x >> b.count; ${bCommand}
+      c:
+        needs: [b]
+        env: { B: "\${{ steps.b.output }}" }
+        run: echo x >> c.count; echo "c saw $B" > c.out
+    `;
 }
 
 describe('run --only reuses what its needs did', function () {
@@ -50,7 +51,7 @@ describe('run --only reuses what its needs did', function () {
           .filter(Boolean).length
       : 0;
   const counts = () => ({ a: count('a'), b: count('b'), c: count('c') });
-  const write = (lines: string[]) => writeFileSync(file, lines.join('\n') + '\n');
+  const write = (text: string) => writeFileSync(file, text);
   const record = (runId: string) =>
     JSON.parse(readFileSync(join(dir, '.braid', 'runs', runId, 'run.json'), 'utf8')) as RunRecord;
 
@@ -60,7 +61,7 @@ describe('run --only reuses what its needs did', function () {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'braid-reuse-'));
     file = join(dir, 'p.braid.yaml');
-    write(plan());
+    write(chain());
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -103,7 +104,7 @@ describe('run --only reuses what its needs did', function () {
     assert.equal(record(runOf(again.stdout)).steps['b']!.reused?.run, firstRun);
 
     // b changes: b (and c after it) run, a is still reused.
-    write(plan('echo "b now saw $A"'));
+    write(chain('echo "b now saw $A"'));
     const changed = braid(['run', file, '--only', 'c'], dir);
     assert.equal(changed.status, 0, changed.stderr);
     assert.deepEqual(counts(), { a: 1, b: 2, c: 4 });
@@ -147,7 +148,7 @@ describe('run --only reuses what its needs did', function () {
   it('a need that failed the last time it ran runs again, and so does what comes after it', () => {
     // b fails while `broken` exists.
     writeFileSync(join(dir, 'broken'), '');
-    write(plan('test ! -e broken && echo "b saw $A"'));
+    write(chain('test ! -e broken && echo "b saw $A"'));
     assert.equal(braid(['run', file], dir).status, 1);
     assert.deepEqual(counts(), { a: 1, b: 1, c: 0 });
     rmSync(join(dir, 'broken'));
@@ -188,21 +189,23 @@ describe('run --only and worktree needs', function () {
 
   it('a need whose change landed is reused (its change is in the workspace); once reverted, it runs again', () => {
     const r = repo({ 'README.md': 'hi\n' });
-    const plan = planFile([
-      '  a:',
-      '    isolation: worktree',
-      '    writes: [a.txt]',
-      '    run: printf "from a\\n" > a.txt',
-      '  b:',
-      '    needs: [a]',
-      '    run: cat a.txt',
-    ]);
-    const first = inRepo(['run', plan, '--json'], r.dir);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          isolation: worktree
+          writes: [a.txt]
+          run: printf "from a\\n" > a.txt
+        b:
+          needs: [a]
+          run: cat a.txt
+      `);
+    const first = inRepo(['run', planPath, '--json'], r.dir);
     assert.equal(first.status, 0, first.stderr);
     const runId = runOf(first.stdout);
     assert.equal(r.read('a.txt'), 'from a\n', 'landed');
-    assert.deepEqual(wouldReuse(plan, r.dir), ['a']);
-    const only = inRepo(['run', plan, '--only', 'b', '--json'], r.dir);
+    assert.deepEqual(wouldReuse(planPath, r.dir), ['a']);
+    const only = inRepo(['run', planPath, '--only', 'b', '--json'], r.dir);
     assert.equal(only.status, 0, only.stderr);
     assert.deepEqual(
       events(only.stdout)
@@ -215,22 +218,24 @@ describe('run --only and worktree needs', function () {
     const revert = braid(['revert', runId, 'a'], r.dir);
     assert.equal(revert.status, 0, revert.stderr);
     assert.equal(existsSync(join(r.dir, 'a.txt')), false);
-    assert.deepEqual(wouldReuse(plan, r.dir), [], 'its change is no longer in the workspace');
+    assert.deepEqual(wouldReuse(planPath, r.dir), [], 'its change is no longer in the workspace');
   });
 
   it('a need whose change was rejected in review is not reused', async () => {
     const r = repo({ 'README.md': 'hi\n' });
-    const plan = planFile([
-      '  a:',
-      '    isolation: worktree',
-      '    review: true',
-      '    writes: [a.txt]',
-      '    run: printf "from a\\n" > a.txt',
-      '  b:',
-      '    needs: [a]',
-      '    run: cat a.txt',
-    ]);
-    const child = spawn(process.execPath, [MAIN, 'run', plan, '--json', '--workspace', r.dir], {
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          isolation: worktree
+          review: true
+          writes: [a.txt]
+          run: printf "from a\\n" > a.txt
+        b:
+          needs: [a]
+          run: cat a.txt
+      `);
+    const child = spawn(process.execPath, [MAIN, 'run', planPath, '--json', '--workspace', r.dir], {
       cwd: r.dir,
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -243,6 +248,6 @@ describe('run --only and worktree needs', function () {
     });
     assert.equal(braid(['reject', runId, 'a'], r.dir).status, 0);
     assert.equal(await exited, 1);
-    assert.deepEqual(wouldReuse(plan, r.dir), []);
+    assert.deepEqual(wouldReuse(planPath, r.dir), []);
   });
 });

@@ -13,8 +13,9 @@ import { reviewSteps } from '../../src/core/engine/review/reviewSteps';
 import { writeConflictMarkers } from '../../src/core/engine/review/resolveByHand';
 import type { EngineEvent } from '../../src/core/engine/types';
 import { type TestRepo } from '../helpers/gitRepo';
-import { numbered, throwaway } from '../helpers/throwaway';
+import { numbered, REVIEWED, throwaway } from '../helpers/throwaway';
 import { runInRepo as run, userState } from '../helpers/runInRepo';
+import { plan } from '../helpers/planText';
 
 const { repo, planFile, cleanup } = throwaway('braid-review-plan-');
 
@@ -69,18 +70,6 @@ async function record(r: TestRepo, runId: string): Promise<RunRecord> {
   return rec;
 }
 
-const REVIEWED = [
-  '  a:',
-  '    isolation: worktree',
-  '    review: true',
-  '    writes: [a.txt]',
-  '    run: printf "from a\\n" > a.txt',
-  '  b:',
-  '    needs: [a]',
-  '    run: cat a.txt > b.txt',
-  '    writes: [b.txt]',
-];
-
 describe('review: true and the review commands', function () {
   this.timeout(60_000);
 
@@ -111,17 +100,19 @@ describe('review: true and the review commands', function () {
     const r = repo({ 'README.md': 'hi\n' });
     const live = startRun(
       r,
-      planFile([
-        '  a:',
-        '    best-of: 2',
-        '    review: true',
-        '    writes: [a.txt]',
-        '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt; [ "$BRAID_ALTERNATIVE" = 2 ] || sleep 5',
-        '  b:',
-        '    needs: [a]',
-        '    run: cat a.txt > b.txt',
-        '    writes: [b.txt]',
-      ]),
+      planFile(plan`
+        version: 1
+        steps:
+          a:
+            best-of: 2
+            review: true
+            writes: [a.txt]
+            run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt; [ "$BRAID_ALTERNATIVE" = 2 ] || sleep 5
+          b:
+            needs: [a]
+            run: cat a.txt > b.txt
+            writes: [b.txt]
+        `),
     );
     const ev = await live.step('a', 'review');
     assert.equal(existsSync(join(r.dir, 'a.txt')), false, 'nothing landed yet');
@@ -148,13 +139,15 @@ describe('review: true and the review commands', function () {
     const r = repo({ 'README.md': 'hi\n' });
     const live = startRun(
       r,
-      planFile([
-        '  a:',
-        '    best-of: 2',
-        '    review: true',
-        '    writes: [a.txt]',
-        '    run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt',
-      ]),
+      planFile(plan`
+        version: 1
+        steps:
+          a:
+            best-of: 2
+            review: true
+            writes: [a.txt]
+            run: printf "from %s\\n" "$BRAID_ALTERNATIVE" > a.txt
+        `),
     );
     const ev = await live.step('a', 'review');
     const res = await reviewSteps(r.dir, ev.run, { action: 'reject', steps: ['a'] });
@@ -226,15 +219,17 @@ describe('review: true and the review commands', function () {
 
   it('an approval killed after its merge-back landed but before its record was written is never applied twice', async () => {
     const r = repo({ 'log.txt': 'start\n' });
-    const plan = planFile([
-      '  a:',
-      '    isolation: worktree',
-      '    review: true',
-      '    writes: [log.txt]',
-      '    run: echo added >> log.txt',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        a:
+          isolation: worktree
+          review: true
+          writes: [log.txt]
+          run: echo added >> log.txt
+      `);
     const ac = new AbortController();
-    const live = startRun(r, plan, ac.signal);
+    const live = startRun(r, planPath, ac.signal);
     const ev = await live.step('a', 'review');
     ac.abort();
     assert.ok((await live.done).ok);
@@ -265,7 +260,13 @@ describe('review: true and the review commands', function () {
     const r = repo({ 'README.md': 'hi\n' });
     const { record: rec } = await run(
       r,
-      planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']),
+      planFile(plan`
+        version: 1
+        steps:
+          s:
+            isolation: worktree
+            run: printf "x\\n" > x.txt
+        `),
     );
     const before = userState(r);
     const json = await new RunStore(r.dir).load(rec.id);
@@ -309,16 +310,18 @@ describe('review: true and the review commands', function () {
 
   it('merge lands a conflict step’s kept change onto the workspace as it is now, without running it again', async () => {
     const r = repo({ 'f.txt': body(5) });
-    const plan = planFile([
-      '  s:',
-      '    isolation: worktree',
-      '    run: printf "step\\n" >> f.txt && echo ran >> "$BRAID_TEST_COUNT" && sleep 0.3',
-    ]);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: printf "step\\n" >> f.txt && echo ran >> "$BRAID_TEST_COUNT" && sleep 0.3
+      `);
     const count = join(mkdtempSync(join(tmpdir(), 'braid-count-')), 'n');
     cleanup.push(() => rmSync(count, { force: true }));
     process.env.BRAID_TEST_COUNT = count;
     try {
-      const { record: rec } = await run(r, plan, {
+      const { record: rec } = await run(r, planPath, {
         onEvent: (e) => {
           if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(5) + 'user\n');
         },
@@ -338,12 +341,14 @@ describe('review: true and the review commands', function () {
 
   it('writing a conflict step’s change by hand (Resolve in Merge Editor): markers where both changed, the rest merged, the workspace’s text kept aside', async () => {
     const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
-    const plan = planFile([
-      '  s:',
-      '    isolation: worktree',
-      '    run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3',
-    ]);
-    const { record: rec } = await run(r, plan, {
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: sed -i "s/^line 2$/STEP 2/" f.txt && sed -i "s/^g 9$/G 9/" g.txt && printf "new\\n" > n.txt && sleep 0.3
+      `);
+    const { record: rec } = await run(r, planPath, {
       onEvent: (e) => {
         if (e.type === 'step' && e.status === 'running') r.write('f.txt', body(10).replace('line 2\n', 'USER 2\n'));
       },
@@ -367,12 +372,14 @@ describe('review: true and the review commands', function () {
 
   it('revert takes a landed change back out; with later edits on the same lines it changes nothing and names the files', async () => {
     const r = repo({ 'f.txt': body(10), 'g.txt': body(10, 'g') });
-    const plan = planFile([
-      '  s:',
-      '    isolation: worktree',
-      '    run: sed -i "s/^line 2$/LINE 2/" f.txt && printf "new\\n" > n.txt',
-    ]);
-    const { record: rec } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: worktree
+          run: sed -i "s/^line 2$/LINE 2/" f.txt && printf "new\\n" > n.txt
+      `);
+    const { record: rec } = await run(r, planPath);
     assert.equal(r.read('f.txt'), body(10).replace('line 2\n', 'LINE 2\n'));
     // A later edit on the same line: refused, nothing touched.
     r.write('f.txt', body(10).replace('line 2\n', 'LINE 2 and more\n'));

@@ -6,22 +6,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { braid, buildCli, MAIN, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
-import { throwaway } from '../helpers/throwaway';
+import { REVIEWED, throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const { repo, planFile, cleanup } = throwaway('braid-review-cli-');
 const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
-
-const REVIEWED = [
-  '  a:',
-  '    isolation: worktree',
-  '    review: true',
-  '    writes: [a.txt]',
-  '    run: printf "from a\\n" > a.txt',
-  '  b:',
-  '    needs: [a]',
-  '    run: cat a.txt > b.txt',
-  '    writes: [b.txt]',
-];
 
 describe('braid diff | approve | reject | revert | merge', function () {
   this.timeout(60_000);
@@ -78,7 +67,13 @@ describe('braid diff | approve | reject | revert | merge', function () {
       [
         MAIN,
         'run',
-        planFile(['  s:', '    isolation: worktree', '    run: printf "x\\n" > x.txt']),
+        planFile(plan`
+          version: 1
+          steps:
+            s:
+              isolation: worktree
+              run: printf "x\\n" > x.txt
+          `),
         '--json',
         '--workspace',
         r.dir,

@@ -5,26 +5,29 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { braid, buildCli } from '../helpers/cliRun';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const { repo, planFile } = throwaway('braid-truth-');
 const runIdOf = (text: string) => /run (\d{8}-\d{6}-[0-9a-f]{4})/.exec(text)![1]!;
 
 // x, a shared step, rewrites f.txt while b works on the snapshot from before it: b's change no
 // longer merges (conflict). c fails until the file `ok` exists. d waits for b.
-const PLAN = [
-  '  x:',
-  '    writes: [f.txt]',
-  '    run: echo X > f.txt',
-  '  b:',
-  '    isolation: worktree',
-  '    writes: [f.txt]',
-  '    run: sleep 1 && echo B > f.txt',
-  '  c:',
-  '    run: test -f ok',
-  '  d:',
-  '    needs: [b]',
-  '    run: echo d',
-];
+const PLAN = plan`
+  version: 1
+  steps:
+    x:
+      writes: [f.txt]
+      run: echo X > f.txt
+    b:
+      isolation: worktree
+      writes: [f.txt]
+      run: sleep 1 && echo B > f.txt
+    c:
+      run: test -f ok
+    d:
+      needs: [b]
+      run: echo d
+  `;
 
 describe('the run tells the truth', function () {
   this.timeout(120_000);
@@ -104,7 +107,15 @@ describe('the run tells the truth', function () {
     const res = braid(
       [
         'run',
-        planFile(['  s:', '    run: "true"', '    check: |', '      echo checking', '      exit 3']),
+        planFile(plan`
+          version: 1
+          steps:
+            s:
+              run: "true"
+              check: |
+                echo checking
+                exit 3
+          `),
         '--workspace',
         r.dir,
       ],
@@ -124,7 +135,14 @@ describe('the run tells the truth', function () {
     const seen = braid(
       [
         'run',
-        planFile(['  s:', '    isolation: worktree', '    writes: [seen.txt]', '    run: ls > seen.txt']),
+        planFile(plan`
+          version: 1
+          steps:
+            s:
+              isolation: worktree
+              writes: [seen.txt]
+              run: ls > seen.txt
+          `),
         '--workspace',
         r.dir,
       ],
@@ -147,12 +165,14 @@ describe('the run tells the truth', function () {
     const tool = braid(
       [
         'run',
-        planFile([
-          '  t:',
-          '    isolation: worktree',
-          '    run: "true"',
-          '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool',
-        ]),
+        planFile(plan`
+          version: 1
+          steps:
+            t:
+              isolation: worktree
+              run: "true"
+              check: PATH="$PWD/node_modules/.bin:$PATH" mytool
+          `),
         '--workspace',
         r.dir,
       ],
@@ -166,13 +186,15 @@ describe('the run tells the truth', function () {
     const linked = braid(
       [
         'run',
-        planFile([
-          '  t:',
-          '    isolation: worktree',
-          '    symlink: [node_modules]',
-          '    run: "true"',
-          '    check: PATH="$PWD/node_modules/.bin:$PATH" mytool',
-        ]),
+        planFile(plan`
+          version: 1
+          steps:
+            t:
+              isolation: worktree
+              symlink: [node_modules]
+              run: "true"
+              check: PATH="$PWD/node_modules/.bin:$PATH" mytool
+          `),
         '--workspace',
         r.dir,
       ],

@@ -2,31 +2,17 @@
 // writes' folders and a private temp folder. Needs Linux and `bwrap` (Debian: apt install
 // bubblewrap); without it these tests are skipped and say so.
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findBwrap } from '../../src/core/exec/sandbox';
-import { makeRepo, type TestRepo } from '../helpers/gitRepo';
+import type { TestRepo } from '../helpers/gitRepo';
+import { throwaway } from '../helpers/throwaway';
 import { runInRepo as run } from '../helpers/runInRepo';
+import { plan } from '../helpers/planText';
 
-const cleanup: Array<() => void> = [];
-after(() => {
-  for (const c of cleanup.splice(0)) c();
-});
-
-function repo(): TestRepo {
-  const r = makeRepo({ 'README.md': 'hello\n' });
-  cleanup.push(() => r.cleanup());
-  return r;
-}
-
-function planFile(lines: string[]): string {
-  const dir = mkdtempSync(join(tmpdir(), 'braid-sandbox-plan-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'p.braid.yaml');
-  writeFileSync(file, ['version: 1', 'steps:', ...lines].join('\n') + '\n');
-  return file;
-}
+const { repo: makeRepo, planFile } = throwaway('braid-sandbox-plan-');
+const repo = (): TestRepo => makeRepo({ 'README.md': 'hello\n' });
 
 const probe = join(tmpdir(), `braid-sandbox-probe-${process.pid}`);
 const ESCAPE = `echo b > other.txt || echo refused-other; echo t > ${probe} && cat ${probe}`;
@@ -44,14 +30,16 @@ describe('sandbox: true (bubblewrap)', function () {
 
   it("a shared step writes its writes' folder and a private temp folder, nothing else of the workspace", async () => {
     const r = repo();
-    const plan = planFile([
-      '  s:',
-      '    isolation: shared',
-      '    sandbox: true',
-      '    writes: [out/**]',
-      `    run: mkdir -p out && echo a > out/a.txt; ${ESCAPE}`,
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: shared
+          sandbox: true
+          writes: [out/**]
+          run: mkdir -p out && echo a > out/a.txt; ${ESCAPE}
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.s!.status, 'succeeded', record.steps.s!.message);
     assert.equal(r.read('out/a.txt'), 'a\n');
     assert.equal(existsSync(join(r.dir, 'other.txt')), false, 'wrote outside its writes');
@@ -63,8 +51,15 @@ describe('sandbox: true (bubblewrap)', function () {
 
   it('the same step without sandbox writes there (the test can fail)', async () => {
     const r = repo();
-    const plan = planFile(['  s:', '    isolation: shared', '    writes: [out/**]', `    run: ${ESCAPE}`]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: shared
+          writes: [out/**]
+          run: ${ESCAPE}
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.s!.status, 'succeeded', record.steps.s!.message);
     assert.equal(r.read('other.txt'), 'b\n');
     assert.equal(existsSync(probe), true);
@@ -72,14 +67,16 @@ describe('sandbox: true (bubblewrap)', function () {
 
   it('a worktree step cannot write the workspace by its absolute path; its own change lands', async () => {
     const r = repo();
-    const plan = planFile([
-      '  w:',
-      '    isolation: worktree',
-      '    sandbox: true',
-      '    writes: [out.txt]',
-      '    run: ws=$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)"); echo pwn > "$ws/escaped.txt" || echo refused; echo ok > out.txt',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        w:
+          isolation: worktree
+          sandbox: true
+          writes: [out.txt]
+          run: ws=$(dirname "$(git rev-parse --path-format=absolute --git-common-dir)"); echo pwn > "$ws/escaped.txt" || echo refused; echo ok > out.txt
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.w!.status, 'succeeded', record.steps.w!.message);
     assert.equal(r.read('out.txt'), 'ok\n');
     assert.equal(existsSync(join(r.dir, 'escaped.txt')), false);
@@ -87,15 +84,17 @@ describe('sandbox: true (bubblewrap)', function () {
 
   it('without bwrap on the PATH the step fails at once, saying what to install', async () => {
     const r = repo();
-    const plan = planFile([
-      '  s:',
-      '    isolation: shared',
-      '    sandbox: true',
-      '    env:',
-      '      PATH: /nonexistent',
-      '    run: echo hi',
-    ]);
-    const { record } = await run(r, plan);
+    const planPath = planFile(plan`
+      version: 1
+      steps:
+        s:
+          isolation: shared
+          sandbox: true
+          env:
+            PATH: /nonexistent
+          run: echo hi
+      `);
+    const { record } = await run(r, planPath);
     assert.equal(record.steps.s!.status, 'failed');
     assert.match(record.steps.s!.message ?? '', /sandbox: true needs bubblewrap/);
   });

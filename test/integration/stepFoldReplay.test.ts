@@ -15,33 +15,32 @@ import type { EngineEvent } from '../../src/core/engine/types';
 import { applyStepEvent, viewOf } from '../../src/extension/runs/runView';
 import { makeRepo, type TestRepo } from '../helpers/gitRepo';
 import { until } from '../helpers/until';
+import { plan } from '../helpers/planText';
 
-const PLAN = [
-  'version: 1',
-  'steps:',
-  // Fails its first attempt (the marker is outside git's view), passes its second.
-  '  flaky:',
-  '    retries: 1',
-  '    retry-delay: 10ms',
-  '    run: test -f .git/flaky-tried || { touch .git/flaky-tried; echo first try; exit 1; }',
-  // Alternative 2 fails; 1 and 3 pass and wait for a pick.
-  '  race:',
-  '    best-of: 3',
-  '    pick: review',
-  '    run: echo "from $BRAID_ALTERNATIVE" > race.txt; [ "$BRAID_ALTERNATIVE" != 2 ]',
-  // Its change waits in review until approved.
-  '  gated:',
-  '    isolation: worktree',
-  '    review: true',
-  '    writes: [gated.txt]',
-  '    run: echo gated > gated.txt',
-  '  broken:',
-  '    run: echo broken; exit 3',
-  '  after:',
-  '    needs: [broken]',
-  '    run: echo never',
-  '',
-].join('\n');
+// flaky fails its first attempt (the marker is outside git's view) and passes its second; race's
+// alternative 2 fails, 1 and 3 pass and wait for a pick; gated's change waits in review until approved.
+const PLAN = plan`
+  version: 1
+  steps:
+    flaky:
+      retries: 1
+      retry-delay: 10ms
+      run: test -f .git/flaky-tried || { touch .git/flaky-tried; echo first try; exit 1; }
+    race:
+      best-of: 3
+      pick: review
+      run: echo "from $BRAID_ALTERNATIVE" > race.txt; [ "$BRAID_ALTERNATIVE" != 2 ]
+    gated:
+      isolation: worktree
+      review: true
+      writes: [gated.txt]
+      run: echo gated > gated.txt
+    broken:
+      run: echo broken; exit 3
+    after:
+      needs: [broken]
+      run: echo never
+  `;
 
 describe('run.json is the run’s events folded', function () {
   this.timeout(120_000);

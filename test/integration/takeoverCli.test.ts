@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { braid, buildCli, runInBackground as inBackground } from '../helpers/cliRun';
 import { type TestRepo } from '../helpers/gitRepo';
 import { throwaway } from '../helpers/throwaway';
+import { plan } from '../helpers/planText';
 
 const { repo, cleanup } = throwaway('braid-takeover-cli-');
 const runInBackground = (r: TestRepo, plan: string) => inBackground(r, plan, cleanup);
@@ -31,22 +32,22 @@ function gate(): { file: string; script: string; open(): void } {
   };
 }
 
+// script is running when it is asked, until the test lets the run end.
 const PLAN = (holdOpen: string): string =>
-  [
-    'version: 1',
-    'agents:',
-    '  waiter:',
-    '    input: text',
-    '    command: [sh, agent.sh, "${{ prompt }}"]',
-    'steps:',
-    '  talk:',
-    '    agent: waiter',
-    '    prompt: Wait for a word.',
-    // Running when it is asked, until the test lets the run end.
-    '  script:',
-    '    agent: shell',
-    `    prompt: ${JSON.stringify(holdOpen)}`,
-  ].join('\n') + '\n';
+  plan`
+    version: 1
+    agents:
+      waiter:
+        input: text
+        command: [sh, agent.sh, "\${{ prompt }}"]
+    steps:
+      talk:
+        agent: waiter
+        prompt: Wait for a word.
+      script:
+        agent: shell
+        prompt: ${JSON.stringify(holdOpen)}
+    `;
 
 describe('braid say | attach against a live run (real processes)', function () {
   this.timeout(60_000);
@@ -109,22 +110,21 @@ describe('braid say | attach against a live run (real processes)', function () {
     const hold = gate();
     const r = repo({
       'agent.sh': AGENT,
-      'p.braid.yaml': [
-        'version: 1',
-        'agents:',
-        '  waiter:',
-        '    input: text',
-        '    command: [sh, agent.sh, "${{ prompt }}"]',
-        'steps:',
-        '  broken:',
-        '    agent: waiter',
-        '    prompt: GO and fail the check',
-        "    check: 'false'",
-        '  slow:',
-        '    agent: shell',
-        `    prompt: ${JSON.stringify(hold.script)}`,
-        '',
-      ].join('\n'),
+      'p.braid.yaml': plan`
+        version: 1
+        agents:
+          waiter:
+            input: text
+            command: [sh, agent.sh, "\${{ prompt }}"]
+        steps:
+          broken:
+            agent: waiter
+            prompt: GO and fail the check
+            check: 'false'
+          slow:
+            agent: shell
+            prompt: ${JSON.stringify(hold.script)}
+        `,
     });
     const run = runInBackground(r, join(r.dir, 'p.braid.yaml'));
     const ev = await run.when((e) => e.type === 'step' && e.id === 'broken' && e.status === 'failed');

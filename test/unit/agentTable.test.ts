@@ -6,11 +6,12 @@ import { AGENT_PERMISSIONS, type AgentPermission } from '../../src/core/agents/p
 import { agentTable, formatFor } from '../../src/core/plan/agentTable';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { Graph } from '../../src/core/plan/types';
+import { plan } from '../helpers/planText';
 
 const P = '${{ prompt }}';
 
-function compiled(lines: string[], opts: Parameters<typeof compilePlan>[2] = {}): Graph {
-  const r = compilePlan('/w/p.braid.yaml', ['version: 1', ...lines].join('\n') + '\n', opts);
+function compiled(text: string, opts: Parameters<typeof compilePlan>[2] = {}): Graph {
+  const r = compilePlan('/w/p.braid.yaml', text, opts);
   assert.ok(r.graph, JSON.stringify(r.diagnostics));
   return r.graph;
 }
@@ -65,16 +66,17 @@ describe('agent output format of a replaced command', () => {
   });
 
   it('a plan agent named after a preset: the same rule', () => {
-    const g = compiled([
-      'agents:',
-      `  gemini: { command: [gemini, -p, "${P}", --output-format, stream-json] }`,
-      `  claude: { command: [claude, -p, "${P}", --output-format, json] }`,
-      `  mine: { command: [gemini, -p, "${P}", --output-format, stream-json] }`,
-      'steps:',
-      '  a: { agent: gemini, prompt: x }',
-      '  b: { agent: claude, prompt: x }',
-      '  c: { agent: mine, prompt: x }',
-    ]);
+    const g = compiled(plan`
+      version: 1
+      agents:
+        gemini: { command: [gemini, -p, "${P}", --output-format, stream-json] }
+        claude: { command: [claude, -p, "${P}", --output-format, json] }
+        mine: { command: [gemini, -p, "${P}", --output-format, stream-json] }
+      steps:
+        a: { agent: gemini, prompt: x }
+        b: { agent: claude, prompt: x }
+        c: { agent: mine, prompt: x }
+      `);
     assert.equal(g.agents.gemini!.format, 'gemini-json');
     assert.equal(g.agents.claude!.format, 'text');
     assert.equal(g.agents.mine!.format, 'text', 'not a preset: nothing says how to read it');
@@ -84,12 +86,13 @@ describe('agent output format of a replaced command', () => {
 describe('agent permission (compile option)', () => {
   const argv = (permission?: AgentPermission) => {
     const g = compiled(
-      [
-        'steps:',
-        '  a: { agent: claude, prompt: x }',
-        '  b: { agent: codex, prompt: x }',
-        '  c: { agent: gemini, prompt: x }',
-      ],
+      plan`
+        version: 1
+        steps:
+          a: { agent: claude, prompt: x }
+          b: { agent: codex, prompt: x }
+          c: { agent: gemini, prompt: x }
+        `,
       permission ? { permission } : {},
     );
     return { claude: g.agents.claude!.command, codex: g.agents.codex!.command, gemini: g.agents.gemini!.command };
@@ -181,7 +184,14 @@ describe('agent permission (compile option)', () => {
   it('defaults to edit, and keeps every preset structured at every level', () => {
     assert.deepEqual(argv(), argv('edit'));
     for (const p of AGENT_PERMISSIONS) {
-      const g = compiled(['steps:', '  a: { prompt: x }'], { permission: p });
+      const g = compiled(
+        plan`
+          version: 1
+          steps:
+            a: { prompt: x }
+          `,
+        { permission: p },
+      );
       assert.deepEqual(
         [g.agents.claude!.format, g.agents.codex!.format, g.agents.gemini!.format],
         ['claude-stream-json', 'codex-json', 'gemini-json'],
@@ -191,17 +201,34 @@ describe('agent permission (compile option)', () => {
   });
 
   it('a replaced command carries its own flags; an env-only override keeps the permission', () => {
-    const g = compiled(['agents:', `  claude: { command: [claude, -p, "${P}"] }`, 'steps:', '  a: { prompt: x }'], {
-      permission: 'full',
-      agentOverrides: { codex: { env: { X: '1' } } },
-    });
+    const g = compiled(
+      plan`
+        version: 1
+        agents:
+          claude: { command: [claude, -p, "${P}"] }
+        steps:
+          a: { prompt: x }
+        `,
+      {
+        permission: 'full',
+        agentOverrides: { codex: { env: { X: '1' } } },
+      },
+    );
     assert.deepEqual(g.agents.claude!.command, ['claude', '-p', P]);
     assert.ok(g.agents.codex!.command.includes('--dangerously-bypass-approvals-and-sandbox'));
   });
 
   it('an unknown permission is a bug of the caller: it throws', () => {
     assert.throws(
-      () => compiled(['steps:', '  a: { prompt: x }'], { permission: 'sudo' as never }),
+      () =>
+        compiled(
+          plan`
+            version: 1
+            steps:
+              a: { prompt: x }
+            `,
+          { permission: 'sudo' as never },
+        ),
       /unknown permission "sudo"/,
     );
   });

@@ -134,7 +134,7 @@ describe('export github-actions: the checks can fail', function () {
 });
 
 describe('export github-actions: agents', () => {
-  const plan = (agent: string) =>
+  const agentPlan = (agent: string) =>
     `version: 1\nname: A\nsteps:\n  a:\n    agent: ${agent}\n    prompt: hi\n    max-cost-usd: 2\n`;
   const exportOf = (text: string, permission?: 'read-only' | 'edit' | 'full') => {
     const graph = compilePlan('a.braid.yaml', text, { isGit: true, ...(permission ? { permission } : {}) }).graph!;
@@ -151,7 +151,7 @@ describe('export github-actions: agents', () => {
       ['codex', `@openai/codex@${pinned('CODEX')}`, 'OPENAI_API_KEY'],
       ['gemini', `@google/gemini-cli@${pinned('GEMINI')}`, 'GEMINI_API_KEY'],
     ] as const) {
-      const job = exportOf(plan(agent)).jobs.a!;
+      const job = exportOf(agentPlan(agent)).jobs.a!;
       assert.ok(
         job.steps.some((s) => s.run?.includes(`npm install --global --no-fund --no-audit ${pkg}`)),
         agent,
@@ -163,13 +163,13 @@ describe('export github-actions: agents', () => {
         1,
         `${agent}: one step sees the key`,
       );
-      assert.ok(!JSON.stringify((exportOf(plan(agent)) as unknown as { env: unknown }).env).includes('secrets.'));
+      assert.ok(!JSON.stringify((exportOf(agentPlan(agent)) as unknown as { env: unknown }).env).includes('secrets.'));
     }
   });
 
   it("passes the permission level with the CLI's sandbox, and a claude step's budget", () => {
     const runOf = (agent: string, permission?: 'read-only' | 'edit' | 'full') =>
-      exportOf(plan(agent), permission).jobs.a!.steps.find((s) => s.run?.includes('braid_run'))!.run!;
+      exportOf(agentPlan(agent), permission).jobs.a!.steps.find((s) => s.run?.includes('braid_run'))!.run!;
     assert.match(
       runOf('claude'),
       /braid_run claude -p .*--permission-mode acceptEdits --max-budget-usd 2 -- "\$\{braid_prompt\}"$/m,
@@ -181,9 +181,22 @@ describe('export github-actions: agents', () => {
   });
 
   it("a step's own model, max-turns, permission and tools reach its command, as a local run passes them", () => {
-    const text =
-      'version: 1\nsteps:\n  a:\n    agent: claude\n    prompt: hi\n    model: opus\n    max-turns: 9\n    permission: read-only\n    tools: ["Bash(npm test:*)"]\n' +
-      '  g:\n    agent: gemini\n    prompt: hi\n    permission: full\n    retries: 1\n';
+    const text = plan`
+      version: 1
+      steps:
+        a:
+          agent: claude
+          prompt: hi
+          model: opus
+          max-turns: 9
+          permission: read-only
+          tools: ["Bash(npm test:*)"]
+        g:
+          agent: gemini
+          prompt: hi
+          permission: full
+          retries: 1
+      `;
     const graph = compilePlan('a.braid.yaml', text, { isGit: true }).graph!;
     const r = exportGithubActions(graph, { planPath: 'a.braid.yaml' });
     const wf = parse(r.yaml) as Workflow;
@@ -207,8 +220,16 @@ describe('export github-actions: agents', () => {
   });
 
   it('names a custom agent it cannot install', () => {
-    const text =
-      'version: 1\nagents:\n  mine:\n    command: [mytool, "${{ prompt }}"]\nsteps:\n  a:\n    agent: mine\n    prompt: hi\n';
+    const text = plan`
+      version: 1
+      agents:
+        mine:
+          command: [mytool, "\${{ prompt }}"]
+      steps:
+        a:
+          agent: mine
+          prompt: hi
+      `;
     const graph = compilePlan('a.braid.yaml', text, { isGit: true }).graph!;
     const r = exportGithubActions(graph, { planPath: 'a.braid.yaml' });
     assert.ok(
@@ -222,17 +243,17 @@ describe('export github-actions: agents', () => {
 describe('export github-actions: review and agents outside the repository (issue 31)', function () {
   this.timeout(60_000);
   const text = plan`
-      version: 1
-      steps:
-        a:
-          isolation: worktree
-          review: true
-          writes: [f.txt]
-          run: echo added >> f.txt
-        b:
-          needs: [a]
-          run: echo b
-      `;
+    version: 1
+    steps:
+      a:
+        isolation: worktree
+        review: true
+        writes: [f.txt]
+        run: echo added >> f.txt
+      b:
+        needs: [a]
+        run: echo b
+    `;
   const graph = compilePlan('r.braid.yaml', text, { isGit: true }).graph!;
   const r = exportGithubActions(graph, { planPath: 'r.braid.yaml' });
   const wf = parse(r.yaml) as { jobs: Record<string, { environment?: string }> };
@@ -259,11 +280,12 @@ describe('export github-actions: review and agents outside the repository (issue
   });
 
   it('an agent whose command points outside the repository is named so, not as a missing program; one inside it gets no note', () => {
-    const plan = (cmd: string) =>
+    const planFor = (cmd: string) =>
       `version: 1\nagents:\n  mine:\n    command: [${cmd}, "\${{ prompt }}"]\nsteps:\n  a:\n    agent: mine\n    prompt: hi\n`;
     const notes = (cmd: string) =>
-      exportGithubActions(compilePlan('a.braid.yaml', plan(cmd), { isGit: true }).graph!, { planPath: 'a.braid.yaml' })
-        .notes;
+      exportGithubActions(compilePlan('a.braid.yaml', planFor(cmd), { isGit: true }).graph!, {
+        planPath: 'a.braid.yaml',
+      }).notes;
     assert.ok(
       notes('/home/me/bin/agent').some((n) =>
         /^a: agent mine's command \/home\/me\/bin\/agent points outside the repository \(a path on this machine\)/.test(

@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { compilePlan } from '../../src/core/plan/compile';
 import { lockPairs } from '../../src/core/plan/lockPairs';
 import { toMermaid } from '../../src/core/plan/mermaid';
+import { plan } from '../helpers/planText';
 
 const graphOf = (yaml: string, isGit = false) => {
   const { graph, diagnostics } = compilePlan('/ws/p.braid.yaml', yaml, { isGit });
@@ -48,7 +49,16 @@ describe('lockPairs', () => {
   it('leaves out a pair ordered by needs (after needs api), and readers among themselves', () => {
     const pairs = lockPairs(graphOf(PLAN));
     assert.ok(!pairs.some((p) => (p.a === 'api' && p.b === 'after') || (p.a === 'after' && p.b === 'api')));
-    const readers = graphOf('version: 1\nsteps:\n  a:\n    run: x\n    reads: [f]\n  b:\n    run: y\n    reads: [f]\n');
+    const readers = graphOf(plan`
+      version: 1
+      steps:
+        a:
+          run: x
+          reads: [f]
+        b:
+          run: y
+          reads: [f]
+      `);
     assert.deepEqual(lockPairs(readers), []);
   });
 

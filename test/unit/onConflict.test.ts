@@ -13,8 +13,9 @@ import type { StepView } from '../../src/extension/runs/runView';
 import type { AttemptResult } from '../../src/core/engine/types';
 import { makeGraph } from '../helpers/graph';
 import { PRESETS } from '../../src/core/agents/presets';
+import { plan } from '../helpers/planText';
 
-const compile = (lines: readonly string[]) => compilePlan('/ws/p.braid.yaml', `${lines.join('\n')}\n`, { isGit: true });
+const compile = (text: string) => compilePlan('/ws/p.braid.yaml', text, { isGit: true });
 const conflict: AttemptResult = {
   status: 'conflict',
   exitCode: 0,
@@ -26,19 +27,24 @@ const conflict: AttemptResult = {
 
 describe('on-conflict', () => {
   it('defaults to resolve for agent steps and stop for run steps; defaults.on-conflict: resolve leaves run steps alone', () => {
-    const r = compile([
-      'version: 1',
-      'defaults: { on-conflict: resolve, resolve-attempts: 2 }',
-      'steps:',
-      '  a: { prompt: p }',
-      '  b: { run: echo, isolation: worktree }',
-      '  c: { run: echo, isolation: worktree, on-conflict: rerun }',
-    ]);
+    const r = compile(plan`
+      version: 1
+      defaults: { on-conflict: resolve, resolve-attempts: 2 }
+      steps:
+        a: { prompt: p }
+        b: { run: echo, isolation: worktree }
+        c: { run: echo, isolation: worktree, on-conflict: rerun }
+      `);
     assert.deepEqual(r.diagnostics, []);
     const s = (id: string) => r.graph!.steps.get(id)!;
     assert.deepEqual([s('a').onConflict, s('b').onConflict, s('c').onConflict], ['resolve', 'stop', 'rerun']);
     assert.equal(s('a').resolveAttempts, 2);
-    const plain = compile(['version: 1', 'steps:', '  a: { prompt: p }', '  b: { run: echo }']);
+    const plain = compile(plan`
+      version: 1
+      steps:
+        a: { prompt: p }
+        b: { run: echo }
+      `);
     assert.deepEqual(
       [plain.graph!.steps.get('a')!.onConflict, plain.graph!.steps.get('b')!.onConflict],
       ['resolve', 'stop'],
@@ -46,15 +52,23 @@ describe('on-conflict', () => {
   });
 
   it('refuses resolve on a run step, where it is written, naming rerun and braid resolve --agent', () => {
-    const r = compile(['version: 1', 'steps:', '  b:', '    run: echo', '    on-conflict: resolve']);
+    const r = compile(plan`
+      version: 1
+      steps:
+        b:
+          run: echo
+          on-conflict: resolve
+      `);
     const d = r.diagnostics.find((x) => x.code === 'on-conflict');
     assert.ok(d && d.severity === 'error', JSON.stringify(r.diagnostics));
     assert.equal(d.range.start.line, 4);
     assert.match(d.message, /rerun.*braid resolve RUN STEP --agent NAME/);
     assert.ok(
-      compile(['version: 1', 'steps:', '  b: { run: echo, on-conflict: bogus }']).diagnostics.some((x) =>
-        /expected resolve, rerun or stop/.test(x.message),
-      ),
+      compile(plan`
+        version: 1
+        steps:
+          b: { run: echo, on-conflict: bogus }
+        `).diagnostics.some((x) => /expected resolve, rerun or stop/.test(x.message)),
     );
   });
 

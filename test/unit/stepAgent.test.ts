@@ -7,6 +7,7 @@ import { resumeAgent } from '../../src/core/agents/resume';
 import { stepAgent, stepAgentProblems } from '../../src/core/agents/stepAgent';
 import { compilePlan } from '../../src/core/plan/compile';
 import type { AgentDef } from '../../src/core/agents/agentDef';
+import { plan } from '../helpers/planText';
 
 const argv = (agent: AgentDef): string[] => agentInvocation(agent, (t) => t, 'PROMPT').argv;
 const P = '${{ prompt }}';
@@ -182,18 +183,18 @@ describe("stepAgent: a step's asks as CLI flags", () => {
 });
 
 describe('model, max-turns, permission, tools in a plan', () => {
-  const compile = (yaml: string[]) =>
-    compilePlan('/w/p.braid.yaml', ['version: 1', ...yaml].join('\n') + '\n', { isGit: true });
+  const compile = (text: string) => compilePlan('/w/p.braid.yaml', text, { isGit: true });
 
   it("compile onto the step, defaults under the step's own; a matrix may compare models", () => {
-    const r = compile([
-      'defaults: { permission: read-only, max-turns: 5 }',
-      'steps:',
-      '  a: { prompt: x, model: opus, tools: Read }',
-      '  b: { prompt: y, permission: edit, retry-context: false, retry-resume: false }',
-      '  c: { prompt: z, matrix: { m: [haiku, sonnet] }, model: "${{ matrix.m }}" }',
-      '  d: { run: echo }',
-    ]);
+    const r = compile(plan`
+      version: 1
+      defaults: { permission: read-only, max-turns: 5 }
+      steps:
+        a: { prompt: x, model: opus, tools: Read }
+        b: { prompt: y, permission: edit, retry-context: false, retry-resume: false }
+        c: { prompt: z, matrix: { m: [haiku, sonnet] }, model: "\${{ matrix.m }}" }
+        d: { run: echo }
+      `);
     assert.ok(r.graph, JSON.stringify(r.diagnostics));
     const s = (id: string) => r.graph!.steps.get(id)!;
     assert.deepEqual(
@@ -207,17 +208,18 @@ describe('model, max-turns, permission, tools in a plan', () => {
   });
 
   it("a key the CLI cannot honour is an error at the key (the step's, or defaults' naming the step)", () => {
-    const r = compile([
-      'defaults:',
-      '  max-turns: 4',
-      'steps:',
-      '  a: { prompt: x, agent: claude }',
-      '  b:',
-      '    prompt: y',
-      '    agent: codex',
-      '    tools: [Read, Edit]',
-      '  c: { prompt: z, agent: shell, max-turns: 2, permission: full }',
-    ]);
+    const r = compile(plan`
+      version: 1
+      defaults:
+        max-turns: 4
+      steps:
+        a: { prompt: x, agent: claude }
+        b:
+          prompt: y
+          agent: codex
+          tools: [Read, Edit]
+        c: { prompt: z, agent: shell, max-turns: 2, permission: full }
+      `);
     assert.equal(r.graph, undefined);
     const got = r.diagnostics.map((d) => `${d.range.start.line + 1}:${d.range.start.column + 1} ${d.message}`);
     assert.deepEqual(got, [
@@ -229,7 +231,11 @@ describe('model, max-turns, permission, tools in a plan', () => {
   });
 
   it('checks the values: permission levels, whole turns, model templates', () => {
-    const r = compile(['steps:', '  a: { prompt: x, permission: admin, max-turns: 0, model: "${{ env.M }}" }']);
+    const r = compile(plan`
+      version: 1
+      steps:
+        a: { prompt: x, permission: admin, max-turns: 0, model: "\${{ env.M }}" }
+      `);
     const got = r.diagnostics.map((d) => d.message);
     assert.ok(
       got.some((m) => /steps\.a\.permission: expected one of read-only, edit, full, got "admin"/.test(m)),
@@ -239,7 +245,11 @@ describe('model, max-turns, permission, tools in a plan', () => {
       got.some((m) => /steps\.a\.max-turns: expected a whole number ≥ 1, got 0/.test(m)),
       got.join('\n'),
     );
-    const t = compile(['steps:', '  a: { prompt: x, model: "${{ env.M }}" }']);
+    const t = compile(plan`
+      version: 1
+      steps:
+        a: { prompt: x, model: "\${{ env.M }}" }
+      `);
     assert.deepEqual(
       t.diagnostics.map((d) => d.message),
       ['steps.a.model: takes only `${{ matrix.<key> }}` and `${{ plan.name }}` templates'],

@@ -1,7 +1,8 @@
 // Runs the `braid` CLI users run (out/cli.js, the esbuild bundle) on a plan in a fresh workspace,
 // with the agent environment of agentHome.ts, and reads back what a user would: the exit code,
-// the summary on stdout/stderr, `braid status --json`, the step logs.
-import { execFileSync, spawn } from 'node:child_process';
+// the summary on stdout/stderr, `braid status --json`, the step logs. The one way the contract
+// tests start a process: braid, braid in the background, or an agent CLI itself.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -69,21 +70,17 @@ export interface CliResult {
   readonly ms: number;
 }
 
-/** `braid ARGS` in `cwd` with exactly `env` (plus git's identity); killed after `timeoutMs`. */
-export function braid(
+/** `COMMAND ARGS` in `cwd` with exactly `env`, to its end; killed after `timeoutMs`. */
+export function runProcess(
+  command: string,
   args: readonly string[],
   cwd: string,
   env: Record<string, string>,
   timeoutMs = 120_000,
 ): Promise<CliResult> {
-  buildCli();
   const started = Date.now();
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd,
-      env: { ...env, ...GIT_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -99,6 +96,43 @@ export function braid(
       resolveRun({ code, stdout, stderr, ms: Date.now() - started });
     });
   });
+}
+
+/** `braid ARGS` in `cwd` with exactly `env` (plus git's identity); killed after `timeoutMs`. */
+export function braid(
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<CliResult> {
+  buildCli();
+  return runProcess(process.execPath, [CLI, ...args], cwd, { ...env, ...GIT_ENV }, timeoutMs);
+}
+
+export interface BackgroundBraid {
+  readonly child: ChildProcess;
+  /** Its stdout and stderr so far, interleaved as they came. */
+  output(): string;
+  /** Its exit code once it has exited. */
+  readonly ended: Promise<number | null>;
+}
+
+/** `braid ARGS` left running, for a test that acts on the run while it lives (the test kills it after). */
+export function braidInBackground(args: readonly string[], cwd: string, env: Record<string, string>): BackgroundBraid {
+  buildCli();
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd,
+    env: { ...env, ...GIT_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const add = (d: Buffer) => {
+    output += d.toString();
+  };
+  child.stdout.on('data', add);
+  child.stderr.on('data', add);
+  const ended = new Promise<number | null>((r) => child.on('exit', r));
+  return { child, output: () => output, ended };
 }
 
 export interface RunResult extends CliResult {
@@ -140,6 +174,20 @@ export interface StatusJson {
   plan: string;
   status: string;
   steps: Record<string, StepStatus>;
+}
+
+/** `braid status [RUN] --json` in the workspace: the last run's record, or `run`'s; undefined when it prints no JSON. */
+export async function statusOf(
+  ws: Workspace,
+  env: Record<string, string>,
+  run?: string,
+): Promise<StatusJson | undefined> {
+  const s = await braid(['status', ...(run === undefined ? [] : [run]), '--json', '--workspace', ws.dir], ws.dir, env);
+  try {
+    return JSON.parse(s.stdout) as StatusJson;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes `plan` as plan.braid.yaml in the workspace, runs it, and reads its status. */

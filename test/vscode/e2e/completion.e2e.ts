@@ -9,31 +9,31 @@ import { poll } from './graphFrame';
 import { openFile } from './palette';
 import type { Workbench } from './workbench';
 import { useWorkbench } from './workbenchSuite';
+import { plan } from '../../helpers/planText';
 
 const PLAN_FILE = 'completion-e2e.braid.yaml';
-const PLAN = [
-  'version: 1',
-  'name: Release notes',
-  'steps:',
-  '  build:',
-  '    matrix:',
-  '      os: [linux, mac]',
-  '    run: make build OS=${{ matrix.os }}',
-  '  test:',
-  '    needs: build',
-  '    run: make test',
-  '  changelog:',
-  '    run: git log --oneline -20',
-  '  unrelated:',
-  '    run: echo not needed',
-  '  notes:',
-  '    needs: [test, changelog]',
-  '    agent: claude',
-  '    prompt: |',
-  '      Write release notes from',
-  '      ',
-  '',
-].join('\n');
+const PLAN = plan`
+  version: 1
+  name: Release notes
+  steps:
+    build:
+      matrix:
+        os: [linux, mac]
+      run: make build OS=\${{ matrix.os }}
+    test:
+      needs: build
+      run: make test
+    changelog:
+      run: git log --oneline -20
+    unrelated:
+      run: echo not needed
+    notes:
+      needs: [test, changelog]
+      agent: claude
+      prompt: |
+        Write release notes from
+        
+  `;
 const TYPED_LINE = 19; // 0-based: the empty prompt line
 
 describe('completion in the editor', function () {

@@ -4,23 +4,13 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { EXTENSION_ID, waitFor } from './helpers';
 import { requestScreenshot } from './screenshot';
-
-const EXTENSION_ID = 'braid.braid';
 
 interface DeclaredCommand {
   command: string;
   title: string;
   category?: string;
-}
-
-/** Polls until `check` holds; the extension host activates extensions asynchronously after startup. */
-async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const since = Date.now();
-  while (!check()) {
-    if (Date.now() - since > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
 }
 
 function braid(): vscode.Extension<unknown> {

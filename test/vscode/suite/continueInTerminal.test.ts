@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { RunSummary } from '../../../src/extension/common/commandIds';
 import { braidApi, waitFor, writePlan } from './helpers';
+import { plan } from '../../helpers/planText';
 
 describe('Continue in Terminal', function () {
   this.timeout(60_000);
@@ -14,21 +15,20 @@ describe('Continue in Terminal', function () {
     const api = await braidApi();
     const uri = await writePlan(
       'continue-live',
-      [
-        'version: 1',
-        'name: Continue live',
-        'agents:',
-        '  quitter:',
-        '    input: text',
-        '    command: [sh, -c, "echo giving up; exit 1", quitter, "${{ prompt }}"]',
-        'steps:',
-        '  broken:',
-        '    agent: quitter',
-        '    prompt: Try the thing.',
-        '  slow:',
-        '    run: sleep 60',
-        '',
-      ].join('\n'),
+      plan`
+        version: 1
+        name: Continue live
+        agents:
+          quitter:
+            input: text
+            command: [sh, -c, "echo giving up; exit 1", quitter, "\${{ prompt }}"]
+        steps:
+          broken:
+            agent: quitter
+            prompt: Try the thing.
+          slow:
+            run: sleep 60
+        `,
     );
     const done = vscode.commands.executeCommand<RunSummary>('braid.runPlan', uri);
     const run = await waitFor('the agent step failed while the run goes on', () => {
