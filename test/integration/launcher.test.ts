@@ -12,8 +12,9 @@ import { goneSoon, launchersOf } from '../helpers/processes';
 import { runPlan } from '../../src/core/engine/runPlan';
 import { untilHolds } from '../helpers/until';
 
+// The environment as given, and apart whether the process carries a mark of its own (marked.ts).
 const PROBE =
-  'process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env: process.env }))';
+  'const { BRAID_PROCESS: mark, ...env } = process.env; process.stdout.write(JSON.stringify({ argv: process.argv.slice(1), cwd: process.cwd(), env, marked: /^\\d+\\.[0-9a-f]{16}$/.test(mark) }))';
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', SHLVL: '2' };
 
 /** Waits until the pool has `n` idle launchers. */
@@ -85,6 +86,7 @@ describe('engine/launcher', function () {
     assert.equal(spawnedPid, launcherPid);
     assert.deepEqual(JSON.parse(warm.stdoutTail), JSON.parse(direct.stdoutTail));
     assert.deepEqual(JSON.parse(warm.stdoutTail).env, spec.env);
+    assert.equal(JSON.parse(warm.stdoutTail).marked, true, 'and its own mark');
     assert.equal(existsSync(pwned), false, 'no value was run as shell source');
   });
 
