@@ -272,6 +272,15 @@ for (const via of ['spawned', 'from the resident launcher'] as const)
       assert.equal(r.signal, 'SIGKILL');
     });
 
+    it('a NUL byte in an argument or a variable is a spawn-failed result naming which', async () => {
+      const inEnv = await run(shellArgv('true'), { env: { ...ENV, BRAID_STEPS_A_OUTPUT: 'bin\0ary' } });
+      assert.equal(inEnv.reason, 'spawn-failed');
+      assert.match(inEnv.message ?? '', /^\$BRAID_STEPS_A_OUTPUT holds a NUL byte/);
+      const inArgv = await run(['/bin/echo', 'ok', 'bin\0ary']);
+      assert.equal(inArgv.reason, 'spawn-failed');
+      assert.match(inArgv.message ?? '', /^argument 2 of echo holds a NUL byte/);
+    });
+
     it('a command that does not exist is a spawn-failed result', async () => {
       const r = await run(['braid-no-such-command-xyz', 'arg']);
       assert.equal(r.reason, 'spawn-failed');

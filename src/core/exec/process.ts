@@ -89,6 +89,17 @@ export function runProcess(given: SpawnSpec): Promise<ProcessResult> {
       stdoutTail: '',
     });
   }
+  const nul = nulCarrier(spec);
+  if (nul) {
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      reason: 'spawn-failed',
+      message: `${nul} holds a NUL byte, which no argument or environment variable can carry (a need's binary output? write it to a file and pass its path)`,
+      durationMs: 0,
+      stdoutTail: '',
+    });
+  }
   const resident =
     spec.launcher && spec.stdin === undefined && spec.input === undefined ? spec.launcher.resident : undefined;
   if (resident?.open && residentLaunchable(spec.argv, spec.cwd, spec.env))
@@ -392,6 +403,14 @@ function windowsShellArgs(argv: readonly string[]): readonly string[] {
   const [exe, d, s, c, script] = argv;
   if (d !== '/d' || s !== '/s' || c !== '/c') return argv;
   return [exe!, d, s, c, `"${script}"`];
+}
+
+/** The first argument or variable a C string cannot hold (execve ends each at a NUL), by name. */
+function nulCarrier(spec: SpawnSpec): string | undefined {
+  const arg = spec.argv.findIndex((a) => a.includes('\0'));
+  if (arg >= 0) return `argument ${arg} of ${basename(spec.argv[0]!)}`;
+  for (const [name, value] of Object.entries(spec.env)) if (value.includes('\0')) return `$${name}`;
+  return undefined;
 }
 
 function spawnMessage(err: unknown, cwd: string): string {
