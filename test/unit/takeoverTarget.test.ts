@@ -59,6 +59,12 @@ describe('takeoverTarget', () => {
     assert.match(!done.ok ? done.message : '', /agent is succeeded: attach takes a running, failed/);
   });
 
+  it("judges by the live view's status where run.json has not caught up with the step's end", () => {
+    const t = takeoverTarget(record('running'), 'agent', 'attach', true, 'failed');
+    assert.equal(t.ok, false);
+    assert.match(!t.ok ? t.message : '', /agent is failed in run .*attach continues this one once the run has ended/);
+  });
+
   it('says to a live run only', () => {
     const t = takeoverTarget(record('running'), 'agent', 'say', false);
     assert.match(!t.ok ? t.message : '', /run r1 is not running: say reaches a running step/);

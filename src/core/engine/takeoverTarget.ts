@@ -31,8 +31,18 @@ export type TakeoverTarget =
     }
   | { readonly ok: false; readonly message: string };
 
-/** Whether `stepId` of `rec` can be taken over as `kind`, and how; else the sentence why not. */
-export function takeoverTarget(rec: RunRecord, stepId: string, kind: TakeoverKind, live: boolean): TakeoverTarget {
+/**
+ * Whether `stepId` of `rec` can be taken over as `kind`, and how; else the sentence why not.
+ * `seen`: the step's status as a live view folded it from the run's events, which run.json follows
+ * a moment later (a step just failed may still read `running` there).
+ */
+export function takeoverTarget(
+  rec: RunRecord,
+  stepId: string,
+  kind: TakeoverKind,
+  live: boolean,
+  seen?: StepStatus,
+): TakeoverTarget {
   const step = rec.graph.steps.find((s) => s.id === stepId);
   const state = rec.steps[stepId];
   if (!step || !state) return no(`run ${rec.id} has no step ${stepId}`);
@@ -43,7 +53,7 @@ export function takeoverTarget(rec: RunRecord, stepId: string, kind: TakeoverKin
     return no(
       `${stepId}'s agent ${agent.name} runs its prompt as a shell script: a message or a session cannot be handed to it`,
     );
-  const status = state.status;
+  const status = seen ?? state.status;
   if (kind === 'say') {
     if (!live) return no(`run ${rec.id} is not running: say reaches a running step (attach continues an ended one)`);
   } else if (live && status !== 'running') {

@@ -101,7 +101,7 @@ export class TakeoverCommands {
     }
     const rec = await new RunStore(run.workspace).load(run.id);
     const target = rec
-      ? takeoverTarget(rec, stepId, kind, runIsLive(rec))
+      ? takeoverTarget(rec, stepId, kind, runIsLive(rec), step.status)
       : { ok: false as const, message: `run ${run.id} has no record` };
     if (!target.ok) {
       void vscode.window.showInformationMessage(`Braid: ${target.message}.`);
