@@ -12,9 +12,15 @@ import { readdir, readFile } from 'node:fs/promises';
 /** The variable each step's processes carry; no TOKEN/KEY/SECRET in its name, so CLIs that filter those keep it. */
 export const MARK_VAR = 'BRAID_PROCESS';
 
+// This process's own part of every mark it makes, drawn once: a pid is reused, the pair is not.
+// Unique is what a mark must be, not secret (any process of the user may signal the steps anyway);
+// drawing random bytes for each process cost a syscall a step.
+const SEED = randomBytes(4).toString('hex');
+let made = 0;
+
 /** A new mark, unique among the steps of every run on this machine. */
 export function newMark(): string {
-  return `${process.pid}.${randomBytes(8).toString('hex')}`;
+  return `${process.pid}.${SEED}${(made++).toString(16).padStart(8, '0')}`;
 }
 
 /** The pids of every process this user may read whose environment holds `mark`, this process excepted. */

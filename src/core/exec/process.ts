@@ -215,6 +215,7 @@ function watch(
   let exitSignal: string | null = null;
   let exited = false;
   let done = false;
+  let goneAtExit = false;
   let termination: Termination | undefined;
   let lastOutput = performance.now();
   let timeoutTimer: NodeJS.Timeout | undefined;
@@ -290,7 +291,8 @@ function watch(
       }
     }
     const failed = reason === 'spawn-failed';
-    if (pid !== undefined && !isWindows) releaseGroup(pid, groupAlive);
+    // A group found empty at the exit stays empty (a pid is not reused within a drain): no second probe.
+    if (pid !== undefined && !isWindows) releaseGroup(pid, goneAtExit ? () => false : groupAlive);
     resolve({
       exitCode: failed ? null : exitCode,
       signal: failed ? null : exitSignal,
@@ -344,7 +346,8 @@ function watch(
     exitCode = code;
     exitSignal = sig;
     clearLimits();
-    if (groupAlive(pid!)) {
+    goneAtExit = !groupAlive(pid!);
+    if (!goneAtExit) {
       // Leftovers in the group (background jobs) would hold locks, files and our pipes: end them too.
       termination ??= terminateTree(pid!, graceMs, drain);
       if (termination.killed) drain();

@@ -26,7 +26,11 @@ fcntl($_, F_SETFL, O_NONBLOCK) for ($wake_r, $wake_w);
 $SIG{CHLD} = sub { syswrite($wake_w, 'x') };
 $SIG{PIPE} = 'IGNORE';
 $SIG{$_} = 'IGNORE' for qw(INT HUP);
-sub say_ { my $d = shift; while (length $d) { my $n = syswrite(STDOUT, $d); if (!defined $n) { next if $!{EINTR}; finish(); } substr($d, 0, $n, ''); } }
+# Reports are gathered and written once a turn of the loop: one write (and one wake of the engine)
+# for a step's start, output, ends and exit when they come together.
+my $out = '';
+sub say_ { $out .= $_[0] }
+sub flush_ { while (length $out) { my $n = syswrite(STDOUT, $out); if (!defined $n) { next if $!{EINTR}; finish(); } substr($out, 0, $n, ''); } }
 sub finish {
   my @g = map { $_->{pid} } grep { !defined $_->{status} } values %step;
   kill 'TERM', map { -$_ } @g if @g;
@@ -82,6 +86,7 @@ sub reap {
   }
 }
 while (1) {
+  flush_();
   my $rin = '';
   vec($rin, 0, 1) = 1; vec($rin, fileno $wake_r, 1) = 1;
   for my $fd (keys %byfd) { my ($id, $s) = @{$byfd{$fd}}; vec($rin, $fd, 1) = 1 unless $step{$id}{held}{$s}; }

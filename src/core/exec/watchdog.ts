@@ -103,7 +103,20 @@ export function watchdogPid(): number | undefined {
 export function guardGroup(pgid: number, mark?: string): void {
   if (groups.has(pgid)) return;
   groups.set(pgid, mark);
-  start()?.pipe.write(line(pgid, mark));
+  tell(start(), line(pgid, mark));
+}
+
+// Lines told in one turn of the loop (steps starting and ending together) go in one write: each
+// write wakes the watchdog's bash. The write leaves before the engine next waits on anything, so
+// only a kill -9 landing within that same turn could miss a group (and the resident, which started
+// it, ends its steps on the engine's death as well).
+function tell(r: Running | undefined, text: string): void {
+  if (!r) return;
+  if (r.pipe.writableCorked === 0) {
+    r.pipe.cork();
+    process.nextTick(() => r.pipe.uncork());
+  }
+  r.pipe.write(text);
 }
 
 // A mark is newMark()'s (digits, a dot, hex): nothing the script's read or grep could misread.
@@ -121,7 +134,7 @@ export function releaseGroup(pgid: number, alive: (pgid: number) => boolean, che
     return;
   }
   groups.delete(pgid);
-  current?.pipe.write(`-${pgid}\n`);
+  tell(current, `-${pgid}\n`);
 }
 
 /** KILLs every guarded group now (a second Ctrl-C: no grace, but nothing left behind). */

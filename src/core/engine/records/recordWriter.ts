@@ -1,6 +1,7 @@
 // Writes of run.json that a crash never leaves half done and a busy run never queues up: one
 // write in flight a run, only the newest record waiting behind it, written through a temporary
 // file and a rename. Apart from runStore.ts, which decides where records go and how they are read.
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type * as fsp from 'node:fs/promises';
 import type { Clock } from '../scheduling/clock';
 import type { RunRecord } from './runRecord';
@@ -140,6 +141,22 @@ export class RecordWriter {
       await this.renameRetrying(tmp, file);
     } catch (e) {
       await this.fs.unlink(tmp).catch(() => {});
+      throw e;
+    }
+  }
+
+  /** writeAtomic's synchronous form, for small files on a platform whose rename never fails this way. */
+  writeAtomicSync(file: string, text: string | Uint8Array): void {
+    const tmp = `${file}.${process.pid}.${this.tmpSeq++}.tmp`;
+    try {
+      writeFileSync(tmp, text);
+      renameSync(tmp, file);
+    } catch (e) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        /* the write's failure is the one to report */
+      }
       throw e;
     }
   }

@@ -1,5 +1,6 @@
 // A step's log file: every attempt appended to the same file, each opened by a header line,
 // so `braid logs` and the panel show the whole history of a step in order.
+import { closeSync, fstatSync, openSync, readSync, writeSync, writev } from 'node:fs';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Writable } from 'node:stream';
@@ -95,50 +96,67 @@ export function startStepLog(path: string, attempt: number, title: string, dirRe
   return appendLog(path, dirReady, (midLine) => (midLine ? '\n' : '') + header);
 }
 
-/** A stream appending to `path` once `dirReady` settles, opened by `first(endsMidLine)`. */
+/**
+ * A stream appending to `path` once `dirReady` settles, opened by `first(endsMidLine)`.
+ *
+ * Opening, the first line and closing are synchronous calls on the engine's thread, the output's
+ * writes asynchronous: each asynchronous file call is a round trip through libuv's threadpool
+ * (a futex wake of a pool thread, an eventfd wake of the loop), which on the project's machine
+ * cost the engine more than the small call itself — at 1,000 instant steps the five a log took were
+ * ~40 futex calls a step (docs/decisions/many-short-steps.md). A step's output can be large and
+ * the disk slow, so its writes stay off the thread, and their backpressure is the output throttle.
+ */
 export function appendLog(path: string, dirReady: Promise<void>, first: (endsMidLine: boolean) => string): StepLog {
-  let handle: FileHandle | undefined;
+  let fd: number | undefined;
   let failure: Error | undefined;
+  const shut = (): void => {
+    const f = fd;
+    fd = undefined;
+    if (f !== undefined) closeSync(f);
+  };
   const stream = new Writable({
     // Past this much unwritten output the step's pipes pause (process.ts): a few pipe reads' worth.
     highWaterMark: 1024 * 1024,
     // Writes made before this calls back wait in the stream's buffer, in order.
     construct(done) {
-      void (async () => {
-        await dirReady;
-        handle = await open(path, 'a+');
-        const lead = first(await endsMidLine(handle));
-        await handle.write(lead);
-      })().then(
-        () => done(),
+      dirReady.then(
+        () => {
+          try {
+            fd = openSync(path, 'a+');
+            writeSync(fd, first(endsMidLine(fd)));
+            done();
+          } catch (e) {
+            done(e as Error);
+          }
+        },
         (e: Error) => done(e),
       );
     },
     write(chunk: Buffer, _enc, done) {
-      handle!.write(chunk).then(
-        () => done(),
-        (e: Error) => done(e),
-      );
+      writeAll(fd!, [chunk], done);
     },
     writev(chunks, done) {
-      handle!.writev(chunks.map((c) => c.chunk as Buffer)).then(
-        () => done(),
-        (e: Error) => done(e),
+      writeAll(
+        fd!,
+        chunks.map((c) => c.chunk as Buffer),
+        done,
       );
     },
     final(done) {
-      const h = handle;
-      handle = undefined;
-      (h ? h.close() : Promise.resolve()).then(
-        () => done(),
-        (e: Error) => done(e),
-      );
+      try {
+        shut();
+        done();
+      } catch (e) {
+        done(e as Error);
+      }
     },
     destroy(err, done) {
-      const h = handle;
-      handle = undefined;
-      // The stream waits on done(), not on this promise, and close() cannot reject past its catch.
-      void (h ? h.close().catch(() => {}) : Promise.resolve()).then(() => done(err));
+      try {
+        shut();
+      } catch {
+        /* the error that destroyed it is the one to report */
+      }
+      done(err);
     },
   });
   // Recorded, not thrown: a full disk must not crash the engine; close() reports it.
@@ -159,9 +177,21 @@ export function appendLog(path: string, dirReady: Promise<void>, first: (endsMid
   };
 }
 
-async function endsMidLine(handle: FileHandle): Promise<boolean> {
-  const { size } = await handle.stat();
+/** Writes every byte of `chunks` at the file's end (a short write goes on from where it stopped). */
+function writeAll(fd: number, chunks: Buffer[], done: (e?: Error | null) => void): void {
+  writev(fd, chunks, (err, n) => {
+    if (err) return done(err);
+    const total = chunks.reduce((a, c) => a + c.length, 0);
+    if (n === total) return done();
+    const rest = Buffer.concat(chunks).subarray(n);
+    writeAll(fd, [rest], done);
+  });
+}
+
+function endsMidLine(fd: number): boolean {
+  const { size } = fstatSync(fd);
   if (size === 0) return false;
-  const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
-  return buffer[0] !== 0x0a;
+  const byte = Buffer.alloc(1);
+  readSync(fd, byte, 0, 1, size - 1);
+  return byte[0] !== 0x0a;
 }
