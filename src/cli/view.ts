@@ -47,15 +47,23 @@ export class HumanView {
 
   private print(line: string): void {
     this.clear();
+    if (this.fancy) {
+      this.out.write(line + '\n');
+      return this.redraw();
+    }
     // Lines printed in one turn of the loop (steps ending and starting together) go in one write:
     // a write to a pipe wakes its reader, and with a thousand short steps that was a third of the
-    // engine's writes.
-    if (!this.fancy && this.out.writableCorked === 0) {
-      this.out.cork();
-      process.nextTick(() => this.out.uncork());
-    }
-    this.out.write(line + '\n');
-    this.redraw();
+    // engine's writes. (A file or pipe stdout is written synchronously: nothing of it waits past
+    // the turn.)
+    if (this.pending === '') process.nextTick(() => this.flushLines());
+    this.pending += line + '\n';
+  }
+
+  private pending = '';
+  private flushLines(): void {
+    const text = this.pending;
+    this.pending = '';
+    if (text !== '') this.out.write(text);
   }
 
   on(e: EngineEvent): void {
@@ -146,6 +154,7 @@ export class HumanView {
   /** The table at the end, from the run's record: time is time spent running, wall time apart where it is longer. */
   summary(result: RunResult, record: RunRecord): void {
     if (this.timer) clearInterval(this.timer);
+    this.flushLines();
     this.clear();
     const order = Object.keys(record.steps);
     const now = Date.now();

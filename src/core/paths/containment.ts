@@ -32,6 +32,8 @@ export function resolveInside(root: string, rel: string): string | undefined {
   const absRoot = path.resolve(root);
   const abs = path.resolve(absRoot, rel);
   if (!isWithin(absRoot, abs)) return undefined;
+  // The root itself (a step's usual directory): nothing between them to resolve.
+  if (abs === absRoot) return abs;
   const realRoot = realpathOrSelf(absRoot);
   const realTarget = realpathOfExistingPrefix(abs);
   return realTarget !== undefined && isWithin(realRoot, realTarget) ? abs : undefined;
