@@ -73,6 +73,27 @@ vm.Script = function (source, options) {
     );
   });
 
+  it("validate loads none of Node's modules it does not use (node:fs/promises, node:crypto: ~5 ms of a start)", () => {
+    // Node's own list of the built-in modules this process loaded, printed as it exits.
+    const list = join(dir, 'list.js');
+    writeFileSync(
+      list,
+      `process.on('exit', () => process.stderr.write('builtins ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\n'));\n`,
+    );
+    const r = spawnSync(process.execPath, ['--require', list, MAIN, 'validate', 'p.braid.yaml'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const builtins = /^builtins (.*)$/m.exec(r.stderr)?.[1]?.split(' ') ?? [];
+    // It asks git (child_process), so the check would see a module loaded.
+    assert.ok(builtins.includes('child_process'), r.stderr);
+    assert.deepEqual(
+      builtins.filter((m) => ['fs/promises', 'crypto'].includes(m)),
+      [],
+    );
+  });
+
   it("validate.js holds the plan's modules and none of the engine's", () => {
     // esbuild names each module it bundles in a `// path` line above its code.
     const modules = [...readFileSync(join(ROOT, 'out/cli/validate.js'), 'utf8').matchAll(/^\/\/ (src\/\S+)$/gm)].map(

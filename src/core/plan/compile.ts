@@ -2,7 +2,7 @@
 // schema (zod: types and located issues) → expand (matrix, needs globs) → validate (graph checks)
 // → templates and concurrency warnings → Graph (critical path). Every problem comes back at once,
 // located; a Graph only when there is no error.
-import { open, readFile, stat } from 'node:fs/promises';
+import { close, open, read, readFile, stat, type Stats } from 'node:fs';
 import type { AgentPermission } from '../agents/permission';
 import type { AgentOverrides } from './agentTable';
 import { checkAgentInputs } from './agentInputChecks';
@@ -60,23 +60,28 @@ function tooLarge(file: string, text: string, bytes: number): Diagnostic {
   };
 }
 
+// node:fs's callbacks rather than node:fs/promises: loading that module was ~4 ms of the
+// `braid validate` start, which needs nothing else from it (issue 35, docs/decisions/cli-start.md).
+const call = <T>(f: (done: (e: Error | null, v?: T) => void) => void): Promise<T> =>
+  new Promise((ok, fail) => f((e, v) => (e ? fail(e) : ok(v as T))));
+
 /** Reads and compiles a plan file; an unreadable file is a diagnostic. */
 export async function compilePlanFile(path: string, opts?: CompileOptions): Promise<CompileResult> {
   let text: string;
   try {
     // A file far past the cap is not read whole: the problem needs only the text up to the cap.
-    const { size } = await stat(path);
+    const { size } = await call<Stats>((done) => stat(path, done));
     if (size > MAX_PLAN_BYTES) {
-      const fh = await open(path, 'r');
+      const fd = await call<number>((done) => open(path, 'r', done));
       try {
         const buf = Buffer.alloc(MAX_PLAN_BYTES + 4);
-        const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+        const bytesRead = await call<number>((done) => read(fd, buf, 0, buf.length, 0, done));
         return { diagnostics: [tooLarge(path, buf.subarray(0, bytesRead).toString('utf8'), size)] };
       } finally {
-        await fh.close();
+        await call<undefined>((done) => close(fd, done));
       }
     }
-    text = await readFile(path, 'utf8');
+    text = await call<string>((done) => readFile(path, 'utf8', done));
   } catch (e) {
     return {
       diagnostics: [
