@@ -73,7 +73,8 @@ export async function run(args: string[], retry = false, resolving = false): Pro
   if (permission !== undefined && !isPermission(permission)) {
     throw new Usage(`--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
   }
-  const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
+  // One plan checked once: zod's interpreter (CompileOptions.jitless).
+  const compile: CompileOptions = { isGit: true, jitless: true, ...(permission ? { permission } : {}) };
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
   if (values.last && !retry) throw new Usage('--last is for retry');
   if (values.fresh && (retry || !values.only))

@@ -17,7 +17,7 @@ export async function validate(files: string[]): Promise<number> {
   for (const [i, f] of files.entries()) {
     // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
     const ws = i === 0 ? firstWs : workspaceForPlan(f);
-    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)) });
+    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)), jitless: true });
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }

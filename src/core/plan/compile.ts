@@ -29,6 +29,12 @@ export interface CompileOptions {
    * replaced by a setting or the plan's `agents:` carries its own flags instead.
    */
   permission?: AgentPermission;
+  /**
+   * Check with zod's interpreter, not the parsers it generates per schema (`new Function`): a
+   * process that checks one plan and exits (the CLI) pays ~3 ms to generate code it runs once; one
+   * that checks plans again and again (the language service, the engine) keeps them.
+   */
+  jitless?: boolean;
 }
 export interface CompileResult {
   graph?: Graph;
@@ -108,7 +114,7 @@ export function compilePlan(file: string, text: string, opts: CompileOptions = {
   const lp = loadPlan(file, text);
   if (lp.value === undefined && lp.diagnostics.some((d) => d.severity === 'error'))
     return { diagnostics: tidy(lp.diagnostics) };
-  const schema = checkSchema(lp);
+  const schema = checkSchema(lp, opts.jitless === true);
   const diags = joinDiagnostics(lp.diagnostics, schema.diagnostics);
   const report = reporter(lp, diags);
   const model = modelPlan(schema.plan, planNameOf(file, schema.plan.top.name), opts);
