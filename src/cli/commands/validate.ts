@@ -6,18 +6,23 @@ import { isFoundGitTop, workspaceForPlan, workspaceForPlanAsync } from '../works
 
 export async function validate(files: string[]): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
-  // git finds the first plan's workspace while the compiler's modules initialise.
+  // git finds the first plan's workspace while the compiler's modules initialise and the plan is
+  // read and checked against the schema (only what follows needs to know).
   const first = workspaceForPlanAsync(files[0]!);
-  const [{ compilePlanFile }, { isGitWorkspace }, firstWs] = await Promise.all([
+  const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([
     import('../../core/plan/compile'),
     import('../../core/engine/isolation/gitWorkspace'),
-    first,
   ]);
+  // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
+  const isGit = async (ws: string) => isFoundGitTop(ws) || (await isGitWorkspace(ws));
   let problems = 0;
   for (const [i, f] of files.entries()) {
-    // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
-    const ws = i === 0 ? firstWs : workspaceForPlan(f);
-    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)), jitless: true });
+    const git = i === 0 ? first.then(isGit) : isGit(workspaceForPlan(f));
+    // Awaited below: a workspace Braid cannot use must not be an unhandled rejection meanwhile.
+    git.catch(() => undefined);
+    const r = await compilePlanFile(f, { isGit: git, jitless: true });
+    // The workspace's failure (a `.braid` file) ends the command before any line, as it did before.
+    await git;
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }

@@ -9,7 +9,7 @@ import { checkAgentInputs } from './agentInputChecks';
 import { candidates, warnConcurrency } from './concurrencyWarnings';
 import { modelPlan } from './expand';
 import { buildGraph, planNameOf } from './graph';
-import { loadPlan } from './load';
+import { loadPlan, type LoadedPlan } from './load';
 import { reachability, slowReach } from './reachability';
 import { joinDiagnostics, reporter, tidy } from './reporter';
 import { checkNotify } from './notifyChecks';
@@ -71,8 +71,14 @@ function tooLarge(file: string, text: string, bytes: number): Diagnostic {
 const call = <T>(f: (done: (e: Error | null, v?: T) => void) => void): Promise<T> =>
   new Promise((ok, fail) => f((e, v) => (e ? fail(e) : ok(v as T))));
 
+/**
+ * compilePlanFile's options: `isGit` may be a promise of it, awaited once the file is read, parsed
+ * and checked against the schema (`braid validate` asks git meanwhile).
+ */
+export type FileCompileOptions = Omit<CompileOptions, 'isGit'> & { isGit?: boolean | Promise<boolean> };
+
 /** Reads and compiles a plan file; an unreadable file is a diagnostic. */
-export async function compilePlanFile(path: string, opts?: CompileOptions): Promise<CompileResult> {
+export async function compilePlanFile(path: string, opts: FileCompileOptions = {}): Promise<CompileResult> {
   let text: string;
   try {
     // A file far past the cap is not read whole: the problem needs only the text up to the cap.
@@ -101,20 +107,42 @@ export async function compilePlanFile(path: string, opts?: CompileOptions): Prom
       ],
     };
   }
-  return compilePlan(path, text, opts);
+  const checked = checkPlan(path, text, opts.jitless === true);
+  if ('done' in checked) return checked.done;
+  const { isGit, ...rest } = opts;
+  const git = await isGit;
+  return expandPlan(path, checked, { ...rest, ...(git !== undefined ? { isGit: git } : {}) });
 }
 
 /** Validates and expands a plan's text. */
 export function compilePlan(file: string, text: string, opts: CompileOptions = {}): CompileResult {
+  const checked = checkPlan(file, text, opts.jitless === true);
+  return 'done' in checked ? checked.done : expandPlan(file, checked, opts);
+}
+
+/** The phases that need no options but `jitless`: size, YAML, schema (or the result, when that ends it). */
+function checkPlan(
+  file: string,
+  text: string,
+  jitless: boolean,
+): { done: CompileResult } | { lp: LoadedPlan; schema: ReturnType<typeof checkSchema> } {
   // Bytes are at least the characters and at most three times as many (UTF-16 to UTF-8).
   if (text.length * 3 > MAX_PLAN_BYTES) {
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (bytes > MAX_PLAN_BYTES) return { diagnostics: [tooLarge(file, text, bytes)] };
+    if (bytes > MAX_PLAN_BYTES) return { done: { diagnostics: [tooLarge(file, text, bytes)] } };
   }
   const lp = loadPlan(file, text);
   if (lp.value === undefined && lp.diagnostics.some((d) => d.severity === 'error'))
-    return { diagnostics: tidy(lp.diagnostics) };
-  const schema = checkSchema(lp, opts.jitless === true);
+    return { done: { diagnostics: tidy(lp.diagnostics) } };
+  return { lp, schema: checkSchema(lp, jitless) };
+}
+
+/** The rest: expansion, graph and template checks, warnings, the Graph. */
+function expandPlan(
+  file: string,
+  { lp, schema }: { lp: LoadedPlan; schema: ReturnType<typeof checkSchema> },
+  opts: CompileOptions,
+): CompileResult {
   const diags = joinDiagnostics(lp.diagnostics, schema.diagnostics);
   const report = reporter(lp, diags);
   const model = modelPlan(schema.plan, planNameOf(file, schema.plan.top.name), opts);
