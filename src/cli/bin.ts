@@ -20,7 +20,8 @@ import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
-import { bundleFor } from './bundleFor';
+import { bundleFor, firstPlanDir } from './bundleFor';
+import { askGitTop } from './gitTop';
 
 // One cache a command: each holds the functions its own command compiled (others compile lazily).
 // A word not listed shares `other`, so a typo makes no file.
@@ -89,6 +90,10 @@ function readBundle(bundle: string): { source: string; key: string | undefined }
 }
 
 function start(): void {
+  // `braid validate` waited last for git's answer (its workspace): asked now, git runs while the
+  // bundle is read, deserialised and run.
+  const planDir = firstPlanDir(process.argv.slice(2));
+  const gitTop = planDir === undefined ? undefined : askGitTop(planDir);
   const file = bundleFor(process.argv.slice(2));
   const bundle = join(__dirname, 'cli', file);
   const { source, key: bundleKey } = readBundle(bundle);
@@ -108,7 +113,7 @@ function start(): void {
   if (process.env.BRAID_CODE_CACHE_DEBUG) process.stderr.write(`braid: code cache ${used ? 'used' : 'made'}\n`);
   // Made at exit, so that it holds every function this command compiled, not just the top level.
   if (dir && key && !used) process.once('exit', () => writeCache(dir, key, script.createCachedData()));
-  const mod = { exports: {} as { start(file: string): void } };
+  const mod = { exports: {} as { start(file: string, gitTop?: Promise<string>): void } };
   (script.runInThisContext() as (...a: unknown[]) => void).call(
     mod.exports,
     mod.exports,
@@ -117,7 +122,7 @@ function start(): void {
     bundle,
     join(__dirname, 'cli'),
   );
-  mod.exports.start(__filename);
+  mod.exports.start(__filename, gitTop);
 }
 
 try {

@@ -5,11 +5,14 @@
 import { validate } from './commands/validate';
 import { expectedFailure, startCommand } from './commandStart';
 
-/** Runs `braid validate` with the process's arguments; out/cli.js calls it as it calls main.js's start. */
-export function start(): void {
+/**
+ * Runs `braid validate` with the process's arguments; out/cli.js calls it as it calls main.js's
+ * start, with git's answer for the first plan's folder that it asked before reading this bundle.
+ */
+export function start(_file: string, gitTop?: Promise<string>): void {
   startCommand(async () => {
     try {
-      return await validate(process.argv.slice(3));
+      return await validate(process.argv.slice(3), gitTop);
     } catch (e) {
       const code = expectedFailure(e);
       if (code === undefined) throw e;

@@ -17,7 +17,8 @@ describe('braid CLI: validate runs a bundle of its own', function () {
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'braid-validate-bundle-'));
     writeFileSync(join(dir, 'p.braid.yaml'), 'version: 1\nname: one\nsteps:\n  a:\n    run: "true"\n');
-    // Notes every script out/cli.js compiles (it runs its bundle with vm.Script) on stderr.
+    // Notes every script out/cli.js compiles (it runs its bundle with vm.Script), and every
+    // process started through execFile, on stderr.
     hook = join(dir, 'hook.js');
     writeFileSync(
       hook,
@@ -26,6 +27,12 @@ const Script = vm.Script;
 vm.Script = function (source, options) {
   process.stderr.write('compiled ' + require('node:path').basename(options.filename) + '\\n');
   return new Script(source, options);
+};
+const cp = require('node:child_process');
+const execFile = cp.execFile;
+cp.execFile = function (file, args, ...rest) {
+  process.stderr.write('started ' + file + ' ' + args.join(' ') + '\\n');
+  return execFile.call(this, file, args, ...rest);
 };
 `,
     );
@@ -44,6 +51,11 @@ vm.Script = function (source, options) {
     const ok = braid(['validate', 'p.braid.yaml']);
     assert.equal(ok.status, 0, ok.stderr);
     assert.deepEqual(compiled(ok.stderr), ['validate.js']);
+    // git is asked for the plan's workspace before the bundle is read, and only then.
+    assert.deepEqual(
+      ok.stderr.split('\n').filter((l) => /^(started|compiled) /.test(l)),
+      ['started git rev-parse --show-toplevel', 'compiled validate.js'],
+    );
     assert.match(ok.stderr, /^1 plan valid$/m);
     writeFileSync(join(dir, 'bad.braid.yaml'), 'version: 1\nsteps:\n  a:\n    run: 3\n');
     const bad = braid(['validate', 'bad.braid.yaml', 'p.braid.yaml']);
@@ -69,7 +81,7 @@ vm.Script = function (source, options) {
     assert.equal(r.status, 2);
     assert.equal(
       r.stderr,
-      `compiled validate.js\nbraid: ${join(dir, '.braid')} is a file, not a folder: Braid keeps its runs and locks there; move it away\n`,
+      `started git rev-parse --show-toplevel\ncompiled validate.js\nbraid: ${join(dir, '.braid')} is a file, not a folder: Braid keeps its runs and locks there; move it away\n`,
     );
   });
 

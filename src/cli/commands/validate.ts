@@ -4,11 +4,12 @@ import { err, out } from '../output';
 import { Usage } from '../usage';
 import { isFoundGitTop, workspaceForPlan, workspaceForPlanAsync } from '../workspace';
 
-export async function validate(files: string[]): Promise<number> {
+/** `gitTop`: git's answer for the first plan's folder, when out/cli.js asked it already. */
+export async function validate(files: string[], gitTop?: Promise<string>): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
   // git finds the first plan's workspace while the compiler's modules initialise and the plan is
   // read and checked against the schema (only what follows needs to know).
-  const first = workspaceForPlanAsync(files[0]!);
+  const first = workspaceForPlanAsync(files[0]!, undefined, gitTop);
   const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([
     import('../../core/plan/compile'),
     import('../../core/engine/isolation/gitWorkspace'),
