@@ -2,7 +2,7 @@
 // the extension-host test suite, and the webview (browser).
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { dirname, sep } from 'node:path';
+import { dirname } from 'node:path';
 import * as esbuild from 'esbuild';
 import { mermaidPatches } from './scripts/mermaidPatches.mjs';
 
@@ -53,7 +53,7 @@ const writtenWhole = {
     b.initialOptions.write = false;
     b.onEnd((r) => {
       for (const f of r.outputFiles ?? []) {
-        const keyed = f.path.endsWith(`${sep}cli${sep}main.js`);
+        const keyed = /[\\/]cli[\\/](main|validate)\.js$/.test(f.path);
         const hash = createHash('sha1').update(f.contents).digest('hex').slice(0, 20);
         mkdirSync(dirname(f.path), { recursive: true });
         writeFileSync(`${f.path}.tmp`, keyed ? `${f.text}\n// braid-bundle ${hash}\n` : f.contents, {
@@ -66,16 +66,17 @@ const writtenWhole = {
 };
 
 const builds = [
-  // The CLI: one CommonJS script that out/cli.js (src/cli/bin.ts) compiles with V8's code cache. Each
+  // The CLI: CommonJS scripts that out/cli.js (src/cli/bin.ts) compiles with V8's code cache. Each
   // command's modules run only when main.ts imports them (`await import` becomes a lazy init).
-  {
+  // `braid validate FILE...` has its own, without the engine (src/cli/bundleFor.ts).
+  ...['main', 'validate'].map((name) => ({
     ...node,
-    entryPoints: ['src/cli/main.ts'],
-    outfile: 'out/cli/main.js',
+    entryPoints: [name === 'main' ? 'src/cli/main.ts' : 'src/cli/validateMain.ts'],
+    outfile: `out/cli/${name}.js`,
     plugins: [otelApartAt('../otelTracer.js'), zodEnglishOnly, writtenWhole],
     // The tracer is loaded with require: a script compiled by vm.Script has no import().
     supported: { 'dynamic-import': false },
-  },
+  })),
   {
     ...node,
     entryPoints: ['src/cli/bin.ts'],
@@ -121,5 +122,5 @@ if (watch) {
   await Promise.all(builds.map((b) => esbuild.build(b)));
   // The chunks of the ES module build before this one (out/cli/*.mjs) must not linger, nor ship.
   for (const f of existsSync('out/cli') ? readdirSync('out/cli') : [])
-    if (!f.startsWith('main.js')) rmSync(`out/cli/${f}`, { force: true });
+    if (!/^(main|validate)\.js/.test(f)) rmSync(`out/cli/${f}`, { force: true });
 }
