@@ -28,6 +28,8 @@ const GOALS: Readonly<Record<number, number>> = { 12: 1.1, 300: 1.3, 5000: 2 };
 const FIRST_NODE = `document.querySelector('g.node[data-step-id]') ? Date.now() : 0`;
 const ALL_DRAWN = `document.body?.getAttribute('data-graph-state') === 'rendered' ? Date.now() : 0`;
 const LONGEST = `Number(document.body?.getAttribute('data-longest-task-ms') ?? -1)`;
+/** The graph page's milestones (webview/milestones.ts), epoch ms, 0 where not reached. */
+const MILESTONES = `['nav', 'script', 'ready', 'graph'].map((n) => Number(document.body?.getAttribute('data-t-' + n) ?? 0))`;
 const PREVIEW = `(document.body?.textContent ?? '').includes(${JSON.stringify(MARKER)}) ? Date.now() : 0`;
 
 /** Polls every frame but the workbench's own until one answers `check` with a time. */
@@ -62,7 +64,15 @@ async function openPreview(wb: Workbench): Promise<number> {
   return (await seen(wb.page, PREVIEW, 'the Markdown preview', 30_000)) - t0;
 }
 
-async function openGraph(wb: Workbench, file: string): Promise<{ first: number; all: number; longest: number }> {
+interface Opened {
+  readonly first: number;
+  readonly all: number;
+  readonly longest: number;
+  /** The page's milestones from the command: navigation, script, ready, graph message in (ms). */
+  readonly parts: readonly number[];
+}
+
+async function openGraph(wb: Workbench, file: string): Promise<Opened> {
   await closeAll(wb);
   await openFromExplorer(wb, file);
   const t0 = await now(wb);
@@ -71,9 +81,14 @@ async function openGraph(wb: Workbench, file: string): Promise<{ first: number; 
   const all = await seen(wb.page, ALL_DRAWN, 'the whole graph', 600_000);
   // The graph page's longest task once its script had run (webview/longTasks.ts).
   let longest = -1;
-  for (const f of wb.page.frames())
-    if (f !== wb.page.mainFrame()) longest = Math.max(longest, (await f.evaluate(LONGEST).catch(() => -1)) as number);
-  return { first: first - t0, all: all - t0, longest };
+  let parts: number[] = [];
+  for (const f of wb.page.frames()) {
+    if (f === wb.page.mainFrame()) continue;
+    longest = Math.max(longest, (await f.evaluate(LONGEST).catch(() => -1)) as number);
+    const m = (await f.evaluate(MILESTONES).catch(() => [])) as number[];
+    if (m.some((t) => t > 0)) parts = m.map((t) => (t > 0 ? t - t0 : NaN));
+  }
+  return { first: first - t0, all: all - t0, longest, parts };
 }
 
 interface Build {
@@ -129,7 +144,7 @@ export async function graphOpenBench(): Promise<string> {
           s.longest.push(g.longest);
           s.ratios.push(g.first / m);
           console.error(
-            `[bench] graph ${n} steps${label ? ` (${label})` : ''}, run ${r}: preview ${m} ms, first node ${g.first} ms, all ${g.all} ms, longest task ${g.longest} ms`,
+            `[bench] graph ${n} steps${label ? ` (${label})` : ''}, run ${r}: preview ${m} ms, first node ${g.first} ms, all ${g.all} ms, longest task ${g.longest} ms; page nav ${g.parts[0]}, script ${g.parts[1]}, ready ${g.parts[2]}, graph in ${g.parts[3]} ms`,
           );
         }
       }
