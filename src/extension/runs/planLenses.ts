@@ -105,7 +105,8 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
     if (bySource.size > MAX_STEP_LENSES) {
       lenses.push(
         new vscode.CodeLens(top, {
-          title: `${bySource.size.toLocaleString('en')} steps: no lenses on each (past ${MAX_STEP_LENSES.toLocaleString('en')}); the graph and the Runs view have their actions`,
+          title: `${bySource.size.toLocaleString('en')} steps: step lenses off past ${MAX_STEP_LENSES.toLocaleString('en')}`,
+          tooltip: 'Run, retry and logs of each step: the graph and the Runs view',
           command: '',
         }),
       );
