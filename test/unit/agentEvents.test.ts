@@ -25,16 +25,20 @@ function recordWith(steps: Record<string, StepRecord>): RunRecord {
   };
 }
 
-function sink(): { out: NodeJS.WriteStream; text: () => string } {
+function sink(): { out: NodeJS.WriteStream; text: () => Promise<string>; writes: () => number } {
   let buf = '';
+  let writes = 0;
   const out = {
     write: (s: string) => {
       buf += s;
+      writes++;
       return true;
     },
     columns: 200,
   } as unknown as NodeJS.WriteStream;
-  return { out, text: () => buf };
+  // The view writes a turn's lines together, once the turn is over.
+  const turn = () => new Promise<void>((resolve) => process.nextTick(resolve));
+  return { out, text: () => turn().then(() => buf), writes: () => writes };
 }
 
 describe('agent events', () => {
@@ -78,7 +82,7 @@ describe('agent events', () => {
       assert.equal(engineEventSchema.safeParse(bad).success, false, JSON.stringify(bad));
   });
 
-  it('the summary has a cost column and the run’s total when any step reported one', () => {
+  it('the summary has a cost column and the run’s total when any step reported one', async () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     const record = recordWith({
@@ -101,13 +105,13 @@ describe('agent events', () => {
     });
     const result: RunResult = { status: 'failed', steps: new Map(), costUsd: 0.0123, reason: 'budget' };
     view.summary(result, record);
-    const text = s.text();
+    const text = await s.text();
     assert.match(text, /step\s+status\s+tries\s+time\s+cost\s+note/);
     assert.match(text, /a\s+succeeded\s+1\s+1\.0s\s+\$0\.0123/);
     assert.match(text, /run failed · stopped at its budget · \$0\.0123/);
   });
 
-  it('without costs the summary has no cost column', () => {
+  it('without costs the summary has no cost column', async () => {
     const s = sink();
     const record = recordWith({
       a: {
@@ -117,11 +121,12 @@ describe('agent events', () => {
       },
     });
     new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
-    assert.doesNotMatch(s.text(), /cost/);
-    assert.match(s.text(), /run succeeded\n$/);
+    const text = await s.text();
+    assert.doesNotMatch(text, /cost/);
+    assert.match(text, /run succeeded\n$/);
   });
 
-  it("the summary's time is time spent running; the wall time of a step retried after a delay is a column apart", () => {
+  it("the summary's time is time spent running; the wall time of a step retried after a delay is a column apart", async () => {
     const s = sink();
     const record = recordWith({
       // Two 2-second attempts a minute apart (its retry delay), then one quick step.
@@ -146,13 +151,24 @@ describe('agent events', () => {
       },
     });
     new HumanView(s.out, false).summary({ status: 'succeeded', steps: new Map() }, record);
-    const text = s.text();
+    const text = await s.text();
     assert.match(text, /step\s+status\s+tries\s+time\s+wall\s+note/);
     assert.match(text, /flaky\s+succeeded\s+2\s+4\.0s\s+1m 04s/);
     assert.match(text, /quick\s+succeeded\s+1\s+500ms\n/, 'no wall time where it is the running time');
   });
 
-  it('prints rate-limit waits and the budget stop as lines', () => {
+  it('writes the lines of one turn in one write (a thousand short steps wake the reader of a pipe once a turn, not a line)', async () => {
+    const s = sink();
+    const view = new HumanView(s.out, false);
+    for (const id of ['a', 'b', 'c']) view.on({ ...base, type: 'step', id, status: 'running', attempt: 1 });
+    assert.equal(await s.text(), 'running   a\nrunning   b\nrunning   c\n');
+    assert.equal(s.writes(), 1);
+    view.on({ ...base, type: 'step', id: 'a', status: 'succeeded', attempt: 1, exitCode: 0 });
+    assert.match(await s.text(), /succeeded a\n$/);
+    assert.equal(s.writes(), 2);
+  });
+
+  it('prints rate-limit waits and the budget stop as lines', async () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'a', status: 'running', attempt: 1 });
@@ -169,7 +185,7 @@ describe('agent events', () => {
     });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05 });
     view.on({ ...base, type: 'budget', spentUsd: 0.06, budgetUsd: 0.05, decision: 'stop' });
-    const text = s.text();
+    const text = await s.text();
     assert.match(text, /waiting\s+a · rate-limited, retrying at 14:05/);
     assert.match(text, /spent \$0\.0600 of its \$0\.0500 budget; no new step starts/);
     assert.match(
@@ -178,7 +194,7 @@ describe('agent events', () => {
     );
     view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai' });
     view.on({ ...base, type: 'budget', spentUsd: 5.2, budgetUsd: 5, pool: 'openai', decision: 'stop' });
-    const more = s.text();
+    const more = await s.text();
     assert.match(more, /pool openai has spent \$5\.20 of its \$5\.00 budget; no new step of the pool starts/);
     assert.match(
       more,
@@ -186,7 +202,7 @@ describe('agent events', () => {
     );
   });
 
-  it('prints a best-of step waiting for its pick as review is printed: what waits and the commands; its race goes on quietly', () => {
+  it('prints a best-of step waiting for its pick as review is printed: what waits and the commands; its race goes on quietly', async () => {
     const s = sink();
     const view = new HumanView(s.out, false);
     view.on({ ...base, type: 'step', id: 'r', status: 'running', attempt: 1 });
@@ -211,7 +227,7 @@ describe('agent events', () => {
       message: `waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N)`,
     });
     assert.equal(
-      s.text(),
+      await s.text(),
       `running   r\npick      r · waiting for a pick: alternatives 1, 2 passed (braid pick ${base.run} r N) · braid diff ${base.run} r --alternative N\n`,
     );
   });
