@@ -1,8 +1,10 @@
-// The diagram: mermaid lays the graph out once per structure; after that a status change only
-// sets the node's `data-status` attribute, which media/graph.css styles, so it restyles in place
-// without a re-layout. Renders run one at a time and only the newest requested text is drawn: a stale
-// render that finishes late is dropped, and an edit burst costs at most one extra layout.
-import mermaid, { type MermaidConfig, type RenderResult } from 'mermaid';
+// The diagram: mermaid lays a small graph out once per structure (its bundle loaded the first time
+// one needs it; Braid's ranked layout stands in meanwhile), a big one is drawn by the ranked layout
+// alone. After that a status change only sets the node's `data-status` attribute, which
+// media/graph.css styles, so it restyles in place without a re-layout. Renders run one at a time
+// and only the newest requested text is drawn: a stale render that finishes late is dropped, and an
+// edit burst costs at most one extra layout.
+import type { Mermaid, MermaidConfig, RenderResult } from 'mermaid';
 import {
   groupCounts,
   groupCountsText,
@@ -17,6 +19,7 @@ import { el } from './dom';
 import { Overview, type OverviewNode } from './overview';
 import { PanZoom } from './panZoom';
 import { drawRanked, type GroupFrame, type NodeLabel } from './rankedDrawing';
+import { loadMermaid } from './mermaidLoader';
 import { mermaidEdges, rankedLayout, type Layout } from './rankedLayout';
 import { statusIcon } from './statusIcons';
 import { addHalo, labelFontPx, nodeIdOf, parseSvg, scrub, unpaint } from './svgNodes';
@@ -30,7 +33,7 @@ function themeKind(): ThemeKind {
   return c.contains('vscode-dark') ? 'dark' : 'light';
 }
 
-function initMermaid(kind: ThemeKind): void {
+function initMermaid(mermaid: Mermaid, kind: ThemeKind): void {
   mermaid.initialize({
     startOnLoad: false,
     securityLevel: 'strict',
@@ -45,6 +48,13 @@ function initMermaid(kind: ThemeKind): void {
     braidLiveSvg: true,
   } as MermaidConfig);
 }
+
+/** Resolves once the page has painted a frame (or soon, when it is hidden and paints none). */
+const nextFrame = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 50);
+  });
 
 /** render()'s result with the build's patch: the drawn <svg> itself. */
 type LiveRenderResult = RenderResult & { readonly braidLiveSvg?: SVGSVGElement };
@@ -69,7 +79,8 @@ const PROGRESS_AFTER_MS = 300;
  * From this many nodes the graph is drawn by Braid's own ranked layout (rankedLayout.ts), in
  * slices, instead of mermaid's: mermaid's layout holds the page for its whole run (0.5 s at 300
  * steps, ~25 s at 5,000 on the bench's machine) and draws its first node only at its end. Below
- * it mermaid's curves and clusters read best and its layout is quick (see bench/graphOpen.ts).
+ * it mermaid's curves, clusters and lock links read best and its layout is quick (see
+ * bench/graphOpen.ts); the ranked layout draws such a graph first only while mermaid's bundle loads.
  */
 export const RANKED_FROM_NODES = 150;
 
@@ -80,6 +91,10 @@ export class GraphView {
   private readonly progress: HTMLElement;
   private groups = new Map<string, GraphGroup>();
   private theme: ThemeKind = themeKind();
+  /** mermaid, once its bundle is loaded (the first small graph loads it). */
+  private mermaid: Mermaid | undefined;
+  /** The theme mermaid was last initialised with (none before its bundle is loaded). */
+  private mermaidTheme: ThemeKind | undefined;
   private renderedKey: string | undefined;
   private renderedTheme: ThemeKind | undefined;
   private wanted: { text: string; key: string } | undefined;
@@ -92,8 +107,8 @@ export class GraphView {
   private elements = new Map<string, SVGGElement>();
   private selected: string | undefined;
   private matches: ReadonlySet<string> = new Set();
-  /** The ranked layout drawn, when the graph is big (else mermaid's). */
-  private layout: Layout | undefined;
+  /** The ranked layout drawn, when the graph is big (else mermaid's), or a small one's stand-in. */
+  private layout: (Layout & { readonly standIn?: boolean }) | undefined;
   private readonly overview: Overview;
   /** A ranked drawing still in progress: told where the view is, so it draws there next. */
   private drawing: { focus: (cx: number, cy: number) => void } | undefined;
@@ -113,7 +128,6 @@ export class GraphView {
       this.overview.view(t, viewport.clientWidth, viewport.clientHeight);
       this.drawing?.focus((viewport.clientWidth / 2 - t.x) / t.scale, (viewport.clientHeight / 2 - t.y) / t.scale);
     };
-    initMermaid(this.theme);
     viewport.addEventListener('click', (e) => {
       if (this.panZoom.suppressClick) return;
       const group = this.groupAt(e.target);
@@ -143,7 +157,6 @@ export class GraphView {
       const kind = themeKind();
       if (kind === this.theme) return;
       this.theme = kind;
-      initMermaid(kind);
       if (this.wanted) void this.pump();
     }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   }
@@ -271,6 +284,7 @@ export class GraphView {
 
   private async render(text: string): Promise<boolean> {
     const id = `braid-graph-${++this.generation}`;
+    const key = this.wanted?.key;
     document.body.setAttribute('data-graph-state', 'rendering');
     // mermaid blocks the page while it lays out, so no timer could show progress then: it is put
     // up now, invisible, and a compositor animation fades it in after PROGRESS_AFTER_MS (the
@@ -282,14 +296,18 @@ export class GraphView {
     );
     this.progress.style.animationDelay = `${PROGRESS_AFTER_MS}ms`;
     this.progress.hidden = false;
-    await new Promise<void>((resolve) => {
-      requestAnimationFrame(() => setTimeout(resolve, 0));
-      setTimeout(resolve, 50); // no frames come while the page is not shown
-    });
+    await nextFrame();
     const started = performance.now();
-    if (this.members.size >= RANKED_FROM_NODES) {
+    // A small graph before mermaid's bundle is loaded: the ranked layout draws it at once, as a
+    // stand-in; mermaid's bundle is then loaded and its drawing replaces it (render() below).
+    const standIn = this.members.size < RANKED_FROM_NODES && !this.mermaid;
+    if (this.members.size >= RANKED_FROM_NODES || standIn) {
       try {
-        return await this.renderRanked(text);
+        if (!standIn) return await this.renderRanked(text);
+        const drawn = await this.renderRanked(text, false);
+        // The stand-in on screen for a frame before mermaid's parse holds the page.
+        await nextFrame();
+        return drawn && this.wanted?.key === key ? await this.renderMermaid(id, text, started) : drawn;
       } catch (e) {
         return this.failed(e);
       } finally {
@@ -297,7 +315,15 @@ export class GraphView {
         document.body.setAttribute('data-layout-ms', String(Math.round(performance.now() - started)));
       }
     }
+    return this.renderMermaid(id, text, started);
+  }
+
+  /** mermaid's drawing of a small graph, in place of whatever is drawn. */
+  private async renderMermaid(id: string, text: string, started: number): Promise<boolean> {
     try {
+      // mermaid's bundle is parsed only now, for the first graph that needs it (mermaidLoader.ts).
+      const mermaid = (this.mermaid ??= await loadMermaid());
+      if (this.mermaidTheme !== this.theme) initMermaid(mermaid, (this.mermaidTheme = this.theme));
       // No separate mermaid.parse first: render parses anyway and throws the same errors, and a
       // second parse cost ~0.4 s of a 1,000-step graph's 7 s.
       const result = (await mermaid.render(id, text)) as LiveRenderResult;
@@ -329,11 +355,15 @@ export class GraphView {
    * A big graph: Braid's ranked layout, drawn a slice at a time nearest the first view first, with
    * the count drawn as progress. The view is set before any node is drawn, on what matters.
    */
-  private async renderRanked(text: string): Promise<boolean> {
+  private async renderRanked(text: string, final = true): Promise<boolean> {
     const key = this.wanted?.key;
     const layout = rankedLayout([...this.members.keys()], mermaidEdges(text));
-    const first = this.size.width === 0;
-    this.layout = layout;
+    // The layout (tens of ms at 10,000 steps, more on a busy machine) and the first slice with the
+    // overview in tasks of their own, so neither adds to the other's hold on the page (#35: ≤ 200 ms).
+    if (this.members.size >= RANKED_FROM_NODES) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (this.wanted?.key !== key) return false;
+    const first = this.size.width === 0 || this.layout?.standIn === true;
+    this.layout = final ? layout : { ...layout, standIn: true };
     this.size = { width: layout.width, height: layout.height };
     this.elements = new Map();
     this.clusters = new Map();
@@ -381,7 +411,7 @@ export class GraphView {
     } finally {
       this.drawing = undefined;
     }
-    document.body.setAttribute('data-graph-state', 'rendered');
+    if (final) document.body.setAttribute('data-graph-state', 'rendered');
     return true;
   }
 
@@ -459,7 +489,8 @@ export class GraphView {
     svg.removeAttribute('style');
     svg.setAttribute('width', String(width));
     svg.setAttribute('height', String(height));
-    const first = this.size.width === 0;
+    // Replacing the stand-in drawing is still the first view: open it on what matters too.
+    const first = this.size.width === 0 || this.layout?.standIn === true;
     this.size = { width, height };
     this.layout = undefined;
     this.content.replaceChildren(svg);

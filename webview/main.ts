@@ -18,6 +18,7 @@ import { GraphView } from './graph';
 import { LogModel } from './logModel';
 import { LogPane } from './logPane';
 import { recordLongTasks } from './longTasks';
+import { milestone } from './milestones';
 import { ProblemsView } from './problems';
 import { RunBar } from './runBar';
 import { findSteps, nextMatch } from './search';
@@ -113,11 +114,14 @@ class App {
   /** Starts listening, then tells the host it may post. */
   start(): void {
     window.addEventListener('message', (e: MessageEvent) => {
+      // When the message reached the page, before it is parsed (the parse is the page's own time).
+      if ((e.data as { type?: unknown } | null)?.type === 'graph') milestone('graph', e.timeStamp);
       const msg = parseHostMessage(e.data);
       if (msg) this.receive(msg);
       else console.warn('braid: dropped an unknown message from the host', e.data);
     });
     this.post({ type: 'ready' });
+    milestone('ready');
   }
 
   private post(msg: WebviewMessage): void {
@@ -343,6 +347,8 @@ class App {
 
 const logKey = (runId: string, stepId: string): string => `${runId}\u0000${stepId}`;
 
+milestone('nav', 0);
+milestone('script');
 recordLongTasks();
 const root = document.getElementById('app') ?? document.body;
 new App(root).start();

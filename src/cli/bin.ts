@@ -3,6 +3,7 @@
 // Node 20 has no module.enableCompileCache (22.1+) and no cache for ES modules, so the bundle is one
 // CommonJS script compiled here with the bytes V8 made the last time this command ran. A missing,
 // stale or rejected cache is only slower: the command runs, and leaves a cache for the next time.
+// `braid validate` runs a bundle of its own, without the engine (bundleFor.ts).
 import {
   closeSync,
   fstatSync,
@@ -17,8 +18,10 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Script } from 'node:vm';
+import { bundleFor, firstPlanDir } from './bundleFor';
+import { askGitTop } from './gitTop';
 
 // One cache a command: each holds the functions its own command compiled (others compile lazily).
 // A word not listed shares `other`, so a typo makes no file.
@@ -56,12 +59,14 @@ function writeCache(dir: string, file: string, data: Buffer): void {
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, data);
     renameSync(tmp, file);
-    // Other builds' caches go once they are an hour old: an upgrade leaves no megabytes behind, and
-    // two installs used in turn (the extension's and npm's) do not evict each other at every start.
+    // Other builds' caches of this bundle go once they are an hour old: an upgrade leaves no
+    // megabytes behind, and two installs used in turn (the extension's and npm's) do not evict each
+    // other at every start. A file's name starts with its bundle's (`cli-`: main.js).
     const build = file.slice(0, file.lastIndexOf('-'));
+    const name = basename(file).slice(0, basename(file).indexOf('-') + 1);
     for (const f of readdirSync(dir)) {
       const p = join(dir, f);
-      if (f.startsWith('cli-') && !p.startsWith(build) && Date.now() - statSync(p).mtimeMs > 3_600_000)
+      if (f.startsWith(name) && !p.startsWith(build) && Date.now() - statSync(p).mtimeMs > 3_600_000)
         rmSync(p, { force: true });
     }
   } catch {
@@ -85,12 +90,19 @@ function readBundle(bundle: string): { source: string; key: string | undefined }
 }
 
 function start(): void {
-  const bundle = join(__dirname, 'cli', 'main.js');
+  // `braid validate` waited last for git's answer (its workspace): asked now, git runs while the
+  // bundle is read, deserialised and run.
+  const planDir = firstPlanDir(process.argv.slice(2));
+  const gitTop = planDir === undefined ? undefined : askGitTop(planDir);
+  const file = bundleFor(process.argv.slice(2));
+  const bundle = join(__dirname, 'cli', file);
   const { source, key: bundleKey } = readBundle(bundle);
   const dir = bundleKey ? cacheDir(process.env) : undefined;
   const cmd = process.argv[2] ?? '';
+  // main.js's caches keep the name they had before validate.js was split off (`cli-`).
+  const name = file === 'main.js' ? 'cli' : `cli.${file.slice(0, -3)}`;
   const key = dir
-    ? join(dir, `cli-${bundleKey}-${process.versions.v8}-${process.arch}-${COMMANDS.has(cmd) ? cmd : 'other'}`)
+    ? join(dir, `${name}-${bundleKey}-${process.versions.v8}-${process.arch}-${COMMANDS.has(cmd) ? cmd : 'other'}`)
     : undefined;
   const cachedData = key ? readOrUndefined(key) : undefined;
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
@@ -101,7 +113,7 @@ function start(): void {
   if (process.env.BRAID_CODE_CACHE_DEBUG) process.stderr.write(`braid: code cache ${used ? 'used' : 'made'}\n`);
   // Made at exit, so that it holds every function this command compiled, not just the top level.
   if (dir && key && !used) process.once('exit', () => writeCache(dir, key, script.createCachedData()));
-  const mod = { exports: {} as { start(file: string): void } };
+  const mod = { exports: {} as { start(file: string, gitTop?: Promise<string>): void } };
   (script.runInThisContext() as (...a: unknown[]) => void).call(
     mod.exports,
     mod.exports,
@@ -110,7 +122,7 @@ function start(): void {
     bundle,
     join(__dirname, 'cli'),
   );
-  mod.exports.start(__filename);
+  mod.exports.start(__filename, gitTop);
 }
 
 try {

@@ -3,11 +3,11 @@
 // Only what every command needs is imported here: each command's file (commands/) is loaded when it
 // runs (`await import`), so `validate` never parses the engine and `run` never parses mermaid or export.
 import { MCP_HELP } from './mcp/mcpHelp';
+import { asksHelp } from './bundleFor';
 import type { ReviewIo } from './commands/review';
-import { fsFailureMessage } from './fsFailure';
+import { expectedFailure, startCommand } from './commandStart';
 import { err, out } from './output';
 import { Usage } from './usage';
-import { WorkspaceError } from './workspace';
 
 /** The help text; its command groups' parts live with their commands, loaded only to print it. */
 async function help(): Promise<string> {
@@ -60,12 +60,6 @@ exit codes: 0 success · 1 failed steps or problems · 2 usage, invalid plan or 
 
 function reviewIo(): ReviewIo {
   return { out, err, color: process.stdout.isTTY === true && !process.env.NO_COLOR };
-}
-
-/** `braid run --help`: a help flag anywhere before `--` asks for the help, not for a run. */
-function asksHelp(args: readonly string[]): boolean {
-  const end = args.indexOf('--');
-  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -137,10 +131,6 @@ export async function main(argv: string[]): Promise<number> {
         throw new Usage(`unknown command ${cmd}`);
     }
   } catch (e) {
-    if (e instanceof WorkspaceError) {
-      err(`braid: ${e.message}\n`);
-      return 2;
-    }
     if (
       e instanceof Usage ||
       (groupUsage && e instanceof groupUsage) ||
@@ -149,12 +139,9 @@ export async function main(argv: string[]): Promise<number> {
       err(`braid: ${(e as Error).message}\n\n${await help()}`);
       return 2;
     }
-    const fs = fsFailureMessage(e);
-    if (fs) {
-      err(`${fs}\n`);
-      return 1;
-    }
-    throw e;
+    const code = expectedFailure(e);
+    if (code === undefined) throw e;
+    return code;
   }
 }
 
@@ -164,18 +151,7 @@ let cliFile: string | undefined;
 /** Runs the command line; out/cli.js calls it with its own path. */
 export function start(file: string): void {
   cliFile = file;
-  // A reader that went away (`braid status | head -1`, a closed terminal) ends what is printed,
-  // not the command: a write's EPIPE is no crash and no stack trace.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (e) => {
-      err(`braid: internal error: ${(e as Error).stack}\n`);
-      process.exitCode = 70;
-    },
-  );
+  startCommand(() => main(process.argv.slice(2)));
 }
 
 // Run as a CommonJS bundle of its own (tests build one); the ES module build is started by out/cli.js.

@@ -1,7 +1,8 @@
 // Where a run's records live: the plan's (or the current folder's) git root, else that folder.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { askGitTop } from './gitTop';
 
 /** The workspace cannot hold Braid's records: an expected failure, said in one line (exit 2). */
 export class WorkspaceError extends Error {}
@@ -57,19 +58,22 @@ export function workspaceForPlan(planFile: string, override?: string): string {
 }
 
 /** workspaceOf without the wait: `git rev-parse` answers while the command loads its modules. */
-function workspaceOfAsync(dir: string): Promise<string> {
-  return new Promise((done) => {
-    execFile('git', ['rev-parse', '--show-toplevel'], { cwd: dir }, (e, stdout) => {
-      const top = e ? '' : stdout.trim();
-      if (top) gitTops.add(top);
-      done(top || dir);
-    });
-  });
+async function workspaceOfAsync(dir: string, asked?: Promise<string>): Promise<string> {
+  const top = await (asked ?? askGitTop(dir));
+  if (top) gitTops.add(top);
+  return top || dir;
 }
 
-/** workspaceForPlan, started now and awaited when the command needs it. */
-export async function workspaceForPlanAsync(planFile: string, override?: string): Promise<string> {
-  return checked(override ? resolve(override) : await workspaceOfAsync(dirname(resolve(planFile))));
+/**
+ * workspaceForPlan, started now and awaited when the command needs it. `asked`: git's answer for
+ * the plan's folder, asked already (out/cli.js does for `braid validate`).
+ */
+export async function workspaceForPlanAsync(
+  planFile: string,
+  override?: string,
+  asked?: Promise<string>,
+): Promise<string> {
+  return checked(override ? resolve(override) : await workspaceOfAsync(dirname(resolve(planFile)), asked));
 }
 
 export function workspaceForCwd(override?: string): string {

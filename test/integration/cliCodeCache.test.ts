@@ -3,7 +3,16 @@
 // length changes nothing the command does.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCli, MAIN, ROOT } from '../helpers/cliRun';
@@ -26,7 +35,7 @@ describe('braid CLI: V8 code cache', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("made by a command's first start, used by its next, one file a command", () => {
+  it("made by a command's first start, used by its next, one file a command and bundle", () => {
     const cache = join(dir, 'cache');
     const first = braid(MAIN, ['validate', 'p.braid.yaml'], cache, dir);
     assert.equal(first.status, 0, first.stderr);
@@ -37,9 +46,30 @@ describe('braid CLI: V8 code cache', function () {
     assert.equal(second.stdout, first.stdout);
     assert.match(braid(MAIN, ['--help'], cache, dir).stderr, /code cache made/);
     assert.deepEqual(
-      readdirSync(cache).map((f) => f.replace(/^cli-[0-9a-f]+-.*-(\w+)$/, '$1')),
-      ['other', 'validate'].sort(),
+      readdirSync(cache)
+        .map((f) => f.replace(/^(cli(?:\.\w+)?)-[0-9a-f]+-.*-(\w+)$/, '$1 $2'))
+        .sort(),
+      ['cli other', 'cli.validate validate'],
     );
+  });
+
+  it("another build's caches go once an hour old, each bundle's by its own start", () => {
+    const cache = join(dir, 'cache');
+    assert.equal(braid(MAIN, ['validate', 'p.braid.yaml'], cache, dir).status, 0);
+    const [current] = readdirSync(cache);
+    const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
+    // An old build's cache of each bundle, and this build's validate cache, all two hours old.
+    for (const f of ['cli-0ld-1-2-v8-x64-run', 'cli.validate-0ld-1-2-v8-x64-validate'])
+      writeFileSync(join(cache, f), '');
+    for (const f of readdirSync(cache)) utimesSync(join(cache, f), hoursAgo, hoursAgo);
+    // main.js writes its cache and clears its own old builds' only: this build's validate cache stays.
+    assert.equal(braid(MAIN, ['--help'], cache, dir).status, 0);
+    const afterMain = readdirSync(cache);
+    assert.ok(!afterMain.includes('cli-0ld-1-2-v8-x64-run'));
+    assert.ok(afterMain.includes(current!) && afterMain.includes('cli.validate-0ld-1-2-v8-x64-validate'));
+    rmSync(join(cache, current!));
+    assert.equal(braid(MAIN, ['validate', 'p.braid.yaml'], cache, dir).status, 0);
+    assert.ok(!readdirSync(cache).includes('cli.validate-0ld-1-2-v8-x64-validate'));
   });
 
   it('a garbage cache is rejected and replaced; an unwritable folder only costs the cache', () => {

@@ -73,11 +73,15 @@ export async function run(args: string[], retry = false, resolving = false): Pro
   if (permission !== undefined && !isPermission(permission)) {
     throw new Usage(`--permission must be one of ${AGENT_PERMISSIONS.join(', ')}, got ${permission}`);
   }
-  const compile: CompileOptions = { isGit: true, ...(permission ? { permission } : {}) };
+  // One plan checked once: zod's interpreter (CompileOptions.jitless).
+  const compile: CompileOptions = { isGit: true, jitless: true, ...(permission ? { permission } : {}) };
   // `retry RUN-ID [STEP...]`: the run id is the first positional, wherever the options stand.
   if (values.last && !retry) throw new Usage('--last is for retry');
   if (values.fresh && (retry || !values.only))
     throw new Usage('--fresh goes with --only (a whole run, --from and retry never reuse)');
+  // A new run starts git (its workspace), the launchers and the watchdog first: their processes
+  // start up while the engine's modules initialise and the plan is checked.
+  const early = retry ? undefined : await startEarly(given, values.workspace, values['dry-run']);
   const { RunStore } = await import('../../core/engine/records/runStore');
   const latest = values.last ? (await new RunStore(workspaceForCwd(values.workspace)).latest())?.id : undefined;
   if (values.last && !latest) {
@@ -109,11 +113,7 @@ export async function run(args: string[], retry = false, resolving = false): Pro
   } else {
     if (positionals.length !== 1) throw new Usage('run needs exactly one FILE');
     planFile = resolve(positionals[0]!);
-    // git finds the workspace while the engine's modules initialise (they do not need it).
-    [workspace] = await Promise.all([
-      workspaceForPlanAsync(planFile, values.workspace),
-      import('../../core/engine/runPlan'),
-    ]);
+    [workspace] = await Promise.all([early!.workspace.then(unsettled), import('../../core/engine/runPlan')]);
   }
   // --only accepts `--only a b c` as well as repeated flags.
   const only = values.only ? [...values.only, ...(retryId ? [] : [])] : undefined;
@@ -172,11 +172,44 @@ export async function run(args: string[], retry = false, resolving = false): Pro
     observers: runWatchers(process.env, { otel: { enabled: values.otel } }, notice),
     onNotice: notice,
     // No onBudget: at the plan's max-cost-usd the CLI stops (running steps finish, the rest are canceled).
-  });
+    ...(early?.launchers ? { launchers: early.launchers } : {}),
+  }).finally(() => early?.launchers?.close());
   for (const s of SIGNALS) process.off(s, onSignal);
   const code = await finish(outcome, json, view, retryId !== undefined);
   return interrupted ? 130 : code;
 }
+
+/**
+ * What a new run starts before it loads the engine: `git rev-parse` for its workspace, and (unless
+ * --dry-run) the resident launcher its steps start from and the watchdog, as runPlan.ts would start
+ * them before the first step. The run takes the pool as a caller's (growing it to its need); the
+ * command closes it. A usage error found later leaves them to end with this process.
+ */
+async function startEarly(given: readonly string[], override: string | undefined, dry: boolean) {
+  const workspace = settled(
+    given.length === 1 ? workspaceForPlanAsync(resolve(given[0]!), override) : Promise.resolve(''),
+  );
+  if (dry) return { workspace, launchers: undefined };
+  const [{ LauncherPool }, { startWatchdog }] = await Promise.all([
+    import('../../core/exec/launcher'),
+    import('../../core/exec/watchdog'),
+  ]);
+  const launchers = LauncherPool.create(1, { ...process.env });
+  startWatchdog();
+  return { workspace, launchers };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+/** A promise awaited later, whose rejection (a WorkspaceError) is not unhandled if a usage error comes first. */
+const settled = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+const unsettled = <T>(s: Settled<T>): T => {
+  if (!s.ok) throw s.error;
+  return s.value;
+};
 
 async function retryStatuses(workspace: string, runId: string): Promise<Map<string, StepStatus>> {
   const { RunStore } = await import('../../core/engine/records/runStore');

@@ -4,20 +4,26 @@ import { err, out } from '../output';
 import { Usage } from '../usage';
 import { isFoundGitTop, workspaceForPlan, workspaceForPlanAsync } from '../workspace';
 
-export async function validate(files: string[]): Promise<number> {
+/** `gitTop`: git's answer for the first plan's folder, when out/cli.js asked it already. */
+export async function validate(files: string[], gitTop?: Promise<string>): Promise<number> {
   if (files.length === 0) throw new Usage('validate needs at least one FILE');
-  // git finds the first plan's workspace while the compiler's modules initialise.
-  const first = workspaceForPlanAsync(files[0]!);
-  const [{ compilePlanFile }, { isGitWorkspace }, firstWs] = await Promise.all([
+  // git finds the first plan's workspace while the compiler's modules initialise and the plan is
+  // read and checked against the schema (only what follows needs to know).
+  const first = workspaceForPlanAsync(files[0]!, undefined, gitTop);
+  const [{ compilePlanFile }, { isGitWorkspace }] = await Promise.all([
     import('../../core/plan/compile'),
     import('../../core/engine/isolation/gitWorkspace'),
-    first,
   ]);
+  // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
+  const isGit = async (ws: string) => isFoundGitTop(ws) || (await isGitWorkspace(ws));
   let problems = 0;
   for (const [i, f] of files.entries()) {
-    // As `run` will see it: worktree steps need the plan's workspace to be a git repository.
-    const ws = i === 0 ? firstWs : workspaceForPlan(f);
-    const r = await compilePlanFile(f, { isGit: isFoundGitTop(ws) || (await isGitWorkspace(ws)) });
+    const git = i === 0 ? first.then(isGit) : isGit(workspaceForPlan(f));
+    // Awaited below: a workspace Braid cannot use must not be an unhandled rejection meanwhile.
+    git.catch(() => undefined);
+    const r = await compilePlanFile(f, { isGit: git, jitless: true });
+    // The workspace's failure (a `.braid` file) ends the command before any line, as it did before.
+    await git;
     for (const d of r.diagnostics) (d.severity === 'error' ? out : err)(`${formatDiagnostic(d)}\n`);
     problems += r.diagnostics.filter((d) => d.severity === 'error').length;
   }

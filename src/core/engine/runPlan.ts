@@ -353,7 +353,9 @@ export async function runPlan(req: RunRequest): Promise<RunOutcome> {
         });
       }
     }
-    const history = await store.durationHistory(req.planFile);
+    // Past durations only rank ready steps against each other: one step has nothing to rank, and
+    // reading up to ten past records, each checked against the schema, is on its way to its start.
+    const history = selected.size > 1 ? await store.durationHistory(req.planFile) : new Map<string, number>();
     // `braid attach | say` from elsewhere reach a running agent step's attempt here.
     const takeovers = new Takeovers();
     if (req.takeover) takeovers.atStart(req.takeover.step, req.takeover.takeover);

@@ -61,11 +61,15 @@ const CLASS_DEFS: Readonly<Record<StepStatus, string>> = {
 // KaTeX `$$…$$`, symbols) becomes a `#<code>;` entity, which mermaid decodes to the character
 // as text. Escaping `#` and `%` also rules out user-made entities and `%%{init}%%` directives.
 const SAFE = /[\p{L}\p{N} \-_.,!?'+=*/()@~^|]/u;
+const ALL_SAFE = /^[\p{L}\p{N} \-_.,!?'+=*/()@~^|]*$/u;
 
 /** Entity-encodes user text for a quoted mermaid label; line breaks and control chars become spaces. */
 export function mermaidLabel(text: string): string {
+  const plain = text.replace(/\r\n|[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ');
+  // Most names need no entity: one test of the whole name instead of one a character.
+  if (ALL_SAFE.test(plain)) return plain;
   let out = '';
-  for (const ch of text.replace(/\r\n|[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')) {
+  for (const ch of plain) {
     out += SAFE.test(ch) ? ch : `#${ch.codePointAt(0) ?? 0};`;
   }
   return out;
@@ -98,7 +102,7 @@ export function toMermaid(
   const members = new Map<string, string[]>();
   for (const id of graph.order) {
     const g = stepOf(id).matrix?.group;
-    if (g !== undefined) members.set(g, [...(members.get(g) ?? []), id]);
+    if (g !== undefined) (members.get(g) ?? members.set(g, []).get(g)!).push(id);
   }
 
   const nodeIds = new Map<string, string>();
@@ -208,7 +212,8 @@ function classLines(
 ): string[] {
   const byStatus = new Map<StepStatus, string[]>();
   const assign = (node: string, status: StepStatus | undefined): void => {
-    if (status !== undefined) byStatus.set(status, [...(byStatus.get(status) ?? []), node]);
+    // Pushed, not copied: a copy a node made this quadratic (a 5,000-step plan's message, #35).
+    if (status !== undefined) (byStatus.get(status) ?? byStatus.set(status, []).get(status)!).push(node);
   };
   const done = new Set<string>();
   for (const id of graph.order) {

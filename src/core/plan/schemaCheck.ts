@@ -102,8 +102,8 @@ const valueAt = (root: unknown, path: readonly PropertyKey[]): unknown => {
   return v;
 };
 
-/** Runs the plan schema: located diagnostics for every issue, and what could be kept. */
-export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: Diagnostic[] } {
+/** Runs the plan schema: located diagnostics for every issue, and what could be kept (`jitless`: CompileOptions'). */
+export function checkSchema(lp: LoadedPlan, jitless = false): { plan: CheckedPlan; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
   const add = reporter(lp, diagnostics);
   const report = (path: readonly PropertyKey[], message: string, code: string, key = false) =>
@@ -121,7 +121,7 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
       diagnostics,
     };
   }
-  const parsed = planSchema.safeParse(raw, { error: errorMap });
+  const parsed = planSchema.safeParse(raw, { error: errorMap, jitless });
   if (parsed.success) {
     const { steps, agents, defaults, ...top } = parsed.data;
     return {
@@ -174,7 +174,7 @@ export function checkSchema(lp: LoadedPlan): { plan: CheckedPlan; diagnostics: D
         report(path, issue.issues[0]?.message ?? issue.message, 'step-id', true);
         // zod skips the value of a bad key; check it anyway so its problems show now, not later.
         if (path.length === 2 && path[0] === 'steps') {
-          const sub = stepSchema.safeParse(valueAt(raw, path), { error: errorMap });
+          const sub = stepSchema.safeParse(valueAt(raw, path), { error: errorMap, jitless });
           if (!sub.success) for (const i of sub.error.issues) mapIssue(i, path);
         }
         return;

@@ -1,5 +1,6 @@
 // The graph panel's HTML. Pure (strings in, string out) so its Content Security Policy is unit-tested:
-// nothing loads but our own bundle and stylesheet, scripts only by nonce, no eval.
+// nothing loads but our own bundles and stylesheet, scripts only by nonce, no eval (the page adds
+// mermaid's bundle, beside its own, by the same nonce: webview/mermaidLoader.ts).
 
 export interface GraphHtmlOptions {
   /** `webview.cspSource`: the origin the webview serves local resources from. */

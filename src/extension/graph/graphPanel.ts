@@ -99,21 +99,46 @@ export class GraphPanel implements vscode.Disposable {
         onGone();
         this.dispose();
       }),
-      d.runs.onDidStart((run) => this.onRunStarted(run)),
-      d.runs.onDidChangeStep((c) => this.onStepChanged(c)),
+      d.runs.onDidStart((run) => {
+        this.changes++;
+        this.onRunStarted(run);
+      }),
+      d.runs.onDidChangeStep((c) => {
+        this.changes++;
+        this.onStepChanged(c);
+      }),
       d.runs.onDidReplace((run) => {
+        this.changes++;
         if (run.id === this.runId) this.postStatuses(run);
       }),
       vscode.workspace.onDidSaveTextDocument((doc) => {
-        if (doc.uri.fsPath === plan.fsPath) void this.postGraph();
+        if (doc.uri.fsPath !== plan.fsPath) return;
+        this.changes++;
+        void this.postGraph();
       }),
       vscode.workspace.onDidChangeTextDocument((e) => {
-        if (e.document.uri.fsPath === plan.fsPath) this.scheduleGraph();
+        if (e.document.uri.fsPath !== plan.fsPath) return;
+        this.changes++;
+        this.scheduleGraph();
       }),
     );
     // Running steps' times tick on their nodes, once a second, only while some step of the shown run runs.
     this.ticker = setInterval(() => this.tick(), 1000);
+    // The first graph message is made while the page loads (another process), not after its
+    // `ready`: at 5,000 steps that is ~0.2–0.6 s of the host's off the wait. A timer first, so the
+    // page's HTML goes out before this holds the host's thread.
+    setTimeout(() => {
+      const at = this.changes;
+      if (this.ready) return;
+      const message = this.graphMessage();
+      message.catch(() => {}); // its failure is postGraph's to report, if it is still wanted
+      this.early = { at, message };
+    }, 0);
   }
+
+  /** Bumped by whatever can change the graph message (an edit, a run, a step): a message made before is stale. */
+  private changes = 0;
+  private early: { at: number; message: ReturnType<GraphPanel['graphMessage']> } | undefined;
 
   private readonly ticker: ReturnType<typeof setInterval>;
 
@@ -133,6 +158,7 @@ export class GraphPanel implements vscode.Disposable {
 
   reveal(runId?: string): void {
     if (runId && runId !== this.runId) {
+      this.changes++;
       this.runId = runId;
       void this.postGraph();
     }
@@ -195,19 +221,30 @@ export class GraphPanel implements vscode.Disposable {
     });
   }
 
-  private async postGraph(): Promise<void> {
+  /** The graph message of the plan and run shown now, or the problems that stand in its way. */
+  private async graphMessage(): Promise<
+    | { graph: Graph; run: RunView | undefined; message: HostMessage; bestOf: readonly string[] }
+    | { diagnostics: readonly Diagnostic[] }
+  > {
     const { graph, diagnostics } = await this.currentGraph();
-    if (!graph) {
-      this.postProblems(diagnostics);
+    if (!graph) return { diagnostics };
+    const run = this.run();
+    return { graph, run, ...graphMessage(graph, run, this.expanded, this.d.runs) };
+  }
+
+  private async postGraph(): Promise<void> {
+    const early = this.early;
+    this.early = undefined;
+    const made = await (early?.at === this.changes ? early.message : this.graphMessage());
+    if (!('graph' in made)) {
+      this.postProblems(made.diagnostics);
       return;
     }
     this.problems = [];
-    this.graph = graph;
-    const run = this.run();
-    const { message, bestOf } = graphMessage(graph, run, this.expanded, this.d.runs);
-    this.post(message);
+    this.graph = made.graph;
+    this.post(made.message);
     // What the alternatives' statuses say beyond the status itself (won, may be picked): a status message.
-    if (run) this.postAlternatives(run, bestOf);
+    if (made.run) this.postAlternatives(made.run, made.bestOf);
   }
 
   private postAlternatives(run: RunView, bestOf: readonly string[]): void {
@@ -373,6 +410,7 @@ export class GraphPanel implements vscode.Disposable {
         const groups = msg.groups.filter((g) => known.has(g));
         if (groups.length !== msg.groups.length) dropped(msg, 'unknown groups left out');
         this.expanded = new Set(groups);
+        this.changes++;
         await this.postGraph();
         return;
       }

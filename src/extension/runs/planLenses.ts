@@ -17,6 +17,13 @@ import { STATUS_LABEL } from '../common/statusText';
 import { bestOfText } from './bestOfText';
 import { pickable } from './pickText';
 
+/**
+ * Past this many step keys a plan gets its lenses above the plan only: VS Code lays out a view
+ * zone for every lens line of the file, and at 5,000 steps that held the workbench for seconds
+ * when the plan was opened (and every editor group opened beside it: the graph panel's, #35).
+ */
+export const MAX_STEP_LENSES = 1000;
+
 /** What *Run step* does with the needs, and where the other way is. */
 const RUN_STEP_TIP =
   'Run this step and what it needs; a need that already succeeded, defined as it is now, is reused. "Braid: Run Step Fresh" runs the needs again too.';
@@ -94,6 +101,16 @@ export class PlanLenses implements vscode.CodeLensProvider, vscode.Disposable {
       const list = bySource.get(s.range.start.line) ?? [];
       list.push(s);
       bySource.set(s.range.start.line, list);
+    }
+    if (bySource.size > MAX_STEP_LENSES) {
+      lenses.push(
+        new vscode.CodeLens(top, {
+          title: `${bySource.size.toLocaleString('en')} steps: step lenses off past ${MAX_STEP_LENSES.toLocaleString('en')}`,
+          tooltip: 'Run, retry and logs of each step: the graph and the Runs view',
+          command: '',
+        }),
+      );
+      return lenses;
     }
     for (const group of bySource.values()) {
       const first = group[0]!;

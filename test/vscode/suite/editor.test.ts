@@ -48,6 +48,20 @@ describe('plan files in the editor', function () {
     assert.equal(ls.filter((l) => l.command?.command === 'braid.runFrom').length, 2);
   });
 
+  it('code lenses: a plan past MAX_STEP_LENSES steps gets its lenses above the plan only, saying why', async () => {
+    await braidApi();
+    const steps = Array.from({ length: 1001 }, (_, i) => `  s${i}:\n    run: "true"`).join('\n');
+    const uri = await writePlan('many-lenses', `version: 1\nname: Many\nsteps:\n${steps}\n`);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc);
+    const ls = await lenses(uri);
+    assert.deepEqual(
+      ls.map((l) => l.range.start.line),
+      [0, 0, 0, 0],
+    );
+    assert.equal(titles(ls)[3], '1,001 steps: step lenses off past 1,000');
+  });
+
   it('code lenses follow an edit as the user types', async () => {
     const uri = await writePlan(
       'typing',
