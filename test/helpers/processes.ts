@@ -40,3 +40,43 @@ export function launchersOf(parent: number, name: 'braid-launcher' | 'braid-resi
   }
   return found;
 }
+
+/** The engines serving a workspace (`braid serve --workspace DIR`, as the extension starts them), from /proc. */
+export function enginesOf(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const at = args.indexOf('--workspace');
+      if (args.includes('serve') && at >= 0 && args[at + 1] === dir) found.push(Number(entry));
+    } catch {
+      /* gone */
+    }
+  }
+  return found;
+}
+
+/**
+ * Ends a workspace's engines: an engine outlives its window by its idle minute and writes its log in
+ * the workspace meanwhile, so a test removing the folder would race it. TERM, then KILL what is left.
+ */
+export async function endEngines(dir: string): Promise<void> {
+  const pids = enginesOf(dir);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+  }
+  for (const pid of pids) {
+    if (await goneSoon(pid)) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+    await goneSoon(pid);
+  }
+}

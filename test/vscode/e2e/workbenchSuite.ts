@@ -1,6 +1,7 @@
 // One suite's workbench: a disposable fixture workspace prepared by the suite, code-server and
 // Chromium opened on it before the suite's tests, a screenshot and console tail of each failed test,
 // and everything closed and removed after. Every e2e file wrote these hooks itself before.
+import { endEngines } from '../../helpers/processes';
 import { makeFixtureWorkspace, type FixtureWorkspace } from '../fixtureWorkspace';
 import { openWorkbench, reportFailure, type OpenWorkbenchOptions, type Workbench } from './workbench';
 
@@ -32,6 +33,8 @@ export function useWorkbench(
   after(async function () {
     this.timeout(30_000);
     await wb?.close();
+    // The window's engine lives on for its idle minute, writing its log into the workspace.
+    if (ws) await endEngines(ws.path);
     ws?.remove();
   });
 }
